@@ -1,0 +1,301 @@
+//! The agent: history, configuration, and the turn loop's public entry points.
+
+mod exec;
+mod stream;
+mod turn;
+
+pub use stream::AgentStream;
+
+use crate::approval::{AllowAll, ApprovalBroker, PermissionGate, TurnChannel};
+use crate::error::AgentError;
+use crate::event::TurnEndReason;
+use crate::message::Message;
+use crate::sender::{ReasoningEffort, Sender};
+use crate::tool::ToolRegistry;
+use crate::usage::{StopReason, Usage};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Default cap on the model requests of one turn.
+pub const DEFAULT_MAX_TURNS: u32 = 50;
+/// Default cap on the text of one tool result, in bytes.
+pub const DEFAULT_MAX_TOOL_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// Settings of an [`Agent`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// System prompt sent with every request. Kept byte-stable so provider caches hold.
+    pub system_prompt: Option<String>,
+    /// The most model requests one turn may make before it stops with
+    /// [`TurnEndReason::MaxTurns`].
+    pub max_turns: u32,
+    /// Output token cap per request; `None` lets the provider choose.
+    pub max_tokens: Option<u32>,
+    /// Reasoning effort per request.
+    pub reasoning: ReasoningEffort,
+    /// Tool result text beyond this many bytes is cut in the middle (head and tail kept).
+    pub max_tool_output_bytes: usize,
+    /// The workspace: tools resolve relative paths against it.
+    pub cwd: PathBuf,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            system_prompt: None,
+            max_turns: DEFAULT_MAX_TURNS,
+            max_tokens: None,
+            reasoning: ReasoningEffort::Off,
+            max_tool_output_bytes: DEFAULT_MAX_TOOL_OUTPUT_BYTES,
+            cwd: PathBuf::from("."),
+        }
+    }
+}
+
+/// What a completed turn produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The text of the final assistant message.
+    pub text: String,
+    /// How the turn ended ([`TurnEndReason::Completed`] or [`TurnEndReason::MaxTurns`]).
+    pub reason: TurnEndReason,
+    /// Why the last response stopped.
+    pub stop_reason: StopReason,
+    /// Tokens of all the turn's requests.
+    pub usage: Usage,
+    /// How many model requests the turn made.
+    pub requests: u32,
+}
+
+/// A conversation with a model that can call tools.
+///
+/// The agent owns its history. A turn takes `&mut self`, so two turns can never interleave on one
+/// history; front ends that share an agent drive it from one task (an actor) and talk to that task
+/// through channels.
+///
+/// ```
+/// use octo_agent::{Agent, Message, Request, Response, Sender, ProviderError, StopReason, Usage};
+/// use async_trait::async_trait;
+/// use tokio_util::sync::CancellationToken;
+///
+/// struct Echo;
+///
+/// #[async_trait]
+/// impl Sender for Echo {
+///     fn name(&self) -> &str { "echo" }
+///     async fn send(&self, req: Request<'_>) -> Result<Response, ProviderError> {
+///         let last = req.messages.last().map(Message::text).unwrap_or_default();
+///         Ok(Response { message: Message::assistant(last), usage: Usage::default(), stop_reason: StopReason::EndTurn })
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let mut agent = Agent::builder(std::sync::Arc::new(Echo)).build();
+/// let outcome = agent.turn(Message::user("hello"), CancellationToken::new()).await.unwrap();
+/// assert_eq!(outcome.text, "hello");
+/// assert_eq!(agent.history().len(), 2);
+/// # });
+/// ```
+pub struct Agent {
+    sender: Arc<dyn Sender>,
+    tools: ToolRegistry,
+    gate: Arc<dyn PermissionGate>,
+    approvals: Arc<ApprovalBroker>,
+    config: AgentConfig,
+    history: Vec<Message>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("sender", &self.sender.name())
+            .field("tools", &self.tools)
+            .field("config", &self.config)
+            .field("history_len", &self.history.len())
+            .finish()
+    }
+}
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    sender: Arc<dyn Sender>,
+    tools: ToolRegistry,
+    gate: Arc<dyn PermissionGate>,
+    config: AgentConfig,
+    history: Vec<Message>,
+}
+
+impl AgentBuilder {
+    /// Sets the tools the model may call.
+    pub fn tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Sets the permission gate consulted before every tool call (default: [`AllowAll`]).
+    pub fn permission_gate(mut self, gate: Arc<dyn PermissionGate>) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    /// Sets the whole configuration.
+    pub fn config(mut self, config: AgentConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the system prompt.
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.config.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sets the cap on model requests per turn.
+    pub fn max_turns(mut self, max_turns: u32) -> Self {
+        self.config.max_turns = max_turns;
+        self
+    }
+
+    /// Sets the workspace directory.
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.config.cwd = cwd.into();
+        self
+    }
+
+    /// Starts from an existing history (a resumed session).
+    pub fn history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Builds the agent.
+    pub fn build(self) -> Agent {
+        Agent {
+            sender: self.sender,
+            tools: self.tools,
+            gate: self.gate,
+            approvals: Arc::new(ApprovalBroker::new()),
+            config: self.config,
+            history: self.history,
+        }
+    }
+}
+
+impl Agent {
+    /// Starts building an agent that talks to `sender`.
+    pub fn builder(sender: Arc<dyn Sender>) -> AgentBuilder {
+        AgentBuilder {
+            sender,
+            tools: ToolRegistry::new(),
+            gate: Arc::new(AllowAll),
+            config: AgentConfig::default(),
+            history: Vec::new(),
+        }
+    }
+
+    /// The conversation so far (committed messages only; a turn in progress is not visible
+    /// because it holds `&mut self`).
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// Replaces the history (resume, compaction, branching).
+    pub fn set_history(&mut self, history: Vec<Message>) {
+        self.history = history;
+    }
+
+    /// Forgets the conversation.
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
+    /// The sender in use.
+    pub fn sender(&self) -> &Arc<dyn Sender> {
+        &self.sender
+    }
+
+    /// Switches model or endpoint; the history is kept.
+    pub fn set_sender(&mut self, sender: Arc<dyn Sender>) {
+        self.sender = sender;
+    }
+
+    /// The tools.
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// The tools, for adding or removing (MCP servers come and go).
+    pub fn tools_mut(&mut self) -> &mut ToolRegistry {
+        &mut self.tools
+    }
+
+    /// Replaces the permission gate.
+    pub fn set_permission_gate(&mut self, gate: Arc<dyn PermissionGate>) {
+        self.gate = gate;
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The configuration, for changes that apply from the next turn.
+    pub fn config_mut(&mut self) -> &mut AgentConfig {
+        &mut self.config
+    }
+
+    /// The broker that answers approval requests; clone it into any front end.
+    pub fn approvals(&self) -> Arc<ApprovalBroker> {
+        Arc::clone(&self.approvals)
+    }
+
+    /// Runs one turn without an event consumer: approvals that a rule would ask for are denied
+    /// (the model is told nobody could be asked). Use [`Agent::turn_stream`] to answer them.
+    pub async fn turn(
+        &mut self,
+        input: Message,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        drop(rx); // nobody listens: events are discarded as they are sent
+        let channel = Arc::new(TurnChannel::new(tx, self.approvals(), false));
+        turn::run_turn(self, input, &cancel, &channel).await
+    }
+
+    /// Runs one turn as a stream of events. Approvals are asked through
+    /// [`AgentEvent::ApprovalRequired`] and answered through [`Agent::approvals`]. The stream
+    /// ends after [`AgentEvent::TurnEnd`].
+    pub fn turn_stream(&mut self, input: Message, cancel: CancellationToken) -> AgentStream<'_> {
+        self.run_stream(vec![input], cancel)
+    }
+
+    /// Runs several turns in order, stopping at the first that fails.
+    pub async fn run(
+        &mut self,
+        inputs: Vec<Message>,
+        cancel: CancellationToken,
+    ) -> Result<Vec<TurnOutcome>, AgentError> {
+        let mut outcomes = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            outcomes.push(self.turn(input, cancel.clone()).await?);
+        }
+        Ok(outcomes)
+    }
+
+    /// Runs several turns in order as one stream of events; after a turn that fails, the rest
+    /// are not started.
+    pub fn run_stream(&mut self, inputs: Vec<Message>, cancel: CancellationToken) -> AgentStream<'_> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let channel = Arc::new(TurnChannel::new(tx, self.approvals(), true));
+        let driver = async move {
+            for input in inputs {
+                if turn::run_turn(self, input, &cancel, &channel).await.is_err() {
+                    break;
+                }
+            }
+        };
+        AgentStream::new(driver, rx)
+    }
+}

@@ -1,0 +1,234 @@
+//! One turn: send → stream → tool calls → results → repeat, with rollback on failure.
+//!
+//! The rollback rule: the history only ever grows by whole rounds. A round is an assistant
+//! message plus, when it calls tools, the user message carrying every result. `checkpoint` marks
+//! the end of the last complete round; when the turn fails or is cancelled, everything after it
+//! is dropped. Cancellation while tools run still completes the round (calls that did not finish
+//! get an "interrupted" result), because the tools may already have changed files and the model
+//! must be told.
+
+use super::exec::{execute_round, PlannedCall};
+use super::{Agent, TurnOutcome};
+use crate::approval::TurnChannel;
+use crate::assemble::{Assembled, Assembler};
+use crate::error::{AgentError, ProviderError};
+use crate::event::{AgentEvent, TurnEndReason};
+use crate::message::{ContentBlock, Message, Role};
+use crate::sender::{Capability, Request};
+use crate::usage::{StopReason, Usage};
+use futures_util::StreamExt;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+pub(super) async fn run_turn(
+    agent: &mut Agent,
+    input: Message,
+    cancel: &CancellationToken,
+    ch: &Arc<TurnChannel>,
+) -> Result<TurnOutcome, AgentError> {
+    let capability = Capability::of(agent.sender.as_ref());
+    ch.emit(AgentEvent::TurnStart { capability });
+    if let Err(e) = validate_input(&input) {
+        return Err(fail(ch, e, Usage::default(), 0, None));
+    }
+    if !agent.tools.is_empty() && !capability.tools() {
+        ch.emit(AgentEvent::Notice {
+            message: format!(
+                "`{}` does not support tool calls; this turn runs as plain chat without tools",
+                agent.sender.name()
+            ),
+        });
+    }
+
+    let mut checkpoint = agent.history.len();
+    agent.history.push(input);
+    let mut usage = Usage::default();
+    let mut requests = 0u32;
+    let mut last_stop: Option<StopReason> = None;
+
+    loop {
+        if requests >= agent.config.max_turns {
+            ch.emit(AgentEvent::Notice {
+                message: format!(
+                    "stopped after {requests} model requests (max_turns); send another message to continue"
+                ),
+            });
+            commit(agent, &mut checkpoint, ch);
+            let stop_reason = last_stop.clone().unwrap_or(StopReason::ToolUse);
+            ch.emit(AgentEvent::TurnEnd {
+                reason: TurnEndReason::MaxTurns,
+                stop_reason: Some(stop_reason.clone()),
+                usage,
+                requests,
+            });
+            let text = agent.history.last().map(Message::text).unwrap_or_default();
+            return Ok(TurnOutcome { text, reason: TurnEndReason::MaxTurns, stop_reason, usage, requests });
+        }
+        requests += 1;
+        ch.emit(AgentEvent::RequestStart { request: requests });
+
+        let assembled = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(AgentError::Cancelled),
+            r = request(agent, capability, ch) => r.map_err(AgentError::from),
+        };
+        let Assembled { response, invalid_inputs } = match assembled {
+            Ok(a) => a,
+            Err(e) => {
+                agent.history.truncate(checkpoint);
+                return Err(fail(ch, e, usage, requests, last_stop));
+            }
+        };
+        usage += response.usage;
+        ch.emit(AgentEvent::Usage { usage: response.usage });
+        last_stop = Some(response.stop_reason.clone());
+
+        let calls: Vec<PlannedCall> = response
+            .message
+            .tool_uses()
+            .map(|t| PlannedCall {
+                id: t.id.to_owned(),
+                name: t.name.to_owned(),
+                input: t.input.clone(),
+                invalid_input: invalid_inputs.get(t.id).cloned(),
+            })
+            .collect();
+        // An empty answer is not stored: providers reject empty assistant messages.
+        if !response.message.content.is_empty() {
+            agent.history.push(response.message);
+        }
+
+        if calls.is_empty() {
+            commit(agent, &mut checkpoint, ch);
+            ch.emit(AgentEvent::TurnEnd {
+                reason: TurnEndReason::Completed,
+                stop_reason: Some(response.stop_reason.clone()),
+                usage,
+                requests,
+            });
+            let text = agent.history.last().filter(|m| m.role == Role::Assistant).map(Message::text);
+            return Ok(TurnOutcome {
+                text: text.unwrap_or_default(),
+                reason: TurnEndReason::Completed,
+                stop_reason: response.stop_reason,
+                usage,
+                requests,
+            });
+        }
+
+        let results = execute_round(agent, calls, cancel, ch).await;
+        agent.history.push(Message::new(Role::User, results));
+        commit(agent, &mut checkpoint, ch);
+        if cancel.is_cancelled() {
+            return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop));
+        }
+    }
+}
+
+fn validate_input(input: &Message) -> Result<(), AgentError> {
+    if input.role != Role::User {
+        return Err(AgentError::InvalidInput("a turn starts with a user message".into()));
+    }
+    let empty =
+        input.content.iter().all(|b| matches!(b, ContentBlock::Text { text } if text.trim().is_empty()));
+    if empty {
+        return Err(AgentError::InvalidInput("the message is empty".into()));
+    }
+    Ok(())
+}
+
+/// Marks everything after the checkpoint as permanent and tells the front ends.
+fn commit(agent: &Agent, checkpoint: &mut usize, ch: &TurnChannel) {
+    if agent.history.len() > *checkpoint {
+        ch.emit(AgentEvent::Committed { messages: agent.history[*checkpoint..].to_vec() });
+        *checkpoint = agent.history.len();
+    }
+}
+
+fn fail(
+    ch: &TurnChannel,
+    error: AgentError,
+    usage: Usage,
+    requests: u32,
+    stop_reason: Option<StopReason>,
+) -> AgentError {
+    let reason = if error == AgentError::Cancelled || error == AgentError::Provider(ProviderError::Cancelled)
+    {
+        TurnEndReason::Cancelled
+    } else {
+        TurnEndReason::Failed
+    };
+    ch.emit(AgentEvent::Error { kind: error.kind(), message: error.to_string() });
+    ch.emit(AgentEvent::TurnEnd { reason, stop_reason, usage, requests });
+    error
+}
+
+/// Sends one request with the best capability the sender has and assembles the response.
+async fn request(
+    agent: &Agent,
+    capability: Capability,
+    ch: &TurnChannel,
+) -> Result<Assembled, ProviderError> {
+    let cfg = &agent.config;
+    let mut req = Request::new(&agent.history).with_max_tokens(cfg.max_tokens).with_reasoning(cfg.reasoning);
+    if let Some(system) = cfg.system_prompt.as_deref() {
+        req = req.with_system(system);
+    }
+    let sender = agent.sender.as_ref();
+    let stream = match capability {
+        Capability::ToolStreaming => match sender.as_tool_streaming() {
+            Some(s) => Some(s.send_stream_with_tools(req.with_tools(agent.tools.definitions())).await?),
+            None => None,
+        },
+        Capability::Streaming => match sender.as_streaming() {
+            Some(s) => Some(s.send_stream(req).await?),
+            None => None,
+        },
+        Capability::Tools | Capability::Buffered => None,
+    };
+    let mut assembler = Assembler::new();
+    match stream {
+        Some(mut stream) => {
+            while let Some(item) = stream.next().await {
+                let event = item?;
+                match &event {
+                    crate::sender::StreamEvent::TextDelta(t) => {
+                        ch.emit(AgentEvent::TextDelta { text: t.clone() })
+                    }
+                    crate::sender::StreamEvent::ThinkingDelta(t) => {
+                        ch.emit(AgentEvent::ThinkingDelta { text: t.clone() })
+                    }
+                    crate::sender::StreamEvent::Retry { attempt, max_attempts, delay, reason } => {
+                        ch.emit(AgentEvent::Retry {
+                            attempt: *attempt,
+                            max_attempts: *max_attempts,
+                            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                            reason: reason.clone(),
+                        })
+                    }
+                    _ => {}
+                }
+                assembler.push(event)?;
+            }
+            Ok(assembler.finish())
+        }
+        None => {
+            let response = match (capability, sender.as_tool()) {
+                (Capability::Tools, Some(t)) => {
+                    t.send_with_tools(req.with_tools(agent.tools.definitions())).await?
+                }
+                _ => sender.send(req).await?,
+            };
+            for block in &response.message.content {
+                match block {
+                    ContentBlock::Text { text } => ch.emit(AgentEvent::TextDelta { text: text.clone() }),
+                    ContentBlock::Thinking { thinking, .. } => {
+                        ch.emit(AgentEvent::ThinkingDelta { text: thinking.clone() })
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Assembled { response, invalid_inputs: Default::default() })
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Events: the one stream every front end consumes.
+//!
+//! # Order guarantees
+//!
+//! Within one turn:
+//! 1. [`AgentEvent::TurnStart`] comes first and [`AgentEvent::TurnEnd`] last, exactly once each.
+//!    A failed turn emits [`AgentEvent::Error`] immediately before its `TurnEnd`.
+//! 2. Each model request begins with [`AgentEvent::RequestStart`]; its text, thinking, `Retry`
+//!    and `Usage` events follow, and all of them come before the tool calls of that response.
+//! 3. For each tool call: `ApprovalRequired` → `ApprovalResolved` (only when approval was needed)
+//!    → [`AgentEvent::ToolCallStart`] → any `ToolUpdate`s → [`AgentEvent::ToolCallEnd`]. A call
+//!    that is denied or unknown gets no `ToolCallStart`, only its `ToolCallEnd` with the error.
+//!    Calls that run in parallel start in order; their ends may interleave.
+//! 4. [`AgentEvent::Committed`] follows each completed round (after every `ToolCallEnd` of that
+//!    round) and the final answer. The messages it carries are permanent: rollback never removes
+//!    committed messages, so a session writer may append them as they come.
+//!
+//! Events serialize with serde (`{"type": "text_delta", "text": "..."}`), so they can be sent to
+//! browsers and chat bridges as they are.
+
+use crate::approval::{ApprovalDecision, ApprovalRequest};
+use crate::error::ErrorKind;
+use crate::message::Message;
+use crate::sender::Capability;
+use crate::usage::{StopReason, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Something that happened during a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// A turn began.
+    TurnStart {
+        /// The sender capability used for this turn.
+        capability: Capability,
+    },
+    /// A model request is being sent (1 for the first of the turn).
+    RequestStart {
+        /// Which request of this turn.
+        request: u32,
+    },
+    /// Answer text arrived.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Reasoning text arrived.
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A tool call is about to run.
+    ToolCallStart {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments.
+        input: Value,
+    },
+    /// A running tool reported progress or state (a todo list, partial output).
+    ToolUpdate {
+        /// Call id.
+        tool_use_id: String,
+        /// What kind of update (`todos`, `output`...), chosen by the tool.
+        kind: String,
+        /// The payload.
+        data: Value,
+    },
+    /// A tool call finished (or was refused).
+    ToolCallEnd {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The text the model receives (after truncation).
+        output: String,
+        /// Whether it failed or was refused.
+        is_error: bool,
+        /// Wall time of the call in milliseconds (0 when it never ran).
+        duration_ms: u64,
+    },
+    /// A front end must answer this with [`crate::ApprovalBroker::resolve`].
+    ApprovalRequired {
+        /// The id to answer.
+        approval_id: String,
+        /// What is asked.
+        request: ApprovalRequest,
+    },
+    /// An approval was answered (or denied by cancellation).
+    ApprovalResolved {
+        /// The id that was answered.
+        approval_id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Tokens of the model response that just finished.
+    Usage {
+        /// That response's usage.
+        usage: Usage,
+    },
+    /// The provider is retrying a failed request.
+    Retry {
+        /// Attempt about to start.
+        attempt: u32,
+        /// Most attempts.
+        max_attempts: u32,
+        /// Wait before it, in milliseconds.
+        delay_ms: u64,
+        /// Why the last attempt failed.
+        reason: String,
+    },
+    /// Messages that are now a permanent part of the history.
+    Committed {
+        /// The new messages, oldest first.
+        messages: Vec<Message>,
+    },
+    /// Something worth telling the user that is not an error (a capability the sender lacks).
+    Notice {
+        /// The text.
+        message: String,
+    },
+    /// The turn failed; a `TurnEnd` follows.
+    Error {
+        /// The error kind.
+        kind: ErrorKind,
+        /// A message for the user.
+        message: String,
+    },
+    /// The turn is over.
+    TurnEnd {
+        /// How it ended.
+        reason: TurnEndReason,
+        /// Why the last response stopped, when there was one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
+        /// Tokens of all requests of this turn.
+        usage: Usage,
+        /// How many model requests the turn made.
+        requests: u32,
+    },
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEndReason {
+    /// The model answered without further tool calls.
+    Completed,
+    /// The request limit (`max_turns`) was reached while the model still wanted tools.
+    MaxTurns,
+    /// The caller cancelled.
+    Cancelled,
+    /// An error ended it.
+    Failed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_with_a_type_tag() {
+        let e = AgentEvent::TextDelta { text: "hi".into() };
+        assert_eq!(serde_json::to_value(&e).unwrap(), json!({"type": "text_delta", "text": "hi"}));
+        let e = AgentEvent::TurnEnd {
+            reason: TurnEndReason::MaxTurns,
+            stop_reason: Some(StopReason::ToolUse),
+            usage: Usage::default(),
+            requests: 3,
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["type"], "turn_end");
+        assert_eq!(v["reason"], "max_turns");
+        assert_eq!(v["stop_reason"], "tool_use");
+        assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), e);
+    }
+}
