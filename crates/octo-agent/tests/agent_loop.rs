@@ -1,5 +1,7 @@
 //! The agent loop driven by a scripted in-test sender.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 mod common;
 
 use common::*;

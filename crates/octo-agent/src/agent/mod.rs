@@ -265,8 +265,8 @@ impl Agent {
     }
 
     /// Runs one turn as a stream of events. Approvals are asked through
-    /// [`AgentEvent::ApprovalRequired`] and answered through [`Agent::approvals`]. The stream
-    /// ends after [`AgentEvent::TurnEnd`].
+    /// [`crate::AgentEvent::ApprovalRequired`] and answered through [`Agent::approvals`]. The stream
+    /// ends after [`crate::AgentEvent::TurnEnd`].
     pub fn turn_stream(&mut self, input: Message, cancel: CancellationToken) -> AgentStream<'_> {
         self.run_stream(vec![input], cancel)
     }
