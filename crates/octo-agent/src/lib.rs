@@ -38,7 +38,8 @@
 //!     }
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! # fn main() -> Result<(), std::io::Error> {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
 //! let mut agent = Agent::builder(std::sync::Arc::new(Hi)).system_prompt("Be brief.").build();
 //! let mut events = agent.turn_stream(Message::user("hello"), CancellationToken::new());
 //! let mut text = String::new();
@@ -49,6 +50,8 @@
 //! }
 //! assert_eq!(text, "hi!");
 //! # });
+//! # Ok(())
+//! # }
 //! ```
 
 mod agent;

@@ -13,7 +13,8 @@
 //! ```
 //! use octo_testkit::{anthropic, MockLlm, Scripted};
 //!
-//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! # fn main() -> Result<(), std::io::Error> {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
 //! let llm = MockLlm::start().await;
 //! llm.script_anthropic([
 //!     Scripted::sse(anthropic::Reply::new().tool_use("t1", "glob", serde_json::json!({"pattern": "*.rs"})).sse()),
@@ -23,6 +24,8 @@
 //! // point the code under test at llm.uri(), run it, then:
 //! assert!(llm.requests().await.is_empty());
 //! # });
+//! # Ok(())
+//! # }
 //! ```
 
 pub mod anthropic;

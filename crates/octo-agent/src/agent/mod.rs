@@ -91,12 +91,15 @@ pub struct TurnOutcome {
 ///     }
 /// }
 ///
-/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
 /// let mut agent = Agent::builder(std::sync::Arc::new(Echo)).build();
-/// let outcome = agent.turn(Message::user("hello"), CancellationToken::new()).await.unwrap();
+/// let outcome = agent.turn(Message::user("hello"), CancellationToken::new()).await?;
 /// assert_eq!(outcome.text, "hello");
 /// assert_eq!(agent.history().len(), 2);
-/// # });
+/// # Ok(())
+/// # })
+/// # }
 /// ```
 pub struct Agent {
     sender: Arc<dyn Sender>,
