@@ -607,3 +607,25 @@ async fn switching_sender_keeps_history() {
     agent.turn(Message::user("2"), CancellationToken::new()).await.unwrap();
     assert_eq!(b.seen()[0].messages.len(), 3);
 }
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_stream_mid_tool_leaves_no_dangling_tool_use() {
+    let log = Log::default();
+    let sender = Scripted::new(vec![text("first"), tools(&[("t1", "stubborn", r#"{"text":"a"}"#)])]);
+    let mut agent = Agent::builder(sender)
+        .tools(registry(vec![TestTool::new("stubborn", false, &log).behaving(Behaviour::Stubborn)]))
+        .build();
+    agent.turn(Message::user("one"), CancellationToken::new()).await.unwrap();
+    let before = agent.history().to_vec();
+    {
+        let mut stream = agent.turn_stream(Message::user("two"), CancellationToken::new());
+        while let Some(e) = stream.next().await {
+            if matches!(e, AgentEvent::ToolCallStart { .. }) {
+                break; // the front end goes away while the tool runs
+            }
+        }
+    }
+    assert_eq!(log.take(), ["start a"]);
+    assert_eq!(agent.history(), before.as_slice());
+    assert_consistent(agent.history());
+}

@@ -20,6 +20,20 @@ use futures_util::StreamExt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// Holds the agent for the duration of a turn. Whatever happens — an error, a cancellation, or the
+/// turn's future being dropped mid-await — the history is cut back to the last checkpoint when
+/// this goes out of scope, so an abandoned turn can never leave a `tool_use` without its result.
+struct TurnGuard<'a> {
+    agent: &'a mut Agent,
+    checkpoint: usize,
+}
+
+impl Drop for TurnGuard<'_> {
+    fn drop(&mut self) {
+        self.agent.history.truncate(self.checkpoint);
+    }
+}
+
 pub(super) async fn run_turn(
     agent: &mut Agent,
     input: Message,
@@ -40,20 +54,21 @@ pub(super) async fn run_turn(
         });
     }
 
-    let mut checkpoint = agent.history.len();
-    agent.history.push(input);
+    let checkpoint = agent.history.len();
+    let mut t = TurnGuard { agent, checkpoint };
+    t.agent.history.push(input);
     let mut usage = Usage::default();
     let mut requests = 0u32;
     let mut last_stop: Option<StopReason> = None;
 
     loop {
-        if requests >= agent.config.max_turns {
+        if requests >= t.agent.config.max_turns {
             ch.emit(AgentEvent::Notice {
                 message: format!(
                     "stopped after {requests} model requests (max_turns); send another message to continue"
                 ),
             });
-            commit(agent, &mut checkpoint, ch);
+            commit(t.agent, &mut t.checkpoint, ch);
             let stop_reason = last_stop.clone().unwrap_or(StopReason::ToolUse);
             ch.emit(AgentEvent::TurnEnd {
                 reason: TurnEndReason::MaxTurns,
@@ -61,7 +76,7 @@ pub(super) async fn run_turn(
                 usage,
                 requests,
             });
-            let text = agent.history.last().map(Message::text).unwrap_or_default();
+            let text = t.agent.history.last().map(Message::text).unwrap_or_default();
             return Ok(TurnOutcome { text, reason: TurnEndReason::MaxTurns, stop_reason, usage, requests });
         }
         requests += 1;
@@ -70,12 +85,11 @@ pub(super) async fn run_turn(
         let assembled = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(AgentError::Cancelled),
-            r = request(agent, capability, ch) => r.map_err(AgentError::from),
+            r = request(t.agent, capability, ch) => r.map_err(AgentError::from),
         };
         let Assembled { response, invalid_inputs } = match assembled {
             Ok(a) => a,
             Err(e) => {
-                agent.history.truncate(checkpoint);
                 return Err(fail(ch, e, usage, requests, last_stop));
             }
         };
@@ -95,18 +109,18 @@ pub(super) async fn run_turn(
             .collect();
         // An empty answer is not stored: providers reject empty assistant messages.
         if !response.message.content.is_empty() {
-            agent.history.push(response.message);
+            t.agent.history.push(response.message);
         }
 
         if calls.is_empty() {
-            commit(agent, &mut checkpoint, ch);
+            commit(t.agent, &mut t.checkpoint, ch);
             ch.emit(AgentEvent::TurnEnd {
                 reason: TurnEndReason::Completed,
                 stop_reason: Some(response.stop_reason.clone()),
                 usage,
                 requests,
             });
-            let text = agent.history.last().filter(|m| m.role == Role::Assistant).map(Message::text);
+            let text = t.agent.history.last().filter(|m| m.role == Role::Assistant).map(Message::text);
             return Ok(TurnOutcome {
                 text: text.unwrap_or_default(),
                 reason: TurnEndReason::Completed,
@@ -116,9 +130,9 @@ pub(super) async fn run_turn(
             });
         }
 
-        let results = execute_round(agent, calls, cancel, ch).await;
-        agent.history.push(Message::new(Role::User, results));
-        commit(agent, &mut checkpoint, ch);
+        let results = execute_round(t.agent, calls, cancel, ch).await;
+        t.agent.history.push(Message::new(Role::User, results));
+        commit(t.agent, &mut t.checkpoint, ch);
         if cancel.is_cancelled() {
             return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop));
         }
