@@ -14,9 +14,9 @@ test: fmt-check vet doc unit doctest
 
 unit:
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace --all-targets --no-fail-fast
+	$(CARGO) nextest run --workspace --lib --bins --tests --no-fail-fast
 else
-	$(CARGO) test --workspace --all-targets --no-fail-fast
+	$(CARGO) test --workspace --lib --bins --tests --no-fail-fast
 endif
 
 doctest:
