@@ -30,6 +30,7 @@
 
 pub mod anthropic;
 pub mod openai;
+pub mod raw;
 pub mod sse;
 
 use std::path::{Path, PathBuf};

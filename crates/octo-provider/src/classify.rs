@@ -1,0 +1,391 @@
+//! Turning failed HTTP exchanges into the agent's typed errors, with messages that say what failed
+//! and what to do.
+
+use crate::retry::retry_after_from_headers;
+use octo_agent::ProviderError;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+/// Who a request was for, so errors can name the endpoint, the model and where the key comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointInfo {
+    /// The endpoint's id in octo's configuration (`anthropic`, `deepseek`, ...).
+    pub name: String,
+    /// Base URL requests go to.
+    pub base_url: String,
+    /// The model requested.
+    pub model: String,
+    /// Where the API key comes from, phrased as advice
+    /// ("set ANTHROPIC_API_KEY or run `octo auth set anthropic`").
+    pub key_hint: String,
+}
+
+impl EndpointInfo {
+    /// Endpoint info from its parts.
+    pub fn new(name: &str, base_url: &str, model: &str, key_hint: &str) -> Self {
+        Self { name: name.into(), base_url: base_url.into(), model: model.into(), key_hint: key_hint.into() }
+    }
+}
+
+/// What an error body said, as far as it could be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorBody {
+    /// The human-readable message.
+    pub message: String,
+    /// The error's type (`invalid_request_error`, `overloaded_error`...).
+    pub kind: Option<String>,
+    /// The error's code (`context_length_exceeded`, `insufficient_quota`...).
+    pub code: Option<String>,
+}
+
+/// Reads an error body in any of the shapes providers use: Anthropic's
+/// `{"type":"error","error":{"type","message"}}`, OpenAI's `{"error":{"message","type","code"}}`,
+/// `{"message": ...}`, `{"detail": ...}`, an HTML page from a proxy, plain text, or nothing.
+pub fn parse_error_body(body: &[u8]) -> ErrorBody {
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return ErrorBody { message: "the response body was empty".into(), ..ErrorBody::default() };
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        let err = v.get("error").unwrap_or(&v);
+        let message = ["message", "detail", "msg", "error"]
+            .iter()
+            .find_map(|k| err.get(*k).and_then(Value::as_str))
+            .or_else(|| err.as_str())
+            .map(str::to_owned)
+            .unwrap_or_else(|| short(trimmed, 500));
+        let field = |k: &str| match err.get(k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        return ErrorBody { message, kind: field("type"), code: field("code") };
+    }
+    let lower = trimmed.to_ascii_lowercase();
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.contains("<body") {
+        let title =
+            between(trimmed, "<title>", "</title>").map(|t| format!(": {}", t.trim())).unwrap_or_default();
+        return ErrorBody {
+            message: format!(
+                "the server answered with an HTML page{title} (usually a proxy, gateway or wrong base URL)"
+            ),
+            ..ErrorBody::default()
+        };
+    }
+    ErrorBody { message: short(trimmed, 500), ..ErrorBody::default() }
+}
+
+/// Classifies a non-success HTTP response. `secret` (the API key) is removed from every message.
+pub fn classify_http(
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+    endpoint: &EndpointInfo,
+    secret: Option<&str>,
+) -> ProviderError {
+    let parsed = parse_error_body(body);
+    let message = redact(&parsed.message, secret);
+    let kind = parsed.kind.as_deref().unwrap_or("");
+    let code = parsed.code.as_deref().unwrap_or("");
+    let retry_after = retry_after_from_headers(headers);
+    let name = &endpoint.name;
+
+    if status == 413 || code == "context_length_exceeded" || is_context_overflow(&message) {
+        return ProviderError::ContextTooLong { deficit: overflow_deficit(&message), message };
+    }
+    if kind == "overloaded_error" || status == 529 || status == 503 {
+        return ProviderError::Overloaded {
+            retry_after,
+            message: format!("endpoint `{name}` (HTTP {status}): {message}"),
+        };
+    }
+    match status {
+        401 | 403 => ProviderError::Auth {
+            message: format!(
+                "endpoint `{name}` rejected the API key (HTTP {status}): {message}. {}",
+                if endpoint.key_hint.is_empty() { "Check the key configured for it.".to_owned() } else { format!("Check the key: {}.", endpoint.key_hint) }
+            ),
+        },
+        404 => ProviderError::InvalidRequest {
+            status: Some(404),
+            message: format!(
+                "endpoint `{name}` has no model `{}` or no API at {} ({message}). Check the model name and the base URL.",
+                endpoint.model, endpoint.base_url
+            ),
+        },
+        429 if code == "insufficient_quota" || kind == "insufficient_quota" => ProviderError::InvalidRequest {
+            status: Some(429),
+            message: format!("endpoint `{name}` says the account is out of quota: {message}. Check billing."),
+        },
+        429 => ProviderError::RateLimited { retry_after, message: format!("endpoint `{name}`: {message}") },
+        408 => ProviderError::Transport { message: format!("endpoint `{name}` timed out the request (HTTP 408): {message}") },
+        500..=599 => ProviderError::Server { status: Some(status), message: format!("endpoint `{name}`: {message}") },
+        _ => ProviderError::InvalidRequest { status: Some(status), message: format!("endpoint `{name}`: {message}") },
+    }
+}
+
+/// Classifies an error event that arrived inside a stream, by its type.
+pub fn classify_stream_error(
+    kind: &str,
+    message: &str,
+    endpoint: &EndpointInfo,
+    secret: Option<&str>,
+) -> ProviderError {
+    let message = redact(message, secret);
+    let name = &endpoint.name;
+    if kind == "context_length_exceeded" || is_context_overflow(&message) {
+        return ProviderError::ContextTooLong { deficit: overflow_deficit(&message), message };
+    }
+    match kind {
+        "overloaded_error" | "overloaded" | "server_overloaded" => {
+            ProviderError::Overloaded { retry_after: None, message: format!("endpoint `{name}`: {message}") }
+        }
+        "rate_limit_error" | "rate_limit_exceeded" => {
+            ProviderError::RateLimited { retry_after: None, message: format!("endpoint `{name}`: {message}") }
+        }
+        "authentication_error" | "permission_error" => ProviderError::Auth {
+            message: format!("endpoint `{name}` rejected the API key: {message}. {}", endpoint.key_hint),
+        },
+        "invalid_request_error" | "not_found_error" | "request_too_large" => {
+            ProviderError::InvalidRequest { status: None, message: format!("endpoint `{name}`: {message}") }
+        }
+        _ => ProviderError::Server {
+            status: None,
+            message: format!("endpoint `{name}` reported an error mid-stream: {message}"),
+        },
+    }
+}
+
+/// Classifies a failure to talk to the server at all.
+pub fn classify_transport(
+    err: &reqwest::Error,
+    endpoint: &EndpointInfo,
+    secret: Option<&str>,
+) -> ProviderError {
+    let mut root = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        root = s.to_string();
+        source = s.source();
+    }
+    let what = if err.is_timeout() {
+        "timed out".to_owned()
+    } else if err.is_connect() {
+        format!("could not connect ({root})")
+    } else {
+        root
+    };
+    ProviderError::Transport {
+        message: redact(&format!("endpoint `{}` at {}: {what}", endpoint.name, endpoint.base_url), secret),
+    }
+}
+
+/// Whether a message says the prompt did not fit, in the wordings vendors use.
+pub fn is_context_overflow(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "prompt is too long",
+        "maximum context length",
+        "context length",
+        "context_length",
+        "context window",
+        "too many tokens",
+        "input is too long",
+        "input too long",
+        "reduce the length of the messages",
+        "exceeds the model's maximum",
+        "exceed context limit",
+        "tokens exceeds",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+/// How many tokens over the limit a context-overflow message says the prompt is, when it says:
+/// "208000 tokens > 200000 maximum" (Anthropic) or "maximum context length is 128000 tokens ...
+/// resulted in 130000 tokens" (OpenAI and compatibles).
+pub fn overflow_deficit(message: &str) -> Option<u64> {
+    let m = message.to_ascii_lowercase();
+    if let Some(i) = m.find(" tokens > ") {
+        let used = last_number(&m[..i])?;
+        let limit = first_number(&m[i + 10..])?;
+        return used.checked_sub(limit);
+    }
+    let limit_at = m.find("maximum context length is").or_else(|| m.find("context length is"))?;
+    let limit = first_number(&m[limit_at..])?;
+    let after = &m[limit_at..];
+    let used_at = after
+        .find("resulted in")
+        .or_else(|| after.find("requested"))
+        .or_else(|| after.find("you requested"))?;
+    let used = first_number(&after[used_at..])?;
+    used.checked_sub(limit)
+}
+
+fn first_number(s: &str) -> Option<u64> {
+    let start = s.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = s[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn last_number(s: &str) -> Option<u64> {
+    let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let start = s[..end].rfind(|c: char| !(c.is_ascii_digit() || c == ',')).map(|i| i + 1).unwrap_or(0);
+    s[start..end].replace(',', "").parse().ok()
+}
+
+/// Replaces every occurrence of `secret` in `text` with `***`.
+pub fn redact(text: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) if s.len() >= 4 && text.contains(s) => text.replace(s, "***"),
+        _ => text.to_owned(),
+    }
+}
+
+fn short(s: &str, max_chars: usize) -> String {
+    let mut out: String = s.chars().take(max_chars).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let lower = s.to_ascii_lowercase();
+    let a = lower.find(open)? + open.len();
+    let b = lower[a..].find(close)? + a;
+    s.get(a..b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderValue, RETRY_AFTER};
+    use std::time::Duration;
+
+    fn ep() -> EndpointInfo {
+        EndpointInfo::new(
+            "anthropic",
+            "https://api.anthropic.com",
+            "claude-x",
+            "set ANTHROPIC_API_KEY or run `octo auth set anthropic`",
+        )
+    }
+
+    fn classify(status: u16, body: &str) -> ProviderError {
+        classify_http(status, &HeaderMap::new(), body.as_bytes(), &ep(), Some("sk-secret-key"))
+    }
+
+    #[test]
+    fn auth_errors_name_the_endpoint_and_the_fix() {
+        let e = classify(
+            401,
+            r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-secret-key"}}"#,
+        );
+        let ProviderError::Auth { message } = e else { panic!("{e:?}") };
+        assert!(message.contains("`anthropic`") && message.contains("ANTHROPIC_API_KEY"), "{message}");
+        assert!(!message.contains("sk-secret-key"), "the key is redacted: {message}");
+    }
+
+    #[test]
+    fn context_overflow_in_vendor_wordings() {
+        let a = classify(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#,
+        );
+        assert_eq!(
+            a,
+            ProviderError::ContextTooLong {
+                deficit: Some(8310),
+                message: "prompt is too long: 208310 tokens > 200000 maximum".into()
+            }
+        );
+        let o = classify(
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130,500 tokens. Please reduce the length of the messages.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+        );
+        assert!(matches!(o, ProviderError::ContextTooLong { deficit: Some(2500), .. }), "{o:?}");
+        assert!(matches!(
+            classify(413, "request entity too large"),
+            ProviderError::ContextTooLong { deficit: None, .. }
+        ));
+        let q = classify(
+            400,
+            r#"{"error":{"message":"Range of input length should be [1, 98304]","code":"InvalidParameter"}}"#,
+        );
+        assert!(matches!(q, ProviderError::InvalidRequest { .. }), "not every 400 is an overflow");
+    }
+
+    #[test]
+    fn rate_limits_and_overload_carry_retry_after() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, HeaderValue::from_static("7"));
+        let e = classify_http(429, &h, br#"{"error":{"message":"slow down"}}"#, &ep(), None);
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
+        assert!(e.is_retryable());
+        let o = classify_http(
+            529,
+            &h,
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            &ep(),
+            None,
+        );
+        assert!(matches!(o, ProviderError::Overloaded { retry_after: Some(_), .. }));
+        let quota = classify(
+            429,
+            r#"{"error":{"message":"You exceeded your current quota","code":"insufficient_quota"}}"#,
+        );
+        assert!(!quota.is_retryable(), "{quota:?}");
+    }
+
+    #[test]
+    fn server_errors_html_pages_and_empty_bodies() {
+        let e = classify(
+            502,
+            "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+        );
+        let ProviderError::Server { status: Some(502), message } = e else { panic!() };
+        assert!(message.contains("HTML page: 502 Bad Gateway"), "{message}");
+        let empty = classify(500, "");
+        assert!(empty.to_string().contains("empty"), "{empty}");
+        let nf = classify(404, r#"{"error":{"message":"model not found"}}"#);
+        assert!(
+            nf.to_string().contains("no model `claude-x`")
+                && nf.to_string().contains("https://api.anthropic.com"),
+            "{nf}"
+        );
+    }
+
+    #[test]
+    fn stream_errors_by_type() {
+        assert!(matches!(
+            classify_stream_error("overloaded_error", "Overloaded", &ep(), None),
+            ProviderError::Overloaded { .. }
+        ));
+        assert!(matches!(
+            classify_stream_error("api_error", "boom", &ep(), None),
+            ProviderError::Server { .. }
+        ));
+        assert!(matches!(
+            classify_stream_error(
+                "invalid_request_error",
+                "prompt is too long: 5 tokens > 4 maximum",
+                &ep(),
+                None
+            ),
+            ProviderError::ContextTooLong { deficit: Some(1), .. }
+        ));
+    }
+
+    #[test]
+    fn numbers_are_found() {
+        assert_eq!(first_number("is 1,000 tokens"), Some(1000));
+        assert_eq!(last_number("used 12 and 345"), Some(345));
+        assert_eq!(overflow_deficit("nothing here"), None);
+    }
+}

@@ -1,0 +1,40 @@
+//! # octo-provider
+//!
+//! Shared plumbing for octo's model providers, so each adapter only deals with its wire format:
+//!
+//! - [`http`]: the reqwest client (rustls, connect timeout, proxies from the environment or
+//!   config, custom headers per endpoint).
+//! - [`sse`]: an incremental Server-Sent Events decoder that handles any chunking.
+//! - [`retry`]: exponential backoff with jitter that honours `retry-after`.
+//! - [`classify`]: HTTP and in-stream errors → the agent's typed [`octo_agent::ProviderError`],
+//!   with messages that name the endpoint and the fix, and the API key redacted.
+//! - [`transport`]: a [`Transport`] that sends with retries and turns an SSE body into an
+//!   [`octo_agent::EventStream`] through a protocol [`StreamParser`], failing stalled streams.
+//! - [`catalog`]: context windows, output caps and prices of common models.
+//!
+//! **Layer:** shared plumbing. Depends on `octo-agent` only (plus reqwest, serde, tokio). Provider
+//! adapters (`octo-provider-anthropic`, `octo-provider-openai`) build on it.
+//!
+//! ```
+//! use octo_provider::sse::SseDecoder;
+//!
+//! let mut decoder = SseDecoder::new();
+//! let mut events = Vec::new();
+//! decoder.feed(b"event: ping\ndata: {}\n", &mut events);
+//! assert!(events.is_empty()); // the blank line that ends the record has not arrived yet
+//! decoder.feed(b"\n", &mut events);
+//! assert_eq!(events[0].event, "ping");
+//! ```
+
+pub mod catalog;
+pub mod classify;
+pub mod http;
+pub mod retry;
+pub mod sse;
+pub mod transport;
+
+pub use catalog::{Catalog, ModelInfo, Price};
+pub use classify::EndpointInfo;
+pub use http::{build_client, HttpConfig, SetupError};
+pub use retry::RetryPolicy;
+pub use transport::{PreparedRequest, StreamParser, Transport};
