@@ -1,0 +1,155 @@
+//! The exact request bodies octo sends, pinned as snapshots: system prompt, tools, cache_control
+//! placement, thinking configuration and every content block type.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
+mod common;
+
+use common::*;
+use octo_agent::*;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+
+async fn body_for(
+    cfg_edit: impl FnOnce(&mut octo_provider_anthropic::AnthropicConfig),
+    req: Request<'_>,
+    tools: bool,
+) -> Value {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("ok").sse())]).await;
+    let mut cfg = config(&llm.uri());
+    cfg_edit(&mut cfg);
+    let s = octo_provider_anthropic::AnthropicSender::new(cfg).unwrap();
+    if tools {
+        stream_once(&s, req).await.1.unwrap();
+    } else {
+        use futures_util::StreamExt;
+        let mut st = s.send_stream(req).await.unwrap();
+        while st.next().await.is_some() {}
+    }
+    llm.request_bodies().await.remove(0)
+}
+
+fn tools() -> Vec<ToolDefinition> {
+    vec![
+        ToolDefinition::new(
+            "read_file",
+            "Reads a file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        ),
+        ToolDefinition::new(
+            "terminal",
+            "Runs a command.",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+        ),
+    ]
+}
+
+fn long_history() -> Vec<Message> {
+    vec![
+        Message::user("Fix the failing test."),
+        Message::new(
+            Role::Assistant,
+            vec![
+                ContentBlock::Thinking {
+                    thinking: "Look at the test first.".into(),
+                    signature: Some("c2ln".into()),
+                },
+                ContentBlock::Thinking {
+                    thinking: "unsigned reasoning from another provider".into(),
+                    signature: None,
+                },
+                ContentBlock::RedactedThinking { data: "b3BhcXVl".into() },
+                ContentBlock::text("Reading it."),
+                ContentBlock::ToolUse {
+                    id: "toolu_1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "src/lib.rs"}),
+                },
+            ],
+        ),
+        Message::new(
+            Role::User,
+            vec![ContentBlock::ToolResult {
+                tool_use_id: "toolu_1".into(),
+                content: vec![
+                    ToolResultPart::Text { text: "fn add() {}".into() },
+                    ToolResultPart::Image {
+                        source: ImageSource { media_type: "image/png".into(), data: "iVBORw0=".into() },
+                    },
+                ],
+                is_error: false,
+            }],
+        ),
+        Message::new(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse {
+                id: "toolu_2".into(),
+                name: "terminal".into(),
+                input: json!({"command": "cargo test"}),
+            }],
+        ),
+        Message::new(Role::User, vec![ContentBlock::tool_result("toolu_2", "", true)]),
+        // a second user message in a row (after an interrupted turn) is merged into the previous one
+        Message::new(
+            Role::User,
+            vec![
+                ContentBlock::text("Also check the image."),
+                ContentBlock::Image {
+                    source: ImageSource { media_type: "image/jpeg".into(), data: "/9j/4A==".into() },
+                },
+                ContentBlock::text(""),
+            ],
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn simple_chat_with_cached_system_prompt() {
+    let h = vec![Message::user("Hello")];
+    let body = body_for(|_| {}, Request::new(&h).with_system("You are octo."), false).await;
+    insta::assert_json_snapshot!("simple_chat", body);
+}
+
+#[tokio::test]
+async fn tools_history_and_cache_breakpoints() {
+    let h = long_history();
+    let t = tools();
+    let body = body_for(|_| {}, Request::new(&h).with_system("You are octo.").with_tools(&t), true).await;
+    insta::assert_json_snapshot!("tools_and_history", body);
+}
+
+#[tokio::test]
+async fn thinking_config_raises_max_tokens_above_the_budget() {
+    let h = vec![Message::user("Think hard.")];
+    let body = body_for(
+        |_| {},
+        Request::new(&h).with_reasoning(ReasoningEffort::High).with_max_tokens(Some(4096)),
+        false,
+    )
+    .await;
+    insta::assert_json_snapshot!("thinking_high", body);
+    assert!(body["max_tokens"].as_u64().unwrap() > body["thinking"]["budget_tokens"].as_u64().unwrap());
+}
+
+#[tokio::test]
+async fn caching_off_and_no_system() {
+    let h = vec![Message::user("Hi"), Message::assistant("Hello"), Message::user("Again")];
+    let t = tools();
+    let body = body_for(|c| c.prompt_caching = false, Request::new(&h).with_tools(&t), true).await;
+    insta::assert_json_snapshot!("caching_off", body);
+}
+
+#[test]
+fn thinking_budgets_per_effort() {
+    use octo_provider_anthropic::thinking_budget;
+    assert_eq!(thinking_budget(ReasoningEffort::Off), None);
+    let budgets: Vec<u32> =
+        [ReasoningEffort::Low, ReasoningEffort::Medium, ReasoningEffort::High, ReasoningEffort::Max]
+            .iter()
+            .map(|e| thinking_budget(*e).unwrap())
+            .collect();
+    assert!(budgets.windows(2).all(|w| w[0] < w[1]), "{budgets:?}");
+    assert!(budgets[0] >= 1024);
+}
