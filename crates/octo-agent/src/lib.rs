@@ -79,7 +79,7 @@ pub use event::{AgentEvent, TurnEndReason};
 pub use message::{ContentBlock, ImageSource, Message, Role, ToolResultPart, ToolUse};
 pub use sender::{
     Capability, EventStream, ReasoningEffort, Request, Response, Sender, StreamEvent, StreamingSender,
-    ToolSender, ToolStreamingSender,
+    ToolChoice, ToolSender, ToolStreamingSender,
 };
 pub use tool::{parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput, ToolRegistry};
 pub use truncate::truncate_middle;

@@ -76,6 +76,20 @@ impl FromStr for ReasoningEffort {
     }
 }
 
+/// Whether and which tool the model must call. Adapters map it to their protocol.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ToolChoice<'a> {
+    /// The model decides (the default).
+    #[default]
+    Auto,
+    /// The model must call some tool.
+    Any,
+    /// The model must not call tools (they stay defined, which keeps prompt caches valid).
+    None,
+    /// The model must call this tool.
+    Tool(&'a str),
+}
+
 /// One request to a model. It borrows the history so sending never copies it; the model itself is
 /// part of the sender (an adapter is built for one endpoint and model).
 #[derive(Debug, Clone, Copy)]
@@ -91,12 +105,21 @@ pub struct Request<'a> {
     pub max_tokens: Option<u32>,
     /// Reasoning effort.
     pub reasoning: ReasoningEffort,
+    /// Whether the model must, may or must not call tools.
+    pub tool_choice: ToolChoice<'a>,
 }
 
 impl<'a> Request<'a> {
     /// A request for `messages` with no system prompt, no tools and default limits.
     pub fn new(messages: &'a [Message]) -> Self {
-        Self { system: None, messages, tools: &[], max_tokens: None, reasoning: ReasoningEffort::Off }
+        Self {
+            system: None,
+            messages,
+            tools: &[],
+            max_tokens: None,
+            reasoning: ReasoningEffort::Off,
+            tool_choice: ToolChoice::Auto,
+        }
     }
 
     /// Sets the system prompt.
@@ -120,6 +143,12 @@ impl<'a> Request<'a> {
     /// Sets the reasoning effort.
     pub fn with_reasoning(mut self, reasoning: ReasoningEffort) -> Self {
         self.reasoning = reasoning;
+        self
+    }
+
+    /// Sets the tool choice.
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice<'a>) -> Self {
+        self.tool_choice = tool_choice;
         self
     }
 }

@@ -2,7 +2,9 @@
 //! conversation is made to serialize it).
 
 use crate::config::AnthropicConfig;
-use octo_agent::{ContentBlock, ImageSource, Message, ReasoningEffort, Request, Role, ToolResultPart};
+use octo_agent::{
+    ContentBlock, ImageSource, Message, ReasoningEffort, Request, Role, ToolChoice, ToolResultPart,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,7 +18,7 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tool_choice: Option<Kind>,
+    tool_choice: Option<Choice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -36,6 +38,14 @@ struct SystemBlock<'a> {
     kind: &'static str,
     text: &'a str,
     cache_control: Kind,
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -272,7 +282,12 @@ pub(crate) fn build(
     if caching {
         mark_message_breakpoints(&mut msgs);
     }
-    let tool_choice = (!tools.is_empty()).then_some(Kind { kind: "auto" });
+    let tool_choice = (!tools.is_empty()).then(|| match req.tool_choice {
+        ToolChoice::Auto => Choice { kind: "auto", name: None },
+        ToolChoice::Any => Choice { kind: "any", name: None },
+        ToolChoice::None => Choice { kind: "none", name: None },
+        ToolChoice::Tool(name) => Choice { kind: "tool", name: Some(name) },
+    });
     let body =
         Body { model: &cfg.model, max_tokens, system, messages: msgs, tools, tool_choice, thinking, stream };
     serde_json::to_vec(&body)

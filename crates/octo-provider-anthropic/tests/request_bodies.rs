@@ -141,6 +141,26 @@ async fn caching_off_and_no_system() {
     insta::assert_json_snapshot!("caching_off", body);
 }
 
+#[tokio::test]
+async fn tool_choice_maps_to_the_wire() {
+    let h = vec![Message::user("Hi")];
+    let t = tools();
+    let forced = body_for(
+        |_| {},
+        Request::new(&h).with_tools(&t).with_tool_choice(ToolChoice::Tool("terminal")),
+        true,
+    )
+    .await;
+    assert_eq!(forced["tool_choice"], json!({"type": "tool", "name": "terminal"}));
+    let any = body_for(|_| {}, Request::new(&h).with_tools(&t).with_tool_choice(ToolChoice::Any), true).await;
+    assert_eq!(any["tool_choice"], json!({"type": "any"}));
+    let none =
+        body_for(|_| {}, Request::new(&h).with_tools(&t).with_tool_choice(ToolChoice::None), true).await;
+    assert_eq!(none["tool_choice"], json!({"type": "none"}));
+    let no_tools = body_for(|_| {}, Request::new(&h).with_tool_choice(ToolChoice::Any), true).await;
+    assert!(no_tools.get("tool_choice").is_none(), "no tools, no tool_choice");
+}
+
 #[test]
 fn thinking_budgets_per_effort() {
     use octo_provider_anthropic::thinking_budget;
