@@ -282,7 +282,7 @@ pub(crate) fn build(
     if caching {
         mark_message_breakpoints(&mut msgs);
     }
-    let tool_choice = (!tools.is_empty()).then(|| match req.tool_choice {
+    let tool_choice = (!tools.is_empty()).then_some(match req.tool_choice {
         ToolChoice::Auto => Choice { kind: "auto", name: None },
         ToolChoice::Any => Choice { kind: "any", name: None },
         ToolChoice::None => Choice { kind: "none", name: None },

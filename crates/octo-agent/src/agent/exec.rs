@@ -179,12 +179,15 @@ async fn run_tool(
 ) -> ToolOutput {
     let fut = AssertUnwindSafe(tool.execute(call.input.clone(), ctx)).catch_unwind();
     tokio::pin!(fut);
+    // Cancellation is checked first: a tool that returns because it saw the token fire is an
+    // interrupted call, whichever branch would have been polled first.
     let outcome = tokio::select! {
-        r = &mut fut => r,
+        biased;
         () = cancel.cancelled() => match tokio::time::timeout(CANCEL_GRACE, &mut fut).await {
             Ok(r) => r.map(mark_interrupted),
             Err(_) => Ok(ToolOutput::error("interrupted by the user before the tool finished")),
         },
+        r = &mut fut => r,
     };
     outcome.unwrap_or_else(|panic| {
         let what = panic
