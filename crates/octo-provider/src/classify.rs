@@ -197,6 +197,10 @@ pub fn is_context_overflow(message: &str) -> bool {
         "exceeds the model's maximum",
         "exceed context limit",
         "tokens exceeds",
+        "range of input length",
+        "exceeded model token limit",
+        "prompt exceeds max length",
+        "exceeds the available context size",
     ]
     .iter()
     .any(|p| m.contains(p))
@@ -314,9 +318,18 @@ mod tests {
             classify(413, "request entity too large"),
             ProviderError::ContextTooLong { deficit: None, .. }
         ));
+        for wording in [
+            "Range of input length should be [1, 98304]",
+            "Invalid request: Your request exceeded model token limit: 262144",
+            "Prompt exceeds max length",
+            "the request exceeds the available context size, try increasing it",
+        ] {
+            let e = classify(400, &format!(r#"{{"error":{{"message":"{wording}"}}}}"#));
+            assert!(matches!(e, ProviderError::ContextTooLong { .. }), "{wording}: {e:?}");
+        }
         let q = classify(
             400,
-            r#"{"error":{"message":"Range of input length should be [1, 98304]","code":"InvalidParameter"}}"#,
+            r#"{"error":{"message":"temperature must be between 0 and 2","code":"invalid_value"}}"#,
         );
         assert!(matches!(q, ProviderError::InvalidRequest { .. }), "not every 400 is an overflow");
     }
