@@ -17,7 +17,7 @@ enum Open {
 }
 
 /// Turns Anthropic's event stream into [`StreamEvent`]s.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct AnthropicParser {
     endpoint: Arc<EndpointInfo>,
     secret: Option<Arc<str>>,

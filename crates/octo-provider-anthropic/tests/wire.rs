@@ -263,9 +263,20 @@ async fn truncated_stream_is_a_transport_error() {
 }
 
 #[tokio::test]
-async fn an_empty_body_is_a_clear_error() {
-    let (err, _) = turn_error(vec![Scripted::sse("")]).await;
+async fn an_empty_body_is_retried_then_a_clear_error() {
+    let (err, n) = turn_error(vec![Scripted::sse(""), Scripted::sse(""), Scripted::sse("")]).await;
     assert!(err.to_string().contains("empty response"), "{err}");
+    assert_eq!(n, 3);
+}
+
+#[tokio::test]
+async fn an_overload_event_before_any_content_is_retried() {
+    let overloaded = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    let llm =
+        start(vec![Scripted::sse(overloaded), Scripted::sse(Reply::new().text("recovered").sse())]).await;
+    let mut a = agent(sender(&llm.uri()));
+    assert_eq!(a.turn(Message::user("hi"), CancellationToken::new()).await.unwrap().text, "recovered");
+    assert_eq!(llm.requests().await.len(), 2);
 }
 
 #[tokio::test]

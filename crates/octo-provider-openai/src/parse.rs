@@ -37,7 +37,7 @@ fn error_parts(v: &Value) -> (String, String) {
 }
 
 /// Turns a stream of chunks into [`StreamEvent`]s.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct OpenAiParser {
     endpoint: Arc<EndpointInfo>,
     secret: Option<Arc<str>>,

@@ -91,7 +91,11 @@ pub fn classify_http(
     let retry_after = retry_after_from_headers(headers);
     let name = &endpoint.name;
 
-    if status == 413 || code == "context_length_exceeded" || is_context_overflow(&message) {
+    // Overflow wordings are trusted only on statuses that mean "your request is wrong": a 429 or
+    // 5xx that happens to mention "context length" must stay retryable.
+    let request_error = matches!(status, 400 | 413 | 422);
+    if status == 413 || code == "context_length_exceeded" || (request_error && is_context_overflow(&message))
+    {
         return ProviderError::ContextTooLong { deficit: overflow_deficit(&message), message };
     }
     if kind == "overloaded_error" || status == 529 || status == 503 {
@@ -201,6 +205,7 @@ pub fn is_context_overflow(message: &str) -> bool {
         "exceeded model token limit",
         "prompt exceeds max length",
         "exceeds the available context size",
+        "exceed context limit",
     ]
     .iter()
     .any(|p| m.contains(p))
@@ -211,6 +216,16 @@ pub fn is_context_overflow(message: &str) -> bool {
 /// resulted in 130000 tokens" (OpenAI and compatibles).
 pub fn overflow_deficit(message: &str) -> Option<u64> {
     let m = message.to_ascii_lowercase();
+    // "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000"
+    if let (Some(plus), Some(gt)) = (m.find(" + "), m.rfind(" > ")) {
+        if plus < gt {
+            if let (Some(a), Some(b), Some(c)) =
+                (last_number(&m[..plus]), first_number(&m[plus + 3..gt]), first_number(&m[gt + 3..]))
+            {
+                return (a + b).checked_sub(c);
+            }
+        }
+    }
     if let Some(i) = m.find(" tokens > ") {
         let used = last_number(&m[..i])?;
         let limit = first_number(&m[i + 10..])?;
@@ -238,9 +253,11 @@ fn first_number(s: &str) -> Option<u64> {
 }
 
 fn last_number(s: &str) -> Option<u64> {
-    let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
-    let start = s[..end].rfind(|c: char| !(c.is_ascii_digit() || c == ',')).map(|i| i + 1).unwrap_or(0);
-    s[start..end].replace(',', "").parse().ok()
+    // Digits and commas are ASCII, so scanning bytes never splits a character.
+    let b = s.as_bytes();
+    let end = b.iter().rposition(u8::is_ascii_digit)? + 1;
+    let start = b[..end].iter().rposition(|c| !(c.is_ascii_digit() || *c == b',')).map_or(0, |i| i + 1);
+    s.get(start..end)?.replace(',', "").parse().ok()
 }
 
 /// Replaces every occurrence of `secret` in `text` with `***`.
@@ -393,6 +410,29 @@ mod tests {
             ),
             ProviderError::ContextTooLong { deficit: Some(1), .. }
         ));
+    }
+
+    #[test]
+    fn multibyte_text_around_numbers_never_panics() {
+        assert_eq!(overflow_deficit("prompt is too long：208000 tokens > 200000 maximum"), Some(8000));
+        assert_eq!(last_number("208\u{a0}000"), Some(0));
+        assert_eq!(last_number("合计：12"), Some(12));
+        let _ = overflow_deficit("上下文：\u{a0}9 tokens > ８ maximum");
+    }
+
+    #[test]
+    fn max_tokens_overflow_form_gives_the_deficit() {
+        let msg = "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again";
+        assert!(is_context_overflow(msg));
+        assert_eq!(overflow_deficit(msg), Some(9573));
+    }
+
+    #[test]
+    fn overflow_wording_on_a_retryable_status_stays_retryable() {
+        let e = classify(503, r#"{"error":{"message":"too many tokens in flight, try again"}}"#);
+        assert!(e.is_retryable(), "{e:?}");
+        let e = classify(429, r#"{"error":{"message":"too many tokens per minute"}}"#);
+        assert!(matches!(e, ProviderError::RateLimited { .. }), "{e:?}");
     }
 
     #[test]

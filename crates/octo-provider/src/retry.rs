@@ -70,11 +70,8 @@ pub fn parse_retry_after(value: &str, millis: bool) -> Option<Duration> {
     let v = value.trim();
     if let Ok(n) = v.parse::<f64>() {
         if n.is_finite() && n >= 0.0 {
-            return Some(if millis {
-                Duration::from_secs_f64(n / 1000.0)
-            } else {
-                Duration::from_secs_f64(n)
-            });
+            // try_: an absurd value (1e30) must not panic; it is simply not a usable hint.
+            return Duration::try_from_secs_f64(if millis { n / 1000.0 } else { n }).ok();
         }
         return None;
     }
@@ -146,6 +143,8 @@ mod tests {
         assert_eq!(parse_retry_after(" 1.5 ", false), Some(Duration::from_millis(1500)));
         assert_eq!(parse_retry_after("250", true), Some(Duration::from_millis(250)));
         assert_eq!(parse_retry_after("-3", false), None);
+        assert_eq!(parse_retry_after("1e30", false), None);
+        assert_eq!(parse_retry_after("1e30", true), None);
         assert_eq!(parse_retry_after("soon", false), None);
         assert_eq!(
             parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", false),

@@ -16,7 +16,7 @@ use std::time::Duration;
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Turns one protocol's SSE events into normalized stream events.
-pub trait StreamParser: Send + 'static {
+pub trait StreamParser: Clone + Send + 'static {
     /// Handles one SSE event, pushing what it means onto `out`. An `Err` ends the stream.
     fn event(&mut self, event: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError>;
 
@@ -105,13 +105,29 @@ impl Transport {
                 }
             }
         };
-        let resp = sent.map_err(|e| classify_transport(&e, &self.endpoint, self.secret()))?;
+        let resp = sent.map_err(|e| {
+            let err = classify_transport(&e, &self.endpoint, self.secret());
+            if buffered && e.is_timeout() {
+                // The whole generation ran out of time; sending it again would likely do the same
+                // (and may be billed twice).
+                return ProviderError::Server {
+                    status: None,
+                    message: format!(
+                        "{err} (no complete response within {}s)",
+                        self.request_timeout.as_secs()
+                    ),
+                };
+            }
+            err
+        })?;
         let status = resp.status();
         if status.is_success() {
             return Ok(resp);
         }
         let headers = resp.headers().clone();
-        let body = read_capped(resp, MAX_ERROR_BODY).await;
+        // A gateway can send an error head and then a body that never ends: bound the read.
+        let body =
+            tokio::time::timeout(self.stall, read_capped(resp, MAX_ERROR_BODY)).await.unwrap_or_default();
         Err(classify_http(status.as_u16(), &headers, &body, &self.endpoint, self.secret()))
     }
 
@@ -127,6 +143,7 @@ impl Transport {
             };
             match result {
                 Ok(body) => return Ok(body),
+                Err(e) if is_whole_response_timeout(&e) => return Err(e),
                 Err(e) => match self.retry.delay_before(attempt + 1, &e) {
                     Some(delay) => {
                         tokio::time::sleep(delay).await;
@@ -146,7 +163,10 @@ impl Transport {
         let driver = Driver {
             transport: self.clone(),
             req,
+            fresh: parser.clone(),
             parser,
+            content_seen: false,
+            attempt: 1,
             state: State::Connect { attempt: 1 },
             queue: VecDeque::new(),
             scratch: Vec::new(),
@@ -157,6 +177,10 @@ impl Transport {
             Some((item, d))
         }))
     }
+}
+
+fn is_whole_response_timeout(e: &ProviderError) -> bool {
+    matches!(e, ProviderError::Server { status: None, message } if message.contains("no complete response within"))
 }
 
 async fn read_capped(resp: reqwest::Response, cap: usize) -> Vec<u8> {
@@ -182,7 +206,14 @@ enum State {
 struct Driver<P> {
     transport: Transport,
     req: PreparedRequest,
+    /// The parser as it was before the first byte, to start over on a retry.
+    fresh: P,
     parser: P,
+    /// Whether anything the user sees (not usage, not retry notices) has been produced: after
+    /// that, a failure is reported rather than retried.
+    content_seen: bool,
+    /// The attempt in progress.
+    attempt: u32,
     state: State,
     queue: VecDeque<Result<StreamEvent, ProviderError>>,
     scratch: Vec<StreamEvent>,
@@ -201,39 +232,34 @@ impl<P: StreamParser> Driver<P> {
                     tokio::time::sleep(delay).await;
                     self.state = State::Connect { attempt };
                 }
-                State::Connect { attempt } => match self.transport.attempt(&self.req, false).await {
-                    Ok(resp) => {
-                        self.state =
-                            State::Open { body: resp.bytes_stream().boxed(), decoder: SseDecoder::new() }
-                    }
-                    Err(e) => match self.transport.retry.delay_before(attempt + 1, &e) {
-                        Some(delay) => {
-                            self.queue.push_back(Ok(StreamEvent::Retry {
-                                attempt: attempt + 1,
-                                max_attempts: self.transport.retry.max_attempts,
-                                delay,
-                                reason: e.to_string(),
-                            }));
-                            self.state = State::Wait { attempt: attempt + 1, delay };
+                State::Connect { attempt } => {
+                    self.attempt = attempt;
+                    match self.transport.attempt(&self.req, false).await {
+                        Ok(resp) => {
+                            self.parser = self.fresh.clone();
+                            self.state =
+                                State::Open { body: resp.bytes_stream().boxed(), decoder: SseDecoder::new() }
                         }
-                        None => self.queue.push_back(Err(e)),
-                    },
-                },
+                        Err(e) => self.fail(e),
+                    }
+                }
                 State::Open { mut body, mut decoder } => {
                     let stall = self.transport.stall;
                     match tokio::time::timeout(stall, body.next()).await {
-                        Err(_) => self.queue.push_back(Err(ProviderError::Transport {
-                            message: format!(
-                                "endpoint `{}` stopped sending for {}s mid-response (stalled stream)",
-                                self.transport.endpoint.name,
-                                stall.as_secs()
-                            ),
-                        })),
-                        Ok(Some(Err(e))) => self.queue.push_back(Err(classify_transport(
-                            &e,
-                            &self.transport.endpoint,
-                            self.transport.secret(),
-                        ))),
+                        Err(_) => {
+                            let e = ProviderError::Transport {
+                                message: format!(
+                                    "endpoint `{}` stopped sending for {}s mid-response (stalled stream)",
+                                    self.transport.endpoint.name,
+                                    stall.as_secs()
+                                ),
+                            };
+                            self.fail(e);
+                        }
+                        Ok(Some(Err(e))) => {
+                            let e = classify_transport(&e, &self.transport.endpoint, self.transport.secret());
+                            self.fail(e);
+                        }
                         Ok(Some(Ok(chunk))) => {
                             decoder.feed(&chunk, &mut self.sse);
                             if self.parse_pending() {
@@ -245,10 +271,10 @@ impl<P: StreamParser> Driver<P> {
                             if self.parse_pending() {
                                 let mut out = std::mem::take(&mut self.scratch);
                                 let end = self.parser.end(&mut out);
-                                self.queue.extend(out.drain(..).map(Ok));
+                                self.enqueue(&mut out);
                                 self.scratch = out;
                                 if let Err(e) = end {
-                                    self.queue.push_back(Err(e));
+                                    self.fail(e);
                                 }
                             }
                         }
@@ -262,21 +288,54 @@ impl<P: StreamParser> Driver<P> {
     /// closing event not yet seen).
     fn parse_pending(&mut self) -> bool {
         let mut out = std::mem::take(&mut self.scratch);
-        let mut ok = true;
-        for ev in self.sse.drain(..) {
+        let mut sse = std::mem::take(&mut self.sse);
+        let mut failed = None;
+        for ev in sse.drain(..) {
             if self.parser.finished() {
                 break;
             }
             if let Err(e) = self.parser.event(ev, &mut out) {
-                self.queue.extend(out.drain(..).map(Ok));
-                self.queue.push_back(Err(e));
-                ok = false;
+                failed = Some(e);
                 break;
             }
         }
-        self.sse.clear();
-        self.queue.extend(out.drain(..).map(Ok));
+        sse.clear();
+        self.sse = sse;
+        self.enqueue(&mut out);
         self.scratch = out;
-        ok && !self.parser.finished()
+        match failed {
+            Some(e) => {
+                self.fail(e);
+                false
+            }
+            None => !self.parser.finished(),
+        }
+    }
+
+    fn enqueue(&mut self, out: &mut Vec<StreamEvent>) {
+        for ev in out.drain(..) {
+            if !matches!(ev, StreamEvent::Usage(_) | StreamEvent::Retry { .. }) {
+                self.content_seen = true;
+            }
+            self.queue.push_back(Ok(ev));
+        }
+    }
+
+    /// Handles a failure of the current attempt: retry when nothing visible has been produced
+    /// and the error is retryable, else report it. The state is `Done` unless a retry is set up.
+    fn fail(&mut self, e: ProviderError) {
+        let next = self.attempt + 1;
+        match (self.content_seen, self.transport.retry.delay_before(next, &e)) {
+            (false, Some(delay)) => {
+                self.queue.push_back(Ok(StreamEvent::Retry {
+                    attempt: next,
+                    max_attempts: self.transport.retry.max_attempts,
+                    delay,
+                    reason: e.to_string(),
+                }));
+                self.state = State::Wait { attempt: next, delay };
+            }
+            _ => self.queue.push_back(Err(e)),
+        }
     }
 }

@@ -11,7 +11,7 @@ use octo_testkit::{MockLlm, Scripted};
 use std::time::Duration;
 
 /// Passes `data` through as text; `[END]` closes the stream.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Echo {
     done: bool,
 }
@@ -185,6 +185,38 @@ async fn buffered_post_retries_and_returns_the_body() {
     let body = t.post_json(&req(&llm.uri())).await.unwrap();
     assert_eq!(&body[..], br#"{"ok":true}"#);
     assert_eq!(llm.requests().await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_failure_before_any_content_is_retried_with_a_fresh_parser() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse("event: error\ndata: overloaded\n\n"),
+        Scripted::sse(""),
+        Scripted::sse("data: fine\n\ndata: [END]\n\n"),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(4), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    let items: Vec<StreamEvent> = items.into_iter().map(Result::unwrap).collect();
+    assert!(matches!(&items[0], StreamEvent::Retry { attempt: 2, .. }));
+    assert!(
+        matches!(&items[1], StreamEvent::Retry { attempt: 3, reason, .. } if reason.contains("before [END]"))
+    );
+    assert_eq!(items[2], StreamEvent::TextDelta("fine".into()));
+    assert_eq!(llm.requests().await.len(), 3);
+}
+
+#[tokio::test]
+async fn an_error_body_that_never_ends_does_not_hang() {
+    let mut resp =
+        b"HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n"
+            .to_vec();
+    resp.extend(raw::chunk("upstream is"));
+    let base = raw::serve(resp, After::Hang(Duration::from_secs(30))).await.unwrap();
+    let t = transport(&base, RetryPolicy::none(), Duration::from_millis(300));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert!(matches!(&items[0], Err(ProviderError::Server { status: Some(502), .. })), "{items:?}");
 }
 
 #[tokio::test]
