@@ -193,6 +193,17 @@ impl ApprovalBroker {
     }
 }
 
+struct Forget<'a> {
+    broker: &'a ApprovalBroker,
+    id: &'a str,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.broker.forget(self.id);
+    }
+}
+
 /// The per-turn link to the front end: where events go and how approvals are answered.
 #[derive(Debug)]
 pub(crate) struct TurnChannel {
@@ -228,15 +239,15 @@ impl TurnChannel {
             return ApprovalDecision::Deny { message: Some(NO_FRONT_END.into()) };
         }
         let (id, rx) = self.broker.register();
+        // However this wait ends — answer, cancellation, or the turn being dropped — the id
+        // leaves the pending set.
+        let _forget = Forget { broker: &self.broker, id: &id };
         self.emit(AgentEvent::ApprovalRequired { approval_id: id.clone(), request });
         let decision = tokio::select! {
             answer = rx => answer.unwrap_or(ApprovalDecision::Deny { message: Some("the approval was dropped".into()) }),
-            () = cancel.cancelled() => {
-                self.broker.forget(&id);
-                ApprovalDecision::Deny { message: Some("the turn was cancelled".into()) }
-            }
+            () = cancel.cancelled() => ApprovalDecision::Deny { message: Some("the turn was cancelled".into()) },
         };
-        self.emit(AgentEvent::ApprovalResolved { approval_id: id, decision: decision.clone() });
+        self.emit(AgentEvent::ApprovalResolved { approval_id: id.clone(), decision: decision.clone() });
         decision
     }
 }

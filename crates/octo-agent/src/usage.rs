@@ -28,12 +28,12 @@ pub struct Usage {
 impl Usage {
     /// How much of the context window the prompt occupied: every prompt bucket.
     pub fn context_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+        self.input_tokens.saturating_add(self.cache_read_tokens).saturating_add(self.cache_write_tokens)
     }
 
     /// All tokens, prompt and output.
     pub fn total_tokens(&self) -> u64 {
-        self.context_tokens() + self.output_tokens
+        self.context_tokens().saturating_add(self.output_tokens)
     }
 
     /// Whether nothing was counted.
@@ -45,11 +45,12 @@ impl Usage {
 impl Add for Usage {
     type Output = Usage;
     fn add(self, rhs: Usage) -> Usage {
+        // Saturating: a gateway reporting garbage must not crash a debug build.
         Usage {
-            input_tokens: self.input_tokens + rhs.input_tokens,
-            output_tokens: self.output_tokens + rhs.output_tokens,
-            cache_read_tokens: self.cache_read_tokens + rhs.cache_read_tokens,
-            cache_write_tokens: self.cache_write_tokens + rhs.cache_write_tokens,
+            input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
+            cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
+            cache_write_tokens: self.cache_write_tokens.saturating_add(rhs.cache_write_tokens),
         }
     }
 }

@@ -629,3 +629,165 @@ async fn dropping_the_stream_mid_tool_leaves_no_dangling_tool_use() {
     assert_eq!(agent.history(), before.as_slice());
     assert_consistent(agent.history());
 }
+
+/// Asks about calls whose `text` is "ask"; records what it is told to remember.
+#[derive(Default)]
+struct AskSome {
+    remembered: std::sync::Mutex<Vec<ApprovalDecision>>,
+}
+
+impl PermissionGate for AskSome {
+    fn check(&self, q: &PermissionQuery<'_>) -> PermissionDecision {
+        if q.input["text"] == "ask" {
+            PermissionDecision::Ask { summary: None, reason: Some("test".into()) }
+        } else {
+            PermissionDecision::Allow
+        }
+    }
+    fn remember(&self, _q: &PermissionQuery<'_>, d: &ApprovalDecision) {
+        self.remembered.lock().unwrap().push(d.clone());
+    }
+}
+
+#[tokio::test]
+async fn cancelling_during_an_approval_runs_nothing_and_remembers_nothing() {
+    let log = Log::default();
+    let sender = Scripted::new(vec![tools(&[
+        ("a", "read", r#"{"text":"free"}"#),
+        ("b", "read", r#"{"text":"ask"}"#),
+    ])]);
+    let gate = Arc::new(AskSome::default());
+    let mut agent = Agent::builder(sender)
+        .tools(registry(vec![TestTool::new("read", true, &log)]))
+        .permission_gate(gate.clone())
+        .build();
+    let cancel = CancellationToken::new();
+    let events = {
+        let mut stream = agent.turn_stream(Message::user("go"), cancel.clone());
+        let mut events = Vec::new();
+        while let Some(e) = stream.next().await {
+            if matches!(e, AgentEvent::ApprovalRequired { .. }) {
+                cancel.cancel();
+            }
+            events.push(e);
+        }
+        events
+    };
+    assert!(log.take().is_empty(), "the already-allowed call must not start after cancellation");
+    assert!(!events.iter().any(|e| matches!(e, AgentEvent::ToolCallStart { .. })));
+    assert!(gate.remembered.lock().unwrap().is_empty());
+    let h = agent.history();
+    assert_consistent(h);
+    assert!(result_text(&h[2].content[0]).0.contains("not run"));
+}
+
+#[tokio::test]
+async fn dropping_the_stream_withdraws_pending_approvals() {
+    let log = Log::default();
+    let sender = Scripted::new(vec![tools(&[("b", "read", r#"{"text":"ask"}"#)])]);
+    let mut agent = Agent::builder(sender)
+        .tools(registry(vec![TestTool::new("read", true, &log)]))
+        .permission_gate(Arc::new(AskSome::default()))
+        .build();
+    let broker = agent.approvals();
+    {
+        let mut stream = agent.turn_stream(Message::user("go"), CancellationToken::new());
+        while let Some(e) = stream.next().await {
+            if matches!(e, AgentEvent::ApprovalRequired { .. }) {
+                assert_eq!(broker.pending().len(), 1);
+                break;
+            }
+        }
+    }
+    assert!(broker.pending().is_empty(), "no ghost approvals after the turn is gone");
+    assert!(agent.history().is_empty());
+}
+
+struct Spawner(Log);
+
+#[async_trait]
+impl ToolExecutor for Spawner {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new("spawn", "starts background work", json!({"type": "object"}))
+    }
+    async fn execute(&self, _input: Value, ctx: &ToolContext) -> ToolOutput {
+        let token = ctx.cancel().clone();
+        let log = self.0.clone();
+        tokio::spawn(async move {
+            token.cancelled().await;
+            log.push("background stopped");
+        });
+        ToolOutput::text("started")
+    }
+}
+
+#[tokio::test]
+async fn work_a_tool_started_is_told_to_stop_when_the_turn_ends() {
+    let log = Log::default();
+    let sender = Scripted::new(vec![tools(&[("s", "spawn", "{}")]), text("done")]);
+    let mut reg = ToolRegistry::new();
+    reg.register(Arc::new(Spawner(log.clone())));
+    let mut agent = Agent::builder(sender).tools(reg).build();
+    agent.turn(Message::user("go"), CancellationToken::new()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while log.0.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(log.take(), ["background stopped"]);
+}
+
+#[tokio::test]
+async fn max_turns_outcome_carries_the_last_assistant_text() {
+    let log = Log::default();
+    let sender = Scripted::new(vec![tools(&[("t", "read", r#"{"text":"x"}"#)])]);
+    let mut agent =
+        Agent::builder(sender).tools(registry(vec![TestTool::new("read", true, &log)])).max_turns(1).build();
+    let out = agent.turn(Message::user("go"), CancellationToken::new()).await.unwrap();
+    assert_eq!(out.reason, TurnEndReason::MaxTurns);
+    assert_eq!(out.text, "working on it");
+}
+
+#[tokio::test]
+async fn buffered_responses_with_unparseable_arguments_get_an_error_result() {
+    struct Buffered(std::sync::Mutex<Vec<Response>>);
+    #[async_trait]
+    impl Sender for Buffered {
+        fn name(&self) -> &str {
+            "buffered"
+        }
+        async fn send(&self, _r: Request<'_>) -> Result<Response, ProviderError> {
+            Ok(self.0.lock().unwrap().remove(0))
+        }
+        fn as_tool(&self) -> Option<&dyn ToolSender> {
+            Some(self)
+        }
+    }
+    #[async_trait]
+    impl ToolSender for Buffered {
+        async fn send_with_tools(&self, r: Request<'_>) -> Result<Response, ProviderError> {
+            self.send(r).await
+        }
+    }
+    let bad = Message::new(
+        Role::Assistant,
+        vec![ContentBlock::ToolUse { id: "x".into(), name: "read".into(), input: json!("{\"text\": oops") }],
+    );
+    let sender = Arc::new(Buffered(std::sync::Mutex::new(vec![
+        Response { message: bad, usage: Usage::default(), stop_reason: StopReason::ToolUse },
+        Response {
+            message: Message::assistant("ok"),
+            usage: Usage::default(),
+            stop_reason: StopReason::EndTurn,
+        },
+    ])));
+    let log = Log::default();
+    let mut agent = Agent::builder(sender).tools(registry(vec![TestTool::new("read", true, &log)])).build();
+    agent.turn(Message::user("go"), CancellationToken::new()).await.unwrap();
+    assert!(log.take().is_empty());
+    assert_eq!(agent.history()[1].tool_uses().next().unwrap().input, &json!({}));
+    let (t, e) = result_text(&agent.history()[2].content[0]);
+    assert!(e && t.contains("not valid JSON"), "{t}");
+}

@@ -7,6 +7,7 @@ use octo_agent::{
 };
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -82,7 +83,7 @@ struct WireMsg<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Out<'a> {
     Text {
-        text: &'a str,
+        text: Cow<'a, str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<Kind>,
     },
@@ -152,10 +153,42 @@ impl Out<'_> {
     }
 }
 
+/// Tool blocks rewritten as text, for requests that carry no tool definitions: Anthropic (and
+/// gateways in front of other clouds) reject `tool_use`/`tool_result` blocks without them.
+fn flattened(block: &ContentBlock) -> Option<Vec<Out<'_>>> {
+    Some(match block {
+        ContentBlock::ToolUse { name, input, .. } => {
+            vec![Out::Text {
+                text: Cow::Owned(format!("[called tool `{name}` with {input}]")),
+                cache_control: None,
+            }]
+        }
+        ContentBlock::ToolResult { content, is_error, .. } => {
+            let mut out = vec![Out::Text {
+                text: Cow::Borrowed(if *is_error { "[tool result (error)]" } else { "[tool result]" }),
+                cache_control: None,
+            }];
+            for p in content {
+                out.push(match p {
+                    ToolResultPart::Text { text } if text.is_empty() => continue,
+                    ToolResultPart::Text { text } => {
+                        Out::Text { text: Cow::Borrowed(text), cache_control: None }
+                    }
+                    ToolResultPart::Image { source } => {
+                        Out::Image { source: image(source), cache_control: None }
+                    }
+                });
+            }
+            out
+        }
+        _ => return None,
+    })
+}
+
 fn convert(block: &ContentBlock) -> Option<Out<'_>> {
     Some(match block {
         ContentBlock::Text { text } if text.is_empty() => return None,
-        ContentBlock::Text { text } => Out::Text { text, cache_control: None },
+        ContentBlock::Text { text } => Out::Text { text: Cow::Borrowed(text), cache_control: None },
         // Reasoning without a signature (from another provider) cannot be verified: leave it out.
         ContentBlock::Thinking { thinking, signature: Some(signature) } => {
             Out::Thinking { thinking, signature }
@@ -183,14 +216,17 @@ fn convert(block: &ContentBlock) -> Option<Out<'_>> {
 
 /// Converts the history, merging consecutive messages of one role (some compatible endpoints
 /// reject them) and dropping empty ones.
-fn messages(history: &[Message]) -> Vec<WireMsg<'_>> {
+fn messages(history: &[Message], flatten_tools: bool) -> Vec<WireMsg<'_>> {
     let mut out: Vec<WireMsg<'_>> = Vec::with_capacity(history.len());
     for m in history {
         let role = match m.role {
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        let blocks = m.content.iter().filter_map(convert);
+        let blocks = m.content.iter().flat_map(|b| match flatten_tools.then(|| flattened(b)).flatten() {
+            Some(flat) => flat,
+            None => convert(b).into_iter().collect(),
+        });
         match out.last_mut() {
             Some(last) if last.role == role => last.content.extend(blocks),
             _ => {
@@ -235,6 +271,50 @@ pub fn thinking_budget(effort: ReasoningEffort) -> Option<u32> {
 /// Anthropic's smallest allowed thinking budget.
 const MIN_BUDGET: u32 = 1_024;
 
+/// The output cap octo asks for when none is configured.
+///
+/// Newer Claude models reject a request whose prompt plus `max_tokens` exceeds the context window,
+/// so asking for the model's full output cap would shrink the usable prompt by that much. octo
+/// asks for at most 32,000 tokens, and less when the prompt (estimated at about 4 characters a
+/// token) leaves less room.
+const DEFAULT_OUTPUT_CAP: u32 = 32_000;
+
+fn default_max_tokens(req: &Request<'_>, cfg: &AnthropicConfig) -> u32 {
+    let wanted = cfg.model_info.max_output.clamp(MIN_BUDGET, DEFAULT_OUTPUT_CAP);
+    let room = cfg.model_info.context_window.saturating_sub(estimate_prompt_tokens(req) + 1_024);
+    u32::try_from(room).unwrap_or(u32::MAX).clamp(MIN_BUDGET, wanted)
+}
+
+/// A cheap estimate of a request's prompt tokens: about 4 characters a token, and a flat 1,600
+/// per image.
+pub(crate) fn estimate_prompt_tokens(req: &Request<'_>) -> u64 {
+    let mut chars = req.system.map_or(0, str::len);
+    let mut images = 0u64;
+    for t in req.tools {
+        chars += t.name.len() + t.description.len() + t.input_schema.to_string().len();
+    }
+    for m in req.messages {
+        for b in &m.content {
+            match b {
+                ContentBlock::Text { text } => chars += text.len(),
+                ContentBlock::Thinking { thinking, .. } => chars += thinking.len(),
+                ContentBlock::RedactedThinking { data } => chars += data.len(),
+                ContentBlock::ToolUse { input, .. } => chars += input.to_string().len(),
+                ContentBlock::ToolResult { content, .. } => {
+                    for p in content {
+                        match p {
+                            ToolResultPart::Text { text } => chars += text.len(),
+                            ToolResultPart::Image { .. } => images += 1,
+                        }
+                    }
+                }
+                ContentBlock::Image { .. } => images += 1,
+            }
+        }
+    }
+    chars as u64 / 4 + images * 1_600
+}
+
 /// Serializes the request body.
 pub(crate) fn build(
     req: &Request<'_>,
@@ -242,14 +322,23 @@ pub(crate) fn build(
     stream: bool,
     with_tools: bool,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    let model_max = cfg.model_info.max_output.max(1);
-    let mut max_tokens = req.max_tokens.or(cfg.max_tokens).unwrap_or(model_max);
-    let thinking = thinking_budget(req.reasoning).map(|budget| {
-        // The budget must stay below max_tokens and leave room for the answer.
-        if max_tokens <= budget {
-            max_tokens = budget.saturating_add(8_192).min(model_max.max(budget + MIN_BUDGET));
+    let model_max = cfg.model_info.max_output.max(MIN_BUDGET);
+    let mut max_tokens = match req.max_tokens.or(cfg.max_tokens) {
+        Some(explicit) => explicit,
+        None => default_max_tokens(req, cfg),
+    };
+    let thinking = thinking_budget(req.reasoning).map(|wanted| {
+        // The budget must stay below max_tokens (leaving room for the answer), and max_tokens
+        // within the model's cap.
+        if max_tokens <= wanted {
+            max_tokens = wanted.saturating_add(8_192);
         }
-        let budget = budget.min(max_tokens.saturating_sub(MIN_BUDGET)).max(MIN_BUDGET);
+        max_tokens = max_tokens.min(model_max);
+        let budget = wanted.min(max_tokens.saturating_sub(MIN_BUDGET)).max(MIN_BUDGET);
+        if max_tokens <= budget {
+            // Only for models whose cap is below two minimum budgets.
+            max_tokens = budget + MIN_BUDGET;
+        }
         Thinking { kind: "enabled", budget_tokens: budget }
     });
     let caching = cfg.prompt_caching;
@@ -278,7 +367,8 @@ pub(crate) fn build(
             last.cache_control = Some(EPHEMERAL);
         }
     }
-    let mut msgs = messages(req.messages);
+    // Without tool definitions, earlier tool calls are sent as text (see `flattened`).
+    let mut msgs = messages(req.messages, tools.is_empty());
     if caching {
         mark_message_breakpoints(&mut msgs);
     }

@@ -4,7 +4,7 @@ use crate::wire::{WireBlock, WireEvent};
 use octo_agent::{ContentBlock, Message, ProviderError, Response, Role, StopReason, StreamEvent, Usage};
 use octo_provider::classify::classify_stream_error;
 use octo_provider::sse::SseEvent;
-use octo_provider::{EndpointInfo, StreamParser};
+use octo_provider::{synthetic_tool_id, EndpointInfo, StreamParser};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -75,7 +75,8 @@ impl AnthropicParser {
                 self.tools += 1;
                 out.push(StreamEvent::ToolUseStart {
                     index: i,
-                    id: block.id.unwrap_or_default(),
+                    // An empty id would poison every later request of the session.
+                    id: block.id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthetic_tool_id("toolu")),
                     name: block.name.unwrap_or_default(),
                 });
                 // Streaming sends `{}` here and the arguments as deltas; a gateway that sends the
@@ -217,7 +218,7 @@ pub(crate) fn response_from_json(body: &[u8], endpoint: &EndpointInfo) -> Result
             }),
             "redacted_thinking" => Some(ContentBlock::RedactedThinking { data: b.data.unwrap_or_default() }),
             "tool_use" => Some(ContentBlock::ToolUse {
-                id: b.id.unwrap_or_default(),
+                id: b.id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthetic_tool_id("toolu")),
                 name: b.name.unwrap_or_default(),
                 input: b.input.filter(serde_json::Value::is_object).unwrap_or_else(|| serde_json::json!({})),
             }),

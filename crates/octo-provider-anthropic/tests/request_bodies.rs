@@ -161,6 +161,46 @@ async fn tool_choice_maps_to_the_wire() {
     assert!(no_tools.get("tool_choice").is_none(), "no tools, no tool_choice");
 }
 
+#[tokio::test]
+async fn thinking_never_pushes_max_tokens_past_the_model_cap() {
+    let h = vec![Message::user("Think as hard as you can.")];
+    let body = body_for(
+        |c| {
+            c.model = "claude-opus-4-1".into();
+            c.model_info.max_output = 32_000;
+        },
+        Request::new(&h).with_reasoning(ReasoningEffort::Max).with_max_tokens(Some(16_000)),
+        false,
+    )
+    .await;
+    let max = body["max_tokens"].as_u64().unwrap();
+    let budget = body["thinking"]["budget_tokens"].as_u64().unwrap();
+    assert_eq!(max, 32_000);
+    assert!(budget >= 1024 && budget + 1024 <= max, "budget {budget}, max {max}");
+}
+
+#[tokio::test]
+async fn default_max_tokens_leaves_room_for_a_long_prompt() {
+    // ~175k tokens of history on a 200k-token model: asking for 32k output would be refused.
+    let h = vec![Message::user("x".repeat(700_000))];
+    let body = body_for(|_| {}, Request::new(&h), false).await;
+    let max = body["max_tokens"].as_u64().unwrap();
+    assert!((20_000..32_000).contains(&max), "{max}");
+    let explicit = body_for(|_| {}, Request::new(&h).with_max_tokens(Some(30_000)), false).await;
+    assert_eq!(explicit["max_tokens"], 30_000, "an explicit cap is respected");
+}
+
+#[tokio::test]
+async fn tool_history_without_tool_definitions_is_sent_as_text() {
+    let h = long_history();
+    let body = body_for(|_| {}, Request::new(&h), false).await;
+    let text = body.to_string();
+    assert!(!text.contains("\"tool_use\"") && !text.contains("\"tool_result\""), "{text}");
+    assert!(text.contains("[called tool `read_file` with {\\\"path\\\":\\\"src/lib.rs\\\"}]"), "{text}");
+    assert!(text.contains("[tool result (error)]"));
+    assert!(body.get("tools").is_none());
+}
+
 #[test]
 fn thinking_budgets_per_effort() {
     use octo_provider_anthropic::thinking_budget;

@@ -63,7 +63,7 @@ async fn streamed_text_answer_with_the_right_headers() {
     let body = r.json();
     assert_eq!(body["stream"], true);
     assert_eq!(body["model"], "claude-sonnet-4-5");
-    assert_eq!(body["max_tokens"], 64000, "defaults to the catalog's output cap");
+    assert_eq!(body["max_tokens"], 32000, "defaults to the catalog's output cap, at most 32k");
 }
 
 #[tokio::test]

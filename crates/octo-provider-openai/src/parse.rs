@@ -4,7 +4,7 @@ use crate::wire::{arguments_text, Chunk, WireCall};
 use octo_agent::{ContentBlock, Message, ProviderError, Response, Role, StopReason, StreamEvent};
 use octo_provider::classify::classify_stream_error;
 use octo_provider::sse::SseEvent;
-use octo_provider::{EndpointInfo, StreamParser};
+use octo_provider::{synthetic_tool_id, EndpointInfo, StreamParser};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -79,7 +79,7 @@ impl OpenAiParser {
                 self.calls.insert(server_index, (ours, true));
                 out.push(StreamEvent::ToolUseStart {
                     index: ours,
-                    id: call.id.filter(|s| !s.is_empty()).unwrap_or_else(|| format!("call_{ours}")),
+                    id: call.id.filter(|s| !s.is_empty()).unwrap_or_else(|| synthetic_tool_id("call")),
                     name: name.unwrap_or_default(),
                 });
                 ours
@@ -200,23 +200,22 @@ pub(crate) fn response_from_json(body: &[u8], endpoint: &EndpointInfo) -> Result
     if let Some(t) = msg.content.filter(|t| !t.is_empty()) {
         content.push(ContentBlock::Text { text: t });
     }
-    for (i, call) in msg.tool_calls.unwrap_or_default().into_iter().enumerate() {
+    for call in msg.tool_calls.unwrap_or_default() {
         let (name, args) = match call.function {
             Some(f) => {
                 (f.name.unwrap_or_default(), f.arguments.as_ref().map(arguments_text).unwrap_or_default())
             }
             None => (String::new(), String::new()),
         };
+        // Unparseable arguments travel as the raw string; the agent answers the call with an
+        // error the model can correct.
         let input = if args.trim().is_empty() {
             Value::Object(Default::default())
         } else {
-            serde_json::from_str::<Value>(&args)
-                .ok()
-                .filter(Value::is_object)
-                .unwrap_or_else(|| Value::Object(Default::default()))
+            serde_json::from_str::<Value>(&args).unwrap_or(Value::String(args))
         };
         content.push(ContentBlock::ToolUse {
-            id: call.id.unwrap_or_else(|| format!("call_{i}")),
+            id: call.id.filter(|s| !s.is_empty()).unwrap_or_else(|| synthetic_tool_id("call")),
             name,
             input,
         });

@@ -38,3 +38,16 @@ pub use classify::EndpointInfo;
 pub use http::{build_client, HttpConfig, SetupError};
 pub use retry::RetryPolicy;
 pub use transport::{PreparedRequest, StreamParser, Transport};
+
+/// A unique id for a tool call whose server sent none (or an empty one). Ids must be unique
+/// within a conversation, so this combines a process-wide counter with the clock.
+pub fn synthetic_tool_id(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{prefix}_octo_{n}_{nanos:08x}")
+}

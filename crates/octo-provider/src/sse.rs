@@ -64,6 +64,10 @@ impl SseDecoder {
     }
 
     fn feed_bytes(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) {
+        if chunk.is_empty() {
+            // Nothing arrived: in particular, a pending CR still waits for its possible LF.
+            return;
+        }
         if self.after_cr {
             self.after_cr = false;
             if let Some(rest) = chunk.strip_prefix(b"\n") {
@@ -223,6 +227,12 @@ mod tests {
             }
             assert_eq!(decode_chunks(&pieces), expected());
         }
+    }
+
+    #[test]
+    fn an_empty_chunk_between_cr_and_lf_changes_nothing() {
+        let out = decode_chunks(&[b"data: a\r", b"", b"\ndata: b\r\n\r\n"]);
+        assert_eq!(out, vec![ev("", "a\nb")]);
     }
 
     #[test]

@@ -117,7 +117,10 @@ async fn prepare(agent: &Agent, call: PlannedCall, cancel: &CancellationToken, c
             );
             request.reason = reason;
             let decision = ch.request_approval(request, cancel).await;
-            agent.gate.remember(&query, &decision);
+            // A denial caused by cancellation is not the user's answer: nothing to remember.
+            if !cancel.is_cancelled() {
+                agent.gate.remember(&query, &decision);
+            }
             match decision {
                 ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Prepared::Run(call, tool),
                 ApprovalDecision::Deny { message } => {
@@ -142,6 +145,8 @@ async fn finish(
 ) -> ContentBlock {
     let (call, output, duration_ms) = match prepared {
         Prepared::Done(call, output) => (call, output, 0),
+        // Approvals of later calls in the batch may have been pending when the user cancelled.
+        Prepared::Run(call, _) if cancel.is_cancelled() => (call, interrupted_before_start(), 0),
         Prepared::Run(call, tool) => {
             ch.emit(AgentEvent::ToolCallStart {
                 id: call.id.clone(),

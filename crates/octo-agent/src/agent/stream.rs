@@ -9,8 +9,10 @@ use tokio::sync::mpsc;
 
 /// The events of one or more turns, as they happen.
 ///
-/// Polling the stream drives the turn; dropping it cancels the turn at its next await point (the
-/// history is then left as it was at the last committed round, exactly as after cancellation).
+/// Polling the stream drives the turn. Dropping it abandons the turn at its current await point:
+/// the history is cut back to the last committed round (the round in flight is lost, unlike a
+/// cancellation through the token, which completes it with "interrupted" results), the turn's
+/// tool cancellation token fires, and pending approvals are withdrawn.
 pub struct AgentStream<'a> {
     driver: Option<Pin<Box<dyn Future<Output = ()> + Send + 'a>>>,
     events: mpsc::UnboundedReceiver<AgentEvent>,

@@ -54,6 +54,11 @@ pub(super) async fn run_turn(
         });
     }
 
+    // Tools get a token of their own that also fires when the turn ends or its future is
+    // dropped, so nothing a tool started outlives the turn unnoticed.
+    let turn_cancel = cancel.child_token();
+    let _cancel_tools_on_exit = turn_cancel.clone().drop_guard();
+    let cancel = &turn_cancel;
     let checkpoint = agent.history.len();
     let mut t = TurnGuard { agent, checkpoint };
     t.agent.history.push(input);
@@ -76,8 +81,14 @@ pub(super) async fn run_turn(
                 usage,
                 requests,
             });
-            let text = t.agent.history.last().map(Message::text).unwrap_or_default();
-            return Ok(TurnOutcome { text, reason: TurnEndReason::MaxTurns, stop_reason, usage, requests });
+            let text = t.agent.history.iter().rev().find(|m| m.role == Role::Assistant).map(Message::text);
+            return Ok(TurnOutcome {
+                text: text.unwrap_or_default(),
+                reason: TurnEndReason::MaxTurns,
+                stop_reason,
+                usage,
+                requests,
+            });
         }
         requests += 1;
         ch.emit(AgentEvent::RequestStart { request: requests });
@@ -177,6 +188,29 @@ fn fail(
     error
 }
 
+/// A buffered response's tool calls must carry JSON objects. Adapters pass arguments they could
+/// not parse as a string; those calls get an empty object in the history and are answered with an
+/// error result, exactly like the streamed path.
+fn check_buffered_inputs(mut response: crate::sender::Response) -> Assembled {
+    let mut invalid_inputs = std::collections::HashMap::new();
+    for block in &mut response.message.content {
+        if let ContentBlock::ToolUse { id, input, .. } = block {
+            if !input.is_object() {
+                let why = match input {
+                    serde_json::Value::String(raw) => {
+                        let shown: String = raw.chars().take(200).collect();
+                        format!("the arguments were not valid JSON: {shown}")
+                    }
+                    _ => "the arguments must be a JSON object".to_owned(),
+                };
+                invalid_inputs.insert(id.clone(), why);
+                *input = serde_json::Value::Object(Default::default());
+            }
+        }
+    }
+    Assembled { response, invalid_inputs }
+}
+
 /// Sends one request with the best capability the sender has and assembles the response.
 async fn request(
     agent: &Agent,
@@ -242,7 +276,7 @@ async fn request(
                     _ => {}
                 }
             }
-            Ok(Assembled { response, invalid_inputs: Default::default() })
+            Ok(check_buffered_inputs(response))
         }
     }
 }
