@@ -153,6 +153,7 @@ pub struct UnknownApproval(pub String);
 #[derive(Debug, Default)]
 pub struct ApprovalBroker {
     pending: Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>,
+    questions: Mutex<HashMap<String, oneshot::Sender<String>>>,
     next: AtomicU64,
 }
 
@@ -175,6 +176,31 @@ impl ApprovalBroker {
         ids
     }
 
+    /// Answers a pending question (from [`AgentEvent::QuestionAsked`]) with the user's text.
+    pub fn answer(&self, id: &str, answer: impl Into<String>) -> Result<(), UnknownApproval> {
+        let sender = lock(&self.questions).remove(id).ok_or_else(|| UnknownApproval(id.to_owned()))?;
+        sender.send(answer.into()).map_err(|_| UnknownApproval(id.to_owned()))
+    }
+
+    /// Ids of the questions waiting for an answer.
+    pub fn pending_questions(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.questions).keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    fn register_question(&self) -> (String, oneshot::Receiver<String>) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = format!("question-{n}");
+        let (tx, rx) = oneshot::channel();
+        lock(&self.questions).insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    fn forget_question(&self, id: &str) {
+        lock(&self.questions).remove(id);
+    }
+
     fn register(&self) -> (String, oneshot::Receiver<ApprovalDecision>) {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("approval-{n}");
@@ -188,8 +214,23 @@ impl ApprovalBroker {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ApprovalDecision>>> {
-        // A poisoned map is still a valid map: a panic elsewhere must not wedge approvals.
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.pending)
+    }
+}
+
+/// A poisoned map is still a valid map: a panic elsewhere must not wedge approvals.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct ForgetQuestion<'a> {
+    broker: &'a ApprovalBroker,
+    id: &'a str,
+}
+
+impl Drop for ForgetQuestion<'_> {
+    fn drop(&mut self) {
+        self.broker.forget_question(self.id);
     }
 }
 
@@ -228,6 +269,35 @@ impl TurnChannel {
     pub(crate) fn emit(&self, event: AgentEvent) {
         // A front end that stopped listening must not stop the turn.
         let _ = self.events.send(event);
+    }
+
+    /// Asks the user a question; `None` when nobody can answer or the turn is cancelled.
+    pub(crate) async fn ask(
+        &self,
+        tool_use_id: &str,
+        question: &str,
+        options: &[String],
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        if !self.interactive {
+            return None;
+        }
+        let (id, rx) = self.broker.register_question();
+        let _forget = ForgetQuestion { broker: &self.broker, id: &id };
+        self.emit(AgentEvent::QuestionAsked {
+            question_id: id.clone(),
+            tool_use_id: tool_use_id.to_owned(),
+            question: question.to_owned(),
+            options: options.to_vec(),
+        });
+        let answer = tokio::select! {
+            a = rx => a.ok(),
+            () = cancel.cancelled() => None,
+        };
+        if let Some(a) = &answer {
+            self.emit(AgentEvent::QuestionAnswered { question_id: id.clone(), answer: a.clone() });
+        }
+        answer
     }
 
     pub(crate) async fn request_approval(
@@ -296,6 +366,31 @@ mod tests {
         let d = ch.request_approval(ApprovalRequest::new("t", "x", json!({}), "x"), &cancel).await;
         assert!(!d.is_allowed());
         assert!(broker.pending().is_empty());
+    }
+
+    #[tokio::test]
+    async fn questions_are_asked_and_answered_by_id() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let broker = Arc::new(ApprovalBroker::new());
+        let ch = TurnChannel::new(tx, broker.clone(), true);
+        let cancel = CancellationToken::new();
+        let options = vec!["yes".to_owned(), "no".to_owned()];
+        let answer = async {
+            let Some(AgentEvent::QuestionAsked { question_id, question, options, .. }) = rx.recv().await
+            else {
+                panic!()
+            };
+            assert_eq!((question.as_str(), options.len()), ("Proceed?", 2));
+            assert_eq!(broker.pending_questions(), vec![question_id.clone()]);
+            broker.answer(&question_id, "yes, go").unwrap();
+            assert!(broker.answer(&question_id, "again").is_err());
+        };
+        let (got, ()) = tokio::join!(ch.ask("t1", "Proceed?", &options, &cancel), answer);
+        assert_eq!(got.as_deref(), Some("yes, go"));
+        assert!(broker.pending_questions().is_empty());
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let unattended = TurnChannel::new(tx, broker.clone(), false);
+        assert_eq!(unattended.ask("t", "q", &[], &cancel).await, None);
     }
 
     #[test]

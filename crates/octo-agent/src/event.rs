@@ -82,6 +82,26 @@ pub enum AgentEvent {
         /// Wall time of the call in milliseconds (0 when it never ran).
         duration_ms: u64,
     },
+    /// A tool asks the user a question; a front end answers it with
+    /// [`crate::ApprovalBroker::answer`].
+    QuestionAsked {
+        /// The id to answer.
+        question_id: String,
+        /// The call asking.
+        tool_use_id: String,
+        /// The question.
+        question: String,
+        /// Suggested answers; the user may also answer freely.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        options: Vec<String>,
+    },
+    /// A question was answered.
+    QuestionAnswered {
+        /// The id that was answered.
+        question_id: String,
+        /// The answer.
+        answer: String,
+    },
     /// A front end must answer this with [`crate::ApprovalBroker::resolve`].
     ApprovalRequired {
         /// The id to answer.

@@ -177,6 +177,15 @@ impl ToolContext {
         }
     }
 
+    /// Asks the user a question through the front end and waits for the answer. `None` when
+    /// nobody can answer (a detached context or a non-interactive turn) or on cancellation.
+    pub async fn ask_user(&self, question: &str, options: &[String]) -> Option<String> {
+        match &self.channel {
+            Some(ch) => ch.ask(&self.tool_use_id, question, options, &self.cancel).await,
+            None => None,
+        }
+    }
+
     /// Asks the user, through the front end, to approve something this call wants to do. Denied
     /// when nobody can answer (a detached context or a non-interactive turn) or on cancellation.
     pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
