@@ -1,0 +1,116 @@
+//! Writing files atomically, keeping the previous content in the trash, and describing changes as
+//! unified diffs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Most diff lines returned to the model; the rest is counted.
+const MAX_DIFF_LINES: usize = 400;
+
+/// Writes `content` to `path` through a temporary file in the same directory and a rename, so the
+/// file is either entirely old or entirely new, even if octo dies midway. Parent directories are
+/// created; an existing file keeps its permissions.
+pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let existing = std::fs::metadata(path).ok();
+    let mut tmp = tempfile::Builder::new().prefix(".octo-write-").tempfile_in(parent)?;
+    tmp.write_all(content)?;
+    tmp.as_file().sync_all()?;
+    if let Some(meta) = existing {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Copies the current content of `path` into `trash_dir` (named by time and path), returning
+/// where it went. Nothing happens when there is no trash or no file.
+pub fn to_trash(trash_dir: Option<&Path>, path: &Path, content: &[u8]) -> std::io::Result<Option<PathBuf>> {
+    let Some(dir) = trash_dir else { return Ok(None) };
+    std::fs::create_dir_all(dir)?;
+    let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+    let flat: String = path
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    let flat: String =
+        flat.trim_start_matches('_').chars().rev().take(150).collect::<Vec<_>>().into_iter().rev().collect();
+    let target = dir.join(format!("{stamp}-{flat}"));
+    std::fs::write(&target, content)?;
+    Ok(Some(target))
+}
+
+/// A unified diff of `old` → `new` for `label`, cut after a few hundred lines.
+pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff.unified_diff().context_radius(3).header(label, label).to_string();
+    let mut lines = text.lines();
+    let mut out: String = lines.by_ref().take(MAX_DIFF_LINES).map(|l| format!("{l}\n")).collect();
+    let rest = lines.count();
+    if rest > 0 {
+        out.push_str(&format!("[... {rest} more diff lines]\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_creates_parents_and_keeps_permissions() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("a/b/c.txt");
+        write_atomic(&p, b"one").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "one");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o751)).unwrap();
+            write_atomic(&p, b"two").unwrap();
+            assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o751);
+        }
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary files left behind");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_intact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("f.txt");
+        std::fs::write(&p, "original").unwrap();
+        // The target is a directory now: the rename fails after the temp file was written.
+        let dir_target = tmp.path().join("d");
+        std::fs::create_dir(&dir_target).unwrap();
+        std::fs::write(dir_target.join("inside"), "x").unwrap();
+        assert!(write_atomic(&dir_target, b"new").is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "original");
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.starts_with(".octo-write-")), "temp file cleaned up: {names:?}");
+    }
+
+    #[test]
+    fn trash_keeps_the_old_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = to_trash(Some(tmp.path()), Path::new("/x/y/z.rs"), b"old").unwrap().unwrap();
+        assert_eq!(std::fs::read_to_string(&t).unwrap(), "old");
+        assert!(t.file_name().unwrap().to_string_lossy().ends_with("x_y_z.rs"));
+        assert!(to_trash(None, Path::new("/x"), b"old").unwrap().is_none());
+    }
+
+    #[test]
+    fn diff_is_unified_and_capped() {
+        let d = unified_diff("f.txt", "a\nb\nc\n", "a\nB\nc\n");
+        assert!(d.contains("-b\n+B\n"), "{d}");
+        let old: String = (0..2000).map(|i| format!("{i}\n")).collect();
+        let d = unified_diff("f", &old, "");
+        assert!(d.contains("more diff lines"));
+    }
+}

@@ -1,0 +1,353 @@
+//! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
+
+use super::atomic::{to_trash, unified_diff, write_atomic};
+use crate::path::{check_writable, display_relative, resolve};
+use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// One replacement.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Edit {
+    /// The exact text to find.
+    pub old_string: String,
+    /// What replaces it.
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+fn line_of(content: &str, byte: usize) -> usize {
+    content[..byte].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Applies one edit to `content`, or explains why it cannot.
+pub fn apply_edit(content: &str, edit: &Edit) -> Result<String, String> {
+    if edit.old_string.is_empty() {
+        return Err("old_string is empty: give the exact text to replace (use write_file to create or overwrite a whole file)".into());
+    }
+    if edit.old_string == edit.new_string {
+        return Err("old_string and new_string are the same; there is nothing to change".into());
+    }
+    // A file with CRLF endings still matches text the model wrote with LF.
+    let crlf = content.contains("\r\n") && !edit.old_string.contains('\r');
+    let (old, new) = if crlf {
+        (edit.old_string.replace('\n', "\r\n"), edit.new_string.replace('\n', "\r\n"))
+    } else {
+        (edit.old_string.clone(), edit.new_string.clone())
+    };
+    let hits: Vec<usize> = content.match_indices(&old).map(|(i, _)| i).collect();
+    match hits.len() {
+        0 => Err(not_found(content, &edit.old_string)),
+        1 => Ok(content.replacen(&old, &new, 1)),
+        n if edit.replace_all => {
+            let _ = n;
+            Ok(content.replace(&old, &new))
+        }
+        n => {
+            let lines: Vec<String> = hits.iter().take(20).map(|&i| line_of(content, i).to_string()).collect();
+            Err(format!(
+                "old_string appears {n} times (at lines {}); include more surrounding text to make it unique, \
+                 or set replace_all to change every occurrence",
+                lines.join(", ")
+            ))
+        }
+    }
+}
+
+/// Explains a miss: a whitespace-only difference, or the closest similar passage.
+fn not_found(content: &str, old: &str) -> String {
+    let file_lines: Vec<&str> = content.lines().collect();
+    let old_lines: Vec<&str> = old.lines().collect();
+    let n = old_lines.len().max(1);
+    if file_lines.len() >= n {
+        let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want: Vec<String> = old_lines.iter().map(|l| squash(l)).collect();
+        for start in 0..=file_lines.len() - n {
+            if file_lines[start..start + n].iter().map(|l| squash(l)).eq(want.iter().cloned()) {
+                return format!(
+                    "old_string was not found exactly, but lines {}-{} match it except for whitespace or \
+                     indentation. Copy the exact text (read_file shows it) and try again.",
+                    start + 1,
+                    start + n
+                );
+            }
+        }
+        // The passage most like old_string, picked by its first line, then compared whole.
+        let first = old_lines.first().map(|l| l.trim()).unwrap_or_default();
+        let mut candidates: Vec<(f32, usize)> = (0..=file_lines.len() - n)
+            .map(|i| (similar::TextDiff::from_chars(file_lines[i].trim(), first).ratio(), i))
+            .collect();
+        candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let best = candidates
+            .iter()
+            .take(5)
+            .map(|&(_, i)| {
+                let window = file_lines[i..i + n].join("\n");
+                (similar::TextDiff::from_chars(window.as_str(), old).ratio(), i, window)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((ratio, i, window)) = best.filter(|b| b.0 >= 0.5) {
+            let shown: String = window.chars().take(1500).collect();
+            return format!(
+                "old_string was not found. The closest match ({:.0}% similar) is at lines {}-{}:\n{shown}\n\
+                 Use the exact current text as old_string.",
+                ratio * 100.0,
+                i + 1,
+                i + n
+            );
+        }
+    }
+    "old_string was not found in the file, and nothing similar is there. Read the file first and copy \
+     the exact text to replace."
+        .into()
+}
+
+/// Shared by both tools: applies `edits` in order to the file, all or nothing.
+async fn edit_file(
+    ctx: &ToolContext,
+    tool: &str,
+    raw: &Value,
+    path_arg: &str,
+    edits: Vec<Edit>,
+    trash: Option<PathBuf>,
+    roots: &[PathBuf],
+) -> ToolOutput {
+    let path = resolve(ctx.cwd(), path_arg);
+    if let Err(refusal) = check_writable(ctx, tool, raw, &path, roots).await {
+        return ToolOutput::error(refusal);
+    }
+    let label = display_relative(&path, ctx.cwd());
+    let result =
+        tokio::task::spawn_blocking(move || edit_blocking(&path, &label, &edits, trash.as_deref())).await;
+    match result {
+        Ok(Ok(text)) => ToolOutput::text(text),
+        Ok(Err(e)) => ToolOutput::error(e),
+        Err(e) => ToolOutput::error(format!("editing failed: {e}")),
+    }
+}
+
+fn edit_blocking(path: &Path, label: &str, edits: &[Edit], trash: Option<&Path>) -> Result<String, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!("{label} does not exist; use write_file to create it"))
+        }
+        Err(e) => return Err(format!("cannot read {label}: {e}")),
+    };
+    let original = String::from_utf8(bytes).map_err(|_| {
+        format!("{label} is not valid UTF-8 text; edit_file only changes text files (use write_file or a command)")
+    })?;
+    let mut content = original.clone();
+    for (i, edit) in edits.iter().enumerate() {
+        content = apply_edit(&content, edit).map_err(|e| {
+            if edits.len() > 1 {
+                format!("edit #{} of {} failed, so no edit was applied: {e}", i + 1, edits.len())
+            } else {
+                e
+            }
+        })?;
+    }
+    to_trash(trash, path, original.as_bytes())
+        .map_err(|e| format!("could not keep a copy in the trash: {e}"))?;
+    write_atomic(path, content.as_bytes()).map_err(|e| format!("could not write {label}: {e}"))?;
+    Ok(format!("edited {label}\n{}", unified_diff(label, &original, &content)))
+}
+
+/// Replaces one exact string in a file.
+#[derive(Debug, Clone, Default)]
+pub struct EditFile {
+    trash_dir: Option<PathBuf>,
+    writable_roots: Vec<PathBuf>,
+}
+
+impl EditFile {
+    /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
+    pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
+        Self { trash_dir, writable_roots }
+    }
+}
+
+#[derive(Deserialize)]
+struct EditInput {
+    path: String,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+#[async_trait]
+impl ToolExecutor for EditFile {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "edit_file",
+            "Replace an exact piece of text in a file. `old_string` must match the file exactly (including \
+             indentation) and appear exactly once, unless `replace_all` is set; include a few surrounding lines \
+             to make it unique. Fails with the closest match when the text is not found. The write is atomic \
+             and returns a unified diff. Read the file first. For several changes to one file use `multi_edit`; \
+             to create a file use `write_file`.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+                    "old_string": {"type": "string", "description": "The exact text to replace."},
+                    "new_string": {"type": "string", "description": "The replacement text."},
+                    "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."}
+                },
+                "required": ["path", "old_string", "new_string"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: EditInput = match parse_input("edit_file", raw.clone()) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let edit = Edit {
+            old_string: input.old_string,
+            new_string: input.new_string,
+            replace_all: input.replace_all,
+        };
+        edit_file(
+            ctx,
+            "edit_file",
+            &raw,
+            &input.path,
+            vec![edit],
+            self.trash_dir.clone(),
+            &self.writable_roots,
+        )
+        .await
+    }
+}
+
+/// Applies several replacements to one file, all or nothing.
+#[derive(Debug, Clone, Default)]
+pub struct MultiEdit {
+    trash_dir: Option<PathBuf>,
+    writable_roots: Vec<PathBuf>,
+}
+
+impl MultiEdit {
+    /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
+    pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
+        Self { trash_dir, writable_roots }
+    }
+}
+
+#[derive(Deserialize)]
+struct MultiInput {
+    path: String,
+    edits: Vec<Edit>,
+}
+
+#[async_trait]
+impl ToolExecutor for MultiEdit {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "multi_edit",
+            "Apply several exact replacements to one file in order, atomically: if any edit fails, none is \
+             applied and the file is unchanged. Each edit works like `edit_file` and sees the result of the \
+             edits before it. Returns one unified diff.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+                    "edits": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "old_string": {"type": "string"},
+                                "new_string": {"type": "string"},
+                                "replace_all": {"type": "boolean"}
+                            },
+                            "required": ["old_string", "new_string"],
+                            "additionalProperties": false
+                        }
+                    }
+                },
+                "required": ["path", "edits"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: MultiInput = match parse_input("multi_edit", raw.clone()) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        if input.edits.is_empty() {
+            return ToolOutput::error("`edits` is empty; give at least one edit");
+        }
+        edit_file(
+            ctx,
+            "multi_edit",
+            &raw,
+            &input.path,
+            input.edits,
+            self.trash_dir.clone(),
+            &self.writable_roots,
+        )
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(old: &str, new: &str) -> Edit {
+        Edit { old_string: old.into(), new_string: new.into(), replace_all: false }
+    }
+
+    #[test]
+    fn unique_match_is_replaced() {
+        assert_eq!(apply_edit("a\nb\nc\n", &e("b", "B")).unwrap(), "a\nB\nc\n");
+    }
+
+    #[test]
+    fn several_matches_name_their_lines() {
+        let err = apply_edit("x\ny\nx\n", &e("x", "z")).unwrap_err();
+        assert!(err.contains("2 times") && err.contains("lines 1, 3"), "{err}");
+        let all = apply_edit("x\ny\nx\n", &Edit { replace_all: true, ..e("x", "z") }).unwrap();
+        assert_eq!(all, "z\ny\nz\n");
+    }
+
+    #[test]
+    fn whitespace_differences_are_pointed_out() {
+        let err =
+            apply_edit("fn main() {\n    let x = 1;\n}\n", &e("fn main() {\n  let x = 1;", "")).unwrap_err();
+        assert!(err.contains("lines 1-2") && err.contains("whitespace"), "{err}");
+    }
+
+    #[test]
+    fn the_closest_match_is_shown() {
+        let content = "fn alpha() {}\nfn compute_total(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n";
+        let err =
+            apply_edit(content, &e("fn compute_totals(items: &[u32]) -> u32 {\n    items.iter().sum()", ""))
+                .unwrap_err();
+        assert!(err.contains("closest match") && err.contains("lines 2-3"), "{err}");
+        let err = apply_edit(content, &e("completely unrelated text here", "")).unwrap_err();
+        assert!(err.contains("nothing similar"), "{err}");
+    }
+
+    #[test]
+    fn crlf_files_match_lf_text_and_stay_crlf() {
+        let out = apply_edit("a\r\nb\r\nc\r\n", &e("a\nb", "A\nB")).unwrap();
+        assert_eq!(out, "A\r\nB\r\nc\r\n");
+    }
+
+    #[test]
+    fn empty_or_identical_strings_are_refused() {
+        assert!(apply_edit("a", &e("", "b")).unwrap_err().contains("empty"));
+        assert!(apply_edit("a", &e("a", "a")).unwrap_err().contains("same"));
+    }
+}

@@ -1,0 +1,13 @@
+//! File tools: read, write, edit, list.
+
+pub mod atomic;
+mod edit;
+mod list;
+mod read;
+pub mod sniff;
+mod write;
+
+pub use edit::{apply_edit, Edit, EditFile, MultiEdit};
+pub use list::ListDir;
+pub use read::ReadFile;
+pub use write::WriteFile;

@@ -1,0 +1,89 @@
+//! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
+
+use super::atomic::{to_trash, unified_diff, write_atomic};
+use crate::path::{check_writable, display_relative, resolve};
+use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// Writes whole files.
+#[derive(Debug, Clone, Default)]
+pub struct WriteFile {
+    trash_dir: Option<PathBuf>,
+    writable_roots: Vec<PathBuf>,
+}
+
+impl WriteFile {
+    /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
+    pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
+        Self { trash_dir, writable_roots }
+    }
+}
+
+#[derive(Deserialize)]
+struct Input {
+    path: String,
+    content: String,
+}
+
+#[async_trait]
+impl ToolExecutor for WriteFile {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "write_file",
+            "Create a file, or replace a file's entire content. Parent directories are created. The write is \
+             atomic, and the previous content is kept in octo's trash. Returns a unified diff of the change (or \
+             the size of a new file). To change part of an existing file, use `edit_file` instead: it is safer \
+             and cheaper. Paths outside the workspace need the user's approval.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+                    "content": {"type": "string", "description": "The complete new content of the file."}
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: Input = match parse_input("write_file", raw.clone()) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let path = resolve(ctx.cwd(), &input.path);
+        if let Err(refusal) = check_writable(ctx, "write_file", &raw, &path, &self.writable_roots).await {
+            return ToolOutput::error(refusal);
+        }
+        if path.is_dir() {
+            return ToolOutput::error(format!("{} is a directory; give a file path.", input.path));
+        }
+        let label = display_relative(&path, ctx.cwd());
+        let trash = self.trash_dir.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let old = std::fs::read(&path).ok();
+            if let Some(old) = &old {
+                to_trash(trash.as_deref(), &path, old)
+                    .map_err(|e| format!("could not keep a copy of the old content in the trash: {e}"))?;
+            }
+            write_atomic(&path, input.content.as_bytes())
+                .map_err(|e| format!("could not write {label}: {e}"))?;
+            Ok::<_, String>(match old {
+                None => format!("created {label} ({} lines)", input.content.lines().count()),
+                Some(old) if old == input.content.as_bytes() => format!("{label} unchanged (same content)"),
+                Some(old) => {
+                    let old = String::from_utf8_lossy(&old);
+                    format!("updated {label}\n{}", unified_diff(&label, &old, &input.content))
+                }
+            })
+        })
+        .await;
+        match result {
+            Ok(Ok(text)) => ToolOutput::text(text),
+            Ok(Err(e)) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(format!("writing failed: {e}")),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! `todo_write` (the model's task list, shown by front ends) and `ask_user` (a question for the
+//! user).
+
+use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The state of one task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// One task of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Todo {
+    /// What to do, in the imperative ("Run the tests").
+    pub content: String,
+    /// Its state.
+    pub status: TodoStatus,
+    /// The same in the present continuous ("Running the tests"), for spinners.
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "activeForm")]
+    pub active_form: Option<String>,
+}
+
+/// Replaces the model's task list; front ends receive it as a `todos` tool update.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TodoWrite;
+
+#[derive(Deserialize)]
+struct TodoInput {
+    todos: Vec<Todo>,
+}
+
+#[async_trait]
+impl ToolExecutor for TodoWrite {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "todo_write",
+            "Keep a task list for work with several steps: send the whole list every time (it replaces the \
+             previous one). Each item has `content`, `status` (pending, in_progress, completed) and optionally \
+             `active_form`. Keep exactly one item in_progress while working, and mark items completed as soon as \
+             they are done. Skip it for simple one-step requests.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "todos": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+                                "active_form": {"type": "string"}
+                            },
+                            "required": ["content", "status"]
+                        }
+                    }
+                },
+                "required": ["todos"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn read_only(&self) -> bool {
+        true // it changes nothing on disk: only what the user is shown
+    }
+
+    fn concurrency_safe(&self) -> bool {
+        false // two lists at once would race
+    }
+
+    async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: TodoInput = match parse_input("todo_write", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        if let Some(empty) = input.todos.iter().position(|t| t.content.trim().is_empty()) {
+            return ToolOutput::error(format!("todo #{} has empty content", empty + 1));
+        }
+        let count = |s: TodoStatus| input.todos.iter().filter(|t| t.status == s).count();
+        let (pending, doing, done) =
+            (count(TodoStatus::Pending), count(TodoStatus::InProgress), count(TodoStatus::Completed));
+        ctx.emit_update("todos", json!(input.todos));
+        let mut out =
+            format!("Todo list updated: {pending} pending, {doing} in progress, {done} completed.\n");
+        for t in &input.todos {
+            let mark = match t.status {
+                TodoStatus::Pending => "[ ]",
+                TodoStatus::InProgress => "[~]",
+                TodoStatus::Completed => "[x]",
+            };
+            out.push_str(&format!("{mark} {}\n", t.content));
+        }
+        if doing > 1 {
+            out.push_str("Note: more than one item is in progress; keep one at a time.\n");
+        }
+        ToolOutput::text(out)
+    }
+}
+
+/// Asks the user a question through the front end.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AskUser;
+
+#[derive(Deserialize)]
+struct AskInput {
+    question: String,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+#[async_trait]
+impl ToolExecutor for AskUser {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "ask_user",
+            "Ask the user a question and wait for the answer, optionally offering choices (they may also answer \
+             freely). Use it when a decision is genuinely theirs or the request is ambiguous in a way that \
+             matters; do not ask for permission to run tools (octo asks for that itself).",
+            json!({
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string"},
+                    "options": {"type": "array", "items": {"type": "string"}, "description": "Suggested answers."}
+                },
+                "required": ["question"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn concurrency_safe(&self) -> bool {
+        false
+    }
+
+    async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
+        let input: AskInput = match parse_input("ask_user", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        if input.question.trim().is_empty() {
+            return ToolOutput::error("`question` is empty");
+        }
+        match ctx.ask_user(&input.question, &input.options).await {
+            Some(answer) => ToolOutput::text(format!("The user answered: {answer}")),
+            None => ToolOutput::error(
+                "nobody could answer (this run is unattended, or the question was cancelled). Continue with \
+                 your best judgment and say what you assumed, or end your turn with the question.",
+            ),
+        }
+    }
+}

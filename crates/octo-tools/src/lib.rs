@@ -1,0 +1,106 @@
+//! # octo-tools
+//!
+//! The built-in tools of the octo coding agent, as [`octo_agent::ToolExecutor`]s: what the model
+//! uses to do real work. Each tool's description and JSON schema are written for a model: what it
+//! does, its limits, and what to use instead.
+//!
+//! | tool | what it does |
+//! |---|---|
+//! | `terminal` | a command through the platform shell, timeout, whole process group killed, output capped and spilled; background mode |
+//! | `terminal_output`, `kill_shell` | read and stop background commands |
+//! | `read_file` | line-numbered pages of text; images as images; binaries described |
+//! | `write_file` | atomic create/overwrite with a diff; old content to the trash |
+//! | `edit_file`, `multi_edit` | exact replacements with helpful failures; atomic; all-or-nothing |
+//! | `glob`, `grep`, `list_dir` | find files, search contents (ripgrep's libraries), list directories |
+//! | `web_fetch`, `web_search` | a page as Markdown; search with or without an API key |
+//! | `todo_write`, `ask_user` | the model's task list; a question for the user |
+//!
+//! Safety: paths resolve against the workspace ([`octo_agent::ToolContext::cwd`]); writes outside
+//! it (directly, through `..`, or through a symlink) need the user's approval unless the directory
+//! is in [`ToolsConfig::writable_roots`]. A handful of commands (`rm -rf /` and its spellings, fork
+//! bombs, `mkfs`, `dd` onto devices, killing octo) are refused whatever the rules say. Invalid
+//! arguments come back as error results that say what was wrong; no tool panics the loop.
+//!
+//! **Layer:** adapter. Depends on `octo-agent` only (plus ripgrep's crates, reqwest, tokio).
+//!
+//! ```
+//! use octo_agent::{ToolContext, ToolExecutor};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n")?;
+//! let tools = octo_tools::default_registry(octo_tools::ToolsConfig::default());
+//! let grep = tools.get("grep").ok_or("no grep")?;
+//! let out = grep.execute(json!({"pattern": "bet", "output_mode": "content"}), &ToolContext::detached(dir.path())).await;
+//! assert_eq!(out.text_content(), "notes.txt:2:beta\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })
+//! # }
+//! ```
+
+pub mod config;
+pub mod fs;
+mod interact;
+pub mod path;
+pub mod search;
+pub mod shell;
+pub mod web;
+
+pub use config::{SearchEndpoints, ToolsConfig, WebConfig};
+pub use interact::{AskUser, Todo, TodoStatus, TodoWrite};
+
+use octo_agent::ToolRegistry;
+use std::sync::Arc;
+
+/// Names of the tools [`default_registry`] provides, in the order the model sees them.
+pub const DEFAULT_TOOLS: &[&str] = &[
+    "terminal",
+    "terminal_output",
+    "kill_shell",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "multi_edit",
+    "glob",
+    "grep",
+    "list_dir",
+    "web_fetch",
+    "web_search",
+    "todo_write",
+    "ask_user",
+];
+
+/// Every built-in tool, ready for an [`octo_agent::Agent`]. The background shells it starts are
+/// killed when the last tool holding them is dropped.
+pub fn default_registry(config: ToolsConfig) -> ToolRegistry {
+    let bg = Arc::new(shell::BackgroundShells::default());
+    let mut r = ToolRegistry::new();
+    r.register(Arc::new(shell::Terminal::new(
+        Arc::clone(&bg),
+        config.spill_dir.clone(),
+        config.shell_output_cap,
+        config.shell_timeout,
+        config.shell_timeout_max,
+    )))
+    .register(Arc::new(shell::TerminalOutput::new(Arc::clone(&bg), config.shell_output_cap)))
+    .register(Arc::new(shell::KillShell::new(bg)))
+    .register(Arc::new(fs::ReadFile::new(config.read_default_lines)))
+    .register(Arc::new(fs::WriteFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
+    .register(Arc::new(fs::EditFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
+    .register(Arc::new(fs::MultiEdit::new(config.trash_dir.clone(), config.writable_roots.clone())))
+    .register(Arc::new(search::Glob))
+    .register(Arc::new(search::Grep))
+    .register(Arc::new(fs::ListDir))
+    .register(Arc::new(web::WebFetch::new(config.web.clone())))
+    .register(Arc::new(web::WebSearch::new(config.web)))
+    .register(Arc::new(TodoWrite))
+    .register(Arc::new(AskUser));
+    r
+}
+
+/// The tool definitions sent to the model by default (what `--no-tools` leaves out).
+pub fn default_tools(config: ToolsConfig) -> Vec<octo_agent::ToolDefinition> {
+    default_registry(config).definitions().to_vec()
+}

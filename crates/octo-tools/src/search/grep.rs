@@ -1,0 +1,315 @@
+//! `grep`: regular-expression search with ripgrep's own libraries, ignore rules respected,
+//! binary files skipped, files searched in parallel.
+
+use crate::path::resolve;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::overrides::OverrideBuilder;
+use ignore::WalkState;
+use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Default number of output lines (or files) returned.
+pub const DEFAULT_LIMIT: usize = 200;
+/// Lines longer than this are cut in content output.
+const MAX_LINE: usize = 500;
+
+/// What `grep` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    /// Matching lines with their numbers (and context).
+    Content,
+    /// Only the paths of matching files.
+    #[default]
+    FilesWithMatches,
+    /// Matches per file.
+    Count,
+}
+
+/// A search request.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GrepRequest {
+    /// The regular expression (Rust regex syntax), or a literal with `fixed_strings`.
+    pub pattern: String,
+    /// File or directory to search (default: the workspace).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only files matching this glob (`*.rs`, `src/**/*.ts`).
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// Skip files matching this glob.
+    #[serde(default)]
+    pub exclude: Option<String>,
+    /// Output mode.
+    #[serde(default)]
+    pub output_mode: OutputMode,
+    /// Ignore case.
+    #[serde(default)]
+    pub case_insensitive: bool,
+    /// Treat the pattern as a literal string.
+    #[serde(default)]
+    pub fixed_strings: bool,
+    /// Let `.` match newlines and patterns span lines.
+    #[serde(default)]
+    pub multiline: bool,
+    /// Lines of context before and after each match (content mode).
+    #[serde(default)]
+    pub context: Option<usize>,
+    /// Lines of context before each match.
+    #[serde(default)]
+    pub before: Option<usize>,
+    /// Lines of context after each match.
+    #[serde(default)]
+    pub after: Option<usize>,
+    /// Most output lines (content) or files returned.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug)]
+struct FileHits {
+    path: PathBuf,
+    count: u64,
+    lines: Vec<String>,
+}
+
+struct Collect<'a> {
+    mode: OutputMode,
+    count: u64,
+    lines: Vec<String>,
+    max_lines: usize,
+    shown_path: &'a str,
+}
+
+fn clip(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches(['\n', '\r']);
+    if text.chars().count() > MAX_LINE {
+        let kept: String = text.chars().take(MAX_LINE).collect();
+        format!("{kept}… [line cut]")
+    } else {
+        text.to_owned()
+    }
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.count += 1;
+        if self.mode == OutputMode::FilesWithMatches {
+            return Ok(false); // one match is enough
+        }
+        if self.mode == OutputMode::Content && self.lines.len() < self.max_lines {
+            let n = m.line_number().unwrap_or(0);
+            self.lines.push(format!("{}:{n}:{}", self.shown_path, clip(m.bytes())));
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
+        if self.lines.len() < self.max_lines {
+            let n = c.line_number().unwrap_or(0);
+            self.lines.push(format!("{}-{n}-{}", self.shown_path, clip(c.bytes())));
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
+        if self.lines.len() < self.max_lines {
+            self.lines.push("--".into());
+        }
+        Ok(true)
+    }
+}
+
+/// Runs a search under `workspace`. Returns the rendered result, or an error for the model.
+pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, String> {
+    let root = resolve(workspace, req.path.as_deref().unwrap_or("."));
+    if !root.exists() {
+        return Err(format!("{} does not exist", root.display()));
+    }
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(req.case_insensitive)
+        .fixed_strings(req.fixed_strings)
+        .multi_line(req.multiline)
+        .dot_matches_new_line(req.multiline)
+        .build(&req.pattern)
+        .map_err(|e| {
+            format!(
+                "invalid regular expression `{}`: {e}. Escape special characters or set fixed_strings.",
+                req.pattern
+            )
+        })?;
+    let limit = req.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let (before, after) = if req.output_mode == OutputMode::Content {
+        (req.before.or(req.context).unwrap_or(0), req.after.or(req.context).unwrap_or(0))
+    } else {
+        (0, 0)
+    };
+    let mut walk = ignore::WalkBuilder::new(&root);
+    walk.require_git(false);
+    if req.glob.is_some() || req.exclude.is_some() {
+        let mut ov = OverrideBuilder::new(&root);
+        if let Some(g) = &req.glob {
+            ov.add(g).map_err(|e| format!("invalid glob `{g}`: {e}"))?;
+        }
+        if let Some(x) = &req.exclude {
+            ov.add(&format!("!{x}")).map_err(|e| format!("invalid exclude glob `{x}`: {e}"))?;
+        }
+        walk.overrides(ov.build().map_err(|e| format!("invalid glob: {e}"))?);
+    }
+    let hits: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+    let lines_budget = AtomicUsize::new(0);
+    let base =
+        if root.is_dir() { root.clone() } else { root.parent().map(Path::to_path_buf).unwrap_or_default() };
+    walk.build_parallel().run(|| {
+        let matcher = matcher.clone();
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .before_context(before)
+            .after_context(after)
+            .multi_line(req.multiline)
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .build();
+        let hits = &hits;
+        let base = &base;
+        let lines_budget = &lines_budget;
+        let mode = req.output_mode;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let rel = entry.path().strip_prefix(base).unwrap_or(entry.path());
+            let shown = if rel.as_os_str().is_empty() { entry.path() } else { rel };
+            let shown = shown.display().to_string();
+            let room = limit.saturating_sub(lines_budget.load(Ordering::Relaxed));
+            let mut sink = Collect { mode, count: 0, lines: Vec::new(), max_lines: room, shown_path: &shown };
+            if searcher.search_path(&matcher, entry.path(), &mut sink).is_err() || sink.count == 0 {
+                return WalkState::Continue;
+            }
+            lines_budget.fetch_add(sink.lines.len(), Ordering::Relaxed);
+            let hit = FileHits { path: rel.to_path_buf(), count: sink.count, lines: sink.lines };
+            hits.lock().unwrap_or_else(|e| e.into_inner()).push(hit);
+            WalkState::Continue
+        })
+    });
+    let mut hits = hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    hits.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(render(&hits, req, limit))
+}
+
+fn render(hits: &[FileHits], req: &GrepRequest, limit: usize) -> String {
+    if hits.is_empty() {
+        return format!("no matches for `{}`", req.pattern);
+    }
+    let total_matches: u64 = hits.iter().map(|h| h.count).sum();
+    let mut out = String::new();
+    match req.output_mode {
+        OutputMode::FilesWithMatches => {
+            for h in hits.iter().take(limit) {
+                out.push_str(&format!("{}\n", h.path.display()));
+            }
+            if hits.len() > limit {
+                out.push_str(&format!(
+                    "[... {} more files match; narrow the search or raise `limit`]\n",
+                    hits.len() - limit
+                ));
+            }
+        }
+        OutputMode::Count => {
+            for h in hits.iter().take(limit) {
+                out.push_str(&format!("{}:{}\n", h.path.display(), h.count));
+            }
+            if hits.len() > limit {
+                out.push_str(&format!("[... {} more files]\n", hits.len() - limit));
+            }
+            out.push_str(&format!("[{total_matches} matching lines in {} files]\n", hits.len()));
+        }
+        OutputMode::Content => {
+            let mut shown = 0usize;
+            for h in hits {
+                for l in &h.lines {
+                    if shown >= limit {
+                        break;
+                    }
+                    out.push_str(l);
+                    out.push('\n');
+                    shown += 1;
+                }
+            }
+            let all_lines: usize = hits.iter().map(|h| h.lines.len()).sum();
+            if shown < all_lines || (total_matches as usize) > shown {
+                out.push_str(&format!(
+                    "[output limited to {limit} lines; {total_matches} matching lines in {} files in total. Narrow the \
+                     search with `path`/`glob`, or raise `limit`]\n",
+                    hits.len()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The `grep` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Grep;
+
+#[async_trait]
+impl ToolExecutor for Grep {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "grep",
+            format!(
+                "Search file contents with a regular expression (ripgrep's engine and syntax), fast, over the whole \
+                 workspace or `path`. Respects .gitignore, skips hidden and binary files. `output_mode`: \
+                 `files_with_matches` (default: paths only), `content` (matching lines as `path:line:text`, with \
+                 optional `context`/`before`/`after` lines), or `count`. Filter files with `glob` (e.g. `*.rs`, \
+                 `src/**/*.ts`) and `exclude`. Returns at most `limit` lines or files (default {DEFAULT_LIMIT}). Use \
+                 this instead of running grep or rg in the terminal."
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Regular expression (or literal text with fixed_strings)."},
+                    "path": {"type": "string", "description": "File or directory to search (default: the workspace)."},
+                    "glob": {"type": "string", "description": "Only search files matching this glob."},
+                    "exclude": {"type": "string", "description": "Skip files matching this glob."},
+                    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
+                    "case_insensitive": {"type": "boolean"},
+                    "fixed_strings": {"type": "boolean", "description": "Treat the pattern as literal text."},
+                    "multiline": {"type": "boolean", "description": "Let patterns span lines (`.` matches newlines)."},
+                    "context": {"type": "integer", "minimum": 0, "description": "Context lines around each match (content mode)."},
+                    "before": {"type": "integer", "minimum": 0},
+                    "after": {"type": "integer", "minimum": 0},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Most lines or files returned."}
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
+        let req: GrepRequest = match parse_input("grep", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let ws = ctx.cwd().to_path_buf();
+        match tokio::task::spawn_blocking(move || search(&ws, &req)).await {
+            Ok(Ok(text)) => ToolOutput::text(text),
+            Ok(Err(e)) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(format!("grep failed: {e}")),
+        }
+    }
+}

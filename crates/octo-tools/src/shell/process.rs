@@ -1,0 +1,189 @@
+//! Running a command through the platform shell in its own process group, with stdout and stderr
+//! merged in order, and killing the whole group.
+
+use super::capture::Capture;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+/// The shell octo runs commands with, chosen in this one place: `sh -c` on Unix; `pwsh`, else
+/// Windows PowerShell, on Windows.
+pub fn shell_command(command: &str) -> std::process::Command {
+    #[cfg(windows)]
+    {
+        let shell = if which("pwsh") { "pwsh" } else { "powershell" };
+        let mut c = std::process::Command::new(shell);
+        c.args(["-NoProfile", "-NonInteractive", "-Command", command]);
+        c
+    }
+    #[cfg(not(windows))]
+    {
+        let mut c = std::process::Command::new("sh");
+        c.arg("-c").arg(command);
+        c
+    }
+}
+
+#[cfg(windows)]
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| dir.join(format!("{program}.exe")).is_file())
+    })
+}
+
+/// A started command: the child, its process group, and the thread collecting its output.
+pub struct Running {
+    /// The shell process.
+    pub child: tokio::process::Child,
+    /// The process group id (the child's pid) on Unix; the pid on Windows.
+    pub group: u32,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Starts `command` in `cwd`, both output streams going into `capture` through one pipe, so
+/// their interleaving is exactly what a terminal would show.
+pub fn spawn(command: &str, cwd: &Path, capture: Capture) -> std::io::Result<Running> {
+    let (mut reader, writer) = std::io::pipe()?;
+    let mut cmd = shell_command(command);
+    cmd.current_dir(cwd).stdin(Stdio::null()).stdout(writer.try_clone()?).stderr(writer);
+    // Tools run unattended: no pager or editor may wait for a keypress.
+    cmd.env("PAGER", "cat").env("GIT_PAGER", "cat").env("GIT_TERMINAL_PROMPT", "0");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+        cmd.creation_flags(CREATE_NEW_PROCESS_GROUP);
+    }
+    let mut tokio_cmd = tokio::process::Command::from(cmd);
+    tokio_cmd.kill_on_drop(true);
+    let child = tokio_cmd.spawn()?;
+    // The command object held the write ends; dropping it leaves only the child's copies, so the
+    // reader sees EOF when every process of the group has closed them.
+    drop(tokio_cmd);
+    let group = child.id().unwrap_or(0);
+    let reader = std::thread::Builder::new().name("octo-shell-output".into()).spawn(move || {
+        use std::io::Read;
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => capture.push(&buf[..n]),
+            }
+        }
+    })?;
+    Ok(Running { child, group, reader: Some(reader) })
+}
+
+impl Running {
+    /// Waits up to `grace` for the output pipe to close after the shell exited (a background
+    /// grandchild may keep it open), then kills the rest of the group.
+    pub async fn finish_output(&mut self, grace: Duration) {
+        let Some(handle) = self.reader.take() else { return };
+        let deadline = tokio::time::Instant::now() + grace;
+        while !handle.is_finished() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        if !handle.is_finished() {
+            kill_group(self.group, true);
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+            while !handle.is_finished() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        if handle.is_finished() {
+            let _ = handle.join();
+        }
+    }
+
+    /// Stops the whole group: a polite signal, a short wait, then a forced kill.
+    pub async fn terminate(&mut self) {
+        kill_group(self.group, false);
+        if tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await.is_err() {
+            kill_group(self.group, true);
+            let _ = self.child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+        }
+        // Grandchildren may outlive a shell that died from the polite signal.
+        kill_group(self.group, true);
+    }
+}
+
+/// Signals every process of the group (`force`: SIGKILL, else SIGTERM). Errors (the group is
+/// already gone) are ignored.
+pub fn kill_group(group: u32, force: bool) {
+    if group == 0 {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{killpg, Signal};
+        use nix::unistd::Pid;
+        let Ok(raw) = i32::try_from(group) else { return };
+        let _ = killpg(Pid::from_raw(raw), if force { Signal::SIGKILL } else { Signal::SIGTERM });
+    }
+    #[cfg(windows)]
+    {
+        let _ = force;
+        let _ = std::process::Command::new("taskkill")
+            .args(["/T", "/F", "/PID", &group.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signalled(String),
+    /// It ran past its timeout and was killed.
+    TimedOut(Duration),
+    /// The user cancelled the turn and it was killed.
+    Cancelled,
+}
+
+impl Ending {
+    /// From an exit status.
+    pub fn from_status(status: std::process::ExitStatus) -> Self {
+        if let Some(code) = status.code() {
+            return Self::Exited(code);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            if let Some(sig) = status.signal() {
+                return Self::Signalled(format!("signal {sig}"));
+            }
+        }
+        Self::Signalled("unknown".into())
+    }
+
+    /// The note appended to the output.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Exited(c) => format!("[exit code {c}]"),
+            Self::Signalled(s) => format!("[killed by {s}]"),
+            Self::TimedOut(d) => format!(
+                "[timed out after {}s; the command and everything it started were killed. Use a longer \
+                 `timeout`, or `run_in_background` for long-running processes]",
+                d.as_secs()
+            ),
+            Self::Cancelled => {
+                "[cancelled by the user; the command and everything it started were killed]".into()
+            }
+        }
+    }
+
+    /// Whether the model should see it as a failure.
+    pub fn is_error(&self) -> bool {
+        !matches!(self, Self::Exited(0))
+    }
+}
