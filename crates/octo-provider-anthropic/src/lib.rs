@@ -36,4 +36,5 @@ mod wire;
 
 pub use body::thinking_budget;
 pub use config::{AnthropicConfig, AuthStyle, API_VERSION, DEFAULT_BASE_URL};
-pub use sender::AnthropicSender;
+pub use parse::AnthropicParser;
+pub use sender::{AnthropicSender, AnthropicWire};

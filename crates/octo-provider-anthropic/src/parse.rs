@@ -18,7 +18,7 @@ enum Open {
 
 /// Turns Anthropic's event stream into [`StreamEvent`]s.
 #[derive(Debug, Clone)]
-pub(crate) struct AnthropicParser {
+pub struct AnthropicParser {
     endpoint: Arc<EndpointInfo>,
     secret: Option<Arc<str>>,
     blocks: HashMap<usize, Open>,

@@ -42,8 +42,9 @@ mod sender;
 mod wire;
 
 pub use config::OpenAiConfig;
+pub use parse::OpenAiParser;
 pub use preset::{
     accepts_reasoning_effort, is_openai_reasoning_model, preset_by_id, MaxTokensField, Preset, Quirks,
     ReasoningStyle, PRESETS, STANDARD,
 };
-pub use sender::OpenAiSender;
+pub use sender::{OpenAiSender, OpenAiWire};

@@ -38,7 +38,7 @@ fn error_parts(v: &Value) -> (String, String) {
 
 /// Turns a stream of chunks into [`StreamEvent`]s.
 #[derive(Debug, Clone)]
-pub(crate) struct OpenAiParser {
+pub struct OpenAiParser {
     endpoint: Arc<EndpointInfo>,
     secret: Option<Arc<str>>,
     /// Server call index → (our index, still open).

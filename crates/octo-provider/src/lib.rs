@@ -10,6 +10,7 @@
 //!   with messages that name the endpoint and the fix, and the API key redacted.
 //! - [`transport`]: a [`Transport`] that sends with retries and turns an SSE body into an
 //!   [`octo_agent::EventStream`] through a protocol [`StreamParser`], failing stalled streams.
+//! - [`sender`]: [`HttpSender`], the whole Sender capability stack for any [`WireProtocol`].
 //! - [`catalog`]: context windows, output caps and prices of common models.
 //!
 //! **Layer:** shared plumbing. Depends on `octo-agent` only (plus reqwest, serde, tokio). Provider
@@ -30,6 +31,7 @@ pub mod catalog;
 pub mod classify;
 pub mod http;
 pub mod retry;
+pub mod sender;
 pub mod sse;
 pub mod transport;
 
@@ -37,6 +39,7 @@ pub use catalog::{Catalog, ModelInfo, Price};
 pub use classify::EndpointInfo;
 pub use http::{build_client, HttpConfig, SetupError};
 pub use retry::RetryPolicy;
+pub use sender::{secret_header, Connection, HttpSender, WireProtocol};
 pub use transport::{PreparedRequest, StreamParser, Transport};
 
 /// A unique id for a tool call whose server sent none (or an empty one). Ids must be unique
