@@ -274,6 +274,17 @@ impl Agent {
         self.run_stream(vec![input], cancel)
     }
 
+    /// Like [`Agent::turn_stream`], for a front end that shows events but cannot answer: approvals
+    /// are denied and questions go unanswered, each with a message the model can act on.
+    pub fn turn_stream_unattended(&mut self, input: Message, cancel: CancellationToken) -> AgentStream<'_> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let channel = Arc::new(TurnChannel::new(tx, self.approvals(), false));
+        let driver = async move {
+            let _ = turn::run_turn(self, input, &cancel, &channel).await;
+        };
+        AgentStream::new(driver, rx)
+    }
+
     /// Runs several turns in order, stopping at the first that fails.
     pub async fn run(
         &mut self,

@@ -1,0 +1,458 @@
+//! Configuration: `~/.octo/config.toml`, the project's `.octo/config.toml`, environment
+//! variables and flags, merged with precedence flag > env > project > user > built-in default,
+//! each value remembering where it came from.
+
+use crate::permissions::{Mode, RuleSet};
+use octo_agent::ReasoningEffort;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A configuration problem, naming the file, line and key.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A file is not valid TOML, has an unknown key or a value of the wrong type.
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong (names the key).
+        message: String,
+    },
+    /// A value is out of range or malformed (from a file, the environment or a flag).
+    #[error("{source_desc}: {message}")]
+    Value {
+        /// Where the value came from.
+        source_desc: String,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+}
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// octo's built-in default.
+    Default,
+    /// The user's config file.
+    User(PathBuf),
+    /// The project's config file.
+    Project(PathBuf),
+    /// An environment variable.
+    Env(String),
+    /// A command-line flag.
+    Flag,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Default => f.write_str("default"),
+            Self::User(p) => write!(f, "user config {}", p.display()),
+            Self::Project(p) => write!(f, "project config {}", p.display()),
+            Self::Env(v) => write!(f, "env {v}"),
+            Self::Flag => f.write_str("flag"),
+        }
+    }
+}
+
+/// Which wire protocol an endpoint speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// Anthropic Messages.
+    Anthropic,
+    /// OpenAI Chat Completions.
+    Openai,
+}
+
+/// One `[endpoints.<id>]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    /// Wire protocol; defaults from the preset or the id (`anthropic` → Anthropic, else OpenAI).
+    pub protocol: Option<Protocol>,
+    /// An OpenAI-compatible preset to start from (`deepseek`, `ollama`, ...).
+    pub preset: Option<String>,
+    /// Base URL.
+    pub base_url: Option<String>,
+    /// Environment variable holding the key (default: the preset's, e.g. `DEEPSEEK_API_KEY`).
+    pub api_key_env: Option<String>,
+    /// Extra HTTP headers.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Models offered by this endpoint (the first is its default).
+    #[serde(default)]
+    pub models: Vec<String>,
+    /// Context window per model, overriding the catalog.
+    #[serde(default)]
+    pub context_windows: BTreeMap<String, u64>,
+    /// Output cap per request.
+    pub max_tokens: Option<u32>,
+}
+
+/// The `[permissions]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsConfig {
+    /// Rules that allow without asking.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Rules that always ask.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// Rules that refuse.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// One config file as written (every key optional).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `endpoint:model` used when none is chosen.
+    pub default: Option<String>,
+    /// `default`, `accept-edits`, `plan` or `auto`.
+    pub permission_mode: Option<String>,
+    /// Model requests per turn.
+    pub max_turns: Option<u32>,
+    /// `off`, `low`, `medium`, `high`, `max`.
+    pub reasoning_effort: Option<String>,
+    /// Output cap per request.
+    pub max_tokens: Option<u32>,
+    /// Named endpoints.
+    #[serde(default)]
+    pub endpoints: BTreeMap<String, EndpointConfig>,
+    /// Permission rules.
+    #[serde(default)]
+    pub permissions: PermissionsConfig,
+}
+
+/// Parses one config file's text; errors name the file, line and key.
+pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        ConfigError::Invalid { path: path.to_path_buf(), line, column, message: e.message().to_owned() }
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn read_file(path: &Path) -> Result<Option<FileConfig>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse_file(path, &text).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+    }
+}
+
+/// Values given on the command line; `None` leaves the lower layers in charge.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `--endpoint` (with or without `:model`).
+    pub endpoint: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--permission-mode`.
+    pub permission_mode: Option<String>,
+    /// `--max-turns`.
+    pub max_turns: Option<u32>,
+    /// `--reasoning-effort`.
+    pub reasoning_effort: Option<String>,
+    /// `--max-tokens`.
+    pub max_tokens: Option<u32>,
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Its origin.
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: Source) -> Self {
+        Self { value, source }
+    }
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// octo's home (`~/.octo`, or `OCTO_HOME`).
+    pub home: PathBuf,
+    /// The workspace the config was loaded for.
+    pub workspace: PathBuf,
+    /// `endpoint:model` to use, when one is chosen anywhere.
+    pub default: Option<Sourced<String>>,
+    /// Permission mode.
+    pub permission_mode: Sourced<Mode>,
+    /// Model requests per turn.
+    pub max_turns: Sourced<u32>,
+    /// Reasoning effort.
+    pub reasoning_effort: Sourced<ReasoningEffort>,
+    /// Output cap per request.
+    pub max_tokens: Option<Sourced<u32>>,
+    /// Endpoints by id (user's, then the project's added or replacing).
+    pub endpoints: BTreeMap<String, Sourced<EndpointConfig>>,
+    /// Permission rules, user's and project's.
+    pub rules: RuleSet,
+    /// Notes for the user (ignored or suspicious settings).
+    pub warnings: Vec<String>,
+    /// The files that were read.
+    pub files: Vec<PathBuf>,
+}
+
+/// `OCTO_HOME`, else `~/.octo`.
+pub fn octo_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("OCTO_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from);
+    home.unwrap_or_else(|| PathBuf::from(".")).join(".octo")
+}
+
+/// Reads environment variables through a function, so tests need not touch the process env.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// The process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+impl Config {
+    /// Loads the configuration for `workspace` from `home`, the project, `env` and `overrides`.
+    pub fn load(
+        home: &Path,
+        workspace: &Path,
+        env: EnvLookup<'_>,
+        overrides: &Overrides,
+    ) -> Result<Self, ConfigError> {
+        let user_path = home.join("config.toml");
+        let project_path = workspace.join(".octo").join("config.toml");
+        let user = read_file(&user_path)?;
+        let project = if project_path == user_path { None } else { read_file(&project_path)? };
+        let mut cfg = Config {
+            home: home.to_path_buf(),
+            workspace: workspace.to_path_buf(),
+            default: None,
+            permission_mode: Sourced::new(Mode::Default, Source::Default),
+            max_turns: Sourced::new(octo_agent::DEFAULT_MAX_TURNS, Source::Default),
+            reasoning_effort: Sourced::new(ReasoningEffort::Off, Source::Default),
+            max_tokens: None,
+            endpoints: BTreeMap::new(),
+            rules: RuleSet::default(),
+            warnings: Vec::new(),
+            files: Vec::new(),
+        };
+        let layers = [
+            user.map(|f| (f, Source::User(user_path.clone()))),
+            project.map(|f| (f, Source::Project(project_path.clone()))),
+        ];
+        for (file, source) in layers.into_iter().flatten() {
+            cfg.apply_file(file, &source)?;
+            if let Source::User(p) | Source::Project(p) = &source {
+                cfg.files.push(p.clone());
+            }
+        }
+        cfg.apply_env(env)?;
+        cfg.apply_overrides(overrides)?;
+        Ok(cfg)
+    }
+
+    fn apply_file(&mut self, f: FileConfig, source: &Source) -> Result<(), ConfigError> {
+        let desc = source.to_string();
+        let is_project = matches!(source, Source::Project(_));
+        if let Some(d) = f.default {
+            self.default = Some(Sourced::new(d, source.clone()));
+        }
+        if let Some(m) = f.permission_mode {
+            let mode = parse_mode(&m, &desc)?;
+            if is_project && mode == Mode::Auto {
+                // A repository must not be able to turn off the user's approvals.
+                self.warnings.push(format!("{desc}: `permission_mode = \"auto\"` is ignored in a project config; use --permission-mode auto or your user config"));
+            } else {
+                self.permission_mode = Sourced::new(mode, source.clone());
+            }
+        }
+        if let Some(t) = f.max_turns {
+            self.max_turns = Sourced::new(check_turns(t, &desc)?, source.clone());
+        }
+        if let Some(e) = f.reasoning_effort {
+            self.reasoning_effort = Sourced::new(parse_effort(&e, &desc)?, source.clone());
+        }
+        if let Some(t) = f.max_tokens {
+            self.max_tokens = Some(Sourced::new(t, source.clone()));
+        }
+        for (id, ep) in f.endpoints {
+            self.endpoints.insert(id, Sourced::new(ep, source.clone()));
+        }
+        let rules = &f.permissions;
+        self.rules
+            .add(&rules.allow, &rules.ask, &rules.deny, &desc)
+            .map_err(|m| ConfigError::Value { source_desc: desc.clone(), message: m })?;
+        Ok(())
+    }
+
+    fn apply_env(&mut self, env: EnvLookup<'_>) -> Result<(), ConfigError> {
+        if let Some(v) = env("OCTO_MODEL") {
+            self.default = Some(Sourced::new(v, Source::Env("OCTO_MODEL".into())));
+        }
+        if let Some(v) = env("OCTO_PERMISSION_MODE") {
+            self.permission_mode = Sourced::new(
+                parse_mode(&v, "env OCTO_PERMISSION_MODE")?,
+                Source::Env("OCTO_PERMISSION_MODE".into()),
+            );
+        }
+        if let Some(v) = env("OCTO_MAX_TURNS") {
+            let n = v.parse::<u32>().map_err(|_| ConfigError::Value {
+                source_desc: "env OCTO_MAX_TURNS".into(),
+                message: format!("`{v}` is not a whole number"),
+            })?;
+            self.max_turns =
+                Sourced::new(check_turns(n, "env OCTO_MAX_TURNS")?, Source::Env("OCTO_MAX_TURNS".into()));
+        }
+        if let Some(v) = env("OCTO_REASONING_EFFORT") {
+            self.reasoning_effort = Sourced::new(
+                parse_effort(&v, "env OCTO_REASONING_EFFORT")?,
+                Source::Env("OCTO_REASONING_EFFORT".into()),
+            );
+        }
+        Ok(())
+    }
+
+    fn apply_overrides(&mut self, o: &Overrides) -> Result<(), ConfigError> {
+        match (&o.endpoint, &o.model) {
+            (Some(e), Some(m)) => {
+                self.default =
+                    Some(Sourced::new(format!("{}:{m}", e.split(':').next().unwrap_or(e)), Source::Flag))
+            }
+            (Some(e), None) => self.default = Some(Sourced::new(e.clone(), Source::Flag)),
+            (None, Some(m)) if m.contains(':') => self.default = Some(Sourced::new(m.clone(), Source::Flag)),
+            (None, Some(m)) => {
+                let endpoint =
+                    self.default.as_ref().map(|d| d.value.split(':').next().unwrap_or("").to_owned());
+                let value = match endpoint.filter(|e| !e.is_empty()) {
+                    Some(e) => format!("{e}:{m}"),
+                    None => m.clone(),
+                };
+                self.default = Some(Sourced::new(value, Source::Flag));
+            }
+            (None, None) => {}
+        }
+        if let Some(m) = &o.permission_mode {
+            self.permission_mode = Sourced::new(parse_mode(m, "--permission-mode")?, Source::Flag);
+        }
+        if let Some(t) = o.max_turns {
+            self.max_turns = Sourced::new(check_turns(t, "--max-turns")?, Source::Flag);
+        }
+        if let Some(e) = &o.reasoning_effort {
+            self.reasoning_effort = Sourced::new(parse_effort(e, "--reasoning-effort")?, Source::Flag);
+        }
+        if let Some(t) = o.max_tokens {
+            self.max_tokens = Some(Sourced::new(t, Source::Flag));
+        }
+        Ok(())
+    }
+
+    /// The effective settings with their sources, for `octo config show`. Secrets never appear:
+    /// keys are named by where they come from, and header values are masked.
+    pub fn show(&self) -> String {
+        let mut out = String::new();
+        let line =
+            |out: &mut String, k: &str, v: &str, s: &Source| out.push_str(&format!("{k} = {v}    # {s}\n"));
+        match &self.default {
+            Some(d) => line(&mut out, "default", &format!("\"{}\"", d.value), &d.source),
+            None => out.push_str(
+                "default = (none: set one with --endpoint, OCTO_MODEL or `default` in config.toml)\n",
+            ),
+        }
+        line(
+            &mut out,
+            "permission_mode",
+            &format!("\"{}\"", self.permission_mode.value),
+            &self.permission_mode.source,
+        );
+        line(&mut out, "max_turns", &self.max_turns.value.to_string(), &self.max_turns.source);
+        line(
+            &mut out,
+            "reasoning_effort",
+            &format!("\"{}\"", self.reasoning_effort.value),
+            &self.reasoning_effort.source,
+        );
+        if let Some(t) = &self.max_tokens {
+            line(&mut out, "max_tokens", &t.value.to_string(), &t.source);
+        }
+        for (id, ep) in &self.endpoints {
+            out.push_str(&format!("\n[endpoints.{id}]    # {}\n", ep.source));
+            let e = &ep.value;
+            if let Some(p) = e.protocol {
+                out.push_str(&format!(
+                    "protocol = \"{}\"\n",
+                    if p == Protocol::Anthropic { "anthropic" } else { "openai" }
+                ));
+            }
+            if let Some(p) = &e.preset {
+                out.push_str(&format!("preset = \"{p}\"\n"));
+            }
+            if let Some(u) = &e.base_url {
+                out.push_str(&format!("base_url = \"{u}\"\n"));
+            }
+            if let Some(k) = &e.api_key_env {
+                out.push_str(&format!("api_key_env = \"{k}\"\n"));
+            }
+            for k in e.headers.keys() {
+                out.push_str(&format!("headers.{k} = \"****\"\n"));
+            }
+            if !e.models.is_empty() {
+                out.push_str(&format!("models = {:?}\n", e.models));
+            }
+        }
+        let rules = self.rules.describe();
+        if !rules.is_empty() {
+            out.push_str("\n[permissions]\n");
+            out.push_str(&rules);
+        }
+        out
+    }
+}
+
+fn parse_mode(v: &str, desc: &str) -> Result<Mode, ConfigError> {
+    v.parse().map_err(|m: String| ConfigError::Value { source_desc: desc.into(), message: m })
+}
+
+fn parse_effort(v: &str, desc: &str) -> Result<ReasoningEffort, ConfigError> {
+    v.parse().map_err(|m: String| ConfigError::Value { source_desc: desc.into(), message: m })
+}
+
+fn check_turns(t: u32, desc: &str) -> Result<u32, ConfigError> {
+    if t == 0 {
+        return Err(ConfigError::Value {
+            source_desc: desc.into(),
+            message: "max_turns must be at least 1".into(),
+        });
+    }
+    Ok(t)
+}

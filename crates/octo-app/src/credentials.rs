@@ -1,0 +1,179 @@
+//! API keys: the OS keyring first, then the vendor's usual environment variable. Keys never
+//! appear in sessions, logs, events or error messages.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use thiserror::Error;
+
+/// The keyring service name octo stores keys under.
+pub const KEYRING_SERVICE: &str = "octo";
+
+/// A credential store failed.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CredentialError {
+    /// No keyring service is available (headless Linux without a Secret Service, CI).
+    #[error("no OS keyring is available ({0}); set the key in an environment variable instead")]
+    Unavailable(String),
+    /// The store refused or failed.
+    #[error("the keyring failed: {0}")]
+    Failed(String),
+}
+
+/// Where keys are kept.
+pub trait CredentialStore: Send + Sync {
+    /// The key stored for `endpoint`, if any.
+    fn get(&self, endpoint: &str) -> Result<Option<String>, CredentialError>;
+    /// Stores a key for `endpoint`.
+    fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError>;
+    /// Removes the key for `endpoint`; returns whether there was one.
+    fn remove(&self, endpoint: &str) -> Result<bool, CredentialError>;
+}
+
+/// The operating system's keyring (macOS Keychain, Windows Credential Manager, the Secret
+/// Service on Linux).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OsKeyring;
+
+fn entry(endpoint: &str) -> Result<keyring::Entry, CredentialError> {
+    keyring::Entry::new(KEYRING_SERVICE, endpoint).map_err(classify)
+}
+
+fn classify(e: keyring::Error) -> CredentialError {
+    match e {
+        keyring::Error::PlatformFailure(inner) | keyring::Error::NoStorageAccess(inner) => {
+            CredentialError::Unavailable(inner.to_string())
+        }
+        other => CredentialError::Failed(other.to_string()),
+    }
+}
+
+impl CredentialStore for OsKeyring {
+    fn get(&self, endpoint: &str) -> Result<Option<String>, CredentialError> {
+        match entry(endpoint)?.get_password() {
+            Ok(k) => Ok(Some(k)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError> {
+        entry(endpoint)?.set_password(key).map_err(classify)
+    }
+
+    fn remove(&self, endpoint: &str) -> Result<bool, CredentialError> {
+        match entry(endpoint)?.delete_credential() {
+            Ok(()) => Ok(true),
+            Err(keyring::Error::NoEntry) => Ok(false),
+            Err(e) => Err(classify(e)),
+        }
+    }
+}
+
+/// Keys in memory: for tests and for embedding octo where keys come from elsewhere.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    keys: Mutex<HashMap<String, String>>,
+}
+
+impl MemoryStore {
+    /// A store holding these `(endpoint, key)` pairs.
+    pub fn with(pairs: &[(&str, &str)]) -> Self {
+        let s = Self::default();
+        for (e, k) in pairs {
+            s.lock().insert((*e).to_owned(), (*k).to_owned());
+        }
+        s
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl CredentialStore for MemoryStore {
+    fn get(&self, endpoint: &str) -> Result<Option<String>, CredentialError> {
+        Ok(self.lock().get(endpoint).cloned())
+    }
+    fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError> {
+        self.lock().insert(endpoint.to_owned(), key.to_owned());
+        Ok(())
+    }
+    fn remove(&self, endpoint: &str) -> Result<bool, CredentialError> {
+        Ok(self.lock().remove(endpoint).is_some())
+    }
+}
+
+/// Where a key was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// The keyring entry for the endpoint.
+    Keyring,
+    /// This environment variable.
+    Env(String),
+}
+
+/// Finds the key for `endpoint`: the store first, then `env_var`. A store that is unavailable is
+/// reported in `notes` (once) and skipped.
+pub fn resolve_key(
+    store: &dyn CredentialStore,
+    endpoint: &str,
+    env_var: Option<&str>,
+    env: crate::config::EnvLookup<'_>,
+    notes: &mut Vec<String>,
+) -> Option<(String, KeySource)> {
+    match store.get(endpoint) {
+        Ok(Some(k)) if !k.trim().is_empty() => return Some((k.trim().to_owned(), KeySource::Keyring)),
+        Ok(_) => {}
+        Err(e) => notes.push(e.to_string()),
+    }
+    let var = env_var?;
+    env(var).map(|k| (k.trim().to_owned(), KeySource::Env(var.to_owned())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Broken;
+    impl CredentialStore for Broken {
+        fn get(&self, _: &str) -> Result<Option<String>, CredentialError> {
+            Err(CredentialError::Unavailable("no dbus session".into()))
+        }
+        fn set(&self, _: &str, _: &str) -> Result<(), CredentialError> {
+            Err(CredentialError::Unavailable("no dbus session".into()))
+        }
+        fn remove(&self, _: &str) -> Result<bool, CredentialError> {
+            Err(CredentialError::Unavailable("no dbus session".into()))
+        }
+    }
+
+    #[test]
+    fn keyring_first_then_env_and_an_unavailable_keyring_is_said() {
+        let env = |v: &str| (v == "DEEPSEEK_API_KEY").then(|| "sk-env".to_owned());
+        let mut notes = Vec::new();
+        let store = MemoryStore::with(&[("deepseek", "sk-ring")]);
+        assert_eq!(
+            resolve_key(&store, "deepseek", Some("DEEPSEEK_API_KEY"), &env, &mut notes),
+            Some(("sk-ring".into(), KeySource::Keyring))
+        );
+        assert_eq!(
+            resolve_key(&MemoryStore::default(), "deepseek", Some("DEEPSEEK_API_KEY"), &env, &mut notes),
+            Some(("sk-env".into(), KeySource::Env("DEEPSEEK_API_KEY".into())))
+        );
+        assert!(notes.is_empty());
+        let found = resolve_key(&Broken, "deepseek", Some("DEEPSEEK_API_KEY"), &env, &mut notes);
+        assert_eq!(found.map(|f| f.1), Some(KeySource::Env("DEEPSEEK_API_KEY".into())));
+        assert!(notes[0].contains("no OS keyring") && notes[0].contains("environment variable"), "{notes:?}");
+        assert_eq!(resolve_key(&MemoryStore::default(), "x", None, &env, &mut notes), None);
+    }
+
+    #[test]
+    fn memory_store_round_trip() {
+        let s = MemoryStore::default();
+        s.set("a", "k").unwrap();
+        assert_eq!(s.get("a").unwrap().as_deref(), Some("k"));
+        assert!(s.remove("a").unwrap());
+        assert!(!s.remove("a").unwrap());
+    }
+}

@@ -1,0 +1,269 @@
+//! Turning configuration into a working model client: which endpoint and model, which key, which
+//! adapter. Front ends never construct providers themselves.
+
+use crate::config::{Config, EndpointConfig, EnvLookup, Protocol};
+use crate::credentials::{resolve_key, CredentialStore, KeySource};
+use octo_agent::Sender;
+use octo_provider::{Catalog, HttpConfig, ModelInfo};
+use octo_provider_anthropic::{AnthropicConfig, AnthropicSender};
+use octo_provider_openai::{preset_by_id, OpenAiConfig, OpenAiSender};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// The endpoint used when no `anthropic` endpoint is configured.
+const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// Built-in endpoints tried, in this order, when none is chosen: the first whose key is set wins.
+const AUTO_ORDER: &[&str] =
+    &["anthropic", "openai", "deepseek", "openrouter", "moonshot", "qwen", "glm", "zhipu", "xai", "groq"];
+
+/// Why no client could be built.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EndpointError {
+    /// Nothing is configured and no known key is set.
+    #[error("no model endpoint is configured.\n{0}")]
+    NoEndpoint(String),
+    /// The chosen endpoint does not exist.
+    #[error("unknown endpoint `{id}`; known endpoints: {known}. Add it as [endpoints.{id}] in ~/.octo/config.toml")]
+    UnknownEndpoint {
+        /// The id asked for.
+        id: String,
+        /// The ids that exist.
+        known: String,
+    },
+    /// The endpoint needs a key and none was found.
+    #[error("no API key for endpoint `{endpoint}`: {hint}")]
+    MissingKey {
+        /// The endpoint.
+        endpoint: String,
+        /// How to provide one.
+        hint: String,
+    },
+    /// The endpoint's settings are unusable (bad URL, header, proxy).
+    #[error("endpoint `{endpoint}`: {message}")]
+    Invalid {
+        /// The endpoint.
+        endpoint: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// How to configure an endpoint, for the `NoEndpoint` error and `octo doctor`.
+pub const SETUP_HELP: &str = "Set one up in any of these ways:
+  export ANTHROPIC_API_KEY=sk-ant-...        # Anthropic (or OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, ...)
+  octo auth set deepseek                     # store a key in the OS keyring
+  octo --endpoint ollama --model qwen2.5-coder   # a local Ollama server, no key
+or put a default in ~/.octo/config.toml:
+  default = \"deepseek:deepseek-chat\"";
+
+/// An endpoint and model, resolved and ready to build a client.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// Endpoint id.
+    pub endpoint: String,
+    /// Model id.
+    pub model: String,
+    /// Wire protocol.
+    pub protocol: Protocol,
+    /// Base URL.
+    pub base_url: String,
+    /// The key, when one was found (never printed).
+    pub key: Option<String>,
+    /// Where the key came from.
+    pub key_source: Option<KeySource>,
+    /// The environment variable for the key.
+    pub key_env: Option<String>,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// Limits and price.
+    pub model_info: ModelInfo,
+    /// Output cap from the endpoint's config.
+    pub max_tokens: Option<u32>,
+    /// Notes for the user (an unavailable keyring).
+    pub notes: Vec<String>,
+    preset: Option<&'static octo_provider_openai::Preset>,
+}
+
+impl Resolved {
+    /// `endpoint:model`.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.endpoint, self.model)
+    }
+}
+
+fn builtin(id: &str) -> Option<EndpointConfig> {
+    if id == "anthropic" {
+        return Some(EndpointConfig { protocol: Some(Protocol::Anthropic), ..EndpointConfig::default() });
+    }
+    preset_by_id(id).filter(|p| p.id != "custom").map(|p| EndpointConfig {
+        protocol: Some(Protocol::Openai),
+        preset: Some(p.id.to_owned()),
+        ..EndpointConfig::default()
+    })
+}
+
+/// Every endpoint id known: configured ones and built-ins.
+pub fn known_endpoints(config: &Config) -> Vec<String> {
+    let mut ids: Vec<String> = config.endpoints.keys().cloned().collect();
+    for b in std::iter::once("anthropic").chain(octo_provider_openai::PRESETS.iter().map(|p| p.id)) {
+        if b != "custom" && !ids.iter().any(|i| i == b) {
+            ids.push(b.to_owned());
+        }
+    }
+    ids
+}
+
+/// Resolves `choice` (`endpoint` or `endpoint:model`; `None` for the configured default) into an
+/// endpoint, model and key.
+pub fn resolve(
+    config: &Config,
+    choice: Option<&str>,
+    store: &dyn CredentialStore,
+    env: EnvLookup<'_>,
+) -> Result<Resolved, EndpointError> {
+    let choice = choice.map(str::to_owned).or_else(|| config.default.as_ref().map(|d| d.value.clone()));
+    let choice = match choice {
+        Some(c) => c,
+        None => {
+            let mut notes = Vec::new();
+            let auto = AUTO_ORDER.iter().find(|id| {
+                let ep = config.endpoints.get(**id).map(|s| s.value.clone()).or_else(|| builtin(id));
+                ep.is_some_and(|ep| {
+                    resolve_key(store, id, key_env(id, &ep).as_deref(), env, &mut notes).is_some()
+                })
+            });
+            match auto {
+                Some(id) => (*id).to_owned(),
+                None => return Err(EndpointError::NoEndpoint(SETUP_HELP.into())),
+            }
+        }
+    };
+    let (id, model) = match choice.split_once(':') {
+        Some((e, m)) => (e.trim().to_owned(), Some(m.trim().to_owned()).filter(|m| !m.is_empty())),
+        None => (choice.trim().to_owned(), None),
+    };
+    let ep =
+        config.endpoints.get(&id).map(|s| s.value.clone()).or_else(|| builtin(&id)).ok_or_else(|| {
+            EndpointError::UnknownEndpoint { id: id.clone(), known: known_endpoints(config).join(", ") }
+        })?;
+    let preset = ep.preset.as_deref().and_then(preset_by_id).or_else(|| preset_by_id(&id));
+    let protocol = ep.protocol.unwrap_or(if id == "anthropic" || id.contains("anthropic") {
+        Protocol::Anthropic
+    } else {
+        Protocol::Openai
+    });
+    let model = model.or_else(|| ep.models.first().cloned()).unwrap_or_else(|| match protocol {
+        Protocol::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
+        Protocol::Openai => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
+    });
+    if model.is_empty() {
+        return Err(EndpointError::Invalid {
+            endpoint: id.clone(),
+            message: format!(
+                "no model given; use --model, `{id}:<model>`, or list `models` in [endpoints.{id}]"
+            ),
+        });
+    }
+    let base_url = ep.base_url.clone().unwrap_or_else(|| match protocol {
+        Protocol::Anthropic => octo_provider_anthropic::DEFAULT_BASE_URL.to_owned(),
+        Protocol::Openai => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
+    });
+    if base_url.is_empty() {
+        return Err(EndpointError::Invalid {
+            endpoint: id.clone(),
+            message: format!("set `base_url` in [endpoints.{id}]"),
+        });
+    }
+    let env_var = key_env(&id, &ep);
+    let mut notes = Vec::new();
+    let found = resolve_key(store, &id, env_var.as_deref(), env, &mut notes);
+    let requires_key = match protocol {
+        Protocol::Anthropic => base_url.contains("anthropic.com"),
+        Protocol::Openai => {
+            (preset.is_none_or(|p| p.requires_key) && ep.base_url.is_none()) || ep.api_key_env.is_some()
+        }
+    };
+    if found.is_none() && requires_key {
+        let hint = match &env_var {
+            Some(v) => format!("set {v} or run `octo auth set {id}`"),
+            None => format!("run `octo auth set {id}` or set `api_key_env` in [endpoints.{id}]"),
+        };
+        return Err(EndpointError::MissingKey { endpoint: id, hint });
+    }
+    let mut catalog = Catalog::builtin();
+    for (m, window) in &ep.context_windows {
+        let mut info = catalog.info(m);
+        info.context_window = *window;
+        catalog.set(m.clone(), info);
+    }
+    let (key, key_source) = match found {
+        Some((k, s)) => (Some(k), Some(s)),
+        None => (None, None),
+    };
+    Ok(Resolved {
+        model_info: catalog.info(&model),
+        endpoint: id,
+        model,
+        protocol,
+        base_url,
+        key,
+        key_source,
+        key_env: env_var,
+        headers: ep.headers.into_iter().collect(),
+        max_tokens: ep.max_tokens.or(config.max_tokens.as_ref().map(|t| t.value)),
+        notes,
+        preset,
+    })
+}
+
+fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
+    if let Some(v) = &ep.api_key_env {
+        return Some(v.clone());
+    }
+    if id == "anthropic" || ep.protocol == Some(Protocol::Anthropic) && ep.base_url.is_none() {
+        return Some("ANTHROPIC_API_KEY".into());
+    }
+    let preset = ep.preset.as_deref().and_then(preset_by_id).or_else(|| preset_by_id(id))?;
+    (!preset.key_env.is_empty()).then(|| preset.key_env.to_owned())
+}
+
+/// Builds the client for a resolved endpoint, as the agent's [`Sender`].
+pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, EndpointError> {
+    let invalid = |e: octo_provider::SetupError| EndpointError::Invalid {
+        endpoint: r.endpoint.clone(),
+        message: e.to_string(),
+    };
+    let hint = match &r.key_env {
+        Some(v) => format!("set {v} or run `octo auth set {}`", r.endpoint),
+        None => format!("run `octo auth set {}`", r.endpoint),
+    };
+    let http = HttpConfig { headers: r.headers.clone(), ..http };
+    Ok(match r.protocol {
+        Protocol::Anthropic => {
+            let mut c = AnthropicConfig::new(&r.model, r.key.clone())
+                .with_base_url(&r.base_url)
+                .with_endpoint(&r.endpoint);
+            c.model_info = r.model_info;
+            c.max_tokens = r.max_tokens;
+            c.key_hint = hint;
+            c.http = http;
+            Arc::new(AnthropicSender::new(c).map_err(invalid)?)
+        }
+        Protocol::Openai => {
+            let preset = r.preset.or_else(|| preset_by_id("custom"));
+            let mut c = match preset {
+                Some(p) => OpenAiConfig::from_preset(p, Some(&r.model), r.key.clone()),
+                None => OpenAiConfig::custom(&r.base_url, &r.model, r.key.clone()),
+            }
+            .with_base_url(&r.base_url)
+            .with_endpoint(&r.endpoint);
+            c.model_info = r.model_info;
+            c.max_tokens = r.max_tokens;
+            c.key_hint = hint;
+            c.http = http;
+            Arc::new(OpenAiSender::new(c).map_err(invalid)?)
+        }
+    })
+}

@@ -1,0 +1,263 @@
+//! Assembling the system prompt, in a fixed order: octo's base prompt, the environment, the user's
+//! rules, the project's rules, then the skills and memory slots. It is built once per session and
+//! kept byte-stable so the provider's prompt cache holds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Rules files larger than this are cut (with a note).
+pub const MAX_RULES_BYTES: usize = 32 * 1024;
+/// How deep `@include` may nest.
+const MAX_INCLUDE_DEPTH: usize = 5;
+
+/// octo's own instructions.
+pub const BASE_PROMPT: &str = "You are octo, a coding agent working in the user's repository through tools.
+
+How to work:
+- Understand before changing: find the relevant code with grep and glob, and read it with read_file.
+- Make focused changes with edit_file (or multi_edit); use write_file for new files. Keep the style of the surrounding code.
+- Verify your work: build, run the tests or the program with the terminal tool, and fix what fails.
+- Prefer the dedicated tools over shell equivalents (read_file over cat, grep over grep/rg, edit_file over sed).
+- Use todo_write to track work with several steps.
+- Ask the user (ask_user) only when a decision is genuinely theirs.
+
+How to answer:
+- Be concise and direct. Lead with the result; mention what you verified and anything left undone.
+- Refer to code as path:line. Do not invent files, APIs or results.
+- Never expose secrets you come across in files or output.";
+
+/// What goes into the environment section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    /// Operating system.
+    pub os: String,
+    /// The shell commands run with.
+    pub shell: String,
+    /// The workspace.
+    pub cwd: PathBuf,
+    /// `branch` and a short status, when the workspace is a git repository.
+    pub git: Option<String>,
+    /// Today's date (YYYY-MM-DD).
+    pub date: String,
+    /// `endpoint:model`.
+    pub model: String,
+}
+
+impl Environment {
+    /// Reads the environment of `cwd` (runs `git` when present).
+    pub fn detect(cwd: &Path, model: &str) -> Self {
+        Self {
+            os: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
+            shell: if cfg!(windows) { "PowerShell".into() } else { "sh".into() },
+            cwd: cwd.to_path_buf(),
+            git: git_summary(cwd),
+            date: today(),
+            model: model.to_owned(),
+        }
+    }
+}
+
+fn git_summary(cwd: &Path) -> Option<String> {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let branch = run(&["rev-parse", "--abbrev-ref", "HEAD"])?;
+    let status = run(&["status", "--porcelain"]).unwrap_or_default();
+    let changed = status.lines().count();
+    Some(if changed == 0 {
+        format!("branch {branch}, clean")
+    } else {
+        format!("branch {branch}, {changed} changed or untracked file(s)")
+    })
+}
+
+/// Today's date in UTC as YYYY-MM-DD, without a date library.
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 → (year, month, day), Howard Hinnant's algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The parts of the prompt, in order.
+#[derive(Debug, Clone, Default)]
+pub struct PromptParts {
+    /// Replaces octo's base prompt when set (`--system`).
+    pub base_override: Option<String>,
+    /// Skills (filled by a later feature).
+    pub skills: Option<String>,
+    /// Memory (filled by a later feature).
+    pub memory: Option<String>,
+}
+
+/// Builds the system prompt for a session in `cwd`, reading `home/octorules.md` and the project's
+/// `.octorules`, `AGENTS.md` and `CLAUDE.md`.
+pub fn assemble(home: &Path, env: &Environment, parts: &PromptParts) -> String {
+    let mut out = String::new();
+    out.push_str(parts.base_override.as_deref().unwrap_or(BASE_PROMPT).trim());
+    out.push_str("\n\n# Environment\n");
+    out.push_str(&format!("- Working directory: {}\n", env.cwd.display()));
+    match &env.git {
+        Some(g) => out.push_str(&format!("- Git repository: {g}\n")),
+        None => out.push_str("- Not a git repository\n"),
+    }
+    out.push_str(&format!(
+        "- OS: {}; shell: {}\n- Date: {}\n- Model: {}\n",
+        env.os, env.shell, env.date, env.model
+    ));
+    let user = home.join("octorules.md");
+    if let Some(text) = load_rules(&user) {
+        out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
+    }
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for name in [".octorules", "AGENTS.md", "CLAUDE.md"] {
+        let p = env.cwd.join(name);
+        let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+        if seen.contains(&real) {
+            continue;
+        }
+        if let Some(text) = load_rules(&p) {
+            seen.push(real);
+            out.push_str(&format!("\n# Project rules ({name})\n{text}\n"));
+        }
+    }
+    if let Some(s) = parts.skills.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push_str(&format!("\n# Skills\n{}\n", s.trim()));
+    }
+    if let Some(m) = parts.memory.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push_str(&format!("\n# Memory\n{}\n", m.trim()));
+    }
+    out
+}
+
+/// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
+pub fn load_rules(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut stack = vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
+    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &mut stack);
+    Some(cap(expanded.trim()))
+}
+
+fn expand(text: &str, dir: &Path, stack: &mut Vec<PathBuf>) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let Some(target) = line.trim().strip_prefix("@include ").map(str::trim) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let path = dir.join(target);
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if stack.contains(&real) {
+            out.push_str(&format!("[@include {target} skipped: it includes itself]\n"));
+        } else if stack.len() > MAX_INCLUDE_DEPTH {
+            out.push_str(&format!(
+                "[@include {target} skipped: includes nest deeper than {MAX_INCLUDE_DEPTH}]\n"
+            ));
+        } else {
+            match std::fs::read_to_string(&path) {
+                Ok(inner) => {
+                    stack.push(real);
+                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), stack));
+                    stack.pop();
+                }
+                Err(e) => out.push_str(&format!("[@include {target} skipped: {e}]\n")),
+            }
+        }
+    }
+    out
+}
+
+fn cap(text: &str) -> String {
+    if text.len() <= MAX_RULES_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_RULES_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[... rules cut at {} KB]", &text[..end], MAX_RULES_BYTES / 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    fn env(cwd: &Path) -> Environment {
+        Environment {
+            os: "linux (x86_64)".into(),
+            shell: "sh".into(),
+            cwd: cwd.to_path_buf(),
+            git: Some("branch main, clean".into()),
+            date: "2026-11-30".into(),
+            model: "anthropic:claude-sonnet-4-5".into(),
+        }
+    }
+
+    #[test]
+    fn order_includes_and_bad_includes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(ws.join("docs")).unwrap();
+        std::fs::write(home.join("octorules.md"), "Always answer in English.").unwrap();
+        std::fs::write(
+            ws.join(".octorules"),
+            "Use tabs.\n@include docs/style.md\n@include missing.md\n@include .octorules",
+        )
+        .unwrap();
+        std::fs::write(ws.join("docs/style.md"), "Max line 100.\n@include ../.octorules").unwrap();
+        std::fs::write(ws.join("AGENTS.md"), "Run make test.").unwrap();
+        let parts =
+            PromptParts { memory: Some("The user prefers short answers.".into()), ..PromptParts::default() };
+        let p = assemble(&home, &env(&ws), &parts).replace(&tmp.path().display().to_string(), "<tmp>");
+        insta::assert_snapshot!(p);
+        let a = assemble(&home, &env(&ws), &parts);
+        assert_eq!(a, assemble(&home, &env(&ws), &parts), "stable across calls");
+    }
+
+    #[test]
+    fn big_rules_are_capped() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("CLAUDE.md"), "é".repeat(40_000)).unwrap();
+        let r = load_rules(&tmp.path().join("CLAUDE.md")).unwrap();
+        assert!(r.len() < MAX_RULES_BYTES + 100 && r.ends_with("[... rules cut at 32 KB]"));
+        assert_eq!(load_rules(&tmp.path().join("nope.md")), None);
+    }
+
+    #[test]
+    fn detects_a_git_repository_or_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(git_summary(tmp.path()), None);
+    }
+}

@@ -1,0 +1,400 @@
+//! The Session facade: the API every front end (CLI, web server, chat bridges, library users)
+//! drives. A session owns one agent in a task of its own; front ends send it prompts, receive its
+//! events, answer its approvals and questions, and read its status. They never touch providers or
+//! tools directly.
+
+use crate::config::{Config, EnvLookup};
+use crate::credentials::CredentialStore;
+use crate::factory::{build_sender, resolve, EndpointError, Resolved};
+use crate::permissions::{Mode, PermissionEngine};
+use crate::prompt::{assemble, Environment, PromptParts};
+use futures_util::StreamExt;
+use octo_agent::{
+    Agent, AgentEvent, ApprovalBroker, ApprovalDecision, CancellationToken, Message, ReasoningEffort, Sender,
+    ToolRegistry, TurnEndReason, UnknownApproval, Usage,
+};
+use octo_provider::{HttpConfig, ModelInfo};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use thiserror::Error;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+/// How many events a slow subscriber may fall behind before it misses some.
+const EVENT_BUFFER: usize = 16 * 1024;
+
+/// Why a session could not start or act.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// No usable endpoint.
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
+    /// The session's task has ended.
+    #[error("the session has ended")]
+    Closed,
+}
+
+/// What to start a session with. Unset fields come from the configuration.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// The workspace (default: the current directory).
+    pub workspace: Option<PathBuf>,
+    /// `endpoint` or `endpoint:model`.
+    pub model: Option<String>,
+    /// Whether the model gets tools (`--no-tools` turns them off).
+    pub no_tools: bool,
+    /// Permission mode.
+    pub mode: Option<Mode>,
+    /// Model requests per turn.
+    pub max_turns: Option<u32>,
+    /// Replaces octo's base system prompt.
+    pub system_prompt: Option<String>,
+    /// Output cap per request.
+    pub max_tokens: Option<u32>,
+    /// Reasoning effort.
+    pub reasoning: Option<ReasoningEffort>,
+    /// Nobody will answer approvals (headless runs): they are denied, with a message telling the
+    /// model how the user can allow them.
+    pub unattended: bool,
+}
+
+/// Whether a turn is running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Waiting for a prompt.
+    Idle,
+    /// A turn is running.
+    Running,
+}
+
+/// A snapshot of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    /// Idle or running.
+    pub state: State,
+    /// Completed turns.
+    pub turns: u32,
+    /// Tokens of every request so far.
+    pub usage: Usage,
+    /// Cost so far in USD, when the model's price is known.
+    pub cost_usd: Option<f64>,
+    /// `endpoint:model`.
+    pub model: String,
+    /// Permission mode.
+    pub mode: Mode,
+    /// Prompts waiting behind the running turn.
+    pub queued: usize,
+}
+
+/// The result of [`Session::run`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    /// The final answer's text.
+    pub text: String,
+    /// How the turn ended.
+    pub reason: TurnEndReason,
+    /// Tokens of the turn.
+    pub usage: Usage,
+    /// The error message, when the turn failed.
+    pub error: Option<String>,
+    /// Tool calls that were denied (by rules, mode or the user).
+    pub denied: Vec<String>,
+}
+
+enum Command {
+    Prompt(String),
+    SetSender(Arc<dyn Sender>, String, ModelInfo),
+    History(oneshot::Sender<Vec<Message>>),
+    Clear,
+}
+
+struct Shared {
+    state: State,
+    turns: u32,
+    usage: Usage,
+    model: String,
+    info: ModelInfo,
+    queued: usize,
+    current: Option<CancellationToken>,
+}
+
+/// A running conversation. Cheap to share (`Arc`) between front ends; dropping the last handle
+/// ends its task.
+pub struct Session {
+    commands: mpsc::UnboundedSender<Command>,
+    events: broadcast::Sender<AgentEvent>,
+    broker: Arc<ApprovalBroker>,
+    engine: Arc<PermissionEngine>,
+    shared: Arc<Mutex<Shared>>,
+    config: Option<Config>,
+    http: HttpConfig,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("status", &self.status()).finish()
+    }
+}
+
+impl Session {
+    /// Starts a session from configuration: resolves the endpoint and key, builds the client, the
+    /// tools, the permission engine and the system prompt. Must be called inside a Tokio runtime.
+    pub fn start(
+        config: Config,
+        options: SessionOptions,
+        store: &dyn CredentialStore,
+        env: EnvLookup<'_>,
+    ) -> Result<Self, SessionError> {
+        let resolved = resolve(&config, options.model.as_deref(), store, env)?;
+        let sender = build_sender(&resolved, HttpConfig::default())?;
+        let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
+        let tools = if options.no_tools {
+            ToolRegistry::new()
+        } else {
+            octo_tools::default_registry(octo_tools::ToolsConfig {
+                trash_dir: Some(config.home.join("trash")),
+                web: octo_tools::WebConfig::from_env(),
+                ..octo_tools::ToolsConfig::default()
+            })
+        };
+        let env_info = Environment::detect(&workspace, &resolved.label());
+        let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
+        let system = assemble(&config.home, &env_info, &parts);
+        let mode = options.mode.unwrap_or(config.permission_mode.value);
+        let engine = Arc::new(PermissionEngine::new(config.rules.clone(), mode));
+        let agent = Agent::builder(sender)
+            .tools(tools)
+            .permission_gate(engine.clone())
+            .system_prompt(system)
+            .cwd(workspace)
+            .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
+            .build();
+        let mut s = Self::with_agent(agent, engine, &resolved, &options, &config);
+        s.config = Some(config);
+        Ok(s)
+    }
+
+    /// Starts a session around an agent the caller built (a custom `Sender`, tools or gate). The
+    /// engine must be the agent's permission gate for `set_mode` to take effect.
+    pub fn from_agent(mut agent: Agent, engine: Arc<PermissionEngine>, model: &str, info: ModelInfo) -> Self {
+        agent.set_permission_gate(engine.clone());
+        Self::spawn(agent, engine, model.to_owned(), info, false, HttpConfig::default())
+    }
+
+    fn with_agent(
+        mut agent: Agent,
+        engine: Arc<PermissionEngine>,
+        r: &Resolved,
+        o: &SessionOptions,
+        c: &Config,
+    ) -> Self {
+        let cfg = agent.config_mut();
+        cfg.max_tokens = o.max_tokens.or(r.max_tokens).or(c.max_tokens.as_ref().map(|t| t.value));
+        cfg.reasoning = o.reasoning.unwrap_or(c.reasoning_effort.value);
+        Self::spawn(agent, engine, r.label(), r.model_info, o.unattended, HttpConfig::default())
+    }
+
+    fn spawn(
+        agent: Agent,
+        engine: Arc<PermissionEngine>,
+        model: String,
+        info: ModelInfo,
+        unattended: bool,
+        http: HttpConfig,
+    ) -> Self {
+        let (commands, rx) = mpsc::unbounded_channel();
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let broker = agent.approvals();
+        let shared = Arc::new(Mutex::new(Shared {
+            state: State::Idle,
+            turns: 0,
+            usage: Usage::default(),
+            model,
+            info,
+            queued: 0,
+            current: None,
+        }));
+        tokio::spawn(actor(agent, rx, events.clone(), Arc::clone(&shared), unattended));
+        Self { commands, events, broker, engine, shared, config: None, http }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues a prompt; it runs when the turn before it has finished.
+    pub fn prompt(&self, text: impl Into<String>) -> Result<(), SessionError> {
+        self.lock().queued += 1;
+        self.commands.send(Command::Prompt(text.into())).map_err(|_| SessionError::Closed)
+    }
+
+    /// Receives every event from now on. Subscribe before prompting to see the whole turn.
+    pub fn subscribe(&self) -> broadcast::Receiver<AgentEvent> {
+        self.events.subscribe()
+    }
+
+    /// Runs one prompt to its end and returns the answer: the simplest way to use a session.
+    pub async fn run(&self, text: impl Into<String>) -> Result<RunResult, SessionError> {
+        let mut rx = self.subscribe();
+        self.prompt(text)?;
+        let mut result = RunResult {
+            text: String::new(),
+            reason: TurnEndReason::Failed,
+            usage: Usage::default(),
+            error: None,
+            denied: Vec::new(),
+        };
+        loop {
+            match rx.recv().await {
+                Ok(AgentEvent::TextDelta { text }) => result.text.push_str(&text),
+                Ok(AgentEvent::RequestStart { .. }) => result.text.clear(),
+                Ok(AgentEvent::ToolCallEnd { name, is_error: true, duration_ms: 0, .. }) => {
+                    result.denied.push(name)
+                }
+                Ok(AgentEvent::Error { message, .. }) => result.error = Some(message),
+                Ok(AgentEvent::TurnEnd { reason, usage, .. }) => {
+                    result.reason = reason;
+                    result.usage = usage;
+                    return Ok(result);
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return Err(SessionError::Closed),
+            }
+        }
+    }
+
+    /// Allows a pending tool call once.
+    pub fn approve(&self, approval_id: &str) -> Result<(), UnknownApproval> {
+        self.broker.resolve(approval_id, ApprovalDecision::Allow)
+    }
+
+    /// Allows a pending tool call and remembers the answer for the rest of the session.
+    pub fn approve_always(&self, approval_id: &str) -> Result<(), UnknownApproval> {
+        self.broker.resolve(approval_id, ApprovalDecision::AllowAlways)
+    }
+
+    /// Refuses a pending tool call; `message` is passed to the model.
+    pub fn reject(&self, approval_id: &str, message: Option<String>) -> Result<(), UnknownApproval> {
+        self.broker.resolve(approval_id, ApprovalDecision::Deny { message })
+    }
+
+    /// Answers a pending question from `ask_user`.
+    pub fn answer(&self, question_id: &str, answer: &str) -> Result<(), UnknownApproval> {
+        self.broker.answer(question_id, answer)
+    }
+
+    /// Cancels the running turn (its processes are killed); queued prompts still run.
+    pub fn abort(&self) {
+        if let Some(c) = &self.lock().current {
+            c.cancel();
+        }
+    }
+
+    /// Switches the permission mode (takes effect for the next tool call).
+    pub fn set_mode(&self, mode: Mode) {
+        self.engine.set_mode(mode);
+    }
+
+    /// Switches endpoint or model (`endpoint`, `endpoint:model`); the conversation is kept.
+    pub fn set_model(
+        &self,
+        choice: &str,
+        store: &dyn CredentialStore,
+        env: EnvLookup<'_>,
+    ) -> Result<String, SessionError> {
+        let config = self.config.as_ref().ok_or(SessionError::Closed)?;
+        let r = resolve(config, Some(choice), store, env)?;
+        let sender = build_sender(&r, self.http.clone())?;
+        let label = r.label();
+        self.commands
+            .send(Command::SetSender(sender, label.clone(), r.model_info))
+            .map_err(|_| SessionError::Closed)?;
+        Ok(label)
+    }
+
+    /// Forgets the conversation (after the running turn).
+    pub fn clear(&self) -> Result<(), SessionError> {
+        self.commands.send(Command::Clear).map_err(|_| SessionError::Closed)
+    }
+
+    /// The conversation so far (after the running turn finishes).
+    pub async fn history(&self) -> Result<Vec<Message>, SessionError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(Command::History(tx)).map_err(|_| SessionError::Closed)?;
+        rx.await.map_err(|_| SessionError::Closed)
+    }
+
+    /// State, turns, tokens and cost.
+    pub fn status(&self) -> Status {
+        let s = self.lock();
+        Status {
+            state: s.state,
+            turns: s.turns,
+            usage: s.usage,
+            cost_usd: s.info.price.map(|p| p.cost(&s.usage)),
+            model: s.model.clone(),
+            mode: self.engine.mode(),
+            queued: s.queued,
+        }
+    }
+
+    /// The configuration the session started from (for `/permissions`, `config show`).
+    pub fn config(&self) -> Option<&Config> {
+        self.config.as_ref()
+    }
+}
+
+async fn actor(
+    mut agent: Agent,
+    mut rx: mpsc::UnboundedReceiver<Command>,
+    events: broadcast::Sender<AgentEvent>,
+    shared: Arc<Mutex<Shared>>,
+    unattended: bool,
+) {
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    while let Some(cmd) = rx.recv().await {
+        match cmd {
+            Command::Prompt(text) => {
+                let cancel = CancellationToken::new();
+                {
+                    let mut s = lock();
+                    s.queued = s.queued.saturating_sub(1);
+                    s.state = State::Running;
+                    s.current = Some(cancel.clone());
+                }
+                let mut stream = if unattended {
+                    agent.turn_stream_unattended(Message::user(text), cancel)
+                } else {
+                    agent.turn_stream(Message::user(text), cancel)
+                };
+                while let Some(ev) = stream.next().await {
+                    match &ev {
+                        AgentEvent::Usage { usage } => lock().usage += *usage,
+                        AgentEvent::TurnEnd { .. } => lock().turns += 1,
+                        _ => {}
+                    }
+                    // Nobody listening is fine: the turn goes on.
+                    let _ = events.send(ev);
+                }
+                drop(stream);
+                let mut s = lock();
+                s.state = State::Idle;
+                s.current = None;
+            }
+            Command::SetSender(sender, label, info) => {
+                agent.set_sender(sender);
+                let mut s = lock();
+                s.model = label;
+                s.info = info;
+            }
+            Command::History(reply) => {
+                let _ = reply.send(agent.history().to_vec());
+            }
+            Command::Clear => agent.clear_history(),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Whole sessions through the facade against a mock endpoint: approvals, plan mode, abort,
+//! queueing, status and model switching.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions, State, TurnEndReason};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{openai, MockLlm, Scripted};
+use serde_json::json;
+use std::time::Duration;
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    llm: MockLlm,
+    session: Session,
+}
+
+fn env(k: &str) -> Option<String> {
+    (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
+}
+
+async fn setup(replies: Vec<Scripted>, options: SessionOptions) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n\
+             [endpoints.compat]\nprotocol = \"openai\"\nbase_url = \"{}/v1\"\n",
+            llm.uri(),
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+    let session = Session::start(
+        config,
+        SessionOptions { workspace: Some(ws.clone()), ..options },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    Setup { _tmp: tmp, ws, llm, session }
+}
+
+fn write_call() -> Scripted {
+    Scripted::sse(
+        Reply::new()
+            .text("Writing.")
+            .tool_use("toolu_1", "write_file", json!({"path": "hello.txt", "content": "hi\n"}))
+            .sse(),
+    )
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).usage(1000, 200, 0, 0).sse())
+}
+
+/// Drives one turn, answering approvals with `decide`; returns the events.
+async fn drive(s: &Session, prompt: &str, mut decide: impl FnMut(&Session, &str)) -> Vec<AgentEvent> {
+    let mut rx = s.subscribe();
+    s.prompt(prompt).unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
+            decide(s, approval_id);
+        }
+        let end = matches!(e, AgentEvent::TurnEnd { .. });
+        events.push(e);
+        if end {
+            return events;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_approved_write_happens_and_is_counted() {
+    let t = setup(vec![write_call(), answer("Done.")], SessionOptions::default()).await;
+    let events = drive(&t.session, "create hello.txt", |s, id| s.approve(id).unwrap()).await;
+    assert!(events.iter().any(
+        |e| matches!(e, AgentEvent::ApprovalRequired { request, .. } if request.summary.contains("hello.txt"))
+    ));
+    assert_eq!(std::fs::read_to_string(t.ws.join("hello.txt")).unwrap(), "hi\n");
+    let st = t.session.status();
+    assert_eq!((st.state, st.turns), (State::Idle, 1));
+    assert_eq!(st.usage.output_tokens, 7 + 200);
+    let cost = st.cost_usd.unwrap();
+    assert!(cost > 0.0 && cost < 0.1, "{cost}");
+    let body = &t.llm.request_bodies().await[0];
+    assert!(body["system"][0]["text"].as_str().unwrap().contains("You are octo"));
+    assert!(body["tools"].as_array().unwrap().len() >= 10);
+}
+
+#[tokio::test]
+async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
+    let t = setup(vec![write_call(), answer("OK, I won't.")], SessionOptions::default()).await;
+    drive(&t.session, "create hello.txt", |s, id| s.reject(id, Some("not now".into())).unwrap()).await;
+    assert!(!t.ws.join("hello.txt").exists());
+    let second = &t.llm.request_bodies().await[1];
+    let result = second["messages"][2]["content"][0].to_string();
+    assert!(result.contains("denied") && result.contains("not now"), "{result}");
+}
+
+#[tokio::test]
+async fn plan_mode_refuses_writes_without_asking() {
+    let t = setup(
+        vec![write_call(), answer("Here is my plan.")],
+        SessionOptions { mode: Some(Mode::Plan), ..SessionOptions::default() },
+    )
+    .await;
+    let events = drive(&t.session, "create hello.txt", |_, _| panic!("plan mode must not ask")).await;
+    assert!(!t.ws.join("hello.txt").exists());
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolCallEnd { is_error: true, output, .. } if output.contains("plan mode"))));
+    assert_eq!(t.session.status().mode, Mode::Plan);
+    t.session.set_mode(Mode::AcceptEdits);
+    assert_eq!(t.session.status().mode, Mode::AcceptEdits);
+}
+
+#[tokio::test]
+async fn abort_stops_a_running_command_at_once() {
+    let slow =
+        Scripted::sse(Reply::new().tool_use("toolu_s", "terminal", json!({"command": "sleep 30"})).sse());
+    let t = setup(vec![slow], SessionOptions { mode: Some(Mode::Auto), ..SessionOptions::default() }).await;
+    let mut rx = t.session.subscribe();
+    let started = std::time::Instant::now();
+    t.session.prompt("wait").unwrap();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::ToolCallStart { .. } => t.session.abort(),
+            AgentEvent::TurnEnd { reason, .. } => {
+                assert_eq!(reason, TurnEndReason::Cancelled);
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let history = t.session.history().await.unwrap();
+    assert_eq!(history.len(), 3, "the interrupted round is kept with its result");
+}
+
+#[tokio::test]
+async fn prompts_queue_and_unknown_approvals_are_errors() {
+    let t = setup(vec![answer("first"), answer("second")], SessionOptions::default()).await;
+    let mut rx = t.session.subscribe();
+    t.session.prompt("one").unwrap();
+    t.session.prompt("two").unwrap();
+    let mut ends = 0;
+    let mut text = String::new();
+    while ends < 2 {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::TextDelta { text: t } => text.push_str(&t),
+            AgentEvent::TurnEnd { .. } => ends += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(text, "firstsecond");
+    assert_eq!(t.session.status().turns, 2);
+    let err = t.session.approve("approval-99").unwrap_err();
+    assert!(err.to_string().contains("approval-99"));
+}
+
+#[tokio::test]
+async fn unattended_sessions_deny_instead_of_waiting() {
+    let t = setup(
+        vec![write_call(), answer("Could not write.")],
+        SessionOptions { unattended: true, ..SessionOptions::default() },
+    )
+    .await;
+    let r = tokio::time::timeout(Duration::from_secs(20), t.session.run("create hello.txt"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.text, "Could not write.");
+    assert_eq!(r.denied, ["write_file"]);
+    assert!(!t.ws.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn switching_model_keeps_the_conversation() {
+    let t =
+        setup(vec![answer("from anthropic")], SessionOptions { no_tools: true, ..SessionOptions::default() })
+            .await;
+    t.llm.script_openai([Scripted::sse(openai::Reply::new().text("from compat").sse())]).await;
+    assert_eq!(t.session.run("hi").await.unwrap().text, "from anthropic");
+    let label = t.session.set_model("compat:local-model", &MemoryStore::default(), &env).unwrap();
+    assert_eq!(label, "compat:local-model");
+    assert_eq!(t.session.run("again").await.unwrap().text, "from compat");
+    let bodies = t.llm.request_bodies().await;
+    let msgs = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 4, "system + the first exchange + the new prompt: {msgs:?}");
+    assert!(bodies[0].get("tools").is_none(), "--no-tools sends no tools");
+    assert_eq!(t.session.status().model, "compat:local-model");
+    let bad = t.session.set_model("nowhere", &MemoryStore::default(), &env).unwrap_err();
+    assert!(bad.to_string().contains("unknown endpoint"));
+}
