@@ -131,6 +131,7 @@ pub struct Session {
     shared: Arc<Mutex<Shared>>,
     config: Option<Config>,
     http: HttpConfig,
+    notes: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -173,6 +174,7 @@ impl Session {
             .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
             .build();
         let mut s = Self::with_agent(agent, engine, &resolved, &options, &config);
+        s.notes = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         s.config = Some(config);
         Ok(s)
     }
@@ -218,7 +220,7 @@ impl Session {
             current: None,
         }));
         tokio::spawn(actor(agent, rx, events.clone(), Arc::clone(&shared), unattended));
-        Self { commands, events, broker, engine, shared, config: None, http }
+        Self { commands, events, broker, engine, shared, config: None, http, notes: Vec::new() }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -340,6 +342,12 @@ impl Session {
             mode: self.engine.mode(),
             queued: s.queued,
         }
+    }
+
+    /// Things the user should know about how the session was set up (an unavailable keyring, an
+    /// ignored project setting).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The configuration the session started from (for `/permissions`, `config show`).
