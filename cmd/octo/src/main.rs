@@ -1,30 +1,100 @@
 //! `octo`: an AI coding agent for the terminal.
 //!
-//! This binary is a thin front end. Today it only reports its version and help: the agent core
-//! (`octo-agent`) is built, and chat, tools and the REPL arrive with the provider, tools, app and
-//! CLI work that follows (see the README's status table).
+//! A thin front end over `octo-app`: it parses flags, builds a `Session`, and renders its events.
+//! It never talks to a provider or a tool directly.
 
-use clap::Parser;
-use std::io::Write;
+mod cli;
+mod commands;
+mod oneshot;
+mod out;
+
+use clap::{CommandFactory, Parser};
+use cli::{Cli, Command};
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
-/// octo — an AI coding agent for the terminal that works with any model.
-///
-/// Status: this build contains the agent core only. Chat, one-shot runs, tools and the REPL are
-/// not available yet; see the README for what works today.
-#[derive(Debug, Parser)]
-#[command(name = "octo", version, about, long_about)]
-struct Cli {}
+/// Exit codes: success, error, usage error, interrupted.
+pub const EXIT_ERROR: u8 = 1;
+/// A usage or setup problem the user must fix.
+pub const EXIT_USAGE: u8 = 2;
+/// Interrupted with Ctrl-C.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    let mut err = std::io::stderr().lock();
-    // Ignore a closed stderr: there is nobody left to tell.
-    let _ = writeln!(
-        err,
-        "octo {}: the agent core is built, but chat and the REPL are not available yet.\n\
-         Run `octo --help` for what this build can do.",
-        env!("CARGO_PKG_VERSION")
-    );
-    ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version land here too; a closed stdout must not panic.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE));
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            out::error(&format!("{e:#}"));
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match &cli.command {
+        Some(Command::Completion { shell }) => {
+            let mut buf = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "octo", &mut buf);
+            out::stdout_bytes(&buf);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Config { action }) => return commands::config(&cli, action),
+        Some(Command::Auth { action }) => return commands::auth(action),
+        Some(Command::Doctor) => return runtime()?.block_on(commands::doctor(&cli)),
+        None => {}
+    }
+    let prompt = match gather_prompt(&cli) {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            out::error(
+                "no prompt given. Run `octo \"what to do\"`, pipe a prompt in, or use --prompt-file. \
+                 (The interactive REPL is not available yet; see `octo --help`.)",
+            );
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(msg) => {
+            out::error(&msg);
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    runtime()?.block_on(oneshot::run(&cli, prompt))
+}
+
+/// The prompt from -p, the positional words, --prompt-file and piped stdin (stdin is appended
+/// to a prompt given another way, as in `git diff | octo "review this"`).
+fn gather_prompt(cli: &Cli) -> Result<Option<String>, String> {
+    let mut parts = Vec::new();
+    if let Some(p) = &cli.print {
+        parts.push(p.clone());
+    }
+    if !cli.prompt.is_empty() {
+        parts.push(cli.prompt.join(" "));
+    }
+    if let Some(f) = &cli.prompt_file {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| format!("cannot read the prompt file {}: {e}", f.display()))?;
+        parts.push(text);
+    }
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let mut piped = String::new();
+        // An unreadable stdin (closed, not UTF-8) simply adds nothing.
+        if stdin.lock().read_to_string(&mut piped).is_ok() && !piped.trim().is_empty() {
+            parts.push(piped);
+        }
+    }
+    let prompt = parts.join("\n\n");
+    Ok((!prompt.trim().is_empty()).then_some(prompt))
 }

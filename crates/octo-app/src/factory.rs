@@ -267,3 +267,23 @@ pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, E
         }
     })
 }
+
+/// Checks that the endpoint answers HTTP at all (any status counts: even a 401 or 404 proves the
+/// server is reachable). Read-only: sends one GET to the base URL.
+pub async fn probe(r: &Resolved) -> Result<String, String> {
+    let http = HttpConfig { connect_timeout: std::time::Duration::from_secs(5), ..HttpConfig::default() };
+    let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
+    let req = client.get(&r.base_url).timeout(std::time::Duration::from_secs(10));
+    match req.send().await {
+        Ok(resp) => Ok(format!("{} answered HTTP {}", r.base_url, resp.status().as_u16())),
+        Err(e) => {
+            let mut msg = e.to_string();
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                msg = s.to_string();
+                src = s.source();
+            }
+            Err(format!("{} is unreachable: {msg}", r.base_url))
+        }
+    }
+}

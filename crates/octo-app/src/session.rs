@@ -59,6 +59,8 @@ pub struct SessionOptions {
     /// Nobody will answer approvals (headless runs): they are denied, with a message telling the
     /// model how the user can allow them.
     pub unattended: bool,
+    /// Attempts per model request, the first included (default 5).
+    pub max_attempts: Option<u32>,
 }
 
 /// Whether a turn is running.
@@ -150,7 +152,11 @@ impl Session {
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
         let resolved = resolve(&config, options.model.as_deref(), store, env)?;
-        let sender = build_sender(&resolved, HttpConfig::default())?;
+        let mut http = HttpConfig::default();
+        if let Some(n) = options.max_attempts {
+            http.retry.max_attempts = n.max(1);
+        }
+        let sender = build_sender(&resolved, http.clone())?;
         let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
         let tools = if options.no_tools {
             ToolRegistry::new()
@@ -174,6 +180,7 @@ impl Session {
             .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
             .build();
         let mut s = Self::with_agent(agent, engine, &resolved, &options, &config);
+        s.http = http;
         s.notes = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         s.config = Some(config);
         Ok(s)

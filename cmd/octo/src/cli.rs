@@ -1,0 +1,141 @@
+//! The command line: flags, subcommands and their help text.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// octo — an AI coding agent for the terminal that works with any model.
+///
+/// Give it a prompt to run one task and exit (`octo "fix the failing test"`), pipe one in
+/// (`git diff | octo "review this"`), or use -p. It reads, searches and edits files and runs
+/// commands in the workspace, asking before anything risky (headless runs deny what would need an
+/// answer unless --permission-mode allows it).
+///
+/// Not available yet: the interactive REPL (running `octo` with no prompt on a terminal prints
+/// this help) and saved sessions.
+#[derive(Debug, Parser)]
+#[command(name = "octo", version, about, long_about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// The prompt (words are joined with spaces).
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+
+    /// The prompt, as an option (same as the positional PROMPT).
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub print: Option<String>,
+
+    /// Read the prompt from a file.
+    #[arg(long, value_name = "FILE")]
+    pub prompt_file: Option<PathBuf>,
+
+    /// Plain chat: send no tools to the model.
+    #[arg(long)]
+    pub no_tools: bool,
+
+    /// Work in this directory instead of the current one.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Endpoint to use (`anthropic`, `deepseek`, `ollama`, a configured id; `id:model` too).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub endpoint: Option<String>,
+
+    /// Model to use (or `endpoint:model`).
+    #[arg(long, short = 'm', value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Replace octo's base system prompt (environment and project rules are still added).
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
+
+    /// Output token cap per model request.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+
+    /// Most model requests in one turn.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+
+    /// default (ask), accept-edits, plan (read-only) or auto (allow what would be asked).
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+
+    /// Same as --permission-mode auto.
+    #[arg(long)]
+    pub auto_approve: bool,
+
+    /// off, low, medium, high or max.
+    #[arg(long, value_name = "EFFORT")]
+    pub reasoning_effort: Option<String>,
+
+    /// Print nothing but the answer (no status lines on stderr).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    /// Show tool calls, usage and cost on stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+
+    /// text (the answer), json (one result object) or stream-json (one event per line).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// How a headless run prints its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The final answer on stdout; status on stderr.
+    Text,
+    /// One JSON object with the answer, usage, cost and more.
+    Json,
+    /// Every event as one JSON object per line, as it happens.
+    StreamJson,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show or locate the configuration.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Store or remove an API key in the OS keyring.
+    Auth {
+        #[command(subcommand)]
+        action: AuthAction,
+    },
+    /// Check configuration, keys, keyring and endpoint reachability (changes nothing).
+    Doctor,
+    /// Print a shell completion script.
+    Completion {
+        /// bash, zsh, fish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `octo config ...`
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// The effective settings and where each came from (secrets masked).
+    Show,
+    /// The paths of the config files.
+    Path,
+}
+
+/// `octo auth ...`
+#[derive(Debug, Subcommand)]
+pub enum AuthAction {
+    /// Store a key for an endpoint (read from a hidden prompt, or from stdin when piped).
+    Set {
+        /// Endpoint id (`anthropic`, `deepseek`, a configured id).
+        endpoint: String,
+    },
+    /// Remove the stored key of an endpoint.
+    Remove {
+        /// Endpoint id.
+        endpoint: String,
+    },
+}

@@ -1,0 +1,141 @@
+//! `octo config`, `octo auth` and `octo doctor`.
+
+use crate::cli::{AuthAction, Cli, ConfigAction};
+use crate::oneshot::{overrides, store, workspace};
+use crate::{out, EXIT_ERROR, EXIT_USAGE};
+use octo_app::config::{octo_home, process_env, Config};
+use octo_app::credentials::{CredentialStore, KeySource, OsKeyring};
+use octo_app::factory::{known_endpoints, probe, resolve};
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+fn load(cli: &Cli) -> Result<Config, String> {
+    let ws = workspace(cli)?;
+    Config::load(&octo_home(), &ws, &process_env, &overrides(cli)).map_err(|e| e.to_string())
+}
+
+/// `octo config show|path`.
+pub fn config(cli: &Cli, action: &ConfigAction) -> anyhow::Result<ExitCode> {
+    match action {
+        ConfigAction::Path => {
+            let ws = workspace(cli).unwrap_or_default();
+            out::stdout(&format!(
+                "user:    {}\nproject: {}\n",
+                octo_home().join("config.toml").display(),
+                ws.join(".octo").join("config.toml").display()
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+        ConfigAction::Show => match load(cli) {
+            Ok(c) => {
+                for w in &c.warnings {
+                    out::status(&format!("octo: note: {w}"));
+                }
+                out::stdout(&c.show());
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                out::error(&e);
+                Ok(ExitCode::from(EXIT_USAGE))
+            }
+        },
+    }
+}
+
+/// `octo auth set|remove`.
+pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
+    let (AuthAction::Set { endpoint } | AuthAction::Remove { endpoint }) = action;
+    let ws = std::env::current_dir().unwrap_or_default();
+    let config = Config::load(&octo_home(), &ws, &process_env, &Default::default())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !known_endpoints(&config).iter().any(|k| k == endpoint) {
+        out::error(&format!("unknown endpoint `{endpoint}`; known: {}", known_endpoints(&config).join(", ")));
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let keyring = OsKeyring;
+    match action {
+        AuthAction::Set { .. } => {
+            let key = if std::io::stdin().is_terminal() {
+                rpassword::prompt_password(format!("API key for `{endpoint}` (input hidden): "))?
+            } else {
+                let mut s = String::new();
+                std::io::stdin().read_to_string(&mut s)?;
+                s
+            };
+            let key = key.trim();
+            if key.is_empty() {
+                out::error("no key given");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+            match keyring.set(endpoint, key) {
+                Ok(()) => {
+                    out::status(&format!("stored the key for `{endpoint}` in the OS keyring"));
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    out::error(&e.to_string());
+                    Ok(ExitCode::from(EXIT_ERROR))
+                }
+            }
+        }
+        AuthAction::Remove { .. } => match keyring.remove(endpoint) {
+            Ok(true) => {
+                out::status(&format!("removed the key for `{endpoint}`"));
+                Ok(ExitCode::SUCCESS)
+            }
+            Ok(false) => {
+                out::status(&format!("no key was stored for `{endpoint}`"));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                out::error(&e.to_string());
+                Ok(ExitCode::from(EXIT_ERROR))
+            }
+        },
+    }
+}
+
+/// `octo doctor`: read-only checks, one line each.
+pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let mut ok = true;
+    let mut line = |good: bool, text: String| {
+        ok &= good;
+        out::stdout(&format!("{} {text}\n", if good { "ok  " } else { "FAIL" }));
+    };
+    let config = match load(cli) {
+        Ok(c) => {
+            let files = if c.files.is_empty() {
+                "none (defaults)".to_owned()
+            } else {
+                c.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+            };
+            line(true, format!("configuration: {files}"));
+            c
+        }
+        Err(e) => {
+            line(false, format!("configuration: {e}"));
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    match OsKeyring.get("octo-doctor-probe") {
+        Ok(_) => out::stdout("ok   keyring: available\n"),
+        Err(e) => out::stdout(&format!("warn keyring: {e}\n")),
+    };
+    let store = store();
+    match resolve(&config, None, store.as_ref(), &process_env) {
+        Ok(r) => {
+            let key = match &r.key_source {
+                Some(KeySource::Keyring) => "key from the keyring".to_owned(),
+                Some(KeySource::Env(v)) => format!("key from {v}"),
+                None => "no key (none needed)".to_owned(),
+            };
+            line(true, format!("endpoint: {} at {} ({key})", r.label(), r.base_url));
+            match probe(&r).await {
+                Ok(m) => line(true, format!("reachable: {m}")),
+                Err(m) => line(false, format!("reachable: {m}")),
+            }
+        }
+        Err(e) => line(false, format!("endpoint: {e}")),
+    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(EXIT_ERROR) })
+}
