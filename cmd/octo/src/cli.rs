@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 /// octo — an AI coding agent for the terminal that works with any model.
 ///
-/// Give it a prompt to run one task and exit (`octo "fix the failing test"`), pipe one in
-/// (`git diff | octo "review this"`), or use -p. It reads, searches and edits files and runs
-/// commands in the workspace, asking before anything risky (headless runs deny what would need an
-/// answer unless --permission-mode allows it).
+/// Run `octo` on a terminal for the interactive REPL (type /help there). Give it a prompt to run
+/// one task and exit (`octo "fix the failing test"`), pipe one in (`git diff | octo "review
+/// this"`), or use -p. It reads, searches and edits files and runs commands in the workspace,
+/// asking before anything risky (headless runs deny what would need an answer unless
+/// --permission-mode allows it).
 ///
-/// Not available yet: the interactive REPL (running `octo` with no prompt on a terminal prints
-/// this help) and saved sessions.
+/// Not available yet: saved and resumed sessions.
 #[derive(Debug, Parser)]
 #[command(name = "octo", version, about, long_about, args_conflicts_with_subcommands = true)]
 pub struct Cli {

@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod oneshot;
 mod out;
+mod repl;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
@@ -55,12 +56,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Doctor) => return runtime()?.block_on(commands::doctor(&cli)),
         None => {}
     }
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive && cli.prompt.is_empty() && cli.print.is_none() && cli.prompt_file.is_none() {
+        return runtime()?.block_on(repl::run(&cli));
+    }
     let prompt = match gather_prompt(&cli) {
         Ok(Some(p)) => p,
         Ok(None) => {
             out::error(
-                "no prompt given. Run `octo \"what to do\"`, pipe a prompt in, or use --prompt-file. \
-                 (The interactive REPL is not available yet; see `octo --help`.)",
+                "no prompt given. Run `octo \"what to do\"`, pipe a prompt in, use --prompt-file, or run \
+                 `octo` on a terminal for the interactive REPL.",
             );
             return Ok(ExitCode::from(EXIT_USAGE));
         }

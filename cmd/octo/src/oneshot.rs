@@ -43,8 +43,8 @@ pub fn workspace(cli: &Cli) -> Result<std::path::PathBuf, String> {
     Ok(ws.canonicalize().unwrap_or(ws))
 }
 
-/// Loads configuration and starts a session for a headless run.
-pub fn start(cli: &Cli) -> Result<Session, (u8, String)> {
+/// Loads configuration and starts a session (`unattended` for headless runs).
+pub fn start(cli: &Cli, unattended: bool) -> Result<Session, (u8, String)> {
     let ws = workspace(cli).map_err(|e| (EXIT_USAGE, e))?;
     let config = Config::load(&octo_home(), &ws, &process_env, &overrides(cli))
         .map_err(|e| (EXIT_USAGE, e.to_string()))?;
@@ -52,7 +52,7 @@ pub fn start(cli: &Cli) -> Result<Session, (u8, String)> {
         workspace: Some(ws),
         no_tools: cli.no_tools,
         system_prompt: cli.system.clone(),
-        unattended: true,
+        unattended,
         max_attempts: std::env::var("OCTO_MAX_ATTEMPTS").ok().and_then(|v| v.parse().ok()),
         ..SessionOptions::default()
     };
@@ -83,7 +83,7 @@ fn short(v: &serde_json::Value) -> String {
 /// Runs `prompt` to the end and prints the result in the chosen format.
 pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let session = match start(cli) {
+    let session = match start(cli, true) {
         Ok(s) => s,
         Err((code, msg)) => {
             out::error(&msg);

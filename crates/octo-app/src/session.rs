@@ -134,6 +134,7 @@ pub struct Session {
     config: Option<Config>,
     http: HttpConfig,
     notes: Vec<String>,
+    tools: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -167,6 +168,7 @@ impl Session {
                 ..octo_tools::ToolsConfig::default()
             })
         };
+        let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let env_info = Environment::detect(&workspace, &resolved.label());
         let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
         let system = assemble(&config.home, &env_info, &parts);
@@ -181,6 +183,7 @@ impl Session {
             .build();
         let mut s = Self::with_agent(agent, engine, &resolved, &options, &config);
         s.http = http;
+        s.tools = tool_names;
         s.notes = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         s.config = Some(config);
         Ok(s)
@@ -227,7 +230,17 @@ impl Session {
             current: None,
         }));
         tokio::spawn(actor(agent, rx, events.clone(), Arc::clone(&shared), unattended));
-        Self { commands, events, broker, engine, shared, config: None, http, notes: Vec::new() }
+        Self {
+            commands,
+            events,
+            broker,
+            engine,
+            shared,
+            config: None,
+            http,
+            notes: Vec::new(),
+            tools: Vec::new(),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -355,6 +368,11 @@ impl Session {
     /// ignored project setting).
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// The names of the tools the model can call.
+    pub fn tool_names(&self) -> &[String] {
+        &self.tools
     }
 
     /// The configuration the session started from (for `/permissions`, `config show`).
