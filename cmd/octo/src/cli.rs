@@ -67,6 +67,14 @@ pub struct Cli {
     #[arg(long, value_name = "EFFORT")]
     pub reasoning_effort: Option<String>,
 
+    /// Ask the model for whole responses instead of streaming them.
+    #[arg(long)]
+    pub no_stream: bool,
+
+    /// Show the model's reasoning (dimmed) in the REPL; hidden by default.
+    #[arg(long)]
+    pub show_thinking: bool,
+
     /// Print nothing but the answer (no status lines on stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,

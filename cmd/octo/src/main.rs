@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod oneshot;
 mod out;
+mod render;
 mod repl;
 
 use clap::{CommandFactory, Parser};

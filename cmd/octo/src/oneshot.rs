@@ -53,6 +53,7 @@ pub fn start(cli: &Cli, unattended: bool) -> Result<Session, (u8, String)> {
         no_tools: cli.no_tools,
         system_prompt: cli.system.clone(),
         unattended,
+        no_stream: cli.no_stream,
         max_attempts: std::env::var("OCTO_MAX_ATTEMPTS").ok().and_then(|v| v.parse().ok()),
         ..SessionOptions::default()
     };

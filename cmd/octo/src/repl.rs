@@ -206,7 +206,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
         }
         let message = expand_mentions(&line, &workspace);
-        ed = turn(&session, ed, message).await?;
+        ed = turn(&session, ed, message, cli.show_thinking).await?;
     }
     let _ = ed.save_history(&history);
     Ok(ExitCode::SUCCESS)
@@ -283,35 +283,74 @@ fn slash(session: &Session, line: &str) -> Slash {
     Slash::Handled
 }
 
+/// Clears the spinner line if one is drawn.
+fn clear_spinner(drawn: &mut bool) {
+    if std::mem::take(drawn) {
+        let mut err = std::io::stderr();
+        let _ = write!(err, "\r\x1b[K");
+        let _ = err.flush();
+    }
+}
+
+const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
 /// Runs one turn, rendering its events; Ctrl-C cancels it.
-async fn turn(session: &Session, mut ed: Ed, message: String) -> anyhow::Result<Ed> {
+async fn turn(session: &Session, mut ed: Ed, message: String, show_thinking: bool) -> anyhow::Result<Ed> {
+    use std::io::IsTerminal;
     let mut rx = session.subscribe();
     session.prompt(message)?;
-    let mut at_line_start = true;
     let mut stdout = std::io::stdout();
+    let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
+    let mut md = crate::render::Renderer::new(color);
+    let spinner = std::io::stderr().is_terminal();
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
+    let (mut waiting, mut drawn, mut frame) = (true, false, 0usize);
+    let started = std::time::Instant::now();
+    let mut tokens = 0u64;
     loop {
         let event = tokio::select! {
             e = rx.recv() => e,
+            _ = tick.tick(), if waiting && spinner => {
+                frame = (frame + 1) % FRAMES.len();
+                let mut err = std::io::stderr();
+                let _ = write!(err, "\r\x1b[K{} working {:.1}s · {tokens} tokens", FRAMES[frame], started.elapsed().as_secs_f64());
+                let _ = err.flush();
+                drawn = true;
+                continue;
+            }
             _ = tokio::signal::ctrl_c() => {
                 session.abort();
                 continue;
             }
         };
+        if !matches!(event, Ok(AgentEvent::Usage { .. }) | Ok(AgentEvent::Committed { .. }) | Err(_)) {
+            clear_spinner(&mut drawn);
+        }
+        let at_line_start = md.at_line_start();
         let event = match event {
             Ok(e) => e,
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => anyhow::bail!("the session ended unexpectedly"),
         };
         match event {
+            AgentEvent::RequestStart { .. } => waiting = true,
+            AgentEvent::Usage { usage } => tokens += usage.output_tokens,
             AgentEvent::TextDelta { text } => {
-                let _ = write!(stdout, "{text}");
-                let _ = stdout.flush();
-                at_line_start = text.ends_with('\n');
+                waiting = false;
+                md.text(&text, &mut stdout);
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                waiting = !show_thinking;
+                if show_thinking {
+                    let mut err = std::io::stderr();
+                    let _ = write!(err, "{}", paint("2", &text));
+                    let _ = err.flush();
+                }
             }
             AgentEvent::ToolCallStart { name, input, .. } => {
+                waiting = false;
                 if !at_line_start {
-                    let _ = writeln!(stdout);
-                    at_line_start = true;
+                    md.finish(&mut stdout);
                 }
                 let summary = input
                     .get("command")
@@ -346,9 +385,9 @@ async fn turn(session: &Session, mut ed: Ed, message: String) -> anyhow::Result<
                 }
             }
             AgentEvent::ApprovalRequired { approval_id, request } => {
+                waiting = false;
                 if !at_line_start {
-                    let _ = writeln!(stdout);
-                    at_line_start = true;
+                    md.finish(&mut stdout);
                 }
                 out::status(&paint("33", &format!("? {} wants to run: {}", request.tool, request.summary)));
                 if let Some(r) = &request.reason {
@@ -388,15 +427,12 @@ async fn turn(session: &Session, mut ed: Ed, message: String) -> anyhow::Result<
             AgentEvent::Notice { message } => out::status(&paint("2", &format!("  {message}"))),
             AgentEvent::Error { message, .. } => {
                 if !at_line_start {
-                    let _ = writeln!(stdout);
-                    at_line_start = true;
+                    md.finish(&mut stdout);
                 }
                 out::status(&paint("31", &format!("error: {message}")));
             }
             AgentEvent::TurnEnd { .. } => {
-                if !at_line_start {
-                    let _ = writeln!(stdout);
-                }
+                md.finish(&mut stdout);
                 return Ok(ed);
             }
             _ => {}

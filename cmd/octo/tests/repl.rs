@@ -125,3 +125,35 @@ async fn approvals_are_asked_inline() {
     .unwrap();
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "A");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_very_narrow_terminal_still_works() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(
+        Reply::new().text("# Heading\nA long answer line that is much wider than the terminal.\n").sse(),
+    )])
+    .await;
+    let home = home_for(&llm);
+    let bin = assert_cmd::cargo::cargo_bin("octo");
+    let mut cmd = octo(&home, &[]);
+    cmd.env("OCTO_BIN", bin);
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c").arg("stty cols 12 rows 4; exec \"$OCTO_BIN\"");
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            sh.env(k, v);
+        }
+    }
+    sh.current_dir(home.workspace());
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(sh, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("please write a long answer for me").unwrap();
+        p.exp_string("much wider than").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+}

@@ -534,6 +534,18 @@ async fn sender_without_tools_runs_as_plain_chat_with_a_notice() {
 }
 
 #[tokio::test]
+async fn streaming_can_be_turned_off() {
+    let sender = Scripted::new(vec![text("whole")]);
+    let mut agent = Agent::builder(sender.clone())
+        .config(AgentConfig { streaming: false, ..AgentConfig::default() })
+        .build();
+    let events = collect(agent.turn_stream(Message::user("hi"), CancellationToken::new())).await;
+    assert!(!sender.seen()[0].streamed);
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::TurnStart { capability: Capability::Tools })));
+    assert_eq!(agent.history()[1].text(), "whole");
+}
+
+#[tokio::test]
 async fn buffered_only_sender_works() {
     let sender = Scripted::with_caps(vec![text("plain")], Caps { streaming: false, tools: false });
     let mut agent = Agent::builder(sender).build();

@@ -61,6 +61,8 @@ pub struct SessionOptions {
     pub unattended: bool,
     /// Attempts per model request, the first included (default 5).
     pub max_attempts: Option<u32>,
+    /// Ask for whole responses instead of streams.
+    pub no_stream: bool,
 }
 
 /// Whether a turn is running.
@@ -206,6 +208,7 @@ impl Session {
         let cfg = agent.config_mut();
         cfg.max_tokens = o.max_tokens.or(r.max_tokens).or(c.max_tokens.as_ref().map(|t| t.value));
         cfg.reasoning = o.reasoning.unwrap_or(c.reasoning_effort.value);
+        cfg.streaming = !o.no_stream;
         Self::spawn(agent, engine, r.label(), r.model_info, o.unattended, HttpConfig::default())
     }
 

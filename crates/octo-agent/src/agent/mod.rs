@@ -39,6 +39,8 @@ pub struct AgentConfig {
     pub max_tool_output_bytes: usize,
     /// The workspace: tools resolve relative paths against it.
     pub cwd: PathBuf,
+    /// Use streaming when the sender offers it (`false` asks for whole responses).
+    pub streaming: bool,
 }
 
 impl Default for AgentConfig {
@@ -50,6 +52,7 @@ impl Default for AgentConfig {
             reasoning: ReasoningEffort::Off,
             max_tool_output_bytes: DEFAULT_MAX_TOOL_OUTPUT_BYTES,
             cwd: PathBuf::from("."),
+            streaming: true,
         }
     }
 }

@@ -40,7 +40,11 @@ pub(super) async fn run_turn(
     cancel: &CancellationToken,
     ch: &Arc<TurnChannel>,
 ) -> Result<TurnOutcome, AgentError> {
-    let capability = Capability::of(agent.sender.as_ref());
+    let capability = match (Capability::of(agent.sender.as_ref()), agent.config.streaming) {
+        (Capability::ToolStreaming, false) => Capability::Tools,
+        (Capability::Streaming, false) => Capability::Buffered,
+        (c, _) => c,
+    };
     ch.emit(AgentEvent::TurnStart { capability });
     if let Err(e) = validate_input(&input) {
         return Err(fail(ch, e, Usage::default(), 0, None));

@@ -1,0 +1,83 @@
+//! What a user feels first: how long `octo --version` and a whole one-shot answer (against a
+//! local mock server) take, and the most memory either needs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
+
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_octo");
+
+fn peak_rss_mb() -> f64 {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{getrusage, UsageWho};
+        // ru_maxrss is the largest child so far, in KiB on Linux.
+        getrusage(UsageWho::RUSAGE_CHILDREN).map(|u| u.max_rss() as f64 / 1024.0).unwrap_or(0.0)
+    }
+    #[cfg(not(unix))]
+    {
+        0.0
+    }
+}
+
+fn time(runs: usize, mut make: impl FnMut() -> Command) -> (Duration, Duration) {
+    let mut all = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let mut c = make();
+        let t = Instant::now();
+        let status = c.stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+        all.push(t.elapsed());
+        assert!(status.success(), "{c:?} failed");
+    }
+    all.sort();
+    (all[0], all[all.len() / 2])
+}
+
+fn main() {
+    let (min, median) = time(50, || {
+        let mut c = Command::new(BIN);
+        c.arg("--version");
+        c
+    });
+    let rss = peak_rss_mb();
+    println!(
+        "octo --version:       min {:>6.2} ms, median {:>6.2} ms, peak RSS {rss:.1} MB",
+        ms(min),
+        ms(median)
+    );
+
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runs = 20;
+    let llm = rt.block_on(async {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic((0..runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())))
+            .await;
+        llm
+    });
+    let home = TempHome::new().unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+    )
+    .unwrap();
+    let (min, median) = time(runs, || {
+        let mut c = Command::new(BIN);
+        c.arg("what is the answer?")
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .current_dir(home.workspace())
+            .stdin(Stdio::null());
+        c
+    });
+    let rss = peak_rss_mb();
+    println!("one-shot answer:      min {:>6.2} ms, median {:>6.2} ms, peak RSS {rss:.1} MB (largest child so far)", ms(min), ms(median));
+    drop(llm);
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
