@@ -207,6 +207,20 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         let message = expand_mentions(&line, &workspace);
         ed = turn(&session, ed, message, cli.show_thinking).await?;
+        if cli.verbose {
+            let s = session.status();
+            let cost = s.cost_usd.map(|c| format!(" · ${c:.4} so far")).unwrap_or_default();
+            out::status(&paint(
+                "2",
+                &format!(
+                    "{} · {} in / {} out tokens ({} cached){cost}",
+                    s.model,
+                    s.usage.input_tokens + s.usage.cache_write_tokens,
+                    s.usage.output_tokens,
+                    s.usage.cache_read_tokens
+                ),
+            ));
+        }
     }
     let _ = ed.save_history(&history);
     Ok(ExitCode::SUCCESS)

@@ -179,6 +179,7 @@ async fn stream_json_prints_one_event_per_line() {
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].as_str().unwrap().to_owned())
         .collect();
+    insta::assert_debug_snapshot!("stream_json_event_types", types);
     assert_eq!(types.first().map(String::as_str), Some("turn_start"));
     assert_eq!(types.last().map(String::as_str), Some("turn_end"));
     assert_eq!(types.iter().filter(|t| *t == "text_delta").count(), 3);
