@@ -2,6 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
+mod common;
+use common::home_for;
+
 use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -20,20 +23,6 @@ fn octo(home: &TempHome) -> Command {
         .env("NO_COLOR", "1")
         .current_dir(home.workspace());
     c
-}
-
-/// A home whose config points the default endpoint at `llm`.
-fn home_for(llm: &MockLlm) -> TempHome {
-    let home = TempHome::new().unwrap();
-    std::fs::write(
-        home.home().join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
-    home
 }
 
 async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {

@@ -3,22 +3,12 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
+mod common;
+use common::home_for;
+
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::json;
-
-fn home_for(llm: &MockLlm) -> TempHome {
-    let home = TempHome::new().unwrap();
-    std::fs::write(
-        home.home().join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
-    home
-}
 
 fn octo(home: &TempHome, args: &[&str]) -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));

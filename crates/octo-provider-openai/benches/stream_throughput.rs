@@ -2,32 +2,17 @@
 //! multi-megabyte SSE response; the adapter decodes, parses and yields it as stream events.
 //! Reports MB/s and heap allocations per event (counting global allocator).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)] // a benchmark; the allocator hook needs unsafe
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
 
 use futures_util::StreamExt;
 use octo_agent::{Message, Request, StreamingSender};
 use octo_provider_openai::{OpenAiConfig, OpenAiSender};
 use octo_testkit::openai::Reply;
 use octo_testkit::{MockLlm, Scripted};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: octo_testkit::alloc::Counting = octo_testkit::alloc::Counting;
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -43,7 +28,7 @@ fn main() {
         let mut per_event = 0.0;
         let mut events = 0u64;
         for _ in 0..6 {
-            let a0 = ALLOCS.load(Ordering::Relaxed);
+            let a0 = octo_testkit::alloc::allocations();
             let t = Instant::now();
             let mut s = sender.send_stream(Request::new(&history)).await.unwrap();
             events = 0;
@@ -52,7 +37,7 @@ fn main() {
                 events += 1;
             }
             best = best.min(t.elapsed().as_secs_f64());
-            per_event = (ALLOCS.load(Ordering::Relaxed) - a0) as f64 / events as f64;
+            per_event = (octo_testkit::alloc::allocations() - a0) as f64 / events as f64;
         }
         println!(
             "openai stream: {:.1} MB, {} events in {:.1} ms → {:.0} MB/s, {:.0} k events/s, {:.2} allocations per event (HTTP included)",

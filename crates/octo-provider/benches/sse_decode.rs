@@ -4,28 +4,13 @@
 //! delta per event) in 16 KiB network-sized chunks, and counts heap allocations with a counting
 //! global allocator.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)] // a benchmark; the allocator hook needs unsafe
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
 
 use octo_provider::sse::SseDecoder;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: octo_testkit::alloc::Counting = octo_testkit::alloc::Counting;
 
 fn synthetic(events: usize) -> Vec<u8> {
     let mut s = String::new();
@@ -48,7 +33,7 @@ fn main() {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::with_capacity(64);
         let mut count = 0usize;
-        let a0 = ALLOCS.load(Ordering::Relaxed);
+        let a0 = octo_testkit::alloc::allocations();
         let t = Instant::now();
         for chunk in body.chunks(16 * 1024) {
             decoder.feed(chunk, &mut out);
@@ -60,7 +45,7 @@ fn main() {
         let secs = t.elapsed().as_secs_f64();
         assert_eq!(count, n);
         best = best.min(secs);
-        allocs_per_event = (ALLOCS.load(Ordering::Relaxed) - a0) as f64 / n as f64;
+        allocs_per_event = (octo_testkit::alloc::allocations() - a0) as f64 / n as f64;
     }
     println!(
         "sse decode: {:.1} MB in {:.2} ms → {:.0} MB/s, {:.2} allocations per event",

@@ -28,6 +28,7 @@
 //! # }
 //! ```
 
+pub mod alloc;
 pub mod anthropic;
 pub mod openai;
 pub mod raw;
