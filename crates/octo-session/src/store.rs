@@ -1,0 +1,288 @@
+//! The sessions directory: create, resume, list, find, remove, export and branch sessions.
+
+use crate::format::{age, new_id, now, Meta, MetaLine, Record, FORMAT_VERSION};
+use crate::load::{parse, Loaded};
+use crate::writer::{io, SessionWriter};
+use crate::SessionError;
+use octo_agent::{ContentBlock, Message, Role, ToolResultPart};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// A line of `octo sessions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Session id.
+    pub id: String,
+    /// The directory it belongs to.
+    pub cwd: PathBuf,
+    /// Title (or the start of the first prompt).
+    pub title: String,
+    /// Creation time (seconds since the epoch).
+    pub created: u64,
+    /// Last write time.
+    pub updated: u64,
+    /// User prompts (not tool results) in it.
+    pub turns: usize,
+    /// `endpoint:model` last used.
+    pub model: String,
+}
+
+impl Summary {
+    /// One line for listings.
+    pub fn line(&self, now: u64) -> String {
+        format!(
+            "{}  {:>9}  {:>3} turns  {:<28}  {}",
+            self.id,
+            age(self.updated, now),
+            self.turns,
+            self.model,
+            self.title
+        )
+    }
+}
+
+/// How a query for a session failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// Exactly one.
+    One(Box<Summary>),
+    /// Several match; the query must be more specific.
+    Several(Vec<Summary>),
+    /// None match.
+    None,
+}
+
+/// Sessions in one directory (`~/.octo/sessions`).
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+impl SessionStore {
+    /// The store in `dir` (created on first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl"))
+    }
+
+    /// Starts a new session file for `cwd` and returns its locked writer.
+    pub fn create(
+        &self,
+        cwd: &Path,
+        endpoint: &str,
+        model: &str,
+        parent: Option<&str>,
+    ) -> Result<SessionWriter, SessionError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
+        let meta = Meta {
+            version: FORMAT_VERSION,
+            id: new_id(),
+            created: now(),
+            cwd: cwd.to_path_buf(),
+            endpoint: endpoint.to_owned(),
+            model: model.to_owned(),
+            title: None,
+            parent: parent.map(str::to_owned),
+        };
+        let path = self.path(&meta.id);
+        let mut line = serde_json::to_vec(&MetaLine { kind: "meta".into(), meta: meta.clone() })
+            .map_err(|e| SessionError::Io { path: path.display().to_string(), reason: e.to_string() })?;
+        line.push(b'\n');
+        let mut f =
+            std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io(&path, e))?;
+        f.write_all(&line).and_then(|()| f.sync_all()).map_err(|e| io(&path, e))?;
+        drop(f);
+        SessionWriter::open(&path, &meta.id, None)
+    }
+
+    /// Loads a session (read-only; works while another process writes it).
+    pub fn load(&self, id: &str) -> Result<Loaded, SessionError> {
+        let path = self.path(id);
+        let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => SessionError::NotFound { query: id.to_owned() },
+            _ => io(&path, e),
+        })?;
+        parse(&path, &bytes)
+    }
+
+    /// Loads a session to continue it, and returns the locked writer that appends to it (a torn
+    /// last record is cut off first).
+    pub fn resume(&self, id: &str) -> Result<(Loaded, SessionWriter), SessionError> {
+        let loaded = self.load(id)?;
+        let writer = SessionWriter::open(&self.path(id), id, Some(loaded.valid_len))?;
+        Ok((loaded, writer))
+    }
+
+    /// Sessions, newest first; only those of `cwd` when given.
+    pub fn list(&self, cwd: Option<&Path>) -> Result<Vec<Summary>, SessionError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&self.dir, e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+                continue;
+            }
+            if let Some(s) = summarize(&path) {
+                if cwd.is_none_or(|c| s.cwd == c) {
+                    out.push(s);
+                }
+            }
+        }
+        out.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// Finds a session of `cwd` (or any directory when `None`) by `last`, an id prefix, or a
+    /// title substring.
+    pub fn find(&self, query: &str, cwd: Option<&Path>) -> Result<Found, SessionError> {
+        let all = self.list(cwd)?;
+        let q = query.trim();
+        if q.is_empty() || q == "last" {
+            return Ok(all.into_iter().next().map_or(Found::None, |s| Found::One(Box::new(s))));
+        }
+        if let Some(exact) = all.iter().find(|s| s.id == q) {
+            return Ok(Found::One(Box::new(exact.clone())));
+        }
+        let lower = q.to_lowercase();
+        let mut hits: Vec<Summary> = all
+            .into_iter()
+            .filter(|s| s.id.starts_with(q) || s.title.to_lowercase().contains(&lower))
+            .collect();
+        Ok(match hits.len() {
+            0 => Found::None,
+            1 => Found::One(Box::new(hits.remove(0))),
+            _ => Found::Several(hits),
+        })
+    }
+
+    /// Deletes a session file.
+    pub fn remove(&self, id: &str) -> Result<(), SessionError> {
+        let path = self.path(id);
+        std::fs::remove_file(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => SessionError::NotFound { query: id.to_owned() },
+            _ => io(&path, e),
+        })
+    }
+
+    /// A new session holding the first `at` messages of `id`, recording `id` as its parent. The
+    /// original is not touched.
+    pub fn fork(&self, id: &str, at: usize) -> Result<String, SessionError> {
+        let src = self.load(id)?;
+        let at = at.min(src.messages.len());
+        let mut w = self.create(&src.meta.cwd, &src.model.0, &src.model.1, Some(id))?;
+        w.append(&src.messages[..at])?;
+        if let Some(t) = &src.title {
+            w.record(&Record::Title { title: format!("{t} (branch)") })?;
+        }
+        Ok(w.id().to_owned())
+    }
+
+    /// The session as a Markdown transcript.
+    pub fn export_markdown(&self, id: &str) -> Result<String, SessionError> {
+        let s = self.load(id)?;
+        Ok(transcript(&s))
+    }
+}
+
+/// Reads just enough of a file for a listing: the meta line, titles, and a count of prompts.
+fn summarize(path: &Path) -> Option<Summary> {
+    let f = std::fs::File::open(path).ok()?;
+    let updated = f.metadata().ok()?.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let mut lines = std::io::BufReader::new(f).lines();
+    let meta: MetaLine = serde_json::from_str(&lines.next()?.ok()?).ok()?;
+    let meta = meta.meta;
+    let (mut title, mut turns, mut model) =
+        (meta.title.clone(), 0, format!("{}:{}", meta.endpoint, meta.model));
+    let mut first_prompt = None;
+    for line in lines.map_while(Result::ok) {
+        // Cheap checks first: most lines are messages that need no full parse.
+        if line.contains("\"type\":\"title\"") || line.contains("\"type\":\"model\"") {
+            match serde_json::from_str::<Record>(&line) {
+                Ok(Record::Title { title: t }) => title = Some(t),
+                Ok(Record::Model { endpoint, model: m }) => model = format!("{endpoint}:{m}"),
+                _ => {}
+            }
+        } else if line.contains("\"role\":\"user\"") && !line.contains("\"tool_result\"") {
+            turns += 1;
+            if first_prompt.is_none() {
+                if let Ok(Record::Message { message, .. }) = serde_json::from_str::<Record>(&line) {
+                    first_prompt = Some(message.text());
+                }
+            }
+        }
+    }
+    let title =
+        title.or_else(|| first_prompt.map(|p| title_from_prompt(&p))).unwrap_or_else(|| "(empty)".into());
+    Some(Summary { id: meta.id, cwd: meta.cwd, title, created: meta.created, updated, turns, model })
+}
+
+/// A title from the first line of a prompt, at most 60 characters.
+pub fn title_from_prompt(prompt: &str) -> String {
+    let first = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let mut t: String = first.chars().take(60).collect();
+    if t.len() < first.len() {
+        t.push('…');
+    }
+    t
+}
+
+fn transcript(s: &Loaded) -> String {
+    let mut out = format!("# {}\n\n", s.title.clone().unwrap_or_else(|| format!("Session {}", s.meta.id)));
+    out.push_str(&format!(
+        "- id: `{}`\n- directory: `{}`\n- model: `{}:{}`\n",
+        s.meta.id,
+        s.meta.cwd.display(),
+        s.model.0,
+        s.model.1
+    ));
+    if let Some(p) = &s.meta.parent {
+        out.push_str(&format!("- branched from: `{p}`\n"));
+    }
+    for m in &s.messages {
+        for block in &m.content {
+            match (m.role, block) {
+                (Role::User, ContentBlock::Text { text }) => out.push_str(&format!("\n## User\n\n{text}\n")),
+                (Role::Assistant, ContentBlock::Text { text }) => {
+                    out.push_str(&format!("\n## Assistant\n\n{text}\n"))
+                }
+                (_, ContentBlock::Thinking { thinking, .. }) => out.push_str(&format!(
+                    "\n<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n"
+                )),
+                (_, ContentBlock::ToolUse { name, input, .. }) => {
+                    out.push_str(&format!("\n**Tool call** `{name}`\n\n```json\n{input}\n```\n"))
+                }
+                (_, ContentBlock::ToolResult { content, is_error, .. }) => {
+                    let text: Vec<&str> = content.iter().filter_map(ToolResultPart::as_text).collect();
+                    let label = if *is_error { "Tool error" } else { "Tool result" };
+                    out.push_str(&format!("\n**{label}**\n\n```\n{}\n```\n", text.join("\n")));
+                }
+                (_, ContentBlock::Image { source }) => {
+                    out.push_str(&format!("\n*[image: {}]*\n", source.media_type))
+                }
+                (_, ContentBlock::RedactedThinking { .. }) => {}
+            }
+        }
+    }
+    out
+}
+
+/// Messages as a plain list for `/history`-style views.
+pub fn first_lines(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::User && !m.text().is_empty())
+        .map(|m| title_from_prompt(&m.text()))
+        .collect()
+}

@@ -1,0 +1,92 @@
+//! Appending to a session file: one locked writer per file, every record flushed and synced.
+
+use crate::format::{now, Record};
+use crate::SessionError;
+use octo_agent::Message;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The one writer of a session file. It holds an exclusive advisory lock, so a second octo
+/// process cannot interleave writes into the same file.
+#[derive(Debug)]
+pub struct SessionWriter {
+    file: File,
+    path: PathBuf,
+    id: String,
+}
+
+impl SessionWriter {
+    /// Opens `path` for appending and locks it; fails with `InUse` when another process holds it.
+    pub(crate) fn open(path: &Path, id: &str, truncate_to: Option<u64>) -> Result<Self, SessionError> {
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io(path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Err(SessionError::InUse { id: id.to_owned() }),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(path, e)),
+        }
+        if let Some(len) = truncate_to {
+            // Drop a torn tail so new records start on a clean line.
+            if file.metadata().map_err(|e| io(path, e))?.len() > len {
+                file.set_len(len).map_err(|e| io(path, e))?;
+            }
+        }
+        let mut w = Self { file, path: path.to_path_buf(), id: id.to_owned() };
+        w.seek_end()?;
+        Ok(w)
+    }
+
+    fn seek_end(&mut self) -> Result<(), SessionError> {
+        use std::io::Seek;
+        self.file.seek(std::io::SeekFrom::End(0)).map(|_| ()).map_err(|e| io(&self.path, e))
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends messages (one round) and syncs them to disk before returning.
+    pub fn append(&mut self, messages: &[Message]) -> Result<(), SessionError> {
+        let at = now();
+        let mut buf = Vec::with_capacity(256 * messages.len());
+        for m in messages {
+            // Borrowing serialization: no copy of the message is made.
+            #[derive(serde::Serialize)]
+            struct Line<'a> {
+                #[serde(rename = "type")]
+                kind: &'static str,
+                at: u64,
+                message: &'a Message,
+            }
+            serde_json::to_writer(&mut buf, &Line { kind: "message", at, message: m }).map_err(|e| {
+                SessionError::Io { path: self.path.display().to_string(), reason: e.to_string() }
+            })?;
+            buf.push(b'\n');
+        }
+        self.write_synced(&buf)
+    }
+
+    /// Appends another record (a title, a model change).
+    pub fn record(&mut self, record: &Record) -> Result<(), SessionError> {
+        let mut buf = serde_json::to_vec(record)
+            .map_err(|e| SessionError::Io { path: self.path.display().to_string(), reason: e.to_string() })?;
+        buf.push(b'\n');
+        self.write_synced(&buf)
+    }
+
+    fn write_synced(&mut self, buf: &[u8]) -> Result<(), SessionError> {
+        self.file.write_all(buf).map_err(|e| io(&self.path, e))?;
+        self.file.flush().map_err(|e| io(&self.path, e))?;
+        self.file.sync_data().map_err(|e| io(&self.path, e))
+    }
+}
+
+pub(crate) fn io(path: &Path, e: std::io::Error) -> SessionError {
+    SessionError::Io { path: path.display().to_string(), reason: e.to_string() }
+}
