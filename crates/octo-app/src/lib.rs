@@ -44,8 +44,12 @@ pub mod config;
 pub mod credentials;
 pub mod factory;
 pub mod permissions;
+mod persist;
 pub mod prompt;
 pub mod session;
+
+/// Saved sessions: listing, finding, exporting and branching (`octo-session`).
+pub use octo_session as sessions;
 
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{RunResult, Session, SessionError, SessionOptions, State, Status};

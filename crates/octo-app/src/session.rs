@@ -35,6 +35,17 @@ pub enum SessionError {
     /// The session's task has ended.
     #[error("the session has ended")]
     Closed,
+    /// A saved session could not be resumed.
+    #[error(transparent)]
+    Store(#[from] octo_session::SessionError),
+    /// The session to resume belongs to another directory.
+    #[error("session {id} belongs to {dir}; continue it there (cd {dir} && octo -c {id}) or pass --workspace {dir}")]
+    OtherDirectory {
+        /// The session.
+        id: String,
+        /// Its directory.
+        dir: String,
+    },
 }
 
 /// What to start a session with. Unset fields come from the configuration.
@@ -63,6 +74,12 @@ pub struct SessionOptions {
     pub max_attempts: Option<u32>,
     /// Ask for whole responses instead of streams.
     pub no_stream: bool,
+    /// Save the conversation under `~/.octo/sessions` as it goes.
+    pub save: bool,
+    /// Continue this saved session (an id; see `sessions::SessionStore::find`).
+    pub resume: Option<String>,
+    /// Ask the model for a short title after the first exchange (in the background).
+    pub model_titles: bool,
 }
 
 /// Whether a turn is running.
@@ -110,6 +127,7 @@ pub struct RunResult {
 
 enum Command {
     Prompt(String),
+    Title(String),
     SetSender(Arc<dyn Sender>, String, ModelInfo),
     History(oneshot::Sender<Vec<Message>>),
     Clear,
@@ -137,6 +155,7 @@ pub struct Session {
     http: HttpConfig,
     notes: Vec<String>,
     tools: Vec<String>,
+    session_id: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -176,17 +195,22 @@ impl Session {
         let system = assemble(&config.home, &env_info, &parts);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = Arc::new(PermissionEngine::new(config.rules.clone(), mode));
+        let session_id = Arc::new(Mutex::new(None));
+        let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
+        let (persist, history) =
+            persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
         let agent = Agent::builder(sender)
+            .history(history)
             .tools(tools)
             .permission_gate(engine.clone())
             .system_prompt(system)
             .cwd(workspace)
             .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
             .build();
-        let mut s = Self::with_agent(agent, engine, &resolved, &options, &config);
+        let mut s = Self::with_agent(agent, engine, &resolved, &options, &config, persist, session_id);
         s.http = http;
         s.tools = tool_names;
-        s.notes = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
+        s.notes = notes;
         s.config = Some(config);
         Ok(s)
     }
@@ -195,21 +219,26 @@ impl Session {
     /// engine must be the agent's permission gate for `set_mode` to take effect.
     pub fn from_agent(mut agent: Agent, engine: Arc<PermissionEngine>, model: &str, info: ModelInfo) -> Self {
         agent.set_permission_gate(engine.clone());
-        Self::spawn(agent, engine, model.to_owned(), info, false, HttpConfig::default())
+        let flags = Flags { unattended: false, model_titles: false };
+        Self::spawn(agent, engine, model.to_owned(), info, flags, None, Arc::new(Mutex::new(None)))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn with_agent(
         mut agent: Agent,
         engine: Arc<PermissionEngine>,
         r: &Resolved,
         o: &SessionOptions,
         c: &Config,
+        persist: Option<crate::persist::Persist>,
+        session_id: Arc<Mutex<Option<String>>>,
     ) -> Self {
         let cfg = agent.config_mut();
         cfg.max_tokens = o.max_tokens.or(r.max_tokens).or(c.max_tokens.as_ref().map(|t| t.value));
         cfg.reasoning = o.reasoning.unwrap_or(c.reasoning_effort.value);
         cfg.streaming = !o.no_stream;
-        Self::spawn(agent, engine, r.label(), r.model_info, o.unattended, HttpConfig::default())
+        let flags = Flags { unattended: o.unattended, model_titles: o.model_titles };
+        Self::spawn(agent, engine, r.label(), r.model_info, flags, persist, session_id)
     }
 
     fn spawn(
@@ -217,8 +246,9 @@ impl Session {
         engine: Arc<PermissionEngine>,
         model: String,
         info: ModelInfo,
-        unattended: bool,
-        http: HttpConfig,
+        flags: Flags,
+        persist: Option<crate::persist::Persist>,
+        session_id: Arc<Mutex<Option<String>>>,
     ) -> Self {
         let (commands, rx) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(EVENT_BUFFER);
@@ -232,7 +262,10 @@ impl Session {
             queued: 0,
             current: None,
         }));
-        tokio::spawn(actor(agent, rx, events.clone(), Arc::clone(&shared), unattended));
+        let (titles_tx, titles_rx) = mpsc::unbounded_channel();
+        let task =
+            Task { events: events.clone(), shared: Arc::clone(&shared), flags, persist, titles: titles_tx };
+        tokio::spawn(actor(agent, rx, titles_rx, task));
         Self {
             commands,
             events,
@@ -240,9 +273,10 @@ impl Session {
             engine,
             shared,
             config: None,
-            http,
+            http: HttpConfig::default(),
             notes: Vec::new(),
             tools: Vec::new(),
+            session_id,
         }
     }
 
@@ -373,6 +407,12 @@ impl Session {
         &self.notes
     }
 
+    /// The id of the saved session, once its first round is saved (or from the start when
+    /// resumed); `None` when the session is not saved.
+    pub fn session_id(&self) -> Option<String> {
+        self.session_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     /// The names of the tools the model can call.
     pub fn tool_names(&self) -> &[String] {
         &self.tools
@@ -384,53 +424,174 @@ impl Session {
     }
 }
 
+/// Opens the session store for saving or resuming, and loads a resumed history.
+fn persistence(
+    config: &Config,
+    options: &SessionOptions,
+    workspace: &std::path::Path,
+    resolved: &Resolved,
+    session_id: &Arc<Mutex<Option<String>>>,
+    notes: &mut Vec<String>,
+) -> Result<(Option<crate::persist::Persist>, Vec<Message>), SessionError> {
+    if !options.save && options.resume.is_none() {
+        return Ok((None, Vec::new()));
+    }
+    let mut p = crate::persist::Persist {
+        store: octo_session::SessionStore::new(config.home.join("sessions")),
+        writer: None,
+        cwd: workspace.to_path_buf(),
+        endpoint: resolved.endpoint.clone(),
+        model: resolved.model.clone(),
+        failed: false,
+        titled: false,
+        id: Arc::clone(session_id),
+    };
+    let mut history = Vec::new();
+    if let Some(id) = &options.resume {
+        let loaded = p.store.load(id)?;
+        if loaded.meta.cwd != workspace {
+            return Err(SessionError::OtherDirectory {
+                id: id.clone(),
+                dir: loaded.meta.cwd.display().to_string(),
+            });
+        }
+        let (loaded, writer) = p.store.resume(id)?;
+        notes.extend(loaded.warnings.iter().cloned());
+        history = loaded.messages;
+        p.titled = loaded.title.is_some();
+        *session_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+        p.writer = Some(writer);
+    }
+    Ok((Some(p), history))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Flags {
+    unattended: bool,
+    model_titles: bool,
+}
+
+struct Task {
+    events: broadcast::Sender<AgentEvent>,
+    shared: Arc<Mutex<Shared>>,
+    flags: Flags,
+    persist: Option<crate::persist::Persist>,
+    titles: mpsc::UnboundedSender<String>,
+}
+
+impl Task {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Saves committed messages; may start a background title request.
+    fn committed(&mut self, messages: &[Message], sender: &Arc<dyn Sender>) {
+        let Some(p) = self.persist.as_mut() else { return };
+        let (notice, first_prompt) = p.committed(messages);
+        if let Some(message) = notice {
+            let _ = self.events.send(AgentEvent::Notice { message });
+        }
+        if let (Some(prompt), true) = (first_prompt, self.flags.model_titles) {
+            let sender = Arc::clone(sender);
+            let titles = self.titles.clone();
+            tokio::spawn(async move {
+                let msgs = [Message::user(crate::persist::title_request(&prompt))];
+                let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(40));
+                let answer =
+                    tokio::time::timeout(std::time::Duration::from_secs(20), ask_once(sender.as_ref(), req))
+                        .await;
+                if let Some(t) = answer.ok().flatten().as_deref().and_then(crate::persist::clean_title) {
+                    let _ = titles.send(t);
+                }
+            });
+        }
+    }
+}
+
+/// One short request, streamed when the sender can (some servers only stream), as plain text.
+async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) -> Option<String> {
+    match sender.as_streaming() {
+        Some(s) => {
+            let mut stream = s.send_stream(req).await.ok()?;
+            let mut text = String::new();
+            while let Some(item) = stream.next().await {
+                if let octo_agent::StreamEvent::TextDelta(t) = item.ok()? {
+                    text.push_str(&t);
+                }
+            }
+            Some(text)
+        }
+        None => sender.send(req).await.ok().map(|r| r.message.text()),
+    }
+}
+
 async fn actor(
     mut agent: Agent,
     mut rx: mpsc::UnboundedReceiver<Command>,
-    events: broadcast::Sender<AgentEvent>,
-    shared: Arc<Mutex<Shared>>,
-    unattended: bool,
+    mut titles: mpsc::UnboundedReceiver<String>,
+    mut task: Task,
 ) {
-    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
-    while let Some(cmd) = rx.recv().await {
+    loop {
+        let cmd = tokio::select! {
+            c = rx.recv() => match c {
+                Some(c) => c,
+                None => break,
+            },
+            Some(t) = titles.recv() => Command::Title(t),
+        };
         match cmd {
             Command::Prompt(text) => {
                 let cancel = CancellationToken::new();
                 {
-                    let mut s = lock();
+                    let mut s = task.lock();
                     s.queued = s.queued.saturating_sub(1);
                     s.state = State::Running;
                     s.current = Some(cancel.clone());
                 }
-                let mut stream = if unattended {
+                let sender = Arc::clone(agent.sender());
+                let mut stream = if task.flags.unattended {
                     agent.turn_stream_unattended(Message::user(text), cancel)
                 } else {
                     agent.turn_stream(Message::user(text), cancel)
                 };
                 while let Some(ev) = stream.next().await {
                     match &ev {
-                        AgentEvent::Usage { usage } => lock().usage += *usage,
-                        AgentEvent::TurnEnd { .. } => lock().turns += 1,
+                        AgentEvent::Usage { usage } => task.lock().usage += *usage,
+                        AgentEvent::TurnEnd { .. } => task.lock().turns += 1,
+                        AgentEvent::Committed { messages } => task.committed(messages, &sender),
                         _ => {}
                     }
                     // Nobody listening is fine: the turn goes on.
-                    let _ = events.send(ev);
+                    let _ = task.events.send(ev);
                 }
                 drop(stream);
-                let mut s = lock();
+                let mut s = task.lock();
                 s.state = State::Idle;
                 s.current = None;
             }
+            Command::Title(t) => {
+                if let Some(p) = task.persist.as_mut() {
+                    p.set_title(&t);
+                }
+            }
             Command::SetSender(sender, label, info) => {
                 agent.set_sender(sender);
-                let mut s = lock();
+                if let Some(p) = task.persist.as_mut() {
+                    p.model_changed(&label);
+                }
+                let mut s = task.lock();
                 s.model = label;
                 s.info = info;
             }
             Command::History(reply) => {
                 let _ = reply.send(agent.history().to_vec());
             }
-            Command::Clear => agent.clear_history(),
+            Command::Clear => {
+                agent.clear_history();
+                if let Some(p) = task.persist.as_mut() {
+                    p.reset();
+                }
+            }
         }
     }
 }

@@ -203,3 +203,113 @@ async fn switching_model_keeps_the_conversation() {
     let bad = t.session.set_model("nowhere", &MemoryStore::default(), &env).unwrap_err();
     assert!(bad.to_string().contains("unknown endpoint"));
 }
+
+async fn setup_saving(replies: Vec<Scripted>, options: SessionOptions) -> (Setup, std::path::PathBuf) {
+    let t = setup(replies, SessionOptions { save: true, ..options }).await;
+    let sessions = t.ws.parent().unwrap().join("home/sessions");
+    (t, sessions)
+}
+
+#[tokio::test]
+async fn conversations_are_saved_and_can_be_resumed() {
+    let (t, sessions) = setup_saving(
+        vec![
+            answer("Saved answer."),
+            Scripted::sse(Reply::new().text("A Good Title").sse()),
+            answer("Resumed answer."),
+        ],
+        SessionOptions { model_titles: true, no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    assert!(t.session.session_id().is_none(), "no file before the first round");
+    t.session.run("remember this").await.unwrap();
+    let id = t.session.session_id().unwrap();
+    let store = octo_app::sessions::SessionStore::new(&sessions);
+    // the title request runs in the background
+    let mut title = String::new();
+    for _ in 0..100 {
+        title = store.list(None).unwrap()[0].title.clone();
+        if title == "A Good Title" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(title, "A Good Title");
+    let loaded = store.load(&id).unwrap();
+    assert_eq!(loaded.messages.len(), 2);
+    assert_eq!(loaded.meta.cwd, t.ws);
+    drop(t.session);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    // resume in a new session: the history comes back and new rounds append to the same file
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    let resumed = Session::start(
+        config,
+        SessionOptions {
+            workspace: Some(t.ws.clone()),
+            resume: Some(id.clone()),
+            no_tools: true,
+            ..SessionOptions::default()
+        },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(resumed.history().await.unwrap().len(), 2);
+    assert_eq!(resumed.session_id().as_deref(), Some(id.as_str()));
+    let r = resumed.run("and now?").await.unwrap();
+    assert_eq!(r.text, "Resumed answer.");
+    assert_eq!(store.load(&id).unwrap().messages.len(), 4);
+    let last_body = t.llm.request_bodies().await.pop().unwrap();
+    assert_eq!(last_body["messages"].as_array().unwrap().len(), 3, "the resumed history was sent");
+}
+
+#[tokio::test]
+async fn a_session_of_another_directory_is_not_resumed_here() {
+    let (t, sessions) =
+        setup_saving(vec![answer("x")], SessionOptions { no_tools: true, ..SessionOptions::default() }).await;
+    t.session.run("hi").await.unwrap();
+    let id = t.session.session_id().unwrap();
+    let elsewhere = t.ws.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &elsewhere, &env, &Overrides::default()).unwrap();
+    let err = Session::start(
+        config,
+        SessionOptions { workspace: Some(elsewhere), resume: Some(id), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("belongs to") && err.to_string().contains(&t.ws.display().to_string()),
+        "{err}"
+    );
+    let _ = sessions;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_unwritable_sessions_directory_warns_and_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let (t, sessions) = setup_saving(
+        vec![answer("still here"), answer("again")],
+        SessionOptions { no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    // A file where the directory should be makes saving impossible, even for root.
+    std::fs::write(&sessions, "not a directory").unwrap();
+    let mut rx = t.session.subscribe();
+    let r = t.session.run("hi").await.unwrap();
+    assert_eq!(r.text, "still here");
+    let mut notice = None;
+    while let Ok(e) = rx.try_recv() {
+        if let AgentEvent::Notice { message } = e {
+            notice = Some(message);
+        }
+    }
+    assert!(notice.unwrap().contains("could not save this session"));
+    assert_eq!(t.session.run("more").await.unwrap().text, "again");
+    let _ = std::fs::Permissions::from_mode(0o700);
+}

@@ -1,0 +1,109 @@
+//! Saving a session as it goes: each committed round is appended (and synced) to the session
+//! file, which is created at the first round so idle starts leave no empty files.
+
+use octo_agent::{Message, Role};
+use octo_session::{title_from_prompt, Record, SessionStore, SessionWriter};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// The persistence state owned by a session's task.
+pub(crate) struct Persist {
+    pub store: SessionStore,
+    pub writer: Option<SessionWriter>,
+    pub cwd: PathBuf,
+    pub endpoint: String,
+    pub model: String,
+    pub failed: bool,
+    pub titled: bool,
+    pub id: Arc<Mutex<Option<String>>>,
+}
+
+impl Persist {
+    fn set_id(&self, id: Option<String>) {
+        *self.id.lock().unwrap_or_else(|e| e.into_inner()) = id;
+    }
+
+    /// Saves a committed round. Returns a notice for the user when saving stops working (once),
+    /// and the first prompt when the session just got its first one (for a title).
+    pub fn committed(&mut self, messages: &[Message]) -> (Option<String>, Option<String>) {
+        if self.failed {
+            return (None, None);
+        }
+        if self.writer.is_none() {
+            match self.store.create(&self.cwd, &self.endpoint, &self.model, None) {
+                Ok(w) => {
+                    self.set_id(Some(w.id().to_owned()));
+                    self.writer = Some(w);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return (
+                        Some(format!("could not save this session ({e}); the conversation goes on unsaved")),
+                        None,
+                    );
+                }
+            }
+        }
+        let Some(w) = self.writer.as_mut() else { return (None, None) };
+        if let Err(e) = w.append(messages) {
+            self.failed = true;
+            return (
+                Some(format!("could not save this session any more ({e}); the conversation goes on unsaved")),
+                None,
+            );
+        }
+        if self.titled {
+            return (None, None);
+        }
+        let prompt =
+            messages.iter().find(|m| m.role == Role::User && !m.text().trim().is_empty()).map(Message::text);
+        match prompt {
+            Some(p) => {
+                self.titled = true;
+                let _ = w.record(&Record::Title { title: title_from_prompt(&p) });
+                (None, Some(p))
+            }
+            None => (None, None),
+        }
+    }
+
+    /// Records a better title (from the model).
+    pub fn set_title(&mut self, title: &str) {
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.record(&Record::Title { title: title.to_owned() });
+        }
+    }
+
+    /// Records a model switch.
+    pub fn model_changed(&mut self, label: &str) {
+        let (endpoint, model) = label.split_once(':').unwrap_or((label, ""));
+        self.endpoint = endpoint.to_owned();
+        self.model = model.to_owned();
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.record(&Record::Model { endpoint: self.endpoint.clone(), model: self.model.clone() });
+        }
+    }
+
+    /// Starts a fresh session file at the next round.
+    pub fn reset(&mut self) {
+        self.writer = None;
+        self.titled = false;
+        self.set_id(None);
+    }
+}
+
+/// The prompt that asks the model for a title.
+pub(crate) fn title_request(first_prompt: &str) -> String {
+    let excerpt: String = first_prompt.chars().take(1_000).collect();
+    format!(
+        "Write a title of at most six words for a coding conversation that starts with the request below. \
+         Reply with the title only, no quotes.\n\n{excerpt}"
+    )
+}
+
+/// Cleans a model's title answer: first line, no quotes, at most 60 characters.
+pub(crate) fn clean_title(answer: &str) -> Option<String> {
+    let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let t = line.trim_matches(|c| c == '"' || c == '\'' || c == '*' || c == '#').trim();
+    (!t.is_empty()).then(|| t.chars().take(60).collect())
+}
