@@ -11,8 +11,9 @@ use std::path::PathBuf;
 /// asking before anything risky (headless runs deny what would need an answer unless
 /// --permission-mode allows it).
 ///
-/// Not available yet: saved and resumed sessions.
-#[derive(Debug, Parser)]
+/// Conversations are saved under ~/.octo/sessions (unless --no-save); `octo -c` continues the
+/// last one of this directory and `octo sessions` lists them.
+#[derive(Debug, Clone, Parser)]
 #[command(name = "octo", version, about, long_about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// The prompt (words are joined with spaces).
@@ -26,6 +27,22 @@ pub struct Cli {
     /// Read the prompt from a file.
     #[arg(long, value_name = "FILE")]
     pub prompt_file: Option<PathBuf>,
+
+    /// Continue a saved session of this directory: the last one, or `-c=ID-PREFIX` /
+    /// `--continue="title words"` for another (`octo -c "message"` continues the last one).
+    #[arg(
+        short = 'c',
+        long = "continue",
+        value_name = "SESSION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "last"
+    )]
+    pub continue_session: Option<String>,
+
+    /// Do not save this conversation.
+    #[arg(long)]
+    pub no_save: bool,
 
     /// Plain chat: send no tools to the model.
     #[arg(long)]
@@ -103,7 +120,7 @@ pub enum OutputFormat {
 }
 
 /// Subcommands.
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Show or locate the configuration.
     Config {
@@ -117,6 +134,14 @@ pub enum Command {
     },
     /// Check configuration, keys, keyring and endpoint reachability (changes nothing).
     Doctor,
+    /// List this directory's saved sessions (or every directory's with --all), remove or export one.
+    Sessions {
+        /// Every directory's sessions, grouped by directory.
+        #[arg(long)]
+        all: bool,
+        #[command(subcommand)]
+        action: Option<SessionsAction>,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.
@@ -125,7 +150,7 @@ pub enum Command {
 }
 
 /// `octo config ...`
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum ConfigAction {
     /// The effective settings and where each came from (secrets masked).
     Show,
@@ -133,8 +158,23 @@ pub enum ConfigAction {
     Path,
 }
 
+/// `octo sessions ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum SessionsAction {
+    /// Delete a session (id or unique prefix).
+    Rm {
+        /// The session.
+        id: String,
+    },
+    /// Print a session as a Markdown transcript.
+    Export {
+        /// The session.
+        id: String,
+    },
+}
+
 /// `octo auth ...`
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum AuthAction {
     /// Store a key for an endpoint (read from a hidden prompt, or from stdin when piped).
     Set {

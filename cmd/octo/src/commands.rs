@@ -1,11 +1,12 @@
 //! `octo config`, `octo auth` and `octo doctor`.
 
-use crate::cli::{AuthAction, Cli, ConfigAction};
-use crate::oneshot::{overrides, store, workspace};
+use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
+use crate::oneshot::{overrides, session_store, store, workspace};
 use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env, Config};
 use octo_app::credentials::{CredentialStore, KeySource, OsKeyring};
 use octo_app::factory::{known_endpoints, probe, resolve};
+use octo_app::sessions::{now, Found};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
@@ -138,4 +139,77 @@ pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
         Err(e) => line(false, format!("endpoint: {e}")),
     }
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(EXIT_ERROR) })
+}
+
+/// `octo sessions [--all] [rm ID | export ID]`.
+pub fn sessions(cli: &Cli, all: bool, action: Option<&SessionsAction>) -> anyhow::Result<ExitCode> {
+    let store = session_store();
+    let ws = workspace(cli).unwrap_or_default();
+    let pick = |id: &str| -> Result<String, String> {
+        match store.find(id, None).map_err(|e| e.to_string())? {
+            Found::One(s) => Ok(s.id),
+            Found::Several(v) => Err(format!("`{id}` matches {} sessions; give a longer id prefix", v.len())),
+            Found::None => Err(format!("no session matches `{id}`")),
+        }
+    };
+    match action {
+        Some(SessionsAction::Rm { id }) => {
+            match pick(id).and_then(|id| store.remove(&id).map(|()| id).map_err(|e| e.to_string())) {
+                Ok(id) => {
+                    out::status(&format!("removed session {id}"));
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    out::error(&e);
+                    Ok(ExitCode::from(EXIT_USAGE))
+                }
+            }
+        }
+        Some(SessionsAction::Export { id }) => {
+            match pick(id).and_then(|id| store.export_markdown(&id).map_err(|e| e.to_string())) {
+                Ok(md) => {
+                    out::stdout(&md);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    out::error(&e);
+                    Ok(ExitCode::from(EXIT_USAGE))
+                }
+            }
+        }
+        None => {
+            let list = match store.list(if all { None } else { Some(&ws) }) {
+                Ok(l) => l,
+                Err(e) => {
+                    out::error(&e.to_string());
+                    return Ok(ExitCode::from(EXIT_ERROR));
+                }
+            };
+            let now = now();
+            if list.is_empty() {
+                out::status(if all {
+                    "no saved sessions"
+                } else {
+                    "no saved sessions in this directory (octo sessions --all lists every directory's)"
+                });
+                return Ok(ExitCode::SUCCESS);
+            }
+            if all {
+                let mut dirs: Vec<&std::path::Path> = list.iter().map(|s| s.cwd.as_path()).collect();
+                dirs.sort();
+                dirs.dedup();
+                for d in dirs {
+                    out::stdout(&format!("{}\n", d.display()));
+                    for s in list.iter().filter(|s| s.cwd == d) {
+                        out::stdout(&format!("  {}\n", s.line(now)));
+                    }
+                }
+            } else {
+                for s in &list {
+                    out::stdout(&format!("{}\n", s.line(now)));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -55,6 +55,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Config { action }) => return commands::config(&cli, action),
         Some(Command::Auth { action }) => return commands::auth(action),
         Some(Command::Doctor) => return runtime()?.block_on(commands::doctor(&cli)),
+        Some(Command::Sessions { all, action }) => return commands::sessions(&cli, *all, action.as_ref()),
         None => {}
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();

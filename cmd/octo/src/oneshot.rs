@@ -4,6 +4,7 @@ use crate::cli::{Cli, OutputFormat};
 use crate::{out, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env, Config, Overrides};
 use octo_app::credentials::{CredentialStore, MemoryStore, OsKeyring};
+use octo_app::sessions::{Found, SessionStore};
 use octo_app::{AgentEvent, Session, SessionError, SessionOptions, TurnEndReason};
 use serde_json::json;
 use std::process::ExitCode;
@@ -43,9 +44,61 @@ pub fn workspace(cli: &Cli) -> Result<std::path::PathBuf, String> {
     Ok(ws.canonicalize().unwrap_or(ws))
 }
 
+/// The saved sessions.
+pub fn session_store() -> SessionStore {
+    SessionStore::new(octo_home().join("sessions"))
+}
+
+/// Finds the session `-c` asks for, in this directory; explains several matches, no match, or a
+/// match that belongs to another directory.
+pub fn find_session(query: &str, ws: &std::path::Path) -> Result<String, (u8, String)> {
+    let store = session_store();
+    let err = |e: octo_app::sessions::SessionError| (EXIT_ERROR, e.to_string());
+    match store.find(query, Some(ws)).map_err(err)? {
+        Found::One(s) => Ok(s.id),
+        Found::Several(list) => {
+            let now = octo_app::sessions::now();
+            let lines: Vec<String> = list.iter().map(|s| format!("  {}", s.line(now))).collect();
+            Err((
+                EXIT_USAGE,
+                format!("several sessions match `{query}`:\n{}\nGive a longer id prefix.", lines.join("\n")),
+            ))
+        }
+        Found::None => match store.find(query, None).map_err(err)? {
+            Found::One(s) => Err((
+                EXIT_USAGE,
+                format!(
+                    "session {} belongs to {}; continue it there (cd {} && octo -c={})",
+                    s.id,
+                    s.cwd.display(),
+                    s.cwd.display(),
+                    s.id
+                ),
+            )),
+            _ if query == "last" => {
+                Err((EXIT_USAGE, "there is no saved session in this directory yet".into()))
+            }
+            _ => Err((
+                EXIT_USAGE,
+                format!("no session of this directory matches `{query}`; `octo sessions` lists them"),
+            )),
+        },
+    }
+}
+
 /// Loads configuration and starts a session (`unattended` for headless runs).
 pub fn start(cli: &Cli, unattended: bool) -> Result<Session, (u8, String)> {
+    start_with(cli, unattended, None)
+}
+
+/// Like [`start`], resuming `resume` (an id) instead of what `-c` asks for.
+pub fn start_with(cli: &Cli, unattended: bool, resume: Option<String>) -> Result<Session, (u8, String)> {
     let ws = workspace(cli).map_err(|e| (EXIT_USAGE, e))?;
+    let resume = match (resume, &cli.continue_session) {
+        (Some(id), _) => Some(id),
+        (None, Some(q)) => Some(find_session(q, &ws)?),
+        (None, None) => None,
+    };
     let config = Config::load(&octo_home(), &ws, &process_env, &overrides(cli))
         .map_err(|e| (EXIT_USAGE, e.to_string()))?;
     let options = SessionOptions {
@@ -54,11 +107,16 @@ pub fn start(cli: &Cli, unattended: bool) -> Result<Session, (u8, String)> {
         system_prompt: cli.system.clone(),
         unattended,
         no_stream: cli.no_stream,
+        save: !cli.no_save,
+        resume,
+        model_titles: !unattended,
         max_attempts: std::env::var("OCTO_MAX_ATTEMPTS").ok().and_then(|v| v.parse().ok()),
         ..SessionOptions::default()
     };
     Session::start(config, options, store().as_ref(), &process_env).map_err(|e| match e {
-        SessionError::Config(_) | SessionError::Endpoint(_) => (EXIT_USAGE, e.to_string()),
+        SessionError::Config(_) | SessionError::Endpoint(_) | SessionError::OtherDirectory { .. } => {
+            (EXIT_USAGE, e.to_string())
+        }
         other => (EXIT_ERROR, other.to_string()),
     })
 }
@@ -176,6 +234,9 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
                 out::stdout(&text);
             }
             if cli.verbose {
+                if let Some(id) = session.session_id() {
+                    out::status(&format!("octo: saved as session {id} (continue with `octo -c={id}`)"));
+                }
                 let cost = status.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
                 out::status(&format!(
                     "octo: {} · {} in / {} out tokens ({} cached){cost} · {:.1}s",
@@ -195,7 +256,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
                 "error": error,
                 "end_reason": reason,
                 "stop_reason": stop_reason,
-                "session_id": serde_json::Value::Null,
+                "session_id": session.session_id(),
                 "model": status.model,
                 "turns": status.turns,
                 "usage": usage,

@@ -2,7 +2,7 @@
 //! approvals, slash commands, Ctrl-C to cancel a turn and Ctrl-D to leave.
 
 use crate::cli::Cli;
-use crate::oneshot::{start, store};
+use crate::oneshot::{find_session, session_store, start, start_with, store};
 use crate::{out, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env};
 use octo_app::{AgentEvent, Mode, Session};
@@ -31,6 +31,8 @@ const COMMANDS: &[(&str, &str)] = &[
     ("/permissions", "the mode and the permission rules"),
     ("/tools", "the tools the model can call"),
     ("/cost", "tokens and cost so far"),
+    ("/history", "this directory's saved sessions"),
+    ("/resume", "continue a saved session: /resume [N | id prefix | title words]"),
     ("/clear", "forget the conversation (also /new)"),
     ("/new", "start a fresh conversation"),
     ("/exit", "leave (also /quit, Ctrl-D)"),
@@ -133,13 +135,32 @@ fn expand_mentions(line: &str, workspace: &std::path::Path) -> String {
 
 /// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
 pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    let session = match start(cli, false) {
+    let mut session = match start(cli, false) {
         Ok(s) => s,
+        Err((_, msg)) if msg.contains("in use by another octo process") => {
+            out::error(&msg);
+            out::status("octo: starting a new session instead");
+            let fresh = Cli { continue_session: None, ..cli.clone() };
+            match start(&fresh, false) {
+                Ok(s) => s,
+                Err((code, msg)) => {
+                    out::error(&msg);
+                    return Ok(ExitCode::from(code));
+                }
+            }
+        }
         Err((code, msg)) => {
             out::error(&msg);
             return Ok(ExitCode::from(code));
         }
     };
+    if cli.continue_session.is_some() {
+        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+        out::status(&format!(
+            "octo: continuing session {} ({n} messages)",
+            session.session_id().unwrap_or_default()
+        ));
+    }
     let workspace = crate::oneshot::workspace(cli).map_err(|e| anyhow::anyhow!(e))?;
     for n in session.notes() {
         out::status(&format!("octo: note: {n}"));
@@ -198,6 +219,25 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let _ = std::fs::create_dir_all(parent);
         }
         let _ = ed.save_history(&history);
+        if line.trim() == "/history" {
+            history_list(&session, &workspace);
+            continue;
+        }
+        if let Some(q) = line.trim().strip_prefix("/resume") {
+            let (e, picked) = pick_session(ed, q.trim(), &workspace).await;
+            ed = e;
+            if let Some(id) = picked {
+                match start_with(cli, false, Some(id.clone())) {
+                    Ok(s) => {
+                        drop(std::mem::replace(&mut session, s));
+                        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+                        out::status(&format!("octo: resumed session {id} ({n} messages)"));
+                    }
+                    Err((_, msg)) => out::error(&msg),
+                }
+            }
+            continue;
+        }
         if line.starts_with('/') {
             match slash(&session, line.trim()) {
                 Slash::Handled => continue,
@@ -224,6 +264,56 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     let _ = ed.save_history(&history);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `/history`: this directory's saved sessions, newest first.
+fn history_list(session: &Session, workspace: &std::path::Path) {
+    let now = octo_app::sessions::now();
+    match session_store().list(Some(workspace)) {
+        Ok(list) if list.is_empty() => out::status("no saved sessions in this directory yet"),
+        Ok(list) => {
+            let current = session.session_id();
+            for (i, s) in list.iter().enumerate() {
+                let mark = if current.as_deref() == Some(s.id.as_str()) { "*" } else { " " };
+                out::status(&format!("{mark}{:>3}. {}", i + 1, s.line(now)));
+            }
+            out::status("(/resume N, an id prefix or title words to continue one)");
+        }
+        Err(e) => out::error(&e.to_string()),
+    }
+}
+
+/// `/resume [query]`: a number from `/history`, an id prefix or title words; without one, the
+/// list is shown and a number asked for.
+async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (Ed, Option<String>) {
+    let list = session_store().list(Some(workspace)).unwrap_or_default();
+    let mut query = query.to_owned();
+    if query.is_empty() {
+        if list.is_empty() {
+            out::status("no saved sessions in this directory yet");
+            return (ed, None);
+        }
+        let now = octo_app::sessions::now();
+        for (i, s) in list.iter().enumerate().take(20) {
+            out::status(&format!("{:>3}. {}", i + 1, s.line(now)));
+        }
+        let (e, answer) = read_line(ed, "  resume which? ").await;
+        ed = e;
+        query = answer.unwrap_or_default().trim().to_owned();
+        if query.is_empty() {
+            return (ed, None);
+        }
+    }
+    if let Some(s) = query.parse::<usize>().ok().and_then(|n| list.get(n.wrapping_sub(1))) {
+        return (ed, Some(s.id.clone()));
+    }
+    match find_session(&query, workspace) {
+        Ok(id) => (ed, Some(id)),
+        Err((_, msg)) => {
+            out::error(&msg);
+            (ed, None)
+        }
+    }
 }
 
 enum Slash {

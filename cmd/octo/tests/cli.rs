@@ -249,3 +249,85 @@ fn auth_rejects_unknown_endpoints() {
         .code(2)
         .stderr(predicate::str::contains("unknown endpoint `nowhere`"));
 }
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_shots_are_saved_listed_continued_exported_and_removed() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("The port is 8080.").sse()),
+        Scripted::sse(Reply::new().text("You asked about the port.").sse()),
+        Scripted::sse(Reply::new().text("unsaved").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "which port does the server use?"]);
+    let first = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    let id = first["session_id"].as_str().unwrap().to_owned();
+
+    let listed = octo(&home).arg("sessions").assert().success().get_output().stdout.clone();
+    let listed = String::from_utf8(listed).unwrap();
+    assert!(listed.contains(&id) && listed.contains("which port does the server use?"), "{listed}");
+
+    let mut c = octo(&home);
+    c.args(["-c", "--output-format", "json", "what did I ask?"]);
+    let second = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    assert_eq!(second["session_id"], id.as_str(), "continued the same session");
+    let bodies = llm.request_bodies().await;
+    assert_eq!(bodies[1]["messages"].as_array().unwrap().len(), 3, "the earlier exchange was sent again");
+
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "forget me"]);
+    let third = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    assert_eq!(third["session_id"], Value::Null);
+    let count = std::fs::read_dir(home.home().join("sessions")).unwrap().count();
+    assert_eq!(count, 1, "--no-save wrote nothing");
+
+    let md =
+        octo(&home).args(["sessions", "export", &id[..15]]).assert().success().get_output().stdout.clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.contains("## User\n\nwhich port") && md.contains("You asked about the port."), "{md}");
+    octo(&home).args(["sessions", "rm", &id]).assert().success();
+    octo(&home)
+        .args(["-c", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no saved session in this directory"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn continuing_explains_ambiguity_and_other_directories() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("a").sse()),
+        Scripted::sse(Reply::new().text("b").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    for p in ["parser refactor", "parser tests"] {
+        let mut c = octo(&home);
+        c.arg(p);
+        assert_async(c).await.success();
+    }
+    octo(&home)
+        .args(["-c=parser", "go on"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("several sessions match `parser`"));
+    let elsewhere = home.workspace().join("sub");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    octo(&home)
+        .args(["--continue=refactor", "go on"])
+        .current_dir(&elsewhere)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("belongs to").and(predicate::str::contains("cd ")));
+    let all = octo(&home).args(["sessions", "--all"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(all)
+        .unwrap()
+        .starts_with(&format!("{}\n", home.workspace().canonicalize().unwrap().display())));
+}

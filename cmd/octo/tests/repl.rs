@@ -147,3 +147,33 @@ async fn a_very_narrow_terminal_still_works() {
     .await
     .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_and_resume_in_the_repl() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("First answer.").sse()),
+        Scripted::sse(Reply::new().text("Title").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let cmd = octo(&home, &[]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("remember the number 7").unwrap();
+        p.exp_string("First answer.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/history").unwrap();
+        p.exp_string("1 turns").unwrap();
+        p.send_line("/new").unwrap();
+        p.exp_string("fresh conversation").unwrap();
+        p.send_line("/resume 1").unwrap();
+        p.exp_string("resumed session").unwrap();
+        p.exp_string("(2 messages)").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+}

@@ -39,7 +39,7 @@ pub enum SessionError {
     #[error(transparent)]
     Store(#[from] octo_session::SessionError),
     /// The session to resume belongs to another directory.
-    #[error("session {id} belongs to {dir}; continue it there (cd {dir} && octo -c {id}) or pass --workspace {dir}")]
+    #[error("session {id} belongs to {dir}; continue it there (cd {dir} && octo -c={id}) or pass --workspace {dir}")]
     OtherDirectory {
         /// The session.
         id: String,
