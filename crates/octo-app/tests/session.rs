@@ -313,3 +313,54 @@ async fn an_unwritable_sessions_directory_warns_and_goes_on() {
     assert_eq!(t.session.run("more").await.unwrap().text, "again");
     let _ = std::fs::Permissions::from_mode(0o700);
 }
+
+#[tokio::test]
+async fn every_block_type_survives_save_load_and_continue() {
+    use octo_app::{ContentBlock, Message, Role};
+    let t = setup(vec![answer("continued")], SessionOptions { no_tools: false, ..SessionOptions::default() })
+        .await;
+    let sessions = t.ws.parent().unwrap().join("home/sessions");
+    let store = octo_app::sessions::SessionStore::new(&sessions);
+    let mut w = store.create(&t.ws, "mock", "claude-sonnet-4-5", None).unwrap();
+    let history = vec![
+        Message::user("look at the screenshot"),
+        Message::new(
+            Role::Assistant,
+            vec![
+                ContentBlock::Thinking { thinking: "hm".into(), signature: Some("sig".into()) },
+                ContentBlock::RedactedThinking { data: "opaque".into() },
+                ContentBlock::text("Reading."),
+                ContentBlock::ToolUse {
+                    id: "toolu_1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "a.png"}),
+                },
+            ],
+        ),
+        Message::new(Role::User, vec![ContentBlock::tool_result("toolu_1", "an image", false)]),
+        Message::assistant("It shows a cat."),
+    ];
+    w.append(&history).unwrap();
+    let id = w.id().to_owned();
+    drop(w);
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    let s = Session::start(
+        config,
+        SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(s.history().await.unwrap(), history);
+    assert_eq!(s.run("and then?").await.unwrap().text, "continued");
+    // the request carried every block back, in the protocol's shape
+    let body = &t.llm.request_bodies().await[0];
+    let sent = body["messages"][1]["content"].to_string();
+    assert!(
+        sent.contains("\"signature\":\"sig\"")
+            && sent.contains("redacted_thinking")
+            && sent.contains("toolu_1"),
+        "{sent}"
+    );
+}
