@@ -137,6 +137,31 @@ pub enum AgentEvent {
         /// The new messages, oldest first.
         messages: Vec<Message>,
     },
+    /// The history is being compacted to stay inside the context window.
+    CompactionStart {
+        /// `auto`, `manual`, `tool` or `overflow`.
+        reason: String,
+        /// Estimated tokens before.
+        tokens_before: u64,
+    },
+    /// Compaction finished.
+    CompactionEnd {
+        /// Estimated tokens after.
+        tokens_after: u64,
+        /// Tool results and arguments replaced by placeholders.
+        reclaimed: usize,
+        /// Messages folded into a summary (0 when only reclaiming was needed).
+        messages_folded: usize,
+        /// Where the folded messages were archived, when they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        archive: Option<String>,
+    },
+    /// The committed history was rewritten (compaction, repair): these messages replace it. A
+    /// session writer records them as the new base.
+    HistoryReplaced {
+        /// The whole committed history.
+        messages: Vec<Message>,
+    },
     /// Something worth telling the user that is not an error (a capability the sender lacks).
     Notice {
         /// The text.
@@ -173,6 +198,8 @@ pub enum TurnEndReason {
     MaxTurns,
     /// The caller cancelled.
     Cancelled,
+    /// The model kept repeating the same calls and the turn was stopped.
+    LoopDetected,
     /// An error ended it.
     Failed,
 }

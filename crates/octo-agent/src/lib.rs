@@ -57,6 +57,7 @@
 mod agent;
 mod approval;
 mod assemble;
+pub mod context;
 mod error;
 mod event;
 mod message;

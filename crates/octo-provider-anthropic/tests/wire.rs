@@ -236,20 +236,21 @@ async fn invalid_request_carries_the_server_message() {
 
 #[tokio::test]
 async fn prompt_too_long_is_context_too_long_with_the_deficit() {
-    let (err, _) = turn_error(vec![Scripted::json(
-        400,
-        &error_body("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
-    )])
-    .await;
+    // The agent compacts and retries three times before giving up: script the refusal four times.
+    let too_long = || {
+        Scripted::json(
+            400,
+            &error_body("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+        )
+    };
+    let (err, n) = turn_error((0..4).map(|_| too_long()).collect()).await;
     assert!(
-        matches!(err, AgentError::Provider(ProviderError::ContextTooLong { deficit: Some(10000), .. })),
+        matches!(&err, AgentError::Provider(ProviderError::ContextTooLong { deficit: Some(10000), message }) if message.contains("prompt is too long")),
         "{err:?}"
     );
-    let (err, _) = turn_error(vec![Scripted::json(
-        413,
-        &error_body("request_too_large", "Request exceeds the maximum size"),
-    )])
-    .await;
+    assert_eq!(n, 4);
+    let big = || Scripted::json(413, &error_body("request_too_large", "Request exceeds the maximum size"));
+    let (err, _) = turn_error((0..4).map(|_| big()).collect()).await;
     assert_eq!(err.kind(), ErrorKind::ContextTooLong);
 }
 

@@ -204,7 +204,8 @@ async fn an_error_object_inside_the_stream_is_classified() {
         .event(None, &chunk(json!({"content": "par"}), None))
         .event(None, &json!({"error": {"message": "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens", "code": "context_length_exceeded"}}))
         .build();
-    let llm = start(vec![Scripted::sse(body)]).await;
+    // The agent compacts and retries before giving up: the refusal comes four times.
+    let llm = start((0..4).map(|_| Scripted::sse(body.clone())).collect()).await;
     let mut a = agent(sender("openai", &llm.uri()));
     let err = a.turn(Message::user("q"), CancellationToken::new()).await.unwrap_err();
     assert!(
@@ -287,9 +288,9 @@ async fn context_length_errors_in_several_wordings() {
         json!({"error": {"message": "Prompt exceeds max length", "code": "1261"}}),
     ];
     for body in cases {
-        let (err, n) = turn_error("openai", vec![Scripted::json(400, &body)]).await;
+        let (err, n) = turn_error("openai", (0..4).map(|_| Scripted::json(400, &body)).collect()).await;
         assert_eq!(err.kind(), ErrorKind::ContextTooLong, "{body}");
-        assert_eq!(n, 1);
+        assert_eq!(n, 4, "the first try and three retries after compacting; never a plain retry loop");
     }
 }
 

@@ -41,6 +41,8 @@ pub struct AgentConfig {
     pub cwd: PathBuf,
     /// Use streaming when the sender offers it (`false` asks for whole responses).
     pub streaming: bool,
+    /// Context-window management.
+    pub context: crate::context::ContextConfig,
 }
 
 impl Default for AgentConfig {
@@ -53,6 +55,7 @@ impl Default for AgentConfig {
             max_tool_output_bytes: DEFAULT_MAX_TOOL_OUTPUT_BYTES,
             cwd: PathBuf::from("."),
             streaming: true,
+            context: crate::context::ContextConfig::default(),
         }
     }
 }
@@ -111,6 +114,9 @@ pub struct Agent {
     approvals: Arc<ApprovalBroker>,
     config: AgentConfig,
     history: Vec<Message>,
+    occupancy: crate::context::Occupancy,
+    archiver: Option<Arc<dyn crate::context::Archiver>>,
+    compaction_sender: Option<Arc<dyn Sender>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -131,9 +137,23 @@ pub struct AgentBuilder {
     gate: Arc<dyn PermissionGate>,
     config: AgentConfig,
     history: Vec<Message>,
+    archiver: Option<Arc<dyn crate::context::Archiver>>,
+    compaction_sender: Option<Arc<dyn Sender>>,
 }
 
 impl AgentBuilder {
+    /// Where folded messages are archived when the history is summarized.
+    pub fn archiver(mut self, archiver: Arc<dyn crate::context::Archiver>) -> Self {
+        self.archiver = Some(archiver);
+        self
+    }
+
+    /// A cheaper model for summaries (default: the main sender).
+    pub fn compaction_sender(mut self, sender: Arc<dyn Sender>) -> Self {
+        self.compaction_sender = Some(sender);
+        self
+    }
+
     /// Sets the tools the model may call.
     pub fn tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = tools;
@@ -185,6 +205,9 @@ impl AgentBuilder {
             approvals: Arc::new(ApprovalBroker::new()),
             config: self.config,
             history: self.history,
+            occupancy: crate::context::Occupancy::default(),
+            archiver: self.archiver,
+            compaction_sender: self.compaction_sender,
         }
     }
 }
@@ -198,6 +221,8 @@ impl Agent {
             gate: Arc::new(AllowAll),
             config: AgentConfig::default(),
             history: Vec::new(),
+            archiver: None,
+            compaction_sender: None,
         }
     }
 
@@ -210,11 +235,30 @@ impl Agent {
     /// Replaces the history (resume, compaction, branching).
     pub fn set_history(&mut self, history: Vec<Message>) {
         self.history = history;
+        self.occupancy = crate::context::Occupancy::default();
     }
 
     /// Forgets the conversation.
     pub fn clear_history(&mut self) {
         self.history.clear();
+        self.occupancy = crate::context::Occupancy::default();
+    }
+
+    /// Estimated tokens the next request's prompt will occupy.
+    pub fn context_tokens(&self) -> u64 {
+        self.occupancy.tokens(&self.history, turn::fixed_tokens(self))
+    }
+
+    /// Compacts the history now (`/compact [focus]`): reclaims old tool output and summarizes
+    /// older turns, as a stream of compaction events.
+    pub fn compact_stream(&mut self, focus: Option<String>) -> AgentStream<'_> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let channel = Arc::new(TurnChannel::new(tx, self.approvals(), false));
+        let driver = async move {
+            let mut checkpoint = self.history.len();
+            turn::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
+        };
+        AgentStream::new(driver, rx)
     }
 
     /// The sender in use.

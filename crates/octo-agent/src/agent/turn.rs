@@ -11,6 +11,7 @@ use super::exec::{execute_round, PlannedCall};
 use super::{Agent, TurnOutcome};
 use crate::approval::TurnChannel;
 use crate::assemble::{Assembled, Assembler};
+use crate::context::{LoopDetector, Verdict};
 use crate::error::{AgentError, ProviderError};
 use crate::event::{AgentEvent, TurnEndReason};
 use crate::message::{ContentBlock, Message, Role};
@@ -63,12 +64,17 @@ pub(super) async fn run_turn(
     let turn_cancel = cancel.child_token();
     let _cancel_tools_on_exit = turn_cancel.clone().drop_guard();
     let cancel = &turn_cancel;
+    // Calls left without results by a crash or an abort get error results first.
+    if crate::context::repair_dangling(&mut agent.history) > 0 {
+        ch.emit(AgentEvent::HistoryReplaced { messages: agent.history.clone() });
+    }
     let checkpoint = agent.history.len();
     let mut t = TurnGuard { agent, checkpoint };
     t.agent.history.push(input);
     let mut usage = Usage::default();
     let mut requests = 0u32;
     let mut last_stop: Option<StopReason> = None;
+    let mut st = TurnState::default();
 
     loop {
         if requests >= t.agent.config.max_turns {
@@ -77,33 +83,55 @@ pub(super) async fn run_turn(
                     "stopped after {requests} model requests (max_turns); send another message to continue"
                 ),
             });
-            commit(t.agent, &mut t.checkpoint, ch);
-            let stop_reason = last_stop.clone().unwrap_or(StopReason::ToolUse);
-            ch.emit(AgentEvent::TurnEnd {
-                reason: TurnEndReason::MaxTurns,
-                stop_reason: Some(stop_reason.clone()),
+            return Ok(finish(
+                &mut t,
+                ch,
+                TurnEndReason::MaxTurns,
+                last_stop.unwrap_or(StopReason::ToolUse),
                 usage,
                 requests,
-            });
-            let text = t.agent.history.iter().rev().find(|m| m.role == Role::Assistant).map(Message::text);
-            return Ok(TurnOutcome {
-                text: text.unwrap_or_default(),
-                reason: TurnEndReason::MaxTurns,
-                stop_reason,
-                usage,
-                requests,
-            });
+                &st,
+            ));
+        }
+        if st.compact_now || needs_compaction(t.agent) {
+            let reason = if st.compact_now { "tool" } else { "auto" };
+            st.compact_now = false;
+            let agent = &mut *t.agent;
+            let cp = &mut t.checkpoint;
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop)),
+                () = compact(agent, ch, cp, reason, None, reason == "tool") => {}
+            }
         }
         requests += 1;
         ch.emit(AgentEvent::RequestStart { request: requests });
 
+        let asked_len = t.agent.history.len();
         let assembled = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(AgentError::Cancelled),
-            r = request(t.agent, capability, ch) => r.map_err(AgentError::from),
+            r = request(t.agent, capability, ch, st.max_tokens) => r.map_err(AgentError::from),
         };
         let Assembled { response, invalid_inputs } = match assembled {
             Ok(a) => a,
+            Err(AgentError::Provider(ProviderError::ContextTooLong { message, .. }))
+                if st.overflow_stage < 3 =>
+            {
+                st.overflow_stage += 1;
+                ch.emit(AgentEvent::Notice {
+                    message: format!("the request did not fit ({message}); compacting and retrying"),
+                });
+                recover_overflow(t.agent, ch, &mut t.checkpoint, st.overflow_stage).await;
+                continue;
+            }
+            Err(AgentError::Provider(ProviderError::ContextTooLong { message, deficit })) => {
+                let e = ProviderError::ContextTooLong {
+                    deficit,
+                    message: format!("{message} — the conversation does not fit even after compacting it; start a new session (/new)"),
+                };
+                return Err(fail(ch, e.into(), usage, requests, last_stop));
+            }
             Err(e) => {
                 return Err(fail(ch, e, usage, requests, last_stop));
             }
@@ -111,9 +139,50 @@ pub(super) async fn run_turn(
         usage += response.usage;
         ch.emit(AgentEvent::Usage { usage: response.usage });
         last_stop = Some(response.stop_reason.clone());
+        let prompt_tokens = response.usage.context_tokens();
+        if prompt_tokens > 0 {
+            t.agent.occupancy =
+                crate::context::Occupancy { reported: Some(prompt_tokens), at_len: asked_len };
+        }
 
-        let calls: Vec<PlannedCall> = response
-            .message
+        let mut message = response.message;
+        let truncated = response.stop_reason == StopReason::MaxTokens;
+        if truncated && message.has_tool_use() {
+            // A tool call cut off at the output limit cannot be run: keep the text, end cleanly.
+            message.content.retain(|b| !matches!(b, ContentBlock::ToolUse { .. }));
+            if !message.content.is_empty() {
+                t.agent.history.push(message);
+            }
+            ch.emit(AgentEvent::Notice {
+                message: "the reply was cut off at the output limit in the middle of a tool call; ask again, or raise --max-tokens".into(),
+            });
+            return Ok(finish(
+                &mut t,
+                ch,
+                TurnEndReason::Completed,
+                StopReason::MaxTokens,
+                usage,
+                requests,
+                &st,
+            ));
+        }
+        if truncated && !message.content.is_empty() {
+            if let (false, Some(cap)) = (st.raised_cap, t.agent.config.max_tokens) {
+                // First, once: the same request with room for a longer answer.
+                st.raised_cap = true;
+                st.max_tokens = Some(cap.saturating_mul(2).min(128_000));
+                continue;
+            }
+            if st.continuations < t.agent.config.context.max_continuations {
+                st.continuations += 1;
+                st.continued.push_str(&message.text());
+                t.agent.history.push(message);
+                t.agent.history.push(Message::user(CONTINUE_PROMPT));
+                continue;
+            }
+        }
+
+        let calls: Vec<PlannedCall> = message
             .tool_uses()
             .map(|t| PlannedCall {
                 id: t.id.to_owned(),
@@ -123,35 +192,187 @@ pub(super) async fn run_turn(
             })
             .collect();
         // An empty answer is not stored: providers reject empty assistant messages.
-        if !response.message.content.is_empty() {
-            t.agent.history.push(response.message);
+        if !message.content.is_empty() {
+            t.agent.history.push(message);
         }
 
         if calls.is_empty() {
-            commit(t.agent, &mut t.checkpoint, ch);
-            ch.emit(AgentEvent::TurnEnd {
-                reason: TurnEndReason::Completed,
-                stop_reason: Some(response.stop_reason.clone()),
-                usage,
-                requests,
-            });
-            let text = t.agent.history.last().filter(|m| m.role == Role::Assistant).map(Message::text);
-            return Ok(TurnOutcome {
-                text: text.unwrap_or_default(),
-                reason: TurnEndReason::Completed,
-                stop_reason: response.stop_reason,
-                usage,
-                requests,
-            });
+            let stop = last_stop.clone().unwrap_or(StopReason::EndTurn);
+            return Ok(finish(&mut t, ch, TurnEndReason::Completed, stop, usage, requests, &st));
         }
 
-        let results = execute_round(t.agent, calls, cancel, ch).await;
+        let mut verdicts = Vec::new();
+        let ctx = &t.agent.config.context;
+        for c in &calls {
+            verdicts.push(st.loops.record(&c.name, &c.input, ctx.loop_warn, ctx.loop_stop));
+            st.compact_now |= c.name == crate::context::COMPACT_TOOL;
+        }
+        let mut results = execute_round(t.agent, calls, cancel, ch).await;
+        let mut stop_loop = None;
+        for (block, verdict) in results.iter_mut().zip(verdicts) {
+            match verdict {
+                Verdict::Fine => {}
+                Verdict::Warn(w) => append_note(block, &w),
+                Verdict::Stop(m) => {
+                    append_note(block, &m);
+                    stop_loop = Some(m);
+                }
+            }
+        }
         t.agent.history.push(Message::new(Role::User, results));
         commit(t.agent, &mut t.checkpoint, ch);
         if cancel.is_cancelled() {
             return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop));
         }
+        if let Some(m) = stop_loop {
+            ch.emit(AgentEvent::Notice { message: m });
+            let stop = last_stop.clone().unwrap_or(StopReason::ToolUse);
+            return Ok(finish(&mut t, ch, TurnEndReason::LoopDetected, stop, usage, requests, &st));
+        }
     }
+}
+
+/// Asked after a reply that stopped at the output limit.
+const CONTINUE_PROMPT: &str = "Your reply was cut off at the output limit. Continue exactly where you stopped, without repeating anything.";
+
+/// Per-turn state of the context management.
+#[derive(Default)]
+struct TurnState {
+    overflow_stage: u8,
+    raised_cap: bool,
+    max_tokens: Option<u32>,
+    continuations: u32,
+    continued: String,
+    compact_now: bool,
+    loops: LoopDetector,
+}
+
+/// Commits, emits `TurnEnd` and builds the outcome.
+fn finish(
+    t: &mut TurnGuard<'_>,
+    ch: &TurnChannel,
+    reason: TurnEndReason,
+    stop_reason: StopReason,
+    usage: Usage,
+    requests: u32,
+    st: &TurnState,
+) -> TurnOutcome {
+    commit(t.agent, &mut t.checkpoint, ch);
+    ch.emit(AgentEvent::TurnEnd { reason, stop_reason: Some(stop_reason.clone()), usage, requests });
+    let last = t
+        .agent
+        .history
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .map(Message::text)
+        .unwrap_or_default();
+    let text = if st.continued.is_empty() { last } else { format!("{}{last}", st.continued) };
+    TurnOutcome { text, reason, stop_reason, usage, requests }
+}
+
+fn append_note(block: &mut ContentBlock, note: &str) {
+    if let ContentBlock::ToolResult { content, .. } = block {
+        content.push(crate::message::ToolResultPart::Text { text: note.to_owned() });
+    }
+}
+
+/// Tokens of the system prompt and tool definitions, estimated.
+pub(super) fn fixed_tokens(agent: &Agent) -> u64 {
+    let system = agent.config.system_prompt.as_deref().map_or(0, str::len);
+    let tools: usize = agent
+        .tools
+        .definitions()
+        .iter()
+        .map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len())
+        .sum();
+    ((system + tools) / 4) as u64
+}
+
+fn needs_compaction(agent: &Agent) -> bool {
+    let c = &agent.config.context;
+    if c.window == 0 || c.threshold < 0.0 {
+        return false;
+    }
+    agent.context_tokens() as f64 > c.window as f64 * c.threshold
+}
+
+/// Overflow recovery, one tier per failed attempt: reclaim hard, then summarize, then fold
+/// nearly everything.
+async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkpoint: &mut usize, stage: u8) {
+    let before = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionStart { reason: "overflow".into(), tokens_before: before });
+    let (reclaimed, folded, archive) = match stage {
+        1 => (crate::context::reclaim(&mut agent.history, 2, 1_024), 0, None),
+        _ => {
+            // The provider said no, whatever our estimate says: keep a share of what is there now.
+            let total = crate::context::estimate_tokens(&agent.history);
+            let keep = (total as f64 * if stage == 2 { 0.3 } else { 0.1 }) as u64;
+            summarize(agent, ch, checkpoint, keep, None).await
+        }
+    };
+    agent.occupancy = crate::context::Occupancy::default();
+    let after = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
+    ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..*checkpoint].to_vec() });
+}
+
+/// Folds everything before a tail of `keep` tokens. Returns (0, folded, archive).
+async fn summarize(
+    agent: &mut Agent,
+    ch: &TurnChannel,
+    checkpoint: &mut usize,
+    keep: u64,
+    focus: Option<&str>,
+) -> (usize, usize, Option<String>) {
+    let Some(split) = crate::context::split_point(&agent.history, keep) else { return (0, 0, None) };
+    let archive = agent.archiver.as_ref().and_then(|a| a.archive(&agent.history[..split]));
+    let sender = agent.compaction_sender.clone().unwrap_or_else(|| Arc::clone(&agent.sender));
+    match crate::context::fold(sender.as_ref(), &mut agent.history, split, focus, archive.clone()).await {
+        Ok(n) => {
+            *checkpoint = checkpoint.saturating_sub(n);
+            (0, n, archive.map(|p| p.display().to_string()))
+        }
+        Err(e) => {
+            ch.emit(AgentEvent::Notice { message: format!("could not summarize the conversation: {e}") });
+            (0, 0, None)
+        }
+    }
+}
+
+/// Automatic (or requested) compaction: reclaim, then summarize if still over the threshold
+/// (unless that would fold too little). `force` summarizes whatever the occupancy.
+pub(super) async fn compact(
+    agent: &mut Agent,
+    ch: &TurnChannel,
+    checkpoint: &mut usize,
+    reason: &str,
+    focus: Option<&str>,
+    force: bool,
+) {
+    let c = agent.config.context.clone();
+    let before = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionStart { reason: reason.into(), tokens_before: before });
+    let reclaimed = crate::context::reclaim(&mut agent.history, c.keep_recent_results, c.reclaim_min_bytes);
+    agent.occupancy = crate::context::Occupancy::default();
+    let limit = if c.window == 0 { u64::MAX } else { (c.window as f64 * c.threshold.max(0.0)) as u64 };
+    let mut folded = 0;
+    let mut archive = None;
+    if force || agent.context_tokens() > limit {
+        let keep = if c.window == 0 { 2_000 } else { (c.window as f64 * c.keep_ratio) as u64 };
+        let total = crate::context::estimate_tokens(&agent.history).max(1);
+        let foldable = crate::context::split_point(&agent.history, keep)
+            .map_or(0, |s| crate::context::estimate_tokens(&agent.history[..s]));
+        if force || foldable as f64 / total as f64 >= c.anti_thrash {
+            let (_, n, a) = summarize(agent, ch, checkpoint, keep, focus).await;
+            folded = n;
+            archive = a;
+        }
+    }
+    let after = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
+    let upto = (*checkpoint).min(agent.history.len());
+    ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
 }
 
 fn validate_input(input: &Message) -> Result<(), AgentError> {
@@ -220,9 +441,12 @@ async fn request(
     agent: &Agent,
     capability: Capability,
     ch: &TurnChannel,
+    max_tokens: Option<u32>,
 ) -> Result<Assembled, ProviderError> {
     let cfg = &agent.config;
-    let mut req = Request::new(&agent.history).with_max_tokens(cfg.max_tokens).with_reasoning(cfg.reasoning);
+    let mut req = Request::new(&agent.history)
+        .with_max_tokens(max_tokens.or(cfg.max_tokens))
+        .with_reasoning(cfg.reasoning);
     if let Some(system) = cfg.system_prompt.as_deref() {
         req = req.with_system(system);
     }

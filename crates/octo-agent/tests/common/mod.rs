@@ -27,6 +27,7 @@ pub struct Seen {
     pub messages: Vec<Message>,
     pub tools: Vec<String>,
     pub streamed: bool,
+    pub max_tokens: Option<u32>,
 }
 
 #[derive(Clone, Copy)]
@@ -60,6 +61,7 @@ impl Scripted {
             messages: req.messages.to_vec(),
             tools: if with_tools { req.tools.iter().map(|t| t.name.clone()).collect() } else { vec![] },
             streamed,
+            max_tokens: req.max_tokens,
         });
     }
 
@@ -68,6 +70,21 @@ impl Scripted {
     }
 
     fn stream(&self) -> Result<EventStream, ProviderError> {
+        let summarizing = self
+            .seen
+            .lock()
+            .unwrap()
+            .last()
+            .and_then(|s| s.system.clone())
+            .is_some_and(|s| s.contains("You compress"));
+        if summarizing {
+            // Summary requests are answered here, so scripts need not know when they happen.
+            let ev = vec![
+                StreamEvent::TextDelta("## Goals\nsummarized goals\n## Open tasks\nnone".into()),
+                StreamEvent::Stop(StopReason::EndTurn),
+            ];
+            return Ok(Box::pin(stream::iter(ev.into_iter().map(Ok))));
+        }
         match self.next() {
             Reply::Fail(e) => Err(e),
             Reply::Events(ev) => Ok(Box::pin(stream::iter(ev.into_iter().map(Ok)))),

@@ -1,0 +1,152 @@
+//! Keeping long conversations inside the model's context window: measuring occupancy, reclaiming
+//! old tool output, summarizing old turns, repairing dangling tool calls and spotting loops.
+//!
+//! Tiers, cheapest first (see dev-docs/compaction.md):
+//! 1. **Reclaim** — no model call: old tool results (and old `write_file`/`edit_file` arguments)
+//!    above a size are replaced by a short placeholder; the most recent ones stay verbatim.
+//! 2. **Summarize** — one model call: everything before a tail of whole user turns is folded into
+//!    a structured summary; a tool call is never split from its result, and the system prompt is
+//!    never folded.
+
+mod loops;
+mod reclaim;
+mod repair;
+mod summarize;
+
+pub(crate) use loops::{LoopDetector, Verdict};
+pub use reclaim::reclaim;
+pub use repair::repair_dangling;
+pub use summarize::{ask_text, fold, split_point, transcript};
+
+use crate::message::{ContentBlock, Message, ToolResultPart};
+use std::path::PathBuf;
+
+/// The name of the tool that lets the model ask for compaction.
+pub const COMPACT_TOOL: &str = "compact_conversation";
+
+/// `compact_conversation`: the model asks for the conversation to be compacted before its next
+/// step (the loop does the work after the round).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CompactTool;
+
+#[async_trait::async_trait]
+impl crate::tool::ToolExecutor for CompactTool {
+    fn definition(&self) -> crate::tool::ToolDefinition {
+        crate::tool::ToolDefinition::new(
+            COMPACT_TOOL,
+            "Compact the conversation: older tool output is dropped and older turns are summarized, freeing context \
+             for the rest of a long task. The system prompt and project rules are kept, and so is the recent work. \
+             Use it between phases of a long task, not in the middle of one.",
+            serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        )
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn concurrency_safe(&self) -> bool {
+        false
+    }
+
+    async fn execute(
+        &self,
+        _input: serde_json::Value,
+        _ctx: &crate::tool::ToolContext,
+    ) -> crate::tool::ToolOutput {
+        crate::tool::ToolOutput::text("The conversation will be compacted before your next step.")
+    }
+}
+
+/// When and how the agent compacts its history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextConfig {
+    /// The model's context window in tokens; 0 when unknown (automatic compaction is off).
+    pub window: u64,
+    /// Compact when occupancy passes this fraction of the window; negative disables.
+    pub threshold: f64,
+    /// Tool results kept verbatim by reclaiming, newest first.
+    pub keep_recent_results: usize,
+    /// Older tool results (and edit arguments) larger than this are reclaimed.
+    pub reclaim_min_bytes: usize,
+    /// Share of the window the kept tail of turns may use when summarizing.
+    pub keep_ratio: f64,
+    /// Automatic summarizing is skipped when it would fold less than this share of the history.
+    pub anti_thrash: f64,
+    /// The same call (or pattern of calls) this many times in a turn draws a warning.
+    pub loop_warn: usize,
+    /// ...and this many times stops the turn.
+    pub loop_stop: usize,
+    /// How often a reply cut off at the output limit is continued.
+    pub max_continuations: u32,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            window: 0,
+            threshold: 0.75,
+            keep_recent_results: 6,
+            reclaim_min_bytes: 4 * 1024,
+            keep_ratio: 0.30,
+            anti_thrash: 0.15,
+            loop_warn: 3,
+            loop_stop: 5,
+            max_continuations: 3,
+        }
+    }
+}
+
+/// Stores folded messages somewhere the user can read them (next to the session) and returns
+/// where, so the summary can name it.
+pub trait Archiver: Send + Sync {
+    /// Archives `folded`; `None` when it could not.
+    fn archive(&self, folded: &[Message]) -> Option<PathBuf>;
+}
+
+/// Rough token count: about four characters a token, 1,600 per image.
+pub fn estimate_tokens(messages: &[Message]) -> u64 {
+    let mut chars = 0usize;
+    let mut images = 0u64;
+    for m in messages {
+        for b in &m.content {
+            match b {
+                ContentBlock::Text { text } => chars += text.len(),
+                ContentBlock::Thinking { thinking, .. } => chars += thinking.len(),
+                ContentBlock::RedactedThinking { data } => chars += data.len() / 2,
+                ContentBlock::ToolUse { name, input, .. } => chars += name.len() + input.to_string().len(),
+                ContentBlock::ToolResult { content, .. } => {
+                    for p in content {
+                        match p {
+                            ToolResultPart::Text { text } => chars += text.len(),
+                            ToolResultPart::Image { .. } => images += 1,
+                        }
+                    }
+                }
+                ContentBlock::Image { .. } => images += 1,
+            }
+        }
+        chars += 16; // role and framing
+    }
+    chars as u64 / 4 + images * 1_600
+}
+
+/// What the history occupies: the last reported prompt size plus an estimate of what was added
+/// since, or an estimate of everything before the first report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Prompt tokens of the last response (input + cache read + cache write).
+    pub reported: Option<u64>,
+    /// History length when it was reported.
+    pub at_len: usize,
+}
+
+impl Occupancy {
+    /// The current estimate for `history` with `fixed` tokens of system prompt and tools.
+    pub fn tokens(&self, history: &[Message], fixed: u64) -> u64 {
+        match self.reported {
+            Some(r) if self.at_len <= history.len() => r + estimate_tokens(&history[self.at_len..]),
+            _ => fixed + estimate_tokens(history),
+        }
+    }
+}

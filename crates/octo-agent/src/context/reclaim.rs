@@ -1,0 +1,96 @@
+//! Tier 1: replacing old, large tool output (and old edit arguments) with placeholders.
+
+use crate::message::{ContentBlock, Message, ToolResultPart};
+use serde_json::Value;
+
+/// Arguments of these tools can be large and are useless once applied.
+const EDIT_TOOLS: &[&str] = &["write_file", "edit_file", "multi_edit"];
+const ARG_FIELDS: &[&str] = &["content", "new_string", "old_string"];
+
+/// Replaces tool results older than the `keep_recent` newest ones, when larger than `min_bytes`,
+/// by a placeholder naming the call; shortens old edit arguments the same way. Returns how many
+/// blocks changed.
+pub fn reclaim(history: &mut [Message], keep_recent: usize, min_bytes: usize) -> usize {
+    // Which tool produced each result, for the placeholder.
+    let mut calls: std::collections::HashMap<String, (String, String)> = std::collections::HashMap::new();
+    for m in history.iter() {
+        for t in m.tool_uses() {
+            let summary: String = t.input.to_string().chars().take(120).collect();
+            calls.insert(t.id.to_owned(), (t.name.to_owned(), summary));
+        }
+    }
+    let total_results: usize = history.iter().map(|m| m.tool_result_ids().count()).sum();
+    let reclaimable = total_results.saturating_sub(keep_recent);
+    let mut seen = 0usize;
+    let mut changed = 0usize;
+    let total_uses: usize = history.iter().map(|m| m.tool_uses().count()).sum();
+    let old_uses = total_uses.saturating_sub(keep_recent);
+    let mut uses_seen = 0usize;
+    for m in history.iter_mut() {
+        for block in &mut m.content {
+            match block {
+                ContentBlock::ToolResult { tool_use_id, content, .. } => {
+                    seen += 1;
+                    if seen > reclaimable {
+                        continue;
+                    }
+                    let size: usize = content.iter().filter_map(ToolResultPart::as_text).map(str::len).sum();
+                    let already = content
+                        .iter()
+                        .filter_map(ToolResultPart::as_text)
+                        .any(|t| t.starts_with("[old result of"));
+                    if size <= min_bytes || already {
+                        continue;
+                    }
+                    let (name, args) = calls.get(tool_use_id.as_str()).cloned().unwrap_or_default();
+                    *content = vec![ToolResultPart::Text {
+                        text: format!(
+                            "[old result of `{name}` {args} ({size} bytes) removed to save context; call the tool again if you need it]"
+                        ),
+                    }];
+                    changed += 1;
+                }
+                ContentBlock::ToolUse { name, input, .. } => {
+                    uses_seen += 1;
+                    if uses_seen > old_uses || !EDIT_TOOLS.contains(&name.as_str()) {
+                        continue;
+                    }
+                    changed += shorten_args(input, min_bytes);
+                }
+                _ => {}
+            }
+        }
+    }
+    changed
+}
+
+fn shorten_args(input: &mut Value, min_bytes: usize) -> usize {
+    let mut n = 0;
+    let mut fix = |v: &mut Value| {
+        if let Value::String(s) = v {
+            if s.len() > min_bytes {
+                *s = format!("[{} bytes of text omitted: already applied]", s.len());
+                n += 1;
+            }
+        }
+    };
+    if let Value::Object(map) = input {
+        for f in ARG_FIELDS {
+            if let Some(v) = map.get_mut(*f) {
+                fix(v);
+            }
+        }
+        if let Some(Value::Array(edits)) = map.get_mut("edits") {
+            for e in edits {
+                if let Value::Object(em) = e {
+                    for f in ARG_FIELDS {
+                        if let Some(v) = em.get_mut(*f) {
+                            fix(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    n
+}

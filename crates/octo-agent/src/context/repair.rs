@@ -1,0 +1,66 @@
+//! Giving every `tool_use` a `tool_result` before a request, whatever happened before (a crash, an
+//! abort, an old session file), so providers never reject the history.
+
+use crate::message::{ContentBlock, Message, Role};
+
+const DANGLING: &str =
+    "no result was recorded for this call (octo was interrupted or crashed before it finished)";
+
+/// Inserts error results for tool calls that have none. Returns how many were added.
+pub fn repair_dangling(history: &mut Vec<Message>) -> usize {
+    let mut added = 0;
+    let mut i = 0;
+    while i < history.len() {
+        let ids: Vec<String> = history[i].tool_uses().map(|t| t.id.to_owned()).collect();
+        if history[i].role != Role::Assistant || ids.is_empty() {
+            i += 1;
+            continue;
+        }
+        let answered: Vec<String> = match history.get(i + 1) {
+            Some(next) if next.role == Role::User => next.tool_result_ids().map(str::to_owned).collect(),
+            _ => Vec::new(),
+        };
+        let missing: Vec<ContentBlock> = ids
+            .iter()
+            .filter(|id| !answered.contains(id))
+            .map(|id| ContentBlock::tool_result(id.clone(), DANGLING, true))
+            .collect();
+        if !missing.is_empty() {
+            added += missing.len();
+            match history.get_mut(i + 1) {
+                Some(next) if next.role == Role::User => {
+                    // Results go first in the message, before any text.
+                    let rest = std::mem::take(&mut next.content);
+                    next.content = missing;
+                    next.content.extend(rest);
+                }
+                _ => history.insert(i + 1, Message::new(Role::User, missing)),
+            }
+        }
+        i += 1;
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(id: &str) -> Message {
+        Message::new(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse { id: id.into(), name: "x".into(), input: json!({}) }],
+        )
+    }
+
+    #[test]
+    fn dangling_calls_get_error_results() {
+        let mut h = vec![Message::user("go"), call("a"), Message::user("next prompt"), call("b")];
+        assert_eq!(repair_dangling(&mut h), 2);
+        assert_eq!(h[2].tool_result_ids().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(h[2].text(), "next prompt", "the prompt text stays, after the results");
+        assert_eq!(h[4].tool_result_ids().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(repair_dangling(&mut h), 0, "idempotent");
+    }
+}
