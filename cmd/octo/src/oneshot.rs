@@ -215,6 +215,13 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
                     delay_ms as f64 / 1000.0
                 ));
             }
+            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, .. }
+                if !cli.quiet && cli.output_format == OutputFormat::Text =>
+            {
+                out::status(&format!(
+                    "octo: compacted the conversation to ~{tokens_after} tokens ({messages_folded} messages summarized, {reclaimed} old outputs dropped)"
+                ));
+            }
             AgentEvent::Error { message, .. } => error = Some(message),
             AgentEvent::TurnEnd { reason, usage, stop_reason, .. } => break (reason, usage, stop_reason),
             _ => {}

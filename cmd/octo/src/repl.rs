@@ -31,6 +31,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("/permissions", "the mode and the permission rules"),
     ("/tools", "the tools the model can call"),
     ("/cost", "tokens and cost so far"),
+    ("/compact", "compact the conversation now: /compact [what to focus the summary on]"),
     ("/history", "this directory's saved sessions"),
     ("/resume", "continue a saved session: /resume [N | id prefix | title words]"),
     ("/clear", "forget the conversation (also /new)"),
@@ -219,6 +220,11 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let _ = std::fs::create_dir_all(parent);
         }
         let _ = ed.save_history(&history);
+        if let Some(arg) = line.trim().strip_prefix("/compact") {
+            let focus = Some(arg.trim().to_owned()).filter(|a| !a.is_empty());
+            compact(&session, focus).await;
+            continue;
+        }
         if line.trim() == "/history" {
             history_list(&session, &workspace);
             continue;
@@ -264,6 +270,30 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     let _ = ed.save_history(&history);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `/compact [focus]`: compacts now and reports the result.
+async fn compact(session: &Session, focus: Option<String>) {
+    let mut rx = session.subscribe();
+    if let Err(e) = session.compact(focus) {
+        out::error(&e.to_string());
+        return;
+    }
+    out::status(&paint("2", "  compacting the conversation…"));
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(300), rx.recv()).await {
+            Ok(Ok(AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive })) => {
+                let archived = archive.map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
+                out::status(&format!(
+                    "  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"
+                ));
+                return;
+            }
+            Ok(Ok(AgentEvent::Notice { message })) => out::status(&paint("2", &format!("  {message}"))),
+            Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {}
+            Ok(Err(RecvError::Closed)) | Err(_) => return,
+        }
+    }
 }
 
 /// `/history`: this directory's saved sessions, newest first.
@@ -529,6 +559,19 @@ async fn turn(session: &Session, mut ed: Ed, message: String, show_thinking: boo
                 ));
             }
             AgentEvent::Notice { message } => out::status(&paint("2", &format!("  {message}"))),
+            AgentEvent::CompactionStart { reason, tokens_before } => {
+                out::status(&paint(
+                    "2",
+                    &format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…"),
+                ));
+            }
+            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive } => {
+                let archived = archive.map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
+                out::status(&paint(
+                    "2",
+                    &format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"),
+                ));
+            }
             AgentEvent::Error { message, .. } => {
                 if !at_line_start {
                     md.finish(&mut stdout);

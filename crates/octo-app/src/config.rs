@@ -135,6 +135,11 @@ pub struct FileConfig {
     pub reasoning_effort: Option<String>,
     /// Output cap per request.
     pub max_tokens: Option<u32>,
+    /// Compact when the context is this full (0.75 = 75 %); negative turns automatic compaction
+    /// off.
+    pub compact_threshold: Option<f64>,
+    /// `endpoint:model` used for summaries (a cheaper model); default: the main one.
+    pub lite_model: Option<String>,
     /// Named endpoints.
     #[serde(default)]
     pub endpoints: BTreeMap<String, EndpointConfig>,
@@ -215,6 +220,10 @@ pub struct Config {
     pub reasoning_effort: Sourced<ReasoningEffort>,
     /// Output cap per request.
     pub max_tokens: Option<Sourced<u32>>,
+    /// Compaction threshold (fraction of the context window).
+    pub compact_threshold: Sourced<f64>,
+    /// Model for summaries.
+    pub lite_model: Option<Sourced<String>>,
     /// Endpoints by id (user's, then the project's added or replacing).
     pub endpoints: BTreeMap<String, Sourced<EndpointConfig>>,
     /// Permission rules, user's and project's.
@@ -262,6 +271,8 @@ impl Config {
             max_turns: Sourced::new(octo_agent::DEFAULT_MAX_TURNS, Source::Default),
             reasoning_effort: Sourced::new(ReasoningEffort::Off, Source::Default),
             max_tokens: None,
+            compact_threshold: Sourced::new(0.75, Source::Default),
+            lite_model: None,
             endpoints: BTreeMap::new(),
             rules: RuleSet::default(),
             warnings: Vec::new(),
@@ -305,6 +316,18 @@ impl Config {
         }
         if let Some(t) = f.max_tokens {
             self.max_tokens = Some(Sourced::new(t, source.clone()));
+        }
+        if let Some(t) = f.compact_threshold {
+            if t >= 1.0 || t.is_nan() {
+                return Err(ConfigError::Value {
+                    source_desc: desc,
+                    message: format!("compact_threshold must be below 1 (a share of the window; negative turns it off), not {t}"),
+                });
+            }
+            self.compact_threshold = Sourced::new(t, source.clone());
+        }
+        if let Some(m) = f.lite_model {
+            self.lite_model = Some(Sourced::new(m, source.clone()));
         }
         for (id, ep) in f.endpoints {
             self.endpoints.insert(id, Sourced::new(ep, source.clone()));
@@ -404,6 +427,15 @@ impl Config {
         );
         if let Some(t) = &self.max_tokens {
             line(&mut out, "max_tokens", &t.value.to_string(), &t.source);
+        }
+        line(
+            &mut out,
+            "compact_threshold",
+            &self.compact_threshold.value.to_string(),
+            &self.compact_threshold.source,
+        );
+        if let Some(m) = &self.lite_model {
+            line(&mut out, "lite_model", &format!("\"{}\"", m.value), &m.source);
         }
         for (id, ep) in &self.endpoints {
             out.push_str(&format!("\n[endpoints.{id}]    # {}\n", ep.source));

@@ -67,6 +67,13 @@ impl Persist {
         }
     }
 
+    /// Records a rewritten history (compaction) as the new base.
+    pub fn replaced(&mut self, messages: &[Message]) {
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.record(&Record::Reset { messages: messages.to_vec() });
+        }
+    }
+
     /// Records a better title (from the model).
     pub fn set_title(&mut self, title: &str) {
         if let Some(w) = self.writer.as_mut() {
@@ -106,4 +113,19 @@ pub(crate) fn clean_title(answer: &str) -> Option<String> {
     let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
     let t = line.trim_matches(|c| c == '"' || c == '\'' || c == '*' || c == '#').trim();
     (!t.is_empty()).then(|| t.chars().take(60).collect())
+}
+
+/// Keeps folded messages as a Markdown transcript in `dir`, so the summary can point at them.
+pub(crate) struct FileArchiver {
+    pub dir: PathBuf,
+}
+
+impl octo_agent::context::Archiver for FileArchiver {
+    fn archive(&self, folded: &[Message]) -> Option<PathBuf> {
+        std::fs::create_dir_all(&self.dir).ok()?;
+        let path = self.dir.join(format!("{}-folded.md", octo_session::now()));
+        let text = format!("# Folded conversation\n\n{}", octo_agent::context::transcript(folded));
+        std::fs::write(&path, text).ok()?;
+        Some(path)
+    }
 }

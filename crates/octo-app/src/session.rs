@@ -127,6 +127,7 @@ pub struct RunResult {
 
 enum Command {
     Prompt(String),
+    Compact(Option<String>),
     Title(String),
     SetSender(Arc<dyn Sender>, String, ModelInfo),
     History(oneshot::Sender<Vec<Message>>),
@@ -183,11 +184,13 @@ impl Session {
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
-            octo_tools::default_registry(octo_tools::ToolsConfig {
+            let mut r = octo_tools::default_registry(octo_tools::ToolsConfig {
                 trash_dir: Some(config.home.join("trash")),
                 web: octo_tools::WebConfig::from_env(),
                 ..octo_tools::ToolsConfig::default()
-            })
+            });
+            r.register(Arc::new(octo_agent::context::CompactTool));
+            r
         };
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let env_info = Environment::detect(&workspace, &resolved.label());
@@ -199,7 +202,14 @@ impl Session {
         let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         let (persist, history) =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
-        let agent = Agent::builder(sender)
+        let mut builder = Agent::builder(sender).archiver(Arc::new(crate::persist::FileArchiver {
+            dir: config.home.join("sessions").join("folded"),
+        }));
+        if let Some(lite) = &config.lite_model {
+            let r = resolve(&config, Some(&lite.value), store, env)?;
+            builder = builder.compaction_sender(build_sender(&r, http.clone())?);
+        }
+        let agent = builder
             .history(history)
             .tools(tools)
             .permission_gate(engine.clone())
@@ -237,6 +247,8 @@ impl Session {
         cfg.max_tokens = o.max_tokens.or(r.max_tokens).or(c.max_tokens.as_ref().map(|t| t.value));
         cfg.reasoning = o.reasoning.unwrap_or(c.reasoning_effort.value);
         cfg.streaming = !o.no_stream;
+        cfg.context.window = r.model_info.context_window;
+        cfg.context.threshold = c.compact_threshold.value;
         let flags = Flags { unattended: o.unattended, model_titles: o.model_titles };
         Self::spawn(agent, engine, r.label(), r.model_info, flags, persist, session_id)
     }
@@ -373,6 +385,11 @@ impl Session {
             .send(Command::SetSender(sender, label.clone(), r.model_info))
             .map_err(|_| SessionError::Closed)?;
         Ok(label)
+    }
+
+    /// Compacts the conversation now (`/compact [focus]`), after the running turn.
+    pub fn compact(&self, focus: Option<String>) -> Result<(), SessionError> {
+        self.commands.send(Command::Compact(focus)).map_err(|_| SessionError::Closed)
     }
 
     /// Forgets the conversation (after the running turn).
@@ -559,6 +576,11 @@ async fn actor(
                         AgentEvent::Usage { usage } => task.lock().usage += *usage,
                         AgentEvent::TurnEnd { .. } => task.lock().turns += 1,
                         AgentEvent::Committed { messages } => task.committed(messages, &sender),
+                        AgentEvent::HistoryReplaced { messages } => {
+                            if let Some(p) = task.persist.as_mut() {
+                                p.replaced(messages);
+                            }
+                        }
                         _ => {}
                     }
                     // Nobody listening is fine: the turn goes on.
@@ -568,6 +590,16 @@ async fn actor(
                 let mut s = task.lock();
                 s.state = State::Idle;
                 s.current = None;
+            }
+            Command::Compact(focus) => {
+                let mut stream = agent.compact_stream(focus);
+                while let Some(ev) = stream.next().await {
+                    if let (AgentEvent::HistoryReplaced { messages }, Some(p)) = (&ev, task.persist.as_mut())
+                    {
+                        p.replaced(messages);
+                    }
+                    let _ = task.events.send(ev);
+                }
             }
             Command::Title(t) => {
                 if let Some(p) = task.persist.as_mut() {

@@ -364,3 +364,45 @@ async fn every_block_type_survives_save_load_and_continue() {
         "{sent}"
     );
 }
+
+#[tokio::test]
+async fn compaction_is_saved_and_survives_a_resume() {
+    let big = "x".repeat(4_000);
+    let t = setup(
+        vec![
+            answer("one"),
+            answer("two"),
+            Scripted::sse(Reply::new().text("## Goals\nthe summary").sse()),
+            answer("three"),
+        ],
+        SessionOptions { save: true, no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    t.session.run(format!("first {big}")).await.unwrap();
+    t.session.run(format!("second {big}")).await.unwrap();
+    let mut rx = t.session.subscribe();
+    t.session.compact(Some("the plan".into())).unwrap();
+    let folded = loop {
+        if let AgentEvent::CompactionEnd { messages_folded, .. } =
+            tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap()
+        {
+            break messages_folded;
+        }
+    };
+    assert_eq!(folded, 2, "the first exchange was folded");
+    let summary_req = &t.llm.request_bodies().await[2];
+    assert!(
+        summary_req["messages"][0]["content"][0]["text"].as_str().unwrap().contains("the plan"),
+        "the focus reaches the summarizer"
+    );
+    assert_eq!(t.session.run("third").await.unwrap().text, "three");
+    let history = t.session.history().await.unwrap();
+    assert!(history[0].text().contains("[Summary of the earlier conversation"));
+    let id = t.session.session_id().unwrap();
+    let store = octo_app::sessions::SessionStore::new(t.ws.parent().unwrap().join("home/sessions"));
+    assert_eq!(store.load(&id).unwrap().messages, history, "the file holds the compacted history");
+    assert!(
+        std::fs::read_dir(t.ws.parent().unwrap().join("home/sessions/folded")).unwrap().count() == 1,
+        "the folded part is archived"
+    );
+}

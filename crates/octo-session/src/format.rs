@@ -51,6 +51,11 @@ pub enum Record {
         /// The title.
         title: String,
     },
+    /// The history was rewritten (compacted or repaired): these messages replace all earlier ones.
+    Reset {
+        /// The new history.
+        messages: Vec<Message>,
+    },
     /// The model changed.
     Model {
         /// Endpoint id.

@@ -71,6 +71,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionError> {
         match serde_json::from_slice::<Record>(line) {
             Ok(Record::Message { message, .. }) => loaded.messages.push(message),
             Ok(Record::Title { title }) => loaded.title = Some(title),
+            Ok(Record::Reset { messages }) => loaded.messages = messages,
             Ok(Record::Model { endpoint, model }) => loaded.model = (endpoint, model),
             Err(_) if !terminated => {
                 // A crash mid-write leaves a last line without its newline: drop it.

@@ -208,7 +208,9 @@ fn summarize(path: &Path) -> Option<Summary> {
     let mut first_prompt = None;
     for line in lines.map_while(Result::ok) {
         // Cheap checks first: most lines are messages that need no full parse.
-        if line.contains("\"type\":\"title\"") || line.contains("\"type\":\"model\"") {
+        if line.starts_with("{\"type\":\"reset\"") {
+            continue; // a compaction: prompts before it were already counted
+        } else if line.contains("\"type\":\"title\"") || line.contains("\"type\":\"model\"") {
             match serde_json::from_str::<Record>(&line) {
                 Ok(Record::Title { title: t }) => title = Some(t),
                 Ok(Record::Model { endpoint, model: m }) => model = format!("{endpoint}:{m}"),

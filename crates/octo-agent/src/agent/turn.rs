@@ -359,7 +359,8 @@ pub(super) async fn compact(
     let mut folded = 0;
     let mut archive = None;
     if force || agent.context_tokens() > limit {
-        let keep = if c.window == 0 { 2_000 } else { (c.window as f64 * c.keep_ratio) as u64 };
+        // Asked for explicitly (a command or the tool): fold everything but the latest turn.
+        let keep = if force || c.window == 0 { 0 } else { (c.window as f64 * c.keep_ratio) as u64 };
         let total = crate::context::estimate_tokens(&agent.history).max(1);
         let foldable = crate::context::split_point(&agent.history, keep)
             .map_or(0, |s| crate::context::estimate_tokens(&agent.history[..s]));
