@@ -384,3 +384,35 @@ async fn two_hundred_turns_in_a_small_window_never_overflow() {
     assert!(h[0].text().contains("[Summary"), "older work is summarized");
     assert_consistent(h);
 }
+
+#[tokio::test]
+async fn cancelling_right_after_a_summary_keeps_the_summarized_history() {
+    let mut replies = script(3);
+    replies.push(Reply::EventsThenHang(vec![StreamEvent::TextDelta("thinking".into())]));
+    let sender = Scripted::new(replies);
+    let mut cfg = ctx(1_000_000);
+    cfg.context.reclaim_min_bytes = 1_000_000;
+    cfg.context.keep_ratio = 0.01; // keep only the new turn
+    let mut agent = Agent::builder(sender).tools(tools_with(Big(6_000))).config(cfg).build();
+    run_turns(&mut agent, 3).await;
+    agent.config_mut().context.window = 6_000; // now the next request is over the threshold
+    let cancel = CancellationToken::new();
+    let mut saw_compaction = false;
+    {
+        let mut stream = agent.turn_stream(Message::user("new prompt"), cancel.clone());
+        while let Some(e) = stream.next().await {
+            if matches!(e, AgentEvent::CompactionEnd { messages_folded, .. } if messages_folded > 0) {
+                saw_compaction = true;
+            }
+            if matches!(e, AgentEvent::TextDelta { .. }) {
+                cancel.cancel();
+            }
+        }
+    }
+    assert!(saw_compaction);
+    let h = agent.history();
+    assert!(!h.is_empty(), "the conversation survives the rollback");
+    assert!(h[0].text().starts_with("[Summary"), "{:?}", h[0]);
+    assert!(!h.iter().any(|m| m.text() == "new prompt"), "the cancelled prompt is rolled back");
+    assert_consistent(h);
+}

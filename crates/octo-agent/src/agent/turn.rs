@@ -325,12 +325,16 @@ async fn summarize(
     keep: u64,
     focus: Option<&str>,
 ) -> (usize, usize, Option<String>) {
-    let Some(split) = crate::context::split_point(&agent.history, keep) else { return (0, 0, None) };
+    // Only committed messages are folded: what the turn has not committed yet must stay as it is,
+    // or a rollback could take the summary (and everything before it) with it.
+    let split = crate::context::split_point(&agent.history, keep).map(|s| s.min(*checkpoint));
+    let Some(split) = split.filter(|&s| s > 0) else { return (0, 0, None) };
     let archive = agent.archiver.as_ref().and_then(|a| a.archive(&agent.history[..split]));
     let sender = agent.compaction_sender.clone().unwrap_or_else(|| Arc::clone(&agent.sender));
     match crate::context::fold(sender.as_ref(), &mut agent.history, split, focus, archive.clone()).await {
         Ok(n) => {
-            *checkpoint = checkpoint.saturating_sub(n);
+            // n messages became one committed summary message.
+            *checkpoint = checkpoint.saturating_sub(n) + 1;
             (0, n, archive.map(|p| p.display().to_string()))
         }
         Err(e) => {

@@ -96,8 +96,9 @@ fn summary_prompt(transcript: &str, focus: Option<&str>) -> String {
     )
 }
 
-/// Folds `history[..split]` into one summary (written by `sender`), which is put at the start of
-/// the first kept message. Returns the number of messages folded.
+/// Folds `history[..split]` into one summary (written by `sender`), which becomes a message of
+/// its own at the start of the history (so it never depends on a message that is not yet
+/// committed). Returns the number of messages folded.
 pub async fn fold(
     sender: &dyn Sender,
     history: &mut Vec<Message>,
@@ -123,10 +124,7 @@ pub async fn fold(
         summary.trim()
     );
     history.drain(..split);
-    match history.first_mut() {
-        Some(first) if first.role == Role::User => first.content.insert(0, ContentBlock::text(header)),
-        _ => history.insert(0, Message::user(header)),
-    }
+    history.insert(0, Message::user(header));
     Ok(split)
 }
 
