@@ -184,7 +184,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
             }
         }
         match event {
-            AgentEvent::RequestStart { .. } => answer.clear(),
+            AgentEvent::RequestStart { continues: false, .. } => answer.clear(),
             AgentEvent::TextDelta { text } => answer.push_str(&text),
             AgentEvent::ToolCallStart { name, input, .. }
                 if !cli.quiet && cli.output_format == OutputFormat::Text =>

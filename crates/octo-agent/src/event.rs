@@ -40,6 +40,10 @@ pub enum AgentEvent {
     RequestStart {
         /// Which request of this turn.
         request: u32,
+        /// This request continues a reply that was cut off at the output limit: front ends keep
+        /// the text they have and append (otherwise a new response starts).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        continues: bool,
     },
     /// Answer text arrived.
     TextDelta {

@@ -416,3 +416,25 @@ async fn cancelling_right_after_a_summary_keeps_the_summarized_history() {
     assert!(!h.iter().any(|m| m.text() == "new prompt"), "the cancelled prompt is rolled back");
     assert_consistent(h);
 }
+
+#[tokio::test]
+async fn continued_requests_are_flagged_and_outcomes_never_borrow_an_earlier_answer() {
+    let sender = Scripted::new(vec![
+        stop(StopReason::EndTurn, "old answer"),
+        stop(StopReason::MaxTokens, "first, "),
+        stop(StopReason::EndTurn, "second"),
+        Reply::Events(vec![StreamEvent::Stop(StopReason::EndTurn)]),
+    ]);
+    let mut agent = Agent::builder(sender).build();
+    agent.turn(Message::user("one"), CancellationToken::new()).await.unwrap();
+    let ev = events(&mut agent, "two").await;
+    let flags: Vec<bool> = ev
+        .iter()
+        .filter_map(
+            |e| if let AgentEvent::RequestStart { continues, .. } = e { Some(*continues) } else { None },
+        )
+        .collect();
+    assert_eq!(flags, [false, true]);
+    let out = agent.turn(Message::user("three"), CancellationToken::new()).await.unwrap();
+    assert_eq!(out.text, "", "an empty answer is empty, not the previous turn's");
+}

@@ -321,7 +321,7 @@ impl Session {
         loop {
             match rx.recv().await {
                 Ok(AgentEvent::TextDelta { text }) => result.text.push_str(&text),
-                Ok(AgentEvent::RequestStart { .. }) => result.text.clear(),
+                Ok(AgentEvent::RequestStart { continues: false, .. }) => result.text.clear(),
                 Ok(AgentEvent::ToolCallEnd { name, is_error: true, duration_ms: 0, .. }) => {
                     result.denied.push(name)
                 }

@@ -256,7 +256,8 @@ impl Agent {
         let channel = Arc::new(TurnChannel::new(tx, self.approvals(), false));
         let driver = async move {
             let mut checkpoint = self.history.len();
-            turn::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
+            let _changed =
+                turn::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
         };
         AgentStream::new(driver, rx)
     }

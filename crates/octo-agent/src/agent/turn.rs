@@ -93,19 +93,24 @@ pub(super) async fn run_turn(
                 &st,
             ));
         }
-        if st.compact_now || needs_compaction(t.agent) {
+        if st.compact_now || (!st.compaction_futile && needs_compaction(t.agent)) {
             let reason = if st.compact_now { "tool" } else { "auto" };
             st.compact_now = false;
             let agent = &mut *t.agent;
             let cp = &mut t.checkpoint;
-            tokio::select! {
+            let changed = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop)),
-                () = compact(agent, ch, cp, reason, None, reason == "tool") => {}
-            }
+                changed = compact(agent, ch, cp, reason, None, reason == "tool") => changed,
+            };
+            // Nothing could be compacted (one long turn): do not try again before every request.
+            st.compaction_futile = !changed;
         }
         requests += 1;
-        ch.emit(AgentEvent::RequestStart { request: requests });
+        ch.emit(AgentEvent::RequestStart {
+            request: requests,
+            continues: std::mem::take(&mut st.continuing),
+        });
 
         let asked_len = t.agent.history.len();
         let assembled = tokio::select! {
@@ -122,7 +127,13 @@ pub(super) async fn run_turn(
                 ch.emit(AgentEvent::Notice {
                     message: format!("the request did not fit ({message}); compacting and retrying"),
                 });
-                recover_overflow(t.agent, ch, &mut t.checkpoint, st.overflow_stage).await;
+                let agent = &mut *t.agent;
+                let cp = &mut t.checkpoint;
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop)),
+                    () = recover_overflow(agent, ch, cp, st.overflow_stage) => {}
+                }
                 continue;
             }
             Err(AgentError::Provider(ProviderError::ContextTooLong { message, deficit })) => {
@@ -150,6 +161,7 @@ pub(super) async fn run_turn(
         if truncated && message.has_tool_use() {
             // A tool call cut off at the output limit cannot be run: keep the text, end cleanly.
             message.content.retain(|b| !matches!(b, ContentBlock::ToolUse { .. }));
+            st.last_text = Some(message.text());
             if !message.content.is_empty() {
                 t.agent.history.push(message);
             }
@@ -175,6 +187,7 @@ pub(super) async fn run_turn(
             }
             if st.continuations < t.agent.config.context.max_continuations {
                 st.continuations += 1;
+                st.continuing = true;
                 st.continued.push_str(&message.text());
                 t.agent.history.push(message);
                 t.agent.history.push(Message::user(CONTINUE_PROMPT));
@@ -192,6 +205,7 @@ pub(super) async fn run_turn(
             })
             .collect();
         // An empty answer is not stored: providers reject empty assistant messages.
+        st.last_text = Some(message.text());
         if !message.content.is_empty() {
             t.agent.history.push(message);
         }
@@ -239,6 +253,11 @@ const CONTINUE_PROMPT: &str = "Your reply was cut off at the output limit. Conti
 #[derive(Default)]
 struct TurnState {
     overflow_stage: u8,
+    compaction_futile: bool,
+    /// The text of this turn's latest assistant message (not an earlier turn's).
+    last_text: Option<String>,
+    /// The next request continues a reply cut at the output limit.
+    continuing: bool,
     raised_cap: bool,
     max_tokens: Option<u32>,
     continuations: u32,
@@ -259,14 +278,7 @@ fn finish(
 ) -> TurnOutcome {
     commit(t.agent, &mut t.checkpoint, ch);
     ch.emit(AgentEvent::TurnEnd { reason, stop_reason: Some(stop_reason.clone()), usage, requests });
-    let last = t
-        .agent
-        .history
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::Assistant)
-        .map(Message::text)
-        .unwrap_or_default();
+    let last = st.last_text.clone().unwrap_or_default();
     let text = if st.continued.is_empty() { last } else { format!("{}{last}", st.continued) };
     TurnOutcome { text, reason, stop_reason, usage, requests }
 }
@@ -314,7 +326,10 @@ async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkpoint: &mut 
     agent.occupancy = crate::context::Occupancy::default();
     let after = agent.context_tokens();
     ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
-    ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..*checkpoint].to_vec() });
+    if reclaimed > 0 || folded > 0 {
+        let upto = (*checkpoint).min(agent.history.len());
+        ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
+    }
 }
 
 /// Folds everything before a tail of `keep` tokens. Returns (0, folded, archive).
@@ -353,7 +368,7 @@ pub(super) async fn compact(
     reason: &str,
     focus: Option<&str>,
     force: bool,
-) {
+) -> bool {
     let c = agent.config.context.clone();
     let before = agent.context_tokens();
     ch.emit(AgentEvent::CompactionStart { reason: reason.into(), tokens_before: before });
@@ -376,8 +391,12 @@ pub(super) async fn compact(
     }
     let after = agent.context_tokens();
     ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
-    let upto = (*checkpoint).min(agent.history.len());
-    ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
+    let changed = reclaimed > 0 || folded > 0;
+    if changed {
+        let upto = (*checkpoint).min(agent.history.len());
+        ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
+    }
+    changed
 }
 
 fn validate_input(input: &Message) -> Result<(), AgentError> {
