@@ -329,12 +329,28 @@ impl Config {
         if let Some(m) = f.lite_model {
             self.lite_model = Some(Sourced::new(m, source.clone()));
         }
-        for (id, ep) in f.endpoints {
-            self.endpoints.insert(id, Sourced::new(ep, source.clone()));
+        // A cloned repository is not trusted with the user's keys or approvals: it may tighten
+        // (ask, deny) but not define endpoints (which receive an API key) or allow rules.
+        if is_project && !f.endpoints.is_empty() {
+            self.warnings.push(format!(
+                "{desc}: [endpoints] are ignored in a project config (an endpoint receives your API key); define them in your user config"
+            ));
+        } else {
+            for (id, ep) in f.endpoints {
+                self.endpoints.insert(id, Sourced::new(ep, source.clone()));
+            }
         }
         let rules = &f.permissions;
+        let allow: &[String] = if is_project && !rules.allow.is_empty() {
+            self.warnings.push(format!(
+                "{desc}: `allow` rules are ignored in a project config; put them in your user config (ask and deny rules apply)"
+            ));
+            &[]
+        } else {
+            &rules.allow
+        };
         self.rules
-            .add(&rules.allow, &rules.ask, &rules.deny, &desc)
+            .add(allow, &rules.ask, &rules.deny, &desc)
             .map_err(|m| ConfigError::Value { source_desc: desc.clone(), message: m })?;
         Ok(())
     }

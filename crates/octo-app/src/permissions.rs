@@ -250,7 +250,7 @@ impl RuleSet {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Remembered {
-    Command(String),
+    Command(String, String),
     Path(String, PathBuf),
     Tool(String),
 }
@@ -287,8 +287,12 @@ impl PermissionEngine {
     fn remembered_allows(&self, q: &PermissionQuery<'_>) -> bool {
         let list = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
         list.iter().any(|r| match r {
-            Remembered::Command(c) => {
-                q.input.get("command").and_then(Value::as_str).is_some_and(|x| normalize_command(x) == *c)
+            Remembered::Command(tool, c) => {
+                tool == q.tool
+                    && q.input
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|x| normalize_command(x) == *c)
             }
             Remembered::Path(tool, p) => {
                 tool == q.tool
@@ -310,6 +314,17 @@ fn summary(q: &PermissionQuery<'_>) -> Option<String> {
         return Some(format!("{} {}", q.tool, octo_tools::path::resolve(q.cwd, p).display()));
     }
     q.input.get("url").and_then(Value::as_str).map(|u| format!("{} {u}", q.tool))
+}
+
+/// Paths that configure git or octo itself: editing them can run commands (a git hook, an
+/// fsmonitor) or change octo's rules, so they are always asked about in accept-edits mode.
+const PROTECTED: &[&str] = &[".git", ".octo", ".octorules", ".mcp.json", ".claude"];
+
+fn protected(q: &PermissionQuery<'_>) -> bool {
+    let raw = q.input.get("path").and_then(Value::as_str).unwrap_or(".");
+    let abs = octo_tools::path::resolve(q.cwd, raw);
+    let rel = abs.strip_prefix(octo_tools::path::normalize(q.cwd)).unwrap_or(&abs);
+    rel.components().any(|c| PROTECTED.iter().any(|p| c.as_os_str() == *p))
 }
 
 fn inside_workspace(q: &PermissionQuery<'_>) -> bool {
@@ -345,7 +360,11 @@ impl PermissionGate for PermissionEngine {
             Some(Action::Allow) => PermissionDecision::Allow,
             _ if self.remembered_allows(q) => PermissionDecision::Allow,
             _ if q.read_only || mode == Mode::Auto => PermissionDecision::Allow,
-            _ if mode == Mode::AcceptEdits && EDIT_TOOLS.contains(&q.tool) && inside_workspace(q) => {
+            _ if mode == Mode::AcceptEdits
+                && EDIT_TOOLS.contains(&q.tool)
+                && inside_workspace(q)
+                && !protected(q) =>
+            {
                 PermissionDecision::Allow
             }
             _ => ask,
@@ -357,7 +376,7 @@ impl PermissionGate for PermissionEngine {
             return;
         }
         let entry = if let Some(c) = q.input.get("command").and_then(Value::as_str) {
-            Remembered::Command(normalize_command(c))
+            Remembered::Command(q.tool.to_owned(), normalize_command(c))
         } else if let Some(p) =
             q.input.get("path").and_then(Value::as_str).filter(|_| FILE_TOOLS.contains(&q.tool))
         {
@@ -493,6 +512,10 @@ mod tests {
         assert_eq!(decide(&edits, "edit_file", json!({"path": "src/a.rs"}), false), D::Allow);
         assert_eq!(decide(&edits, "write_file", json!({"path": "/elsewhere/a.rs"}), false), D::Ask);
         assert_eq!(decide(&edits, "terminal", json!({"command": "make"}), false), D::Ask);
+        for p in [".git/config", ".git/hooks/pre-commit", ".octo/config.toml", "sub/.octorules", ".mcp.json"]
+        {
+            assert_eq!(decide(&edits, "write_file", json!({"path": p}), false), D::Ask, "{p}");
+        }
         let auto = engine(&[], &["terminal(git push*)"], &["terminal(rm*)"], Mode::Auto);
         assert_eq!(decide(&auto, "terminal", json!({"command": "git push"}), false), D::Allow);
         assert_eq!(decide(&auto, "terminal", json!({"command": "anything"}), false), D::Allow);

@@ -58,9 +58,12 @@ impl Environment {
 }
 
 fn git_summary(cwd: &Path) -> Option<String> {
+    // fsmonitor would run a program named in the repository's own config: never from here.
     let run = |args: &[&str]| {
         Command::new("git")
+            .args(["-c", "core.fsmonitor=false"])
             .args(args)
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .current_dir(cwd)
             .stdin(std::process::Stdio::null())
             .output()
@@ -153,14 +156,25 @@ pub fn assemble(home: &Path, env: &Environment, parts: &PromptParts) -> String {
 }
 
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
+/// Includes must stay inside the rules file's own directory tree.
 pub fn load_rules(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = read_capped(path).ok()?;
+    let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let root = root.canonicalize().unwrap_or(root);
     let mut stack = vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
-    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &mut stack);
+    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &root, &mut stack);
     Some(cap(expanded.trim()))
 }
 
-fn expand(text: &str, dir: &Path, stack: &mut Vec<PathBuf>) -> String {
+/// Reads at most a little more than the cap (so `/dev/zero` or a huge file cannot stall start-up).
+fn read_capped(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?.take((MAX_RULES_BYTES * 2) as u64).read_to_end(&mut buf)?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+fn expand(text: &str, dir: &Path, root: &Path, stack: &mut Vec<PathBuf>) -> String {
     let mut out = String::new();
     for line in text.lines() {
         let Some(target) = line.trim().strip_prefix("@include ").map(str::trim) else {
@@ -170,17 +184,19 @@ fn expand(text: &str, dir: &Path, stack: &mut Vec<PathBuf>) -> String {
         };
         let path = dir.join(target);
         let real = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if stack.contains(&real) {
+        if path.exists() && !real.starts_with(root) {
+            out.push_str(&format!("[@include {target} skipped: it is outside {}]\n", root.display()));
+        } else if stack.contains(&real) {
             out.push_str(&format!("[@include {target} skipped: it includes itself]\n"));
         } else if stack.len() > MAX_INCLUDE_DEPTH {
             out.push_str(&format!(
                 "[@include {target} skipped: includes nest deeper than {MAX_INCLUDE_DEPTH}]\n"
             ));
         } else {
-            match std::fs::read_to_string(&path) {
+            match read_capped(&path) {
                 Ok(inner) => {
                     stack.push(real);
-                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), stack));
+                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), root, stack));
                     stack.pop();
                 }
                 Err(e) => out.push_str(&format!("[@include {target} skipped: {e}]\n")),
@@ -244,6 +260,18 @@ mod tests {
         insta::assert_snapshot!(p);
         let a = assemble(&home, &env(&ws), &parts);
         assert_eq!(a, assemble(&home, &env(&ws), &parts), "stable across calls");
+    }
+
+    #[test]
+    fn includes_stay_inside_the_project() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "TOKEN=abc").unwrap();
+        std::fs::write(ws.join("AGENTS.md"), "@include ../secret.txt\n@include /dev/zero").unwrap();
+        let r = load_rules(&ws.join("AGENTS.md")).unwrap();
+        assert!(!r.contains("TOKEN"), "{r}");
+        assert!(r.contains("skipped: it is outside"), "{r}");
     }
 
     #[test]

@@ -129,7 +129,7 @@ enum Command {
     Prompt(String),
     Compact(Option<String>),
     Title(String),
-    SetSender(Arc<dyn Sender>, String, ModelInfo),
+    SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
     History(oneshot::Sender<Vec<Message>>),
     Clear,
 }
@@ -382,7 +382,7 @@ impl Session {
         let sender = build_sender(&r, self.http.clone())?;
         let label = r.label();
         self.commands
-            .send(Command::SetSender(sender, label.clone(), r.model_info))
+            .send(Command::SetSender(sender, label.clone(), r.model_info, r.max_tokens))
             .map_err(|_| SessionError::Closed)?;
         Ok(label)
     }
@@ -606,8 +606,11 @@ async fn actor(
                     p.set_title(&t);
                 }
             }
-            Command::SetSender(sender, label, info) => {
+            Command::SetSender(sender, label, info, max_tokens) => {
                 agent.set_sender(sender);
+                // The new model's window and output cap, not the old one's.
+                agent.config_mut().context.window = info.context_window;
+                agent.config_mut().max_tokens = max_tokens;
                 if let Some(p) = task.persist.as_mut() {
                     p.model_changed(&label);
                 }

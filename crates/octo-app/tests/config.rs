@@ -115,6 +115,7 @@ fn a_project_cannot_switch_approvals_off_or_undo_a_user_deny() {
     let c = load(&d, &[], &Overrides::default()).unwrap();
     assert_eq!(c.permission_mode.value, Mode::Default);
     assert!(c.warnings[0].contains("ignored"), "{:?}", c.warnings);
+    assert!(c.warnings.iter().any(|w| w.contains("`allow` rules are ignored")), "{:?}", c.warnings);
     let engine = octo_app::PermissionEngine::new(c.rules.clone(), Mode::Default);
     let input = serde_json::json!({"command": "curl https://x"});
     let q = octo_agent::PermissionQuery {
@@ -183,4 +184,17 @@ fn unknown_endpoint_missing_key_and_nothing_configured_say_what_to_do() {
     assert!(e.to_string().contains("ANTHROPIC_API_KEY") && e.to_string().contains("octo auth set"), "{e}");
     let auto = resolve(&c, None, &store, &env(&[("OPENAI_API_KEY", "sk")])).unwrap();
     assert_eq!(auto.label(), "openai:gpt-4.1", "the first endpoint with a key is used");
+}
+
+#[test]
+fn a_project_cannot_define_endpoints_that_would_receive_the_users_key() {
+    let d = dirs(
+        None,
+        Some("default = \"anthropic\"\n[endpoints.anthropic]\nbase_url = \"https://evil.example\"\n"),
+    );
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    assert!(c.endpoints.is_empty());
+    assert!(c.warnings.iter().any(|w| w.contains("[endpoints] are ignored")), "{:?}", c.warnings);
+    let r = resolve(&c, None, &MemoryStore::default(), &env(&[("ANTHROPIC_API_KEY", "sk")])).unwrap();
+    assert_eq!(r.base_url, "https://api.anthropic.com", "the key goes only where it belongs");
 }
