@@ -189,13 +189,21 @@ pub fn highlight(line: &str, lang: &str, color: bool) -> String {
         lang,
         "python" | "py" | "sh" | "bash" | "shell" | "zsh" | "toml" | "yaml" | "yml" | "ruby" | "rb"
     );
+    // Very long lines (minified code, base64) are shown plain: highlighting them buys nothing.
+    if line.len() > 2_000 {
+        return line.to_owned();
+    }
     let mut out = String::with_capacity(line.len() + 16);
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        let rest: String = chars[i..].iter().collect();
-        if rest.starts_with("//") || (hash_comments && c == '#') || rest.starts_with("-- ") && lang == "sql" {
+        let rest = &chars[i..];
+        if rest.starts_with(&['/', '/'])
+            || (hash_comments && c == '#')
+            || rest.starts_with(&['-', '-', ' ']) && lang == "sql"
+        {
+            let rest: String = rest.iter().collect();
             out.push_str(&format!("\x1b[2m{rest}\x1b[0m"));
             break;
         }

@@ -57,7 +57,9 @@ impl Completer for OctoHelper {
                 .collect();
             return Ok((0, c));
         }
-        let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        // The byte after the last whitespace character (which may be several bytes long).
+        let start =
+            before.char_indices().rev().find(|(_, c)| c.is_whitespace()).map_or(0, |(i, c)| i + c.len_utf8());
         let word = &before[start..];
         let Some(partial) = word.strip_prefix('@') else { return Ok((pos, Vec::new())) };
         let (dir, name) = match partial.rfind('/') {
@@ -584,5 +586,29 @@ async fn turn(session: &Session, mut ed: Ed, message: String, show_thinking: boo
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_handles_multibyte_spaces_and_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("src")).unwrap();
+        std::fs::write(tmp.path().join("src/main.rs"), "").unwrap();
+        let h = OctoHelper { workspace: tmp.path().to_path_buf() };
+        let history = DefaultHistory::new();
+        let ctx = Context::new(&history);
+        let line = "fix\u{3000}@sr";
+        let (start, c) = h.complete(line, line.len(), &ctx).unwrap();
+        assert_eq!(&line[start..], "@sr");
+        assert_eq!(c[0].replacement, "@src/");
+        let line = "look at\u{a0}@src/ma";
+        let (_, c) = h.complete(line, line.len(), &ctx).unwrap();
+        assert_eq!(c[0].replacement, "@src/main.rs");
+        let (_, c) = h.complete("/he", 3, &ctx).unwrap();
+        assert_eq!(c[0].replacement, "/help ");
     }
 }

@@ -186,6 +186,7 @@ impl Session {
         } else {
             let mut r = octo_tools::default_registry(octo_tools::ToolsConfig {
                 trash_dir: Some(config.home.join("trash")),
+                spill_dir: config.home.join("output"),
                 web: octo_tools::WebConfig::from_env(),
                 ..octo_tools::ToolsConfig::default()
             });

@@ -137,6 +137,10 @@ impl ToolExecutor for AskUser {
         )
     }
 
+    fn read_only(&self) -> bool {
+        true // it only asks; nothing changes, so no approval (and allowed in plan mode)
+    }
+
     fn concurrency_safe(&self) -> bool {
         false
     }

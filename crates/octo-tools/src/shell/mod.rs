@@ -53,10 +53,15 @@ struct Input {
     description: Option<String>,
 }
 
+/// Nanoseconds of the clock: a cheap suffix so names never collide with an earlier process's.
+pub(crate) fn unique() -> u32 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
+}
+
 fn spill_path(dir: &std::path::Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{}-{n}.txt", std::process::id()))
+    dir.join(format!("{}-{n}-{:x}.txt", std::process::id(), unique()))
 }
 
 #[async_trait]

@@ -79,7 +79,15 @@ pub fn to_markdown(html: &str, base_url: Option<&reqwest::Url>) -> (Option<Strin
         return (None, collapse(html));
     };
     let parser = dom.parser();
-    let mut w = Writer { out: String::new(), parser, base: base_url, list: Vec::new(), title: None, pre: 0 };
+    let mut w = Writer {
+        out: String::new(),
+        parser,
+        base: base_url,
+        list: Vec::new(),
+        title: None,
+        pre: 0,
+        depth: 0,
+    };
     for h in dom.children() {
         w.node(*h);
     }
@@ -95,7 +103,12 @@ struct Writer<'p, 'a> {
     list: Vec<Option<usize>>,
     title: Option<String>,
     pre: usize,
+    /// Nesting depth: pages with thousands of unclosed tags must not exhaust the stack.
+    depth: usize,
 }
+
+/// Deeper than this, content is left out (with a marker) instead of recursing further.
+const MAX_DEPTH: usize = 200;
 
 impl Writer<'_, '_> {
     fn block(&mut self) {
@@ -145,6 +158,18 @@ impl Writer<'_, '_> {
     }
 
     fn node(&mut self, h: NodeHandle) {
+        if self.depth >= MAX_DEPTH {
+            if !self.out.ends_with("[…]") {
+                self.out.push_str(" […]");
+            }
+            return;
+        }
+        self.depth += 1;
+        self.node_inner(h);
+        self.depth -= 1;
+    }
+
+    fn node_inner(&mut self, h: NodeHandle) {
         let Some(node) = h.get(self.parser) else { return };
         match node {
             Node::Raw(b) => {
@@ -341,6 +366,18 @@ fn tidy(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deeply_nested_or_unclosed_tags_do_not_overflow_the_stack() {
+        let html = format!("<html><body>{}deep text</body></html>", "<div><li>".repeat(50_000));
+        let (_, md) = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(move || to_markdown(&html, None))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(md.contains("[…]"));
+    }
 
     #[test]
     fn entities_decode() {
