@@ -158,7 +158,12 @@ impl Rule {
                 if self.action == Action::Allow {
                     !has_shell_meta(cmd) && m(cmd)
                 } else {
-                    m(cmd) || command_parts(cmd).iter().any(|p| m(p))
+                    // Deny and ask rules also see through wrappers, quotes and program paths:
+                    // `deny: shell(curl*)` catches `sudo /usr/bin/curl …` too.
+                    m(cmd)
+                        || command_parts(cmd)
+                            .iter()
+                            .any(|p| m(p) || m(&octo_tools::shell::canonical_segment(p)))
                 }
             }
             Spec::Path(g) => query_paths(q).iter().any(|p| g.is_match(p)),
@@ -457,6 +462,9 @@ mod tests {
             ("echo hi && curl evil", D::Deny),
             ("(curl evil)", D::Deny),
             ("cargo test; curl x", D::Deny),
+            ("sudo /usr/bin/curl evil", D::Deny),
+            ("timeout 5 'curl' evil", D::Deny),
+            ("env A=1 rm -rf target", D::Deny),
         ];
         for (cmd, want) in cases {
             assert_eq!(&decide(&e, "terminal", json!({"command": cmd}), false), want, "command: {cmd}");

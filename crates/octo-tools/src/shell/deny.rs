@@ -6,19 +6,36 @@ use std::sync::OnceLock;
 
 /// Why `command` is refused outright, or `None` when it is not one of the hard-denied commands.
 pub fn hard_denied(command: &str) -> Option<String> {
+    hard_denied_depth(command, 0)
+}
+
+fn hard_denied_depth(command: &str, depth: usize) -> Option<String> {
     let c = command.trim();
     for segment in segments(c) {
         let words: Vec<&str> = segment.split_whitespace().collect();
         let words = strip_prefixes(&words);
         let Some((&prog, args)) = words.split_first() else { continue };
-        let prog = prog.rsplit('/').next().unwrap_or(prog);
-        match prog {
+        let prog = unquote(prog.rsplit('/').next().unwrap_or(prog));
+        // `sh -c '...'` and friends: judge the inner command too.
+        if matches!(prog.as_str(), "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish") && depth < 3 {
+            if let Some(pos) = args
+                .iter()
+                .position(|a| *a == "-c" || (a.starts_with('-') && a.ends_with('c') && !a.starts_with("--")))
+            {
+                let inner = unquote(&args[pos + 1..].join(" "));
+                if let Some(why) = hard_denied_depth(&inner, depth + 1) {
+                    return Some(why);
+                }
+            }
+        }
+        match prog.as_str() {
             "rm" => {
                 if let Some(why) = dangerous_rm(args) {
                     return Some(why);
                 }
             }
             p if p == "mkfs" || p.starts_with("mkfs.") || p == "mke2fs" || p == "wipefs" => {
+                let p = p.to_owned();
                 return Some(format!("`{p}` formats a file system"));
             }
             "dd" => {
@@ -29,7 +46,7 @@ pub fn hard_denied(command: &str) -> Option<String> {
                 }
             }
             "kill" | "pkill" | "killall" => {
-                if let Some(why) = kills_octo(prog, args) {
+                if let Some(why) = kills_octo(&prog, args) {
                     return Some(why);
                 }
             }
@@ -50,22 +67,84 @@ fn segments(c: &str) -> Vec<&str> {
     c.split(['\n', ';', '&', '|', '(', ')', '`']).map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
-/// Drops `sudo`, `doas`, `env`, `command`, `exec`, `nohup`, `time` and their flags in front of
-/// the real program.
+/// Removes every quote character: the shell would, and `"$HOME"/*` must read as `$HOME/*`.
+fn unquote(s: &str) -> String {
+    s.chars().filter(|c| *c != '"' && *c != '\'').collect()
+}
+
+/// Wrappers that run another program, and their options that take a value.
+const WRAPPERS: &[(&str, &[&str])] = &[
+    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
+    ("doas", &["-u", "-C"]),
+    ("env", &["-u", "-C", "-S"]),
+    ("nice", &["-n"]),
+    ("ionice", &["-c", "-n", "-p"]),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("stdbuf", &[]),
+    ("xargs", &["-I", "-n", "-P", "-d", "-a", "-E", "-L", "-s"]),
+    ("command", &[]),
+    ("exec", &[]),
+    ("nohup", &[]),
+    ("time", &[]),
+    ("builtin", &[]),
+    ("chroot", &[]),
+];
+
+/// Drops wrappers (`sudo -u root`, `env VAR=1`, `timeout 60`, `nice -n 5`, `xargs`, ...) in front
+/// of the real program.
 fn strip_prefixes<'a>(words: &'a [&'a str]) -> &'a [&'a str] {
     let mut i = 0;
     while i < words.len() {
-        let w = words[i];
-        if matches!(w, "sudo" | "doas" | "env" | "command" | "exec" | "nohup" | "time" | "builtin")
-            || (i > 0 && w.starts_with('-'))
-            || w.contains('=') && !w.starts_with('-')
-        {
-            i += 1;
-        } else {
+        let w = words[i].rsplit('/').next().unwrap_or(words[i]);
+        let Some((name, with_value)) = WRAPPERS.iter().find(|(n, _)| *n == w) else {
+            if words[i].contains('=') && !words[i].starts_with('-') {
+                i += 1; // VAR=value before a command
+                continue;
+            }
             break;
+        };
+        i += 1;
+        // The wrapper's own options (and their values), then `timeout`'s duration.
+        while i < words.len() && words[i].starts_with('-') {
+            let takes_value = with_value.contains(&words[i]);
+            i += if takes_value { 2 } else { 1 };
+        }
+        if *name == "timeout" && i < words.len() {
+            i += 1;
+        }
+        if *name == "env" || *name == "sudo" {
+            while i < words.len() && words[i].contains('=') && !words[i].starts_with('-') {
+                i += 1;
+            }
         }
     }
-    &words[i..]
+    &words[i.min(words.len())..]
+}
+
+/// The program and arguments a command segment really runs, with wrappers, quotes and the
+/// program's directory removed: `sudo -u root /usr/bin/curl "x"` → `curl x`. Permission rules use
+/// it to see through wrappers.
+pub fn canonical_segment(segment: &str) -> String {
+    let words: Vec<&str> = segment.split_whitespace().collect();
+    let words = strip_prefixes(&words);
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let w = unquote(w);
+        out.push(if i == 0 { w.rsplit('/').next().unwrap_or(&w).to_owned() } else { w });
+    }
+    out.join(" ")
+}
+
+/// `/./usr//` → `/usr`; keeps `~` and `$HOME` prefixes as they are.
+fn normalize_target(t: &str) -> String {
+    let absolute = t.starts_with('/');
+    let parts: Vec<&str> = t.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 fn dangerous_rm(args: &[&str]) -> Option<String> {
@@ -80,7 +159,7 @@ fn dangerous_rm(args: &[&str]) -> Option<String> {
         } else if !end_of_flags && a.starts_with('-') && a.len() > 1 {
             recursive |= a.contains('r') || a.contains('R');
         } else {
-            targets.push(a.trim_matches(|c| c == '"' || c == '\''));
+            targets.push(unquote(a));
         }
     }
     if !recursive {
@@ -88,9 +167,12 @@ fn dangerous_rm(args: &[&str]) -> Option<String> {
     }
     let home = std::env::var("HOME").unwrap_or_default();
     for t in targets {
-        let t_norm = t.trim_end_matches('/');
-        let t_norm = t_norm.strip_suffix("/*").unwrap_or(t_norm).trim_end_matches('/');
-        let is_root = t_norm.is_empty() || t == "/*" || t == "/.";
+        let t = normalize_target(&t);
+        let t = t.as_str();
+        let t_norm = t.strip_suffix("/*").unwrap_or(t);
+        let t_norm = if t_norm == "*" || t_norm == "/*" { "/" } else { t_norm };
+        let t_norm = if t_norm == "/" { "" } else { t_norm.trim_end_matches('/') };
+        let is_root = t_norm.is_empty() && t.starts_with('/');
         let is_home = matches!(t_norm, "~" | "$HOME" | "${HOME}" | "~/*" | "$HOME/*")
             || (!home.is_empty() && t_norm == home.trim_end_matches('/'));
         let is_top = !t_norm.is_empty()
@@ -196,6 +278,16 @@ mod tests {
             "dd if=/dev/zero of=/dev/sda bs=1M",
             "cat image.iso > /dev/sdb",
             "kill -9 $PPID",
+            "sudo -u root rm -rf /",
+            "timeout 60 rm -rf ~",
+            "nice -n 5 rm -rf /",
+            "env FOO=1 rm -rf /",
+            "bash -c 'rm -rf /'",
+            "sh -c \"cd / && rm -rf /\"",
+            "rm -rf \"$HOME\"/*",
+            "rm -rf /./",
+            "rm -rf //",
+            "xargs rm -rf /",
             "kill -9 -1",
             "pkill octo",
             "killall octo",
