@@ -154,7 +154,22 @@ pub fn sessions(cli: &Cli, all: bool, action: Option<&SessionsAction>) -> anyhow
     };
     match action {
         Some(SessionsAction::Rm { id }) => {
-            match pick(id).and_then(|id| store.remove(&id).map(|()| id).map_err(|e| e.to_string())) {
+            // Deleting takes an id (or a unique prefix of one), never `last` or a title match.
+            let by_id = |q: &str| -> Result<String, String> {
+                let q = q.trim();
+                let hits: Vec<String> = match store.list(None) {
+                    Ok(l) => {
+                        l.into_iter().map(|s| s.id).filter(|i| !q.is_empty() && i.starts_with(q)).collect()
+                    }
+                    Err(e) => return Err(e.to_string()),
+                };
+                match hits.as_slice() {
+                    [one] => Ok(one.clone()),
+                    [] => Err(format!("no session id starts with `{q}` (see `octo sessions --all`)")),
+                    more => Err(format!("`{q}` matches {} session ids; give a longer prefix", more.len())),
+                }
+            };
+            match by_id(id).and_then(|id| store.remove(&id).map(|()| id).map_err(|e| e.to_string())) {
                 Ok(id) => {
                     out::status(&format!("removed session {id}"));
                     Ok(ExitCode::SUCCESS)

@@ -291,6 +291,12 @@ async fn one_shots_are_saved_listed_continued_exported_and_removed() {
         octo(&home).args(["sessions", "export", &id[..15]]).assert().success().get_output().stdout.clone();
     let md = String::from_utf8(md).unwrap();
     assert!(md.contains("## User\n\nwhich port") && md.contains("You asked about the port."), "{md}");
+    octo(&home)
+        .args(["sessions", "rm", "which port"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no session id starts with"));
+    octo(&home).args(["sessions", "rm", "last"]).assert().code(2);
     octo(&home).args(["sessions", "rm", &id]).assert().success();
     octo(&home)
         .args(["-c", "hi"])

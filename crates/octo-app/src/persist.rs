@@ -123,9 +123,43 @@ pub(crate) struct FileArchiver {
 impl octo_agent::context::Archiver for FileArchiver {
     fn archive(&self, folded: &[Message]) -> Option<PathBuf> {
         std::fs::create_dir_all(&self.dir).ok()?;
-        let path = self.dir.join(format!("{}-folded.md", octo_session::now()));
+        use std::io::Write;
         let text = format!("# Folded conversation\n\n{}", octo_agent::context::transcript(folded));
-        std::fs::write(&path, text).ok()?;
-        Some(path)
+        // Two compactions within a second get their own files: never overwrite an archive.
+        let stamp = octo_session::now();
+        for n in 0..100u32 {
+            let name = if n == 0 { format!("{stamp}-folded.md") } else { format!("{stamp}-{n}-folded.md") };
+            let path = self.dir.join(name);
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut f) => return f.write_all(text.as_bytes()).ok().map(|()| path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(_) => return None,
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use octo_agent::context::Archiver;
+
+    #[test]
+    fn archives_in_the_same_second_do_not_overwrite_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileArchiver { dir: dir.path().join("archive") };
+        let first = a.archive(&[Message::user("first fold")]).unwrap();
+        let second = a.archive(&[Message::user("second fold")]).unwrap();
+        assert_ne!(first, second);
+        assert!(std::fs::read_to_string(first).unwrap().contains("first fold"));
+        assert!(std::fs::read_to_string(second).unwrap().contains("second fold"));
+    }
+
+    #[test]
+    fn titles_are_cleaned() {
+        assert_eq!(clean_title("\n\"Fix the parser\"\nmore").as_deref(), Some("Fix the parser"));
+        assert_eq!(clean_title("  \n "), None);
     }
 }

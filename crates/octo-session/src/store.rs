@@ -100,7 +100,7 @@ impl SessionStore {
             std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io(&path, e))?;
         f.write_all(&line).and_then(|()| f.sync_all()).map_err(|e| io(&path, e))?;
         drop(f);
-        SessionWriter::open(&path, &meta.id, None)
+        SessionWriter::open(&path, &meta.id)
     }
 
     /// Loads a session (read-only; works while another process writes it).
@@ -116,8 +116,16 @@ impl SessionStore {
     /// Loads a session to continue it, and returns the locked writer that appends to it (a torn
     /// last record is cut off first).
     pub fn resume(&self, id: &str) -> Result<(Loaded, SessionWriter), SessionError> {
-        let loaded = self.load(id)?;
-        let writer = SessionWriter::open(&self.path(id), id, Some(loaded.valid_len))?;
+        let path = self.path(id);
+        if !path.is_file() {
+            return Err(SessionError::NotFound { query: id.to_owned() });
+        }
+        // Lock first, then read through the locked handle: another process cannot append
+        // between the read and the repair of a torn tail.
+        let mut writer = SessionWriter::open(&path, id)?;
+        let bytes = writer.read_all()?;
+        let loaded = parse(&path, &bytes)?;
+        writer.repair_tail(&bytes, loaded.valid_len)?;
         Ok((loaded, writer))
     }
 

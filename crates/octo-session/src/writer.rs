@@ -18,22 +18,40 @@ pub struct SessionWriter {
 
 impl SessionWriter {
     /// Opens `path` for appending and locks it; fails with `InUse` when another process holds it.
-    pub(crate) fn open(path: &Path, id: &str, truncate_to: Option<u64>) -> Result<Self, SessionError> {
+    pub(crate) fn open(path: &Path, id: &str) -> Result<Self, SessionError> {
         let file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io(path, e))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => return Err(SessionError::InUse { id: id.to_owned() }),
             Err(std::fs::TryLockError::Error(e)) => return Err(io(path, e)),
         }
-        if let Some(len) = truncate_to {
-            // Drop a torn tail so new records start on a clean line.
-            if file.metadata().map_err(|e| io(path, e))?.len() > len {
-                file.set_len(len).map_err(|e| io(path, e))?;
-            }
-        }
         let mut w = Self { file, path: path.to_path_buf(), id: id.to_owned() };
         w.seek_end()?;
         Ok(w)
+    }
+
+    /// Reads the whole file through the locked handle, so nothing can be appended between
+    /// reading and the repair that follows.
+    pub(crate) fn read_all(&mut self) -> Result<Vec<u8>, SessionError> {
+        use std::io::{Read, Seek};
+        self.file.seek(std::io::SeekFrom::Start(0)).map_err(|e| io(&self.path, e))?;
+        let mut bytes = Vec::new();
+        self.file.read_to_end(&mut bytes).map_err(|e| io(&self.path, e))?;
+        Ok(bytes)
+    }
+
+    /// Cuts the file to `len` bytes (dropping a torn tail) and makes sure it ends with a newline,
+    /// so the next record starts on a line of its own.
+    pub(crate) fn repair_tail(&mut self, bytes: &[u8], len: u64) -> Result<(), SessionError> {
+        if (bytes.len() as u64) > len {
+            self.file.set_len(len).map_err(|e| io(&self.path, e))?;
+        }
+        self.seek_end()?;
+        let kept = &bytes[..(len as usize).min(bytes.len())];
+        if kept.last().is_some_and(|b| *b != b'\n') {
+            self.write_synced(b"\n")?;
+        }
+        Ok(())
     }
 
     fn seek_end(&mut self) -> Result<(), SessionError> {

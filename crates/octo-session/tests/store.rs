@@ -96,6 +96,26 @@ fn a_torn_last_line_is_dropped_and_resume_continues_cleanly() {
 }
 
 #[test]
+fn a_complete_last_record_without_newline_is_not_glued_to_the_next() {
+    let (dir, s) = store();
+    let mut w = s.create(dir.path(), "e", "m", None).unwrap();
+    w.append(&[Message::user("one")]).unwrap();
+    let id = w.id().to_owned();
+    drop(w);
+    // A hand-edited file whose last record lost its newline.
+    let p = path_of(&s, &id);
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.trim_end()).unwrap();
+    let (l, mut w) = s.resume(&id).unwrap();
+    assert_eq!(l.messages.len(), 1);
+    w.append(&[Message::assistant("two")]).unwrap();
+    drop(w);
+    let l = s.load(&id).unwrap();
+    assert_eq!(l.messages.iter().map(Message::text).collect::<Vec<_>>(), ["one", "two"]);
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+}
+
+#[test]
 fn a_corrupt_middle_line_is_skipped_and_named() {
     let (dir, s) = store();
     let mut w = s.create(dir.path(), "e", "m", None).unwrap();

@@ -69,13 +69,10 @@ impl BackgroundShells {
     pub fn read(&self, id: &str, max: usize) -> Result<String, String> {
         let found = self.lock().get(id).cloned();
         let shell = found.ok_or_else(|| self.unknown(id))?;
-        let bytes = std::fs::read(&shell.log).unwrap_or_default();
         let mut read_to = shell.read_to.lock().unwrap_or_else(|e| e.into_inner());
-        let start = usize::try_from(*read_to).unwrap_or(usize::MAX).min(bytes.len());
-        let new = &bytes[start..];
-        *read_to = bytes.len() as u64;
-        let (skipped, shown) =
-            if new.len() > max { (new.len() - max, &new[new.len() - max..]) } else { (0, new) };
+        // Only the new tail is read from the log, however long the command has been talking.
+        let (skipped, shown) = read_tail(&shell.log, &mut read_to, max);
+        let shown = shown.as_slice();
         let status = match &*shell.ending.lock().unwrap_or_else(|e| e.into_inner()) {
             None => "running".to_owned(),
             Some(e) => format!("finished {}", e.describe()),
@@ -114,10 +111,47 @@ impl BackgroundShells {
     }
 }
 
+/// The bytes of `log` past `*read_to` (at most the last `max` of them) and how many were skipped;
+/// moves `*read_to` to the end.
+fn read_tail(log: &std::path::Path, read_to: &mut u64, max: usize) -> (u64, Vec<u8>) {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(log) else { return (0, Vec::new()) };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = (*read_to).min(len);
+    let new = len - start;
+    let from = len - new.min(max as u64);
+    let mut buf = Vec::new();
+    if f.seek(SeekFrom::Start(from)).is_ok() {
+        let _ = f.take(len - from).read_to_end(&mut buf);
+    }
+    *read_to = from + buf.len() as u64;
+    (from - start, buf)
+}
+
 impl Drop for BackgroundShells {
     fn drop(&mut self) {
         for shell in self.lock().values() {
             kill_group(shell.group, true);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn tail_reads_only_new_bytes_and_keeps_the_latest() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("x.log");
+        std::fs::write(&log, b"0123456789").unwrap();
+        let mut at = 0;
+        assert_eq!(read_tail(&log, &mut at, 4), (6, b"6789".to_vec()), "the latest bytes win");
+        assert_eq!(at, 10);
+        assert_eq!(read_tail(&log, &mut at, 4), (0, Vec::new()), "nothing new");
+        std::fs::write(&log, b"0123456789ab").unwrap();
+        assert_eq!(read_tail(&log, &mut at, 4), (0, b"ab".to_vec()));
+        assert_eq!(read_tail(&dir.path().join("gone"), &mut at, 4), (0, Vec::new()));
     }
 }
