@@ -1,5 +1,6 @@
 //! The agent: history, configuration, and the turn loop's public entry points.
 
+mod compact;
 mod exec;
 mod stream;
 mod turn;
@@ -246,7 +247,7 @@ impl Agent {
 
     /// Estimated tokens the next request's prompt will occupy.
     pub fn context_tokens(&self) -> u64 {
-        self.occupancy.tokens(&self.history, turn::fixed_tokens(self))
+        self.occupancy.tokens(&self.history, compact::fixed_tokens(self))
     }
 
     /// Compacts the history now (`/compact [focus]`): reclaims old tool output and summarizes
@@ -257,7 +258,7 @@ impl Agent {
         let driver = async move {
             let mut checkpoint = self.history.len();
             let _changed =
-                turn::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
+                compact::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
         };
         AgentStream::new(driver, rx)
     }

@@ -8,7 +8,6 @@ use crate::credentials::CredentialStore;
 use crate::factory::{build_sender, resolve, EndpointError, Resolved};
 use crate::permissions::{Mode, PermissionEngine};
 use crate::prompt::{assemble, Environment, PromptParts};
-use futures_util::StreamExt;
 use octo_agent::{
     Agent, AgentEvent, ApprovalBroker, ApprovalDecision, CancellationToken, Message, ReasoningEffort, Sender,
     ToolRegistry, TurnEndReason, UnknownApproval, Usage,
@@ -18,6 +17,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
+
+mod actor;
+use actor::{actor, persistence, Flags, Task};
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_BUFFER: usize = 16 * 1024;
@@ -439,195 +441,5 @@ impl Session {
     /// The configuration the session started from (for `/permissions`, `config show`).
     pub fn config(&self) -> Option<&Config> {
         self.config.as_ref()
-    }
-}
-
-/// Opens the session store for saving or resuming, and loads a resumed history.
-fn persistence(
-    config: &Config,
-    options: &SessionOptions,
-    workspace: &std::path::Path,
-    resolved: &Resolved,
-    session_id: &Arc<Mutex<Option<String>>>,
-    notes: &mut Vec<String>,
-) -> Result<(Option<crate::persist::Persist>, Vec<Message>), SessionError> {
-    if !options.save && options.resume.is_none() {
-        return Ok((None, Vec::new()));
-    }
-    let mut p = crate::persist::Persist {
-        store: octo_session::SessionStore::new(config.home.join("sessions")),
-        writer: None,
-        cwd: workspace.to_path_buf(),
-        endpoint: resolved.endpoint.clone(),
-        model: resolved.model.clone(),
-        failed: false,
-        titled: false,
-        id: Arc::clone(session_id),
-    };
-    let mut history = Vec::new();
-    if let Some(id) = &options.resume {
-        let loaded = p.store.load(id)?;
-        if loaded.meta.cwd != workspace {
-            return Err(SessionError::OtherDirectory {
-                id: id.clone(),
-                dir: loaded.meta.cwd.display().to_string(),
-            });
-        }
-        let (loaded, writer) = p.store.resume(id)?;
-        notes.extend(loaded.warnings.iter().cloned());
-        history = loaded.messages;
-        p.titled = loaded.title.is_some();
-        *session_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
-        p.writer = Some(writer);
-    }
-    Ok((Some(p), history))
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Flags {
-    unattended: bool,
-    model_titles: bool,
-}
-
-struct Task {
-    events: broadcast::Sender<AgentEvent>,
-    shared: Arc<Mutex<Shared>>,
-    flags: Flags,
-    persist: Option<crate::persist::Persist>,
-    titles: mpsc::UnboundedSender<String>,
-}
-
-impl Task {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Saves committed messages; may start a background title request.
-    fn committed(&mut self, messages: &[Message], sender: &Arc<dyn Sender>) {
-        let Some(p) = self.persist.as_mut() else { return };
-        let (notice, first_prompt) = p.committed(messages);
-        if let Some(message) = notice {
-            let _ = self.events.send(AgentEvent::Notice { message });
-        }
-        if let (Some(prompt), true) = (first_prompt, self.flags.model_titles) {
-            let sender = Arc::clone(sender);
-            let titles = self.titles.clone();
-            tokio::spawn(async move {
-                let msgs = [Message::user(crate::persist::title_request(&prompt))];
-                let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(40));
-                let answer =
-                    tokio::time::timeout(std::time::Duration::from_secs(20), ask_once(sender.as_ref(), req))
-                        .await;
-                if let Some(t) = answer.ok().flatten().as_deref().and_then(crate::persist::clean_title) {
-                    let _ = titles.send(t);
-                }
-            });
-        }
-    }
-}
-
-/// One short request, streamed when the sender can (some servers only stream), as plain text.
-async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) -> Option<String> {
-    match sender.as_streaming() {
-        Some(s) => {
-            let mut stream = s.send_stream(req).await.ok()?;
-            let mut text = String::new();
-            while let Some(item) = stream.next().await {
-                if let octo_agent::StreamEvent::TextDelta(t) = item.ok()? {
-                    text.push_str(&t);
-                }
-            }
-            Some(text)
-        }
-        None => sender.send(req).await.ok().map(|r| r.message.text()),
-    }
-}
-
-async fn actor(
-    mut agent: Agent,
-    mut rx: mpsc::UnboundedReceiver<Command>,
-    mut titles: mpsc::UnboundedReceiver<String>,
-    mut task: Task,
-) {
-    loop {
-        let cmd = tokio::select! {
-            c = rx.recv() => match c {
-                Some(c) => c,
-                None => break,
-            },
-            Some(t) = titles.recv() => Command::Title(t),
-        };
-        match cmd {
-            Command::Prompt(text) => {
-                let cancel = CancellationToken::new();
-                {
-                    let mut s = task.lock();
-                    s.queued = s.queued.saturating_sub(1);
-                    s.state = State::Running;
-                    s.current = Some(cancel.clone());
-                }
-                let sender = Arc::clone(agent.sender());
-                let mut stream = if task.flags.unattended {
-                    agent.turn_stream_unattended(Message::user(text), cancel)
-                } else {
-                    agent.turn_stream(Message::user(text), cancel)
-                };
-                while let Some(ev) = stream.next().await {
-                    match &ev {
-                        AgentEvent::Usage { usage } => task.lock().usage += *usage,
-                        AgentEvent::TurnEnd { .. } => task.lock().turns += 1,
-                        AgentEvent::Committed { messages } => task.committed(messages, &sender),
-                        AgentEvent::HistoryReplaced { messages } => {
-                            if let Some(p) = task.persist.as_mut() {
-                                p.replaced(messages);
-                            }
-                        }
-                        _ => {}
-                    }
-                    // Nobody listening is fine: the turn goes on.
-                    let _ = task.events.send(ev);
-                }
-                drop(stream);
-                let mut s = task.lock();
-                s.state = State::Idle;
-                s.current = None;
-            }
-            Command::Compact(focus) => {
-                let mut stream = agent.compact_stream(focus);
-                while let Some(ev) = stream.next().await {
-                    if let (AgentEvent::HistoryReplaced { messages }, Some(p)) = (&ev, task.persist.as_mut())
-                    {
-                        p.replaced(messages);
-                    }
-                    let _ = task.events.send(ev);
-                }
-            }
-            Command::Title(t) => {
-                if let Some(p) = task.persist.as_mut() {
-                    p.set_title(&t);
-                }
-            }
-            Command::SetSender(sender, label, info, max_tokens) => {
-                agent.set_sender(sender);
-                // The new model's window and output cap, not the old one's.
-                agent.config_mut().context.window = info.context_window;
-                agent.config_mut().max_tokens = max_tokens;
-                if let Some(p) = task.persist.as_mut() {
-                    p.model_changed(&label);
-                }
-                let mut s = task.lock();
-                s.model = label;
-                s.info = info;
-            }
-            Command::History(reply) => {
-                let _ = reply.send(agent.history().to_vec());
-            }
-            Command::Clear => {
-                agent.clear_history();
-                if let Some(p) = task.persist.as_mut() {
-                    p.reset();
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,301 @@
+//! The interactive REPL: a line editor with history and completion, streamed answers, inline
+//! approvals, slash commands, Ctrl-C to cancel a turn and Ctrl-D to leave.
+
+use crate::cli::Cli;
+use crate::oneshot::{find_session, session_store, start, start_with, store};
+use crate::{out, EXIT_USAGE};
+use octo_app::config::{octo_home, process_env};
+use octo_app::{AgentEvent, Mode, Session};
+use rustyline::error::ReadlineError;
+use rustyline::Editor;
+use std::process::ExitCode;
+use tokio::sync::broadcast::error::RecvError;
+
+mod editor;
+mod turn;
+
+use editor::{expand_mentions, paint, read_line, Ed, OctoHelper, COMMANDS, MORE, PROMPT};
+use turn::turn;
+
+/// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
+pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let mut session = match start(cli, false) {
+        Ok(s) => s,
+        Err((_, msg)) if msg.contains("in use by another octo process") => {
+            out::error(&msg);
+            out::status("octo: starting a new session instead");
+            let fresh = Cli { continue_session: None, ..cli.clone() };
+            match start(&fresh, false) {
+                Ok(s) => s,
+                Err((code, msg)) => {
+                    out::error(&msg);
+                    return Ok(ExitCode::from(code));
+                }
+            }
+        }
+        Err((code, msg)) => {
+            out::error(&msg);
+            return Ok(ExitCode::from(code));
+        }
+    };
+    if cli.continue_session.is_some() {
+        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+        out::status(&format!(
+            "octo: continuing session {} ({n} messages)",
+            session.session_id().unwrap_or_default()
+        ));
+    }
+    let workspace = crate::oneshot::workspace(cli).map_err(|e| anyhow::anyhow!(e))?;
+    for n in session.notes() {
+        out::status(&format!("octo: note: {n}"));
+    }
+    let st = session.status();
+    out::status(&format!(
+        "octo {} · {} · {} mode · /help for commands, Ctrl-D to leave",
+        env!("CARGO_PKG_VERSION"),
+        st.model,
+        st.mode
+    ));
+    let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
+    let mut ed: Ed = Editor::with_config(config)?;
+    ed.set_helper(Some(OctoHelper { workspace: workspace.clone() }));
+    let history = octo_home().join("history");
+    let _ = ed.load_history(&history);
+    let mut last_was_interrupt = false;
+    loop {
+        let (e, line) = read_line(ed, PROMPT).await;
+        ed = e;
+        let mut line = match line {
+            Ok(l) => {
+                last_was_interrupt = false;
+                l
+            }
+            Err(ReadlineError::Interrupted) => {
+                if last_was_interrupt {
+                    break;
+                }
+                last_was_interrupt = true;
+                out::status("(press Ctrl-C again on an empty line, or Ctrl-D, to leave)");
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                out::error(&format!("reading input failed: {e}"));
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        };
+        // A trailing backslash continues the message on the next line.
+        while line.ends_with('\\') {
+            line.pop();
+            line.push('\n');
+            let (e, more) = read_line(ed, MORE).await;
+            ed = e;
+            match more {
+                Ok(m) => line.push_str(&m),
+                Err(_) => break,
+            }
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let _ = ed.add_history_entry(line.as_str());
+        if let Some(parent) = history.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = ed.save_history(&history);
+        if let Some(arg) = line.trim().strip_prefix("/compact") {
+            let focus = Some(arg.trim().to_owned()).filter(|a| !a.is_empty());
+            compact(&session, focus).await;
+            continue;
+        }
+        if line.trim() == "/history" {
+            history_list(&session, &workspace);
+            continue;
+        }
+        if let Some(q) = line.trim().strip_prefix("/resume") {
+            let (e, picked) = pick_session(ed, q.trim(), &workspace).await;
+            ed = e;
+            if let Some(id) = picked {
+                match start_with(cli, false, Some(id.clone())) {
+                    Ok(s) => {
+                        drop(std::mem::replace(&mut session, s));
+                        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+                        out::status(&format!("octo: resumed session {id} ({n} messages)"));
+                    }
+                    Err((_, msg)) => out::error(&msg),
+                }
+            }
+            continue;
+        }
+        if line.starts_with('/') {
+            match slash(&session, line.trim()) {
+                Slash::Handled => continue,
+                Slash::Exit => break,
+                Slash::NotACommand => {}
+            }
+        }
+        let message = expand_mentions(&line, &workspace);
+        ed = turn(&session, ed, message, cli.show_thinking).await?;
+        if cli.verbose {
+            let s = session.status();
+            let cost = s.cost_usd.map(|c| format!(" · ${c:.4} so far")).unwrap_or_default();
+            out::status(&paint(
+                "2",
+                &format!(
+                    "{} · {} in / {} out tokens ({} cached){cost}",
+                    s.model,
+                    s.usage.input_tokens + s.usage.cache_write_tokens,
+                    s.usage.output_tokens,
+                    s.usage.cache_read_tokens
+                ),
+            ));
+        }
+    }
+    let _ = ed.save_history(&history);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `/compact [focus]`: compacts now and reports the result.
+async fn compact(session: &Session, focus: Option<String>) {
+    let mut rx = session.subscribe();
+    if let Err(e) = session.compact(focus) {
+        out::error(&e.to_string());
+        return;
+    }
+    out::status(&paint("2", "  compacting the conversation…"));
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(300), rx.recv()).await {
+            Ok(Ok(AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive })) => {
+                let archived = archive.map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
+                out::status(&format!(
+                    "  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"
+                ));
+                return;
+            }
+            Ok(Ok(AgentEvent::Notice { message })) => out::status(&paint("2", &format!("  {message}"))),
+            Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {}
+            Ok(Err(RecvError::Closed)) | Err(_) => return,
+        }
+    }
+}
+
+/// `/history`: this directory's saved sessions, newest first.
+fn history_list(session: &Session, workspace: &std::path::Path) {
+    let now = octo_app::sessions::now();
+    match session_store().list(Some(workspace)) {
+        Ok(list) if list.is_empty() => out::status("no saved sessions in this directory yet"),
+        Ok(list) => {
+            let current = session.session_id();
+            for (i, s) in list.iter().enumerate() {
+                let mark = if current.as_deref() == Some(s.id.as_str()) { "*" } else { " " };
+                out::status(&format!("{mark}{:>3}. {}", i + 1, s.line(now)));
+            }
+            out::status("(/resume N, an id prefix or title words to continue one)");
+        }
+        Err(e) => out::error(&e.to_string()),
+    }
+}
+
+/// `/resume [query]`: a number from `/history`, an id prefix or title words; without one, the
+/// list is shown and a number asked for.
+async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (Ed, Option<String>) {
+    let list = session_store().list(Some(workspace)).unwrap_or_default();
+    let mut query = query.to_owned();
+    if query.is_empty() {
+        if list.is_empty() {
+            out::status("no saved sessions in this directory yet");
+            return (ed, None);
+        }
+        let now = octo_app::sessions::now();
+        for (i, s) in list.iter().enumerate().take(20) {
+            out::status(&format!("{:>3}. {}", i + 1, s.line(now)));
+        }
+        let (e, answer) = read_line(ed, "  resume which? ").await;
+        ed = e;
+        query = answer.unwrap_or_default().trim().to_owned();
+        if query.is_empty() {
+            return (ed, None);
+        }
+    }
+    if let Some(s) = query.parse::<usize>().ok().and_then(|n| list.get(n.wrapping_sub(1))) {
+        return (ed, Some(s.id.clone()));
+    }
+    match find_session(&query, workspace) {
+        Ok(id) => (ed, Some(id)),
+        Err((_, msg)) => {
+            out::error(&msg);
+            (ed, None)
+        }
+    }
+}
+
+enum Slash {
+    Handled,
+    Exit,
+    NotACommand,
+}
+
+fn slash(session: &Session, line: &str) -> Slash {
+    let (cmd, arg) = match line.split_once(char::is_whitespace) {
+        Some((c, a)) => (c, a.trim()),
+        None => (line, ""),
+    };
+    match cmd {
+        "/help" => {
+            for (c, what) in COMMANDS {
+                out::status(&format!("  {c:<13} {what}"));
+            }
+            out::status("  @path        attach a file's content to your message\n  a line ending in \\ continues on the next line; Ctrl-C cancels a running turn");
+        }
+        "/model" if arg.is_empty() => out::status(&format!("model: {}", session.status().model)),
+        "/model" => match session.set_model(arg, store().as_ref(), &process_env) {
+            Ok(label) => out::status(&format!("model: {label} (the conversation is kept)")),
+            Err(e) => out::error(&e.to_string()),
+        },
+        "/mode" if arg.is_empty() => out::status(&format!("permission mode: {}", session.status().mode)),
+        "/mode" => match arg.parse::<Mode>() {
+            Ok(m) => {
+                session.set_mode(m);
+                out::status(&format!("permission mode: {m}"));
+            }
+            Err(e) => out::error(&e),
+        },
+        "/plan" => {
+            session.set_mode(Mode::Plan);
+            out::status("plan mode: read-only tools only; /build to leave");
+        }
+        "/build" => {
+            let configured = session.config().map(|c| c.permission_mode.value).unwrap_or_default();
+            let m = if configured == Mode::Plan { Mode::Default } else { configured };
+            session.set_mode(m);
+            out::status(&format!("permission mode: {m}"));
+        }
+        "/permissions" => {
+            out::status(&format!("permission mode: {}", session.status().mode));
+            match session.config().map(|c| c.rules.describe()).filter(|r| !r.is_empty()) {
+                Some(r) => out::status(r.trim_end()),
+                None => out::status("no permission rules (add them under [permissions] in config.toml)"),
+            }
+        }
+        "/tools" => out::status(&session.tool_names().join(", ")),
+        "/cost" => {
+            let s = session.status();
+            let cost = s.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "unknown price".into());
+            out::status(&format!(
+                "{} turns · {} input, {} output, {} cache read, {} cache write tokens · {cost}",
+                s.turns,
+                s.usage.input_tokens,
+                s.usage.output_tokens,
+                s.usage.cache_read_tokens,
+                s.usage.cache_write_tokens
+            ));
+        }
+        "/clear" | "/new" => match session.clear() {
+            Ok(()) => out::status("started a fresh conversation"),
+            Err(e) => out::error(&e.to_string()),
+        },
+        "/exit" | "/quit" => return Slash::Exit,
+        _ => return Slash::NotACommand,
+    }
+    Slash::Handled
+}

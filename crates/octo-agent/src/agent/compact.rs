@@ -1,0 +1,117 @@
+//! Keeping the conversation inside the context window during a turn: when to compact, how to
+//! summarize, and recovery when the provider says the request is too long.
+
+use super::Agent;
+use crate::approval::TurnChannel;
+use crate::event::AgentEvent;
+use std::sync::Arc;
+
+/// Tokens of the system prompt and tool definitions, estimated.
+pub(super) fn fixed_tokens(agent: &Agent) -> u64 {
+    let system = agent.config.system_prompt.as_deref().map_or(0, str::len);
+    let tools: usize = agent
+        .tools
+        .definitions()
+        .iter()
+        .map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len())
+        .sum();
+    ((system + tools) / 4) as u64
+}
+
+pub(super) fn needs_compaction(agent: &Agent) -> bool {
+    let c = &agent.config.context;
+    if c.window == 0 || c.threshold < 0.0 {
+        return false;
+    }
+    agent.context_tokens() as f64 > c.window as f64 * c.threshold
+}
+
+/// Overflow recovery, one tier per failed attempt: reclaim hard, then summarize, then fold
+/// nearly everything.
+pub(super) async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkpoint: &mut usize, stage: u8) {
+    let before = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionStart { reason: "overflow".into(), tokens_before: before });
+    let (reclaimed, folded, archive) = match stage {
+        1 => (crate::context::reclaim(&mut agent.history, 2, 1_024), 0, None),
+        _ => {
+            // The provider said no, whatever our estimate says: keep a share of what is there now.
+            let total = crate::context::estimate_tokens(&agent.history);
+            let keep = (total as f64 * if stage == 2 { 0.3 } else { 0.1 }) as u64;
+            summarize(agent, ch, checkpoint, keep, None).await
+        }
+    };
+    agent.occupancy = crate::context::Occupancy::default();
+    let after = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
+    if reclaimed > 0 || folded > 0 {
+        let upto = (*checkpoint).min(agent.history.len());
+        ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
+    }
+}
+
+/// Folds everything before a tail of `keep` tokens. Returns (0, folded, archive).
+pub(super) async fn summarize(
+    agent: &mut Agent,
+    ch: &TurnChannel,
+    checkpoint: &mut usize,
+    keep: u64,
+    focus: Option<&str>,
+) -> (usize, usize, Option<String>) {
+    // Only committed messages are folded: what the turn has not committed yet must stay as it is,
+    // or a rollback could take the summary (and everything before it) with it.
+    let split = crate::context::split_point(&agent.history, keep).map(|s| s.min(*checkpoint));
+    let Some(split) = split.filter(|&s| s > 0) else { return (0, 0, None) };
+    let archive = agent.archiver.as_ref().and_then(|a| a.archive(&agent.history[..split]));
+    let sender = agent.compaction_sender.clone().unwrap_or_else(|| Arc::clone(&agent.sender));
+    match crate::context::fold(sender.as_ref(), &mut agent.history, split, focus, archive.clone()).await {
+        Ok(n) => {
+            // n messages became one committed summary message.
+            *checkpoint = checkpoint.saturating_sub(n) + 1;
+            (0, n, archive.map(|p| p.display().to_string()))
+        }
+        Err(e) => {
+            ch.emit(AgentEvent::Notice { message: format!("could not summarize the conversation: {e}") });
+            (0, 0, None)
+        }
+    }
+}
+
+/// Automatic (or requested) compaction: reclaim, then summarize if still over the threshold
+/// (unless that would fold too little). `force` summarizes whatever the occupancy.
+pub(super) async fn compact(
+    agent: &mut Agent,
+    ch: &TurnChannel,
+    checkpoint: &mut usize,
+    reason: &str,
+    focus: Option<&str>,
+    force: bool,
+) -> bool {
+    let c = agent.config.context.clone();
+    let before = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionStart { reason: reason.into(), tokens_before: before });
+    let reclaimed = crate::context::reclaim(&mut agent.history, c.keep_recent_results, c.reclaim_min_bytes);
+    agent.occupancy = crate::context::Occupancy::default();
+    let limit = if c.window == 0 { u64::MAX } else { (c.window as f64 * c.threshold.max(0.0)) as u64 };
+    let mut folded = 0;
+    let mut archive = None;
+    if force || agent.context_tokens() > limit {
+        // Asked for explicitly (a command or the tool): fold everything but the latest turn.
+        let keep = if force || c.window == 0 { 0 } else { (c.window as f64 * c.keep_ratio) as u64 };
+        let total = crate::context::estimate_tokens(&agent.history).max(1);
+        let foldable = crate::context::split_point(&agent.history, keep)
+            .map_or(0, |s| crate::context::estimate_tokens(&agent.history[..s]));
+        if force || foldable as f64 / total as f64 >= c.anti_thrash {
+            let (_, n, a) = summarize(agent, ch, checkpoint, keep, focus).await;
+            folded = n;
+            archive = a;
+        }
+    }
+    let after = agent.context_tokens();
+    ch.emit(AgentEvent::CompactionEnd { tokens_after: after, reclaimed, messages_folded: folded, archive });
+    let changed = reclaimed > 0 || folded > 0;
+    if changed {
+        let upto = (*checkpoint).min(agent.history.len());
+        ch.emit(AgentEvent::HistoryReplaced { messages: agent.history[..upto].to_vec() });
+    }
+    changed
+}
