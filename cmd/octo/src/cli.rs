@@ -127,7 +127,7 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
-    /// Store or remove an API key in the OS keyring.
+    /// Store or remove an API key in the OS keyring (or the file named by OCTO_KEYRING_FILE).
     Auth {
         #[command(subcommand)]
         action: AuthAction,

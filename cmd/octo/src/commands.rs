@@ -1,10 +1,10 @@
 //! `octo config`, `octo auth` and `octo doctor`.
 
 use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
-use crate::oneshot::{overrides, session_store, store, workspace};
+use crate::oneshot::{overrides, session_store, store, store_name, workspace};
 use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env, Config};
-use octo_app::credentials::{CredentialStore, KeySource, OsKeyring};
+use octo_app::credentials::KeySource;
 use octo_app::factory::{known_endpoints, probe, resolve};
 use octo_app::sessions::{now, Found};
 use std::io::{IsTerminal, Read};
@@ -53,7 +53,7 @@ pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
         out::error(&format!("unknown endpoint `{endpoint}`; known: {}", known_endpoints(&config).join(", ")));
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let keyring = OsKeyring;
+    let keyring = store();
     match action {
         AuthAction::Set { .. } => {
             let key = if std::io::stdin().is_terminal() {
@@ -70,7 +70,7 @@ pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
             }
             match keyring.set(endpoint, key) {
                 Ok(()) => {
-                    out::status(&format!("stored the key for `{endpoint}` in the OS keyring"));
+                    out::status(&format!("stored the key for `{endpoint}` in {}", store_name()));
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
@@ -118,9 +118,9 @@ pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    match OsKeyring.get("octo-doctor-probe") {
-        Ok(_) => out::stdout("ok   keyring: available\n"),
-        Err(e) => out::stdout(&format!("warn keyring: {e}\n")),
+    match store().get("octo-doctor-probe") {
+        Ok(_) => out::stdout(&format!("ok   keys: {} is available\n", store_name())),
+        Err(e) => out::stdout(&format!("warn keys: {e}\n")),
     };
     let store = store();
     match resolve(&config, None, store.as_ref(), &process_env) {

@@ -3,7 +3,7 @@
 use crate::cli::{Cli, OutputFormat};
 use crate::{out, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env, Config, Overrides};
-use octo_app::credentials::{CredentialStore, MemoryStore, OsKeyring};
+use octo_app::credentials::{CredentialStore, FileStore, MemoryStore, OsKeyring};
 use octo_app::sessions::{Found, SessionStore};
 use octo_app::{AgentEvent, Session, SessionError, SessionOptions, TurnEndReason};
 use serde_json::json;
@@ -11,12 +11,24 @@ use std::process::ExitCode;
 use std::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 
-/// The credential store: the OS keyring, unless `OCTO_NO_KEYRING` is set (tests, CI).
+/// The credential store: a key file when `OCTO_KEYRING_FILE` names one (machines without a
+/// keyring service), none at all when `OCTO_NO_KEYRING` is set, else the OS keyring.
 pub fn store() -> Box<dyn CredentialStore> {
-    if std::env::var_os("OCTO_NO_KEYRING").is_some() {
+    if let Some(path) = std::env::var_os("OCTO_KEYRING_FILE").filter(|p| !p.is_empty()) {
+        Box::new(FileStore::new(path))
+    } else if std::env::var_os("OCTO_NO_KEYRING").is_some() {
         Box::new(MemoryStore::default())
     } else {
         Box::new(OsKeyring)
+    }
+}
+
+/// Where [`store`] keeps keys, for messages.
+pub fn store_name() -> &'static str {
+    if std::env::var_os("OCTO_KEYRING_FILE").is_some_and(|p| !p.is_empty()) {
+        "the key file (OCTO_KEYRING_FILE)"
+    } else {
+        "the OS keyring"
     }
 }
 

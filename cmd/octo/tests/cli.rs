@@ -250,6 +250,62 @@ fn auth_rejects_unknown_endpoints() {
         .stderr(predicate::str::contains("unknown endpoint `nowhere`"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_stores_and_removes_a_key_read_from_stdin() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let keys = home.home().join("keys.json");
+    let mut set = octo(&home);
+    set.env("OCTO_KEYRING_FILE", &keys)
+        .env_remove("MOCK_KEY")
+        .args(["auth", "set", "mock"])
+        .write_stdin("  sk-stored\n");
+    assert_async(set).await.success().stderr(predicate::str::contains("stored the key for `mock`"));
+    let stored: Value = serde_json::from_slice(&std::fs::read(&keys).unwrap()).unwrap();
+    assert_eq!(stored["mock"], "sk-stored", "trimmed and kept");
+    let mut doctor = octo(&home);
+    doctor.env("OCTO_KEYRING_FILE", &keys).env_remove("MOCK_KEY").arg("doctor");
+    assert_async(doctor).await.success().stdout(predicate::str::contains("key from the keyring"));
+    let mut empty = octo(&home);
+    empty.env("OCTO_KEYRING_FILE", &keys).args(["auth", "set", "mock"]).write_stdin("\n");
+    assert_async(empty).await.code(2).stderr(predicate::str::contains("no key given"));
+    let mut rm = octo(&home);
+    rm.env("OCTO_KEYRING_FILE", &keys).args(["auth", "remove", "mock"]);
+    assert_async(rm).await.success().stderr(predicate::str::contains("removed the key for `mock`"));
+    let stored: Value = serde_json::from_slice(&std::fs::read(&keys).unwrap()).unwrap();
+    assert!(stored.get("mock").is_none(), "{stored}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_checks_config_key_and_reachability() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.arg("doctor");
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("ok   configuration:"))
+        .stdout(predicate::str::contains("key from MOCK_KEY"))
+        .stdout(predicate::str::contains("ok   reachable:"));
+    // Nothing listens on the discard port: the check fails and says which address.
+    let dead = TempHome::new().unwrap();
+    std::fs::write(
+        dead.home().join("config.toml"),
+        "default = \"mock:m\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"MOCK_KEY\"\n",
+    )
+    .unwrap();
+    let mut c = octo(&dead);
+    c.arg("doctor");
+    assert_async(c)
+        .await
+        .code(1)
+        .stdout(predicate::str::contains("FAIL reachable: http://127.0.0.1:9 is unreachable"));
+    // A broken config file is named and fails the check.
+    std::fs::write(dead.home().join("config.toml"), "default = [").unwrap();
+    octo(&dead).arg("doctor").assert().code(1).stdout(predicate::str::contains("FAIL configuration"));
+}
+
 fn json_of(out: &[u8]) -> Value {
     serde_json::from_slice(out).unwrap()
 }

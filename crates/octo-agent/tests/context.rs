@@ -438,3 +438,62 @@ async fn continued_requests_are_flagged_and_outcomes_never_borrow_an_earlier_ans
     let out = agent.turn(Message::user("three"), CancellationToken::new()).await.unwrap();
     assert_eq!(out.text, "", "an empty answer is empty, not the previous turn's");
 }
+
+fn is_summary_request(s: &Seen) -> bool {
+    s.system.as_deref().is_some_and(|x| x.contains("compress"))
+}
+
+#[tokio::test]
+async fn the_compact_tool_compacts_before_the_next_step() {
+    let sender = Scripted::new(vec![
+        bare(tools(&[("c0", "read_file", r#"{"path":"x"}"#)])),
+        bare(text("read it")),
+        bare(tools(&[("c1", context::COMPACT_TOOL, "{}")])),
+        bare(text("carrying on")),
+    ]);
+    let mut reg = tools_with(Big(2_000));
+    reg.register(Arc::new(context::CompactTool));
+    // Window unknown: nothing but the tool can start a compaction.
+    let mut agent = Agent::builder(sender.clone()).tools(reg).config(ctx(0)).build();
+    run_turns(&mut agent, 1).await;
+    let ev = events(&mut agent, "tidy up, then go on").await;
+    assert!(
+        ev.iter().any(|e| matches!(e, AgentEvent::CompactionStart { reason, .. } if reason == "tool")),
+        "{ev:?}"
+    );
+    let seen = sender.seen();
+    assert_eq!(seen.iter().filter(|s| is_summary_request(s)).count(), 1, "one summary request");
+    let last = seen.last().unwrap();
+    assert!(last.messages[0].text().starts_with("[Summary"), "{:?}", last.messages[0]);
+    assert!(last.messages.iter().any(|m| m.text().contains("tidy up")), "the current prompt stays");
+    assert_consistent(agent.history());
+}
+
+#[tokio::test]
+async fn a_negative_threshold_turns_automatic_compaction_off() {
+    let sender = Scripted::new(script(6));
+    let mut cfg = ctx(6_000);
+    cfg.context.threshold = -1.0;
+    let mut agent = Agent::builder(sender.clone()).tools(tools_with(Big(6_000))).config(cfg).build();
+    let ev = run_turns(&mut agent, 6).await;
+    assert!(!ev.iter().any(|e| matches!(e, AgentEvent::CompactionStart { .. })), "{ev:?}");
+    assert!(!sender.seen().iter().any(is_summary_request));
+}
+
+#[tokio::test]
+async fn a_configured_lite_model_writes_the_summary() {
+    let main = Scripted::new(script(6));
+    let lite = Scripted::new(Vec::new());
+    let mut cfg = ctx(6_000);
+    cfg.context.reclaim_min_bytes = 1_000_000;
+    cfg.context.keep_ratio = 0.2;
+    let mut agent = Agent::builder(main.clone())
+        .compaction_sender(lite.clone())
+        .tools(tools_with(Big(6_000)))
+        .config(cfg)
+        .build();
+    run_turns(&mut agent, 6).await;
+    assert!(!main.seen().iter().any(is_summary_request), "the main model wrote no summary");
+    assert!(!lite.seen().is_empty() && lite.seen().iter().all(is_summary_request));
+    assert!(main.seen().last().unwrap().messages[0].text().starts_with("[Summary"));
+}

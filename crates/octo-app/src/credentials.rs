@@ -104,6 +104,72 @@ impl CredentialStore for MemoryStore {
     }
 }
 
+/// Keys in a JSON file readable only by the user (mode 0600), for machines without a keyring
+/// service (headless servers, containers) and for tests that span processes. Writes replace the
+/// file atomically, so a crash never leaves half a file.
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    path: std::path::PathBuf,
+}
+
+impl FileStore {
+    /// A store kept in `path` (created on the first `set`).
+    pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    fn read(&self) -> Result<HashMap<String, String>, CredentialError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                CredentialError::Failed(format!("{} is not a key file ({e})", self.path.display()))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
+            Err(e) => Err(CredentialError::Failed(format!("cannot read {}: {e}", self.path.display()))),
+        }
+    }
+
+    fn write(&self, keys: &HashMap<String, String>) -> Result<(), CredentialError> {
+        use std::io::Write;
+        let fail =
+            |e: std::io::Error| CredentialError::Failed(format!("cannot write {}: {e}", self.path.display()));
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let bytes = serde_json::to_vec_pretty(keys).map_err(|e| CredentialError::Failed(e.to_string()))?;
+        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp).map_err(fail)?;
+        f.write_all(&bytes).and_then(|()| f.sync_all()).map_err(fail)?;
+        drop(f);
+        std::fs::rename(&tmp, &self.path).map_err(fail)
+    }
+}
+
+impl CredentialStore for FileStore {
+    fn get(&self, endpoint: &str) -> Result<Option<String>, CredentialError> {
+        Ok(self.read()?.remove(endpoint))
+    }
+    fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError> {
+        let mut keys = self.read()?;
+        keys.insert(endpoint.to_owned(), key.to_owned());
+        self.write(&keys)
+    }
+    fn remove(&self, endpoint: &str) -> Result<bool, CredentialError> {
+        let mut keys = self.read()?;
+        let had = keys.remove(endpoint).is_some();
+        if had {
+            self.write(&keys)?;
+        }
+        Ok(had)
+    }
+}
+
 /// Where a key was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySource {
@@ -133,6 +199,29 @@ pub fn resolve_key(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_file_store_keeps_keys_private_and_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/keys.json");
+        let s = super::FileStore::new(&path);
+        assert_eq!(s.get("a").unwrap(), None, "no file yet is an empty store");
+        s.set("a", "sk-1").unwrap();
+        s.set("b", "sk-2").unwrap();
+        let again = super::FileStore::new(&path);
+        assert_eq!(again.get("a").unwrap().as_deref(), Some("sk-1"));
+        assert!(again.remove("a").unwrap());
+        assert!(!again.remove("a").unwrap());
+        assert_eq!(s.get("b").unwrap().as_deref(), Some("sk-2"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        std::fs::write(&path, "not json").unwrap();
+        let e = s.get("b").unwrap_err();
+        assert!(e.to_string().contains("is not a key file"), "{e}");
+    }
+
     use super::*;
 
     struct Broken;

@@ -103,7 +103,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let _ = std::fs::create_dir_all(parent);
         }
         let _ = ed.save_history(&history);
-        if let Some(arg) = line.trim().strip_prefix("/compact") {
+        if let Some(arg) = command_arg(line.trim(), "/compact") {
             let focus = Some(arg.trim().to_owned()).filter(|a| !a.is_empty());
             compact(&session, focus).await;
             continue;
@@ -112,7 +112,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             history_list(&session, &workspace);
             continue;
         }
-        if let Some(q) = line.trim().strip_prefix("/resume") {
+        if let Some(q) = command_arg(line.trim(), "/resume") {
             let (e, picked) = pick_session(ed, q.trim(), &workspace).await;
             ed = e;
             if let Some(id) = picked {
@@ -229,6 +229,13 @@ async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (
     }
 }
 
+/// The argument of `name` when `line` is that command (`/compact focus` → `focus`); `None` for
+/// another word that merely starts the same way (`/compacted`).
+fn command_arg<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let rest = line.strip_prefix(name)?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
+}
+
 enum Slash {
     Handled,
     Exit,
@@ -298,4 +305,18 @@ fn slash(session: &Session, line: &str) -> Slash {
         _ => return Slash::NotACommand,
     }
     Slash::Handled
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_arg;
+
+    #[test]
+    fn commands_match_whole_words_only() {
+        assert_eq!(command_arg("/compact", "/compact"), Some(""));
+        assert_eq!(command_arg("/compact  the parser ", "/compact"), Some("the parser"));
+        assert_eq!(command_arg("/compactx", "/compact"), None);
+        assert_eq!(command_arg("/resumefoo", "/resume"), None);
+        assert_eq!(command_arg("/resume\tabc", "/resume"), Some("abc"));
+    }
 }

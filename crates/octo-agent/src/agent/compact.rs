@@ -34,9 +34,13 @@ pub(super) async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkp
     let (reclaimed, folded, archive) = match stage {
         1 => (crate::context::reclaim(&mut agent.history, 2, 1_024), 0, None),
         _ => {
-            // The provider said no, whatever our estimate says: keep a share of what is there now.
+            // The provider said no, whatever our estimate says, so the budget is a share of what
+            // is there now. Stage 2 summarizes down to the usual keep share; the newest messages
+            // (the turn's uncommitted ones) are held out of the fold and stay after the summary.
+            // Stage 3 folds about half of whatever is still there.
             let total = crate::context::estimate_tokens(&agent.history);
-            let keep = (total as f64 * if stage == 2 { 0.3 } else { 0.1 }) as u64;
+            let share = if stage == 2 { agent.config.context.keep_ratio.clamp(0.0, 1.0) } else { 0.5 };
+            let keep = (total as f64 * share) as u64;
             summarize(agent, ch, checkpoint, keep, None).await
         }
     };

@@ -94,3 +94,44 @@ fn shorten_args(input: &mut Value, min_bytes: usize) -> usize {
     }
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+    use serde_json::json;
+
+    fn edit_round(id: &str, tool: &str, input: Value) -> [Message; 2] {
+        [
+            Message::new(
+                Role::Assistant,
+                vec![ContentBlock::ToolUse { id: id.into(), name: tool.into(), input }],
+            ),
+            Message::new(Role::User, vec![ContentBlock::tool_result(id, "ok", false)]),
+        ]
+    }
+
+    #[test]
+    fn old_edit_arguments_are_shortened_and_recent_ones_kept() {
+        let big = "x".repeat(5_000);
+        let mut h: Vec<Message> = Vec::new();
+        h.extend(edit_round("w", "write_file", json!({"path": "a.rs", "content": big})));
+        h.extend(edit_round(
+            "m",
+            "multi_edit",
+            json!({"path": "b.rs", "edits": [{"old_string": big, "new_string": "y"}]}),
+        ));
+        h.extend(edit_round("r", "read_file", json!({"path": "c.rs", "content": big})));
+        h.extend(edit_round("e", "edit_file", json!({"path": "d.rs", "new_string": big})));
+        // The newest call is kept whole.
+        assert_eq!(reclaim(&mut h, 1, 4_096), 2);
+        let input = |i: usize| h[i].tool_uses().next().map(|t| t.input.clone()).unwrap_or_default();
+        assert_eq!(input(0)["content"], "[5000 bytes of text omitted: already applied]");
+        assert_eq!(input(0)["path"], "a.rs", "the path stays, so the model knows what was written");
+        assert_eq!(input(2)["edits"][0]["old_string"], "[5000 bytes of text omitted: already applied]");
+        assert_eq!(input(2)["edits"][0]["new_string"], "y", "small fields stay");
+        assert_eq!(input(4)["content"].as_str().map(str::len), Some(5_000), "not an edit tool");
+        assert_eq!(input(6)["new_string"].as_str().map(str::len), Some(5_000), "the newest call is kept");
+        assert_eq!(reclaim(&mut h, 1, 4_096), 0, "idempotent");
+    }
+}
