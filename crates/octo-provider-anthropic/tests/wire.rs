@@ -396,3 +396,48 @@ async fn bad_configuration_is_refused_up_front() {
     let err = AnthropicSender::new(cfg).unwrap_err();
     assert!(!err.to_string().contains("bad\nkey") && err.to_string().contains("API key"), "{err}");
 }
+
+/// The body without its `cache_control` markers, which move to the newest messages each turn by
+/// design (the cache key is the content before them).
+fn without_breakpoints(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_breakpoints(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_breakpoints).collect()),
+        other => other.clone(),
+    }
+}
+
+#[tokio::test]
+async fn twenty_turns_send_a_byte_identical_prefix() {
+    let mut replies = Vec::new();
+    for i in 0..20 {
+        if i % 4 == 0 {
+            replies.push(Scripted::sse(
+                Reply::new().tool_use(format!("t{i}"), "lookup", json!({"word": "x"})).sse(),
+            ));
+        }
+        replies.push(Scripted::sse(Reply::new().text(format!("answer {i}")).sse()));
+    }
+    let llm = start(replies).await;
+    let mut a = agent(sender(&llm.uri()));
+    for i in 0..20 {
+        a.turn(Message::user(format!("question {i}")), CancellationToken::new()).await.unwrap();
+    }
+    let bodies: Vec<Value> = llm.request_bodies().await.iter().map(without_breakpoints).collect();
+    assert_eq!(bodies.len(), 25);
+    for pair in bodies.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert_eq!(a["system"].to_string(), b["system"].to_string(), "the system prompt never changes");
+        assert_eq!(a["tools"].to_string(), b["tools"].to_string(), "the tool list never changes");
+        let (ma, mb) = (a["messages"].as_array().unwrap(), b["messages"].as_array().unwrap());
+        assert!(mb.len() > ma.len());
+        for (x, y) in ma.iter().zip(mb) {
+            assert_eq!(x.to_string(), y.to_string(), "an earlier message was re-serialized differently");
+        }
+    }
+}

@@ -326,3 +326,53 @@ async fn a_local_server_without_a_key_gets_no_authorization_header() {
     stream_once(&s, Request::new(&h)).await.1.unwrap();
     assert_eq!(llm.requests().await[0].header("authorization"), None);
 }
+
+#[tokio::test]
+async fn every_preset_completes_a_tool_using_turn() {
+    for p in octo_provider_openai::PRESETS {
+        let llm = start(vec![
+            Scripted::sse(Reply::new().tool_call("call_1", "echo", r#"{"text":"ping"}"#).sse()),
+            Scripted::sse(Reply::new().text("pong").sse()),
+        ])
+        .await;
+        let mut a = agent(sender(p.id, &llm.uri()));
+        let out = a
+            .turn(Message::user("echo ping"), CancellationToken::new())
+            .await
+            .unwrap_or_else(|e| panic!("preset {}: {e}", p.id));
+        assert_eq!(out.text, "pong", "preset {}", p.id);
+        let second = &llm.request_bodies().await[1];
+        let msgs = second["messages"].as_array().unwrap();
+        let result = msgs.iter().find(|m| m["role"] == "tool").unwrap_or_else(|| panic!("preset {}", p.id));
+        assert_eq!(result["tool_call_id"], "call_1", "preset {}", p.id);
+        assert_eq!(result["content"], "echo: ping", "preset {}", p.id);
+    }
+}
+
+#[tokio::test]
+async fn twenty_turns_send_a_byte_identical_prefix() {
+    let mut replies = Vec::new();
+    for i in 0..20 {
+        if i % 4 == 0 {
+            replies.push(Scripted::sse(
+                Reply::new().tool_call(format!("c{i}"), "echo", r#"{"text":"x"}"#).sse(),
+            ));
+        }
+        replies.push(Scripted::sse(Reply::new().text(format!("answer {i}")).sse()));
+    }
+    let llm = start(replies).await;
+    let mut a = agent(sender("openai", &llm.uri()));
+    for i in 0..20 {
+        a.turn(Message::user(format!("question {i}")), CancellationToken::new()).await.unwrap();
+    }
+    let bodies = llm.request_bodies().await;
+    assert_eq!(bodies.len(), 25);
+    for pair in bodies.windows(2) {
+        assert_eq!(pair[0]["tools"].to_string(), pair[1]["tools"].to_string());
+        let (ma, mb) = (pair[0]["messages"].as_array().unwrap(), pair[1]["messages"].as_array().unwrap());
+        assert!(mb.len() > ma.len());
+        for (x, y) in ma.iter().zip(mb) {
+            assert_eq!(x.to_string(), y.to_string(), "an earlier message was re-serialized differently");
+        }
+    }
+}

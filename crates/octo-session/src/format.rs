@@ -41,7 +41,8 @@ pub struct Meta {
 pub enum Record {
     /// A message of the conversation.
     Message {
-        /// When it was written, seconds since the Unix epoch.
+        /// When it was written, seconds since the Unix epoch (0 when a file did not say).
+        #[serde(default)]
         at: u64,
         /// The message.
         message: Message,
@@ -63,6 +64,10 @@ pub enum Record {
         /// Model id.
         model: String,
     },
+    /// A record kind this version does not know (written by a newer octo of the same format
+    /// version, e.g. bookkeeping); loading skips it.
+    #[serde(other)]
+    Other,
 }
 
 /// The meta line as written: the meta fields plus `"type": "meta"`.

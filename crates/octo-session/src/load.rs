@@ -73,6 +73,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionError> {
             Ok(Record::Title { title }) => loaded.title = Some(title),
             Ok(Record::Reset { messages }) => loaded.messages = messages,
             Ok(Record::Model { endpoint, model }) => loaded.model = (endpoint, model),
+            Ok(Record::Other) => {}
             Err(_) if !terminated => {
                 // A crash mid-write leaves a last line without its newline: drop it.
                 loaded.warnings.push(format!(

@@ -116,6 +116,30 @@ fn a_complete_last_record_without_newline_is_not_glued_to_the_next() {
 }
 
 #[test]
+fn a_minimal_hand_written_file_loads() {
+    // The fewest fields a version-1 file can have: optional meta fields, `at` and the structured
+    // content form all missing, plus a record kind from a newer writer.
+    let (dir, s) = store();
+    std::fs::create_dir_all(s.dir()).unwrap();
+    let cwd = serde_json::to_string(dir.path()).unwrap();
+    let text = format!(
+        "{{\"type\":\"meta\",\"version\":1,\"id\":\"old\",\"created\":1700000000,\"cwd\":{cwd}}}\n\
+         {{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"plain string\"}}}}\n\
+         {{\"type\":\"usage\",\"input_tokens\":5}}\n\
+         {{\"type\":\"message\",\"at\":1,\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"ok\"}}]}}}}\n"
+    );
+    std::fs::write(path_of(&s, "old"), text).unwrap();
+    let l = s.load("old").unwrap();
+    assert_eq!(l.messages.iter().map(Message::text).collect::<Vec<_>>(), ["plain string", "ok"]);
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+    assert_eq!(l.model, (String::new(), String::new()));
+    let (_, mut w) = s.resume("old").unwrap();
+    w.append(&[Message::user("more")]).unwrap();
+    drop(w);
+    assert_eq!(s.load("old").unwrap().messages.len(), 3);
+}
+
+#[test]
 fn a_corrupt_middle_line_is_skipped_and_named() {
     let (dir, s) = store();
     let mut w = s.create(dir.path(), "e", "m", None).unwrap();
