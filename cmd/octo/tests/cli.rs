@@ -306,6 +306,43 @@ async fn doctor_checks_config_key_and_reachability() {
     octo(&dead).arg("doctor").assert().code(1).stdout(predicate::str::contains("FAIL configuration"));
 }
 
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_a_one_shot_run_exits_130() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("too late").sse()).delay(std::time::Duration::from_secs(60))
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace())
+        .arg("wait for it")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    // Interrupt once the request is in flight.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while llm.requests().await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "octo never sent its request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let status =
+        std::process::Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("too late"));
+}
+
 fn json_of(out: &[u8]) -> Value {
     serde_json::from_slice(out).unwrap()
 }

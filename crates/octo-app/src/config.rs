@@ -102,8 +102,68 @@ pub struct EndpointConfig {
     /// Context window per model, overriding the catalog.
     #[serde(default)]
     pub context_windows: BTreeMap<String, u64>,
+    /// Window, output cap and prices per model, overriding the catalog.
+    #[serde(default)]
+    pub model_info: BTreeMap<String, ModelOverride>,
     /// Output cap per request.
     pub max_tokens: Option<u32>,
+}
+
+/// One `[endpoints.<id>.model_info.<model>]` table: what octo should assume about a model the
+/// catalog does not know, or knows differently (a fine-tune, a proxy with other prices).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOverride {
+    /// Tokens the prompt and output may occupy together.
+    pub context_window: Option<u64>,
+    /// Most output tokens per response.
+    pub max_output: Option<u32>,
+    /// USD per million uncached input tokens.
+    pub input_price: Option<f64>,
+    /// USD per million output tokens.
+    pub output_price: Option<f64>,
+    /// USD per million input tokens read from cache (default: the input price).
+    pub cache_read_price: Option<f64>,
+    /// USD per million input tokens written to cache (default: the input price).
+    pub cache_write_price: Option<f64>,
+}
+
+impl ModelOverride {
+    /// `info` with these fields applied. A price given for a model without one starts from zero
+    /// for the other parts, with cache prices defaulting to the input price.
+    pub fn apply(&self, mut info: octo_provider::ModelInfo) -> octo_provider::ModelInfo {
+        if let Some(w) = self.context_window {
+            info.context_window = w;
+        }
+        if let Some(m) = self.max_output {
+            info.max_output = m;
+        }
+        let any_price = self.input_price.is_some()
+            || self.output_price.is_some()
+            || self.cache_read_price.is_some()
+            || self.cache_write_price.is_some();
+        if any_price {
+            let had = info.price;
+            let mut p = had.unwrap_or(octo_provider::Price {
+                input: 0.0,
+                output: 0.0,
+                cache_read: 0.0,
+                cache_write: 0.0,
+            });
+            if let Some(v) = self.input_price {
+                p.input = v;
+            }
+            if let Some(v) = self.output_price {
+                p.output = v;
+            }
+            p.cache_read =
+                self.cache_read_price.unwrap_or(if had.is_some() { p.cache_read } else { p.input });
+            p.cache_write =
+                self.cache_write_price.unwrap_or(if had.is_some() { p.cache_write } else { p.input });
+            info.price = Some(p);
+        }
+        info
+    }
 }
 
 /// The `[permissions]` table.

@@ -198,6 +198,9 @@ pub fn resolve(
         info.context_window = *window;
         catalog.set(m.clone(), info);
     }
+    for (m, o) in &ep.model_info {
+        catalog.set(m.clone(), o.apply(catalog.info(m)));
+    }
     let (key, key_source) = match found {
         Some((k, s)) => (Some(k), Some(s)),
         None => (None, None),

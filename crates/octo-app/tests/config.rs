@@ -143,6 +143,37 @@ fn show_lists_sources_and_masks_secrets() {
 }
 
 #[test]
+fn model_info_overrides_window_output_cap_and_prices() {
+    let d = dirs(
+        Some(
+            "[endpoints.corp]\nprotocol = \"openai\"\nbase_url = \"https://llm.corp/v1\"\nmodels = [\"tuned\"]\n\
+             [endpoints.corp.model_info.tuned]\ncontext_window = 32000\nmax_output = 2048\ninput_price = 1.5\noutput_price = 6.0\n\
+             [endpoints.anthropic.model_info.claude-sonnet-4-5]\noutput_price = 20.0\n",
+        ),
+        None,
+    );
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    let store = MemoryStore::default();
+    let r = resolve(&c, Some("corp"), &store, &env(&[])).unwrap();
+    assert_eq!((r.model_info.context_window, r.model_info.max_output), (32_000, 2_048));
+    let p = r.model_info.price.unwrap();
+    assert_eq!((p.input, p.output, p.cache_read, p.cache_write), (1.5, 6.0, 1.5, 1.5));
+    // A known model keeps what is not overridden.
+    let builtin =
+        resolve(&c, Some("anthropic:claude-sonnet-4-5"), &store, &env(&[("ANTHROPIC_API_KEY", "k")]))
+            .unwrap()
+            .model_info;
+    let default = octo_provider::Catalog::builtin().info("claude-sonnet-4-5");
+    assert_eq!(builtin.price.unwrap().output, 20.0);
+    assert_eq!(builtin.price.unwrap().input, default.price.unwrap().input);
+    assert_eq!(builtin.context_window, default.context_window);
+    // Misspelt keys are named.
+    let bad = dirs(Some("[endpoints.corp.model_info.tuned]\ninput_prize = 1.0\n"), None);
+    let e = load(&bad, &[], &Overrides::default()).unwrap_err().to_string();
+    assert!(e.contains("input_prize"), "{e}");
+}
+
+#[test]
 fn endpoints_resolve_with_keys_from_the_store_or_env() {
     let d = dirs(Some("[endpoints.corp]\nprotocol = \"openai\"\nbase_url = \"https://llm.corp/v1\"\napi_key_env = \"CORP_KEY\"\nmodels = [\"corp-large\"]\n[endpoints.corp.context_windows]\ncorp-large = 64000\n"), None);
     let c = load(&d, &[], &Overrides::default()).unwrap();
