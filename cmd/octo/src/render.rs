@@ -1,6 +1,8 @@
 //! Rendering streamed Markdown for the terminal, line by line, without ever rewriting what is
-//! already printed: ordinary lines stream as they arrive; headings and code lines are held until
-//! their newline and printed styled (code with light syntax highlighting).
+//! already printed: ordinary lines stream as they arrive, with `**bold**` and `` `code` `` styled
+//! on the fly; headings, list items and code lines are held until their newline and printed
+//! styled (bullets for list markers, light syntax highlighting for code). Without color the
+//! Markdown passes through unchanged.
 
 use std::io::Write;
 
@@ -16,6 +18,56 @@ pub struct Renderer {
     raw_line: bool,
     /// Nothing of the current line has been seen yet.
     at_line_start: bool,
+    /// Inline styles open on the current line.
+    inline: Inline,
+}
+
+/// Inline Markdown state of a streaming line.
+#[derive(Debug, Default, Clone, Copy)]
+struct Inline {
+    bold: bool,
+    code: bool,
+    /// A `*` was seen and the next character decides whether it opens or closes bold.
+    star: bool,
+}
+
+impl Inline {
+    /// Appends `text` to `out` with `**` and backticks turned into styles.
+    fn push(&mut self, text: &str, out: &mut String) {
+        for c in text.chars() {
+            if std::mem::take(&mut self.star) {
+                if c == '*' {
+                    self.bold = !self.bold;
+                    out.push_str(if self.bold { "\x1b[1m" } else { "\x1b[22m" });
+                    continue;
+                }
+                out.push('*');
+            }
+            match c {
+                '`' => {
+                    self.code = !self.code;
+                    out.push_str(if self.code { "\x1b[36m" } else { "\x1b[39m" });
+                }
+                '*' if !self.code => self.star = true,
+                '\n' => {
+                    self.end(out);
+                    out.push('\n');
+                }
+                _ => out.push(c),
+            }
+        }
+    }
+
+    /// Closes whatever is open (styles never leak past a line).
+    fn end(&mut self, out: &mut String) {
+        if std::mem::take(&mut self.star) {
+            out.push('*');
+        }
+        if self.bold || self.code {
+            out.push_str("\x1b[0m");
+        }
+        *self = Self::default();
+    }
 }
 
 impl Renderer {
@@ -38,9 +90,14 @@ impl Renderer {
                 self.raw_line = !(self.in_code
                     || t.starts_with('#')
                     || t.starts_with("```")
+                    || self.color && t.starts_with(['-', '*', '+'])
                     || t.is_empty() && !seg.ends_with('\n'));
             }
-            if self.raw_line {
+            if self.raw_line && self.color {
+                let mut styled = String::with_capacity(seg.len() + 8);
+                self.inline.push(seg, &mut styled);
+                let _ = out.write_all(styled.as_bytes());
+            } else if self.raw_line {
                 let _ = out.write_all(seg.as_bytes());
             } else {
                 self.held.push_str(seg);
@@ -60,6 +117,9 @@ impl Renderer {
 
     /// Prints a held partial line at the end of a response.
     pub fn finish(&mut self, out: &mut impl Write) {
+        let mut tail = String::new();
+        self.inline.end(&mut tail);
+        let _ = out.write_all(tail.as_bytes());
         if !self.held.is_empty() {
             let line = std::mem::take(&mut self.held);
             let styled = self.style_line(&line);
@@ -98,7 +158,23 @@ impl Renderer {
             let text = t.trim_start_matches('#').trim();
             return self.paint("1;4", text);
         }
-        line.to_owned()
+        if !self.color {
+            return line.to_owned();
+        }
+        let mut out = String::with_capacity(line.len() + 16);
+        let mut body = line;
+        let indent = &line[..line.len() - t.len()];
+        if let Some(item) =
+            t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| t.strip_prefix("+ "))
+        {
+            out.push_str(indent);
+            out.push_str("\x1b[36m•\x1b[39m ");
+            body = item;
+        }
+        let mut inline = Inline::default();
+        inline.push(body, &mut out);
+        inline.end(&mut out);
+        out
     }
 }
 
@@ -286,6 +362,30 @@ mod tests {
         assert!(out.ends_with("done\n"), "{out:?}");
         let plain = render(&["# Title\n", "```\ncode\n```\n"], false);
         assert_eq!(plain, "Title\n```\ncode\n```\n");
+    }
+
+    #[test]
+    fn lists_bold_and_code_spans_are_styled_in_color_only() {
+        let text =
+            "Use **bold** and `cargo test`.\n- first\n  * nested **b**\n* **not a list** x\n2 * 3 = 6\n";
+        let out = render(
+            &[
+                "Use **bo",
+                "ld** and `car",
+                "go test`.\n- fi",
+                "rst\n  * nested **b**\n* **not a list** x\n2 * 3 = 6\n",
+            ],
+            true,
+        );
+        assert!(out.starts_with("Use \x1b[1mbold\x1b[22m and \x1b[36mcargo test\x1b[39m.\n"), "{out:?}");
+        assert!(out.contains("\x1b[36m•\x1b[39m first\n"), "{out:?}");
+        assert!(out.contains("  \x1b[36m•\x1b[39m nested \x1b[1mb\x1b[22m\n"), "{out:?}");
+        assert!(out.contains("\x1b[1mnot a list\x1b[22m x\n"), "{out:?}");
+        assert!(out.contains("2 * 3 = 6\n"), "a lone star stays: {out:?}");
+        assert_eq!(render(&[text], false), text, "no color: the Markdown is untouched");
+        // An unclosed style is closed at the end of its line.
+        let out = render(&["a **b\nc"], true);
+        assert!(out.starts_with("a \x1b[1mb\x1b[0m\nc"), "{out:?}");
     }
 
     #[test]
