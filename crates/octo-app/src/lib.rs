@@ -16,18 +16,33 @@
 //! **Layer:** bootstrap. It depends on every adapter (providers, tools) and on the core; front
 //! ends depend on it and on nothing below it except the core types it re-exports.
 //!
-//! A complete tool-using session against an endpoint, with approvals answered by the program:
+//! A complete tool-using session, with approvals answered by the program. Here it runs against
+//! a scripted mock endpoint (hidden setup); point `config.toml` at any real endpoint instead:
 //!
-//! ```no_run
-//! use octo_app::{config::{Config, Overrides, process_env}, credentials::OsKeyring, Session, SessionOptions};
-//! use octo_app::AgentEvent;
+//! ```
+//! use octo_app::config::{Config, Overrides};
+//! use octo_app::credentials::MemoryStore;
+//! use octo_app::{AgentEvent, Session, SessionOptions};
 //!
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! let ws = std::env::current_dir()?;
-//! let config = Config::load(&octo_app::config::octo_home(), &ws, &process_env, &Overrides::default())?;
-//! let session = Session::start(config, SessionOptions::default(), &OsKeyring, &process_env)?;
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use octo_testkit::{anthropic::Reply, MockLlm, Scripted};
+//! # let llm = MockLlm::start().await;
+//! # llm.script_anthropic([
+//! #     Scripted::sse(Reply::new().tool_use("t1", "write_file", serde_json::json!({"path": "hello.txt", "content": "hi\n"})).sse()),
+//! #     Scripted::sse(Reply::new().text("Wrote hello.txt.").sse()),
+//! # ]).await;
+//! # let tmp = tempfile::tempdir()?;
+//! # let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+//! # std::fs::create_dir_all(&home)?;
+//! # std::fs::create_dir_all(&ws)?;
+//! # std::fs::write(home.join("config.toml"), format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()))?;
+//! let env = |name: &str| (name == "MOCK_KEY").then(|| "sk-mock".to_owned());
+//! let config = Config::load(&home, &ws, &env, &Overrides::default())?;
+//! let options = SessionOptions { workspace: Some(ws.clone()), ..SessionOptions::default() };
+//! let session = Session::start(config, options, &MemoryStore::default(), &env)?;
 //! let mut events = session.subscribe();
-//! session.prompt("Add a README section about testing")?;
+//! session.prompt("Create hello.txt")?;
 //! while let Ok(event) = events.recv().await {
 //!     match event {
 //!         AgentEvent::ApprovalRequired { approval_id, .. } => session.approve(&approval_id)?,
@@ -36,6 +51,7 @@
 //!         _ => {}
 //!     }
 //! }
+//! assert_eq!(std::fs::read_to_string(ws.join("hello.txt"))?, "hi\n");
 //! # Ok(())
 //! # }
 //! ```
