@@ -25,8 +25,13 @@ fn octo(home: &TempHome, args: &[&str]) -> std::process::Command {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_conversation_with_slash_commands_then_ctrl_d() {
     let llm = MockLlm::start().await;
-    llm.script_anthropic([Scripted::sse(Reply::new().text("Hello from the REPL.").chunk_size(4).sse())])
-        .await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("Hello from the REPL.").chunk_size(4).sse()),
+        // One reply goes to the background title request, one to the next prompt.
+        Scripted::sse(Reply::new().text("Not a command.").sse()),
+        Scripted::sse(Reply::new().text("Not a command.").sse()),
+    ])
+    .await;
     let home = home_for(&llm);
     home.write("notes.txt", "remember the milk").unwrap();
     let cmd = octo(&home, &[]);
@@ -44,6 +49,10 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
         p.exp_string("permission mode: plan").unwrap();
         p.send_line("/cost").unwrap();
         p.exp_string("1 turns").unwrap();
+        // An unknown slash word is a message for the model, not an error.
+        p.send_line("/compactx the widget").unwrap();
+        p.exp_string("Not a command.").unwrap();
+        p.exp_string("octo> ").unwrap();
         p.send_control('c').unwrap();
         p.exp_string("press Ctrl-C again").unwrap();
         p.send_control('d').unwrap();
@@ -54,6 +63,10 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
     let body = &llm.request_bodies().await[0];
     let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap();
     assert!(sent.contains("<file path=\"notes.txt\">\nremember the milk"), "{sent}");
+    let sent_as_text = llm.request_bodies().await.iter().any(|b| {
+        b["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"] == "/compactx the widget"
+    });
+    assert!(sent_as_text, "the unknown command went to the model as a message");
     assert!(std::fs::read_to_string(history).unwrap().contains("say hello"));
 }
 
