@@ -128,7 +128,9 @@ mod tests {
     fn ids_sort_by_time_and_dates_are_right() {
         let a = new_id();
         assert_eq!(a.len(), "20261130-090000-abcd".len(), "{a}");
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(age(100, 100), "just now");
         assert_eq!(age(0, 7200), "2h ago");
     }
