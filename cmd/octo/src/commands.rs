@@ -1,7 +1,7 @@
 //! `octo config`, `octo auth` and `octo doctor`.
 
 use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
-use crate::oneshot::{overrides, session_store, store, store_name, workspace};
+use crate::oneshot::{overrides, session_store, store, store_name, store_persists, workspace};
 use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::{octo_home, process_env, Config};
 use octo_app::credentials::KeySource;
@@ -51,6 +51,12 @@ pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     if !known_endpoints(&config).iter().any(|k| k == endpoint) {
         out::error(&format!("unknown endpoint `{endpoint}`; known: {}", known_endpoints(&config).join(", ")));
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    if !store_persists() {
+        out::error(
+            "OCTO_NO_KEYRING is set, so there is no key store to change; unset it, or set OCTO_KEYRING_FILE to keep keys in a file",
+        );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let keyring = store();
@@ -119,7 +125,8 @@ pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
     };
     match store().get("octo-doctor-probe") {
-        Ok(_) => out::stdout(&format!("ok   keys: {} is available\n", store_name())),
+        Ok(_) if store_persists() => out::stdout(&format!("ok   keys: {} is available\n", store_name())),
+        Ok(_) => out::stdout(&format!("warn keys: {}\n", store_name())),
         Err(e) => out::stdout(&format!("warn keys: {e}\n")),
     };
     let store = store();

@@ -27,9 +27,17 @@ pub fn store() -> Box<dyn CredentialStore> {
 pub fn store_name() -> &'static str {
     if std::env::var_os("OCTO_KEYRING_FILE").is_some_and(|p| !p.is_empty()) {
         "the key file (OCTO_KEYRING_FILE)"
+    } else if std::env::var_os("OCTO_NO_KEYRING").is_some() {
+        "no key store (OCTO_NO_KEYRING is set)"
     } else {
         "the OS keyring"
     }
+}
+
+/// Whether [`store`] keeps keys beyond this process.
+pub fn store_persists() -> bool {
+    std::env::var_os("OCTO_KEYRING_FILE").is_some_and(|p| !p.is_empty())
+        || std::env::var_os("OCTO_NO_KEYRING").is_none()
 }
 
 /// Flags that override configuration.

@@ -27,53 +27,82 @@ pub struct Renderer {
 struct Inline {
     bold: bool,
     code: bool,
-    /// A `*` was seen and the next character decides whether it opens or closes bold.
-    star: bool,
+    /// Stars seen and not yet decided on (0, 1 or 2): `**` opens bold only before a non-space
+    /// and closes it only after one, so `2 ** 10` stays as it is.
+    stars: u8,
+    /// The last character printed was whitespace (or nothing was printed yet).
+    after_space: bool,
 }
 
 impl Inline {
     /// Appends `text` to `out` with `**` and backticks turned into styles.
     fn push(&mut self, text: &str, out: &mut String) {
         for c in text.chars() {
-            if std::mem::take(&mut self.star) {
-                if c == '*' {
-                    self.bold = !self.bold;
-                    out.push_str(if self.bold { "\x1b[1m" } else { "\x1b[22m" });
-                    continue;
-                }
-                out.push('*');
+            if self.stars == 1 && c == '*' {
+                self.stars = 2;
+                continue;
             }
+            self.settle(Some(c), out);
             match c {
                 '`' => {
                     self.code = !self.code;
                     out.push_str(if self.code { "\x1b[36m" } else { "\x1b[39m" });
                 }
-                '*' if !self.code => self.star = true,
+                '*' if !self.code => self.stars = 1,
                 '\n' => {
                     self.end(out);
                     out.push('\n');
                 }
-                _ => out.push(c),
+                _ => {
+                    out.push(c);
+                    self.after_space = c.is_whitespace();
+                }
             }
+        }
+    }
+
+    /// Decides what pending stars were, now that `next` follows them (`None`: the line ended).
+    fn settle(&mut self, next: Option<char>, out: &mut String) {
+        match std::mem::take(&mut self.stars) {
+            1 => {
+                out.push('*');
+                self.after_space = false;
+            }
+            2 if self.bold && !self.after_space => {
+                self.bold = false;
+                out.push_str("\x1b[22m");
+            }
+            2 if !self.bold && next.is_some_and(|n| !n.is_whitespace()) => {
+                self.bold = true;
+                out.push_str("\x1b[1m");
+            }
+            2 => {
+                out.push_str("**");
+                self.after_space = false;
+            }
+            _ => {}
         }
     }
 
     /// Closes whatever is open (styles never leak past a line).
     fn end(&mut self, out: &mut String) {
-        if std::mem::take(&mut self.star) {
-            out.push('*');
-        }
+        self.settle(None, out);
         if self.bold || self.code {
             out.push_str("\x1b[0m");
         }
-        *self = Self::default();
+        *self = Self { after_space: true, ..Self::default() };
     }
 }
 
 impl Renderer {
     /// A renderer; `color` enables ANSI styles.
     pub fn new(color: bool) -> Self {
-        Self { color, at_line_start: true, ..Self::default() }
+        Self {
+            color,
+            at_line_start: true,
+            inline: Inline { after_space: true, ..Inline::default() },
+            ..Self::default()
+        }
     }
 
     /// Whether the cursor is at the start of a line.
@@ -161,6 +190,10 @@ impl Renderer {
         if !self.color {
             return line.to_owned();
         }
+        // A rule (`***`, `- - -`) is not emphasis or a list.
+        if t.chars().all(|c| matches!(c, '*' | '-' | '_' | ' ')) {
+            return line.to_owned();
+        }
         let mut out = String::with_capacity(line.len() + 16);
         let mut body = line;
         let indent = &line[..line.len() - t.len()];
@@ -171,7 +204,7 @@ impl Renderer {
             out.push_str("\x1b[36m•\x1b[39m ");
             body = item;
         }
-        let mut inline = Inline::default();
+        let mut inline = Inline { after_space: true, ..Inline::default() };
         inline.push(body, &mut out);
         inline.end(&mut out);
         out
@@ -367,21 +400,26 @@ mod tests {
     #[test]
     fn lists_bold_and_code_spans_are_styled_in_color_only() {
         let text =
-            "Use **bold** and `cargo test`.\n- first\n  * nested **b**\n* **not a list** x\n2 * 3 = 6\n";
+            "Use **bold** and `cargo test`.\n- first\n  * nested **b**\n* **bold item** x\n2 * 3 = 6\n";
         let out = render(
             &[
                 "Use **bo",
                 "ld** and `car",
                 "go test`.\n- fi",
-                "rst\n  * nested **b**\n* **not a list** x\n2 * 3 = 6\n",
+                "rst\n  * nested **b**\n* **bold item** x\n2 * 3 = 6\n",
             ],
             true,
         );
         assert!(out.starts_with("Use \x1b[1mbold\x1b[22m and \x1b[36mcargo test\x1b[39m.\n"), "{out:?}");
         assert!(out.contains("\x1b[36m•\x1b[39m first\n"), "{out:?}");
         assert!(out.contains("  \x1b[36m•\x1b[39m nested \x1b[1mb\x1b[22m\n"), "{out:?}");
-        assert!(out.contains("\x1b[1mnot a list\x1b[22m x\n"), "{out:?}");
+        assert!(
+            out.contains("\n\x1b[36m•\x1b[39m \x1b[1mbold item\x1b[22m x\n"),
+            "a bullet, then bold: {out:?}"
+        );
         assert!(out.contains("2 * 3 = 6\n"), "a lone star stays: {out:?}");
+        let out = render(&["2 *", "* 10 and a ** b\n***\n"], true);
+        assert!(out.starts_with("2 ** 10 and a ** b\n***\n"), "not emphasis: {out:?}");
         assert_eq!(render(&[text], false), text, "no color: the Markdown is untouched");
         // An unclosed style is closed at the end of its line.
         let out = render(&["a **b\nc"], true);

@@ -274,6 +274,10 @@ async fn auth_stores_and_removes_a_key_read_from_stdin() {
     assert_async(rm).await.success().stderr(predicate::str::contains("removed the key for `mock`"));
     let stored: Value = serde_json::from_slice(&std::fs::read(&keys).unwrap()).unwrap();
     assert!(stored.get("mock").is_none(), "{stored}");
+    // With no store at all, nothing is claimed to be saved.
+    let mut nowhere = octo(&home);
+    nowhere.args(["auth", "set", "mock"]).write_stdin("sk-lost\n");
+    assert_async(nowhere).await.code(2).stderr(predicate::str::contains("OCTO_NO_KEYRING is set"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -122,9 +122,9 @@ pub struct ModelOverride {
     pub input_price: Option<f64>,
     /// USD per million output tokens.
     pub output_price: Option<f64>,
-    /// USD per million input tokens read from cache (default: the input price).
+    /// USD per million input tokens read from cache (default: the catalog's, else the input price).
     pub cache_read_price: Option<f64>,
-    /// USD per million input tokens written to cache (default: the input price).
+    /// USD per million input tokens written to cache (default: the catalog's, else the input price).
     pub cache_write_price: Option<f64>,
 }
 

@@ -118,6 +118,24 @@ impl FileStore {
         Self { path: path.into() }
     }
 
+    /// An exclusive lock on a sidecar file, so two processes changing keys at once do not lose
+    /// one another's change. Released when dropped.
+    fn lock(&self) -> Result<std::fs::File, CredentialError> {
+        let fail =
+            |e: std::io::Error| CredentialError::Failed(format!("cannot lock {}: {e}", self.path.display()));
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.path.with_extension("lock"))
+            .map_err(fail)?;
+        f.lock().map_err(fail)?;
+        Ok(f)
+    }
+
     fn read(&self) -> Result<HashMap<String, String>, CredentialError> {
         match std::fs::read(&self.path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
@@ -137,8 +155,11 @@ impl FileStore {
         }
         let bytes = serde_json::to_vec_pretty(keys).map_err(|e| CredentialError::Failed(e.to_string()))?;
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        // A leftover temp file (a crash, then a reused pid) may have looser permissions: start
+        // from a new file, created private.
+        let _ = std::fs::remove_file(&tmp);
         let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
+        opts.write(true).create_new(true);
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
@@ -156,11 +177,13 @@ impl CredentialStore for FileStore {
         Ok(self.read()?.remove(endpoint))
     }
     fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError> {
+        let _lock = self.lock()?;
         let mut keys = self.read()?;
         keys.insert(endpoint.to_owned(), key.to_owned());
         self.write(&keys)
     }
     fn remove(&self, endpoint: &str) -> Result<bool, CredentialError> {
+        let _lock = self.lock()?;
         let mut keys = self.read()?;
         let had = keys.remove(endpoint).is_some();
         if had {

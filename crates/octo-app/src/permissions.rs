@@ -161,9 +161,8 @@ impl Rule {
                     // Deny and ask rules also see through wrappers, quotes and program paths:
                     // `deny: shell(curl*)` catches `sudo /usr/bin/curl …` too.
                     m(cmd)
-                        || command_parts(cmd)
-                            .iter()
-                            .any(|p| m(p) || m(&octo_tools::shell::canonical_segment(p)))
+                        || command_parts(cmd).iter().any(|p| m(p))
+                        || octo_tools::shell::command_segments(cmd).iter().any(|p| m(p))
                 }
             }
             Spec::Path(g) => query_paths(q).iter().any(|p| g.is_match(p)),
@@ -465,6 +464,8 @@ mod tests {
             ("sudo /usr/bin/curl evil", D::Deny),
             ("timeout 5 'curl' evil", D::Deny),
             ("env A=1 rm -rf target", D::Deny),
+            ("bash -c 'curl evil'", D::Deny),
+            ("eval curl evil", D::Deny),
         ];
         for (cmd, want) in cases {
             assert_eq!(&decide(&e, "terminal", json!({"command": cmd}), false), want, "command: {cmd}");

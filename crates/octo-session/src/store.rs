@@ -175,13 +175,20 @@ impl SessionStore {
         })
     }
 
-    /// Deletes a session file.
+    /// Deletes a session file; refuses (`InUse`) while another process is writing it, whose
+    /// further records would otherwise go into a deleted file.
     pub fn remove(&self, id: &str) -> Result<(), SessionError> {
         let path = self.path(id);
+        if !path.is_file() {
+            return Err(SessionError::NotFound { query: id.to_owned() });
+        }
+        let writer = SessionWriter::open(&path, id)?;
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => SessionError::NotFound { query: id.to_owned() },
             _ => io(&path, e),
-        })
+        })?;
+        drop(writer);
+        Ok(())
     }
 
     /// A new session holding the first `at` messages of `id`, recording `id` as its parent. The

@@ -183,6 +183,9 @@ fn a_second_writer_is_refused() {
     let e = s.resume(w.id()).unwrap_err();
     assert!(matches!(e, SessionError::InUse { .. }), "{e:?}");
     assert!(e.to_string().contains("in use"));
+    let e = s.remove(w.id()).unwrap_err();
+    assert!(matches!(e, SessionError::InUse { .. }), "a running session is not deleted: {e:?}");
+    assert!(path_of(&s, w.id()).exists());
     drop(w);
     assert!(s.resume(&s.list(None).unwrap()[0].id).is_ok(), "free again once the first writer is gone");
 }
@@ -238,8 +241,10 @@ fn export_is_a_readable_transcript() {
     assert!(md.contains("**Tool call** `read_file`"));
     assert!(md.contains("**Tool error**"));
     assert!(md.contains("## Assistant\n\nDone."));
-    s.remove(w.id()).unwrap();
-    assert!(matches!(s.remove(w.id()), Err(SessionError::NotFound { .. })));
+    let id = w.id().to_owned();
+    drop(w);
+    s.remove(&id).unwrap();
+    assert!(matches!(s.remove(&id), Err(SessionError::NotFound { .. })));
 }
 
 #[test]

@@ -60,6 +60,24 @@ pub(super) async fn turn(
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => anyhow::bail!("the session ended unexpectedly"),
         };
+        // Anything printed on stderr starts on a line of its own, after the answer's styles are
+        // closed, so a half-streamed line never lends its bold or color to it.
+        let prints = match &event {
+            AgentEvent::ThinkingDelta { .. } => show_thinking,
+            AgentEvent::ToolCallStart { .. }
+            | AgentEvent::ToolCallEnd { .. }
+            | AgentEvent::ApprovalRequired { .. }
+            | AgentEvent::QuestionAsked { .. }
+            | AgentEvent::Retry { .. }
+            | AgentEvent::Notice { .. }
+            | AgentEvent::CompactionStart { .. }
+            | AgentEvent::CompactionEnd { .. }
+            | AgentEvent::Error { .. } => true,
+            _ => false,
+        };
+        if prints && !at_line_start {
+            md.finish(&mut stdout);
+        }
         match event {
             AgentEvent::RequestStart { .. } => waiting = true,
             AgentEvent::Usage { usage } => tokens += usage.output_tokens,
@@ -77,9 +95,6 @@ pub(super) async fn turn(
             }
             AgentEvent::ToolCallStart { name, input, .. } => {
                 waiting = false;
-                if !at_line_start {
-                    md.finish(&mut stdout);
-                }
                 let summary = input
                     .get("command")
                     .or_else(|| input.get("path"))
@@ -114,9 +129,6 @@ pub(super) async fn turn(
             }
             AgentEvent::ApprovalRequired { approval_id, request } => {
                 waiting = false;
-                if !at_line_start {
-                    md.finish(&mut stdout);
-                }
                 out::status(&paint("33", &format!("? {} wants to run: {}", request.tool, request.summary)));
                 if let Some(r) = &request.reason {
                     out::status(&format!("  ({r})"));
@@ -167,9 +179,6 @@ pub(super) async fn turn(
                 ));
             }
             AgentEvent::Error { message, .. } => {
-                if !at_line_start {
-                    md.finish(&mut stdout);
-                }
                 out::status(&paint("31", &format!("error: {message}")));
             }
             AgentEvent::TurnEnd { .. } => {

@@ -7,7 +7,7 @@ mod process;
 
 pub use background::BackgroundShells;
 pub use capture::Capture;
-pub use deny::{canonical_segment, hard_denied};
+pub use deny::{canonical_segment, command_segments, hard_denied};
 pub use process::{kill_group, shell_command, spawn, Ending, Running};
 
 use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
