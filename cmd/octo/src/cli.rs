@@ -3,6 +3,20 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The environment variables octo reads, for `--help`.
+const ENVIRONMENT: &str = "\
+Environment:
+  OCTO_HOME              octo's directory (default ~/.octo): config.toml, sessions, history
+  OCTO_MODEL             endpoint:model to use (like --model)
+  OCTO_PERMISSION_MODE   default, accept-edits, plan or auto
+  OCTO_MAX_TURNS         most model requests in one turn
+  OCTO_REASONING_EFFORT  low, medium, high or max
+  OCTO_MAX_ATTEMPTS      attempts per model request, retries included
+  OCTO_KEYRING_FILE      keep API keys in this private file instead of the OS keyring
+  OCTO_NO_KEYRING        use no key store; keys come from the environment only
+  NO_COLOR               plain output
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, ...  the vendors' usual key variables";
+
 /// octo — an AI coding agent for the terminal that works with any model.
 ///
 /// Run `octo` on a terminal for the interactive REPL (type /help there). Give it a prompt to run
@@ -14,7 +28,14 @@ use std::path::PathBuf;
 /// Conversations are saved under ~/.octo/sessions (unless --no-save); `octo -c` continues the
 /// last one of this directory and `octo sessions` lists them.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "octo", version, about, long_about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "octo",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true,
+    after_long_help = ENVIRONMENT
+)]
 pub struct Cli {
     /// The prompt (words are joined with spaces).
     #[arg(value_name = "PROMPT")]

@@ -44,7 +44,8 @@ fn help_says_what_octo_is_and_what_is_missing() {
         .success()
         .stdout(predicate::str::contains("AI coding agent for the terminal"))
         .stdout(predicate::str::contains("--output-format"))
-        .stdout(predicate::str::contains("REPL"));
+        .stdout(predicate::str::contains("REPL"))
+        .stdout(predicate::str::contains("OCTO_KEYRING_FILE"));
 }
 
 #[test]
