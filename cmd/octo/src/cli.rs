@@ -61,6 +61,11 @@ pub struct Cli {
     )]
     pub continue_session: Option<String>,
 
+    /// Pick a saved session of this directory from a numbered list, then continue it in the REPL
+    /// (needs a terminal; use -c=ID in scripts).
+    #[arg(short = 'r', long = "resume", conflicts_with = "continue_session")]
+    pub resume_pick: bool,
+
     /// Do not save this conversation.
     #[arg(long)]
     pub no_save: bool,

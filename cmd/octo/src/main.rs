@@ -59,8 +59,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => {}
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if interactive && cli.prompt.is_empty() && cli.print.is_none() && cli.prompt_file.is_none() {
+    let no_prompt = cli.prompt.is_empty() && cli.print.is_none() && cli.prompt_file.is_none();
+    if interactive && no_prompt {
         return runtime()?.block_on(repl::run(&cli));
+    }
+    if cli.resume_pick {
+        out::error(
+            "--resume picks a session from a list and needs a terminal without a prompt; \
+             use -c (the last session) or -c=ID to continue one in a script",
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
     }
     let prompt = match gather_prompt(&cli) {
         Ok(Some(p)) => p,

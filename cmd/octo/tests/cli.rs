@@ -62,6 +62,7 @@ fn usage_errors_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("cannot read the prompt file does-not-exist.txt"));
     octo(&home).write_stdin("").assert().code(2).stderr(predicate::str::contains("no prompt given"));
+    octo(&home).args(["-r", "hi"]).assert().code(2).stderr(predicate::str::contains("needs a terminal"));
 }
 
 #[test]

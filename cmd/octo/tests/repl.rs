@@ -189,4 +189,18 @@ async fn history_and_resume_in_the_repl() {
     })
     .await
     .unwrap();
+    // `octo -r` starts with the numbered list.
+    let cmd = octo(&home, &["-r"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("1. ").unwrap();
+        p.exp_string("resume which?").unwrap();
+        p.send_line("1").unwrap();
+        p.exp_string("(2 messages)").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
 }

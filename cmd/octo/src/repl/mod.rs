@@ -61,6 +61,9 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     ed.set_helper(Some(OctoHelper { workspace: workspace.clone() }));
     let history = octo_home().join("history");
     let _ = ed.load_history(&history);
+    if cli.resume_pick {
+        ed = resume(cli, &mut session, ed, "", &workspace).await;
+    }
     let mut last_was_interrupt = false;
     loop {
         let (e, line) = read_line(ed, PROMPT).await;
@@ -113,18 +116,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             continue;
         }
         if let Some(q) = command_arg(line.trim(), "/resume") {
-            let (e, picked) = pick_session(ed, q.trim(), &workspace).await;
-            ed = e;
-            if let Some(id) = picked {
-                match start_with(cli, false, Some(id.clone())) {
-                    Ok(s) => {
-                        drop(std::mem::replace(&mut session, s));
-                        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
-                        out::status(&format!("octo: resumed session {id} ({n} messages)"));
-                    }
-                    Err((_, msg)) => out::error(&msg),
-                }
-            }
+            ed = resume(cli, &mut session, ed, q, &workspace).await;
             continue;
         }
         if line.starts_with('/') {
@@ -198,6 +190,22 @@ fn history_list(session: &Session, workspace: &std::path::Path) {
 
 /// `/resume [query]`: a number from `/history`, an id prefix or title words; without one, the
 /// list is shown and a number asked for.
+/// Picks a session (`query` empty: from a numbered list) and switches to it.
+async fn resume(cli: &Cli, session: &mut Session, ed: Ed, query: &str, workspace: &std::path::Path) -> Ed {
+    let (ed, picked) = pick_session(ed, query.trim(), workspace).await;
+    if let Some(id) = picked {
+        match start_with(cli, false, Some(id.clone())) {
+            Ok(s) => {
+                drop(std::mem::replace(session, s));
+                let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+                out::status(&format!("octo: resumed session {id} ({n} messages)"));
+            }
+            Err((_, msg)) => out::error(&msg),
+        }
+    }
+    ed
+}
+
 async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (Ed, Option<String>) {
     let list = session_store().list(Some(workspace)).unwrap_or_default();
     let mut query = query.to_owned();
