@@ -7,6 +7,7 @@ use octo_agent::{
 };
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -86,7 +87,7 @@ enum UserContent<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Part<'a> {
-    Text { text: &'a str },
+    Text { text: Cow<'a, str> },
     ImageUrl { image_url: ImageUrl },
 }
 
@@ -115,7 +116,7 @@ fn data_url(src: &ImageSource) -> ImageUrl {
 
 /// The user's content: a plain string when it is only text (the most widely accepted form),
 /// else parts.
-fn user_content<'a>(texts: Vec<&'a str>, images: Vec<&'a ImageSource>) -> Option<UserContent<'a>> {
+fn user_content<'a>(texts: Vec<Cow<'a, str>>, images: Vec<&'a ImageSource>) -> Option<UserContent<'a>> {
     if images.is_empty() {
         let joined = texts.join("\n\n");
         return (!joined.is_empty()).then_some(UserContent::Text(joined));
@@ -125,14 +126,37 @@ fn user_content<'a>(texts: Vec<&'a str>, images: Vec<&'a ImageSource>) -> Option
     Some(UserContent::Parts(parts))
 }
 
-fn push_user<'a>(m: &'a Message, out: &mut Vec<Msg<'a>>) {
-    let mut texts = Vec::new();
+/// A tool result as plain text, for requests that carry no tool definitions (some servers
+/// reject tool messages then).
+fn result_as_text<'a>(
+    content: &'a [ToolResultPart],
+    is_error: bool,
+    images: &mut Vec<&'a ImageSource>,
+) -> String {
+    let mut text = String::from(if is_error { "[tool result (error)]" } else { "[tool result]" });
+    for part in content {
+        match part {
+            ToolResultPart::Text { text: t } => {
+                text.push('\n');
+                text.push_str(t);
+            }
+            ToolResultPart::Image { source } => images.push(source),
+        }
+    }
+    text
+}
+
+fn push_user<'a>(m: &'a Message, flatten: bool, out: &mut Vec<Msg<'a>>) {
+    let mut texts: Vec<Cow<'a, str>> = Vec::new();
     let mut images = Vec::new();
     // Tool results become `tool` messages, which must directly follow the assistant's calls, so
     // they go first; images inside results follow in a user message (tool messages take text).
     let mut result_images = Vec::new();
     for block in &m.content {
         match block {
+            ContentBlock::ToolResult { content, is_error, .. } if flatten => {
+                texts.push(Cow::Owned(result_as_text(content, *is_error, &mut images)));
+            }
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
                 let mut text = String::new();
                 if *is_error {
@@ -157,13 +181,15 @@ fn push_user<'a>(m: &'a Message, out: &mut Vec<Msg<'a>>) {
                 }
                 out.push(Msg::Tool { tool_call_id: tool_use_id, content: text });
             }
-            ContentBlock::Text { text } if !text.is_empty() => texts.push(text.as_str()),
+            ContentBlock::Text { text } if !text.is_empty() => texts.push(Cow::Borrowed(text.as_str())),
             ContentBlock::Image { source } => images.push(source),
             _ => {}
         }
     }
     if !result_images.is_empty() {
-        if let Some(c) = user_content(vec!["Images returned by the tools above:"], result_images) {
+        if let Some(c) =
+            user_content(vec![Cow::Borrowed("Images returned by the tools above:")], result_images)
+        {
             out.push(Msg::User { content: c });
         }
     }
@@ -172,7 +198,7 @@ fn push_user<'a>(m: &'a Message, out: &mut Vec<Msg<'a>>) {
     }
 }
 
-fn push_assistant<'a>(m: &'a Message, replay_reasoning: bool, out: &mut Vec<Msg<'a>>) {
+fn push_assistant<'a>(m: &'a Message, replay_reasoning: bool, flatten: bool, out: &mut Vec<Msg<'a>>) {
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
@@ -180,6 +206,12 @@ fn push_assistant<'a>(m: &'a Message, replay_reasoning: bool, out: &mut Vec<Msg<
         match block {
             ContentBlock::Text { text: t } => text.push_str(t),
             ContentBlock::Thinking { thinking, .. } if replay_reasoning => reasoning.push_str(thinking),
+            ContentBlock::ToolUse { name, input, .. } if flatten => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&format!("[called tool `{name}` with {input}]"));
+            }
             ContentBlock::ToolUse { id, name, input } => calls.push(Call {
                 id,
                 kind: "function",
@@ -234,10 +266,14 @@ pub(crate) fn build(
         messages.push(Msg::System { content: system });
     }
     let turn_start = current_turn_start(req.messages);
+    // Without tool definitions, earlier calls and results travel as text.
+    let flatten = !with_tools || req.tools.is_empty();
     for (i, m) in req.messages.iter().enumerate() {
         match m.role {
-            Role::User => push_user(m, &mut messages),
-            Role::Assistant => push_assistant(m, q.replay_reasoning && i > turn_start, &mut messages),
+            Role::User => push_user(m, flatten, &mut messages),
+            Role::Assistant => {
+                push_assistant(m, q.replay_reasoning && i > turn_start, flatten, &mut messages)
+            }
         }
     }
     let tools: Vec<Tool<'_>> = if with_tools {

@@ -162,3 +162,15 @@ async fn tool_choice_and_openrouter_reasoning() {
         body_for("openai", |_| {}, Request::new(&h).with_tools(&t).with_tool_choice(ToolChoice::Any)).await;
     assert_eq!(any["tool_choice"], "required");
 }
+
+#[tokio::test]
+async fn tool_history_without_tool_definitions_is_sent_as_text() {
+    let h = history();
+    let body = body_for("openai", |_| {}, Request::new(&h)).await;
+    assert!(body.get("tools").is_none());
+    let msgs = body["messages"].as_array().unwrap();
+    assert!(msgs.iter().all(|m| m["role"] != "tool" && m.get("tool_calls").is_none()), "{body}");
+    let text = body.to_string();
+    assert!(text.contains("[called tool `read_file` with"), "{text}");
+    assert!(text.contains("[tool result"), "{text}");
+}
