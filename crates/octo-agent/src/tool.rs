@@ -111,6 +111,7 @@ pub struct ToolContext {
     tool_use_id: String,
     cancel: CancellationToken,
     channel: Option<Arc<TurnChannel>>,
+    user_approved: bool,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -127,7 +128,13 @@ impl ToolContext {
     /// A context not attached to any turn: updates go nowhere and approvals are denied. For
     /// running tools outside the agent loop (tests, scripts).
     pub fn detached(cwd: impl Into<PathBuf>) -> Self {
-        Self { cwd: cwd.into(), tool_use_id: String::new(), cancel: CancellationToken::new(), channel: None }
+        Self {
+            cwd: cwd.into(),
+            tool_use_id: String::new(),
+            cancel: CancellationToken::new(),
+            channel: None,
+            user_approved: false,
+        }
     }
 
     pub(crate) fn attached(
@@ -136,7 +143,7 @@ impl ToolContext {
         cancel: CancellationToken,
         channel: Arc<TurnChannel>,
     ) -> Self {
-        Self { cwd, tool_use_id, cancel, channel: Some(channel) }
+        Self { cwd, tool_use_id, cancel, channel: Some(channel), user_approved: false }
     }
 
     /// Replaces the cancellation token.
@@ -149,6 +156,19 @@ impl ToolContext {
     pub fn with_tool_use_id(mut self, id: impl Into<String>) -> Self {
         self.tool_use_id = id.into();
         self
+    }
+
+    /// Marks the call as approved by the user for exactly this input (set by the loop after an
+    /// approval prompt), so the tool need not ask again about the same thing.
+    pub fn with_user_approved(mut self, approved: bool) -> Self {
+        self.user_approved = approved;
+        self
+    }
+
+    /// Whether the user approved this exact call before it started (rather than a rule or mode
+    /// allowing it).
+    pub fn user_approved(&self) -> bool {
+        self.user_approved
     }
 
     /// The workspace directory relative paths resolve against.

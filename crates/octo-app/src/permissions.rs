@@ -354,12 +354,21 @@ impl PermissionGate for PermissionEngine {
                 ),
             };
         }
-        let ask = PermissionDecision::Ask { summary: summary(q), reason: None };
+        // The user is told when a write leaves the workspace: their yes then covers that too, and
+        // the tool does not ask a second time.
+        let outside = EDIT_TOOLS.contains(&q.tool) && !inside_workspace(q);
+        let ask = PermissionDecision::Ask {
+            summary: summary(q),
+            reason: outside.then(|| "the path is outside the workspace".to_owned()),
+        };
         match rule.map(|r| r.action) {
             Some(Action::Ask) if mode == Mode::Auto => PermissionDecision::Allow,
             Some(Action::Ask) => PermissionDecision::Ask {
                 summary: summary(q),
-                reason: rule.map(|r| format!("the rule `{}` ({}) asks first", r.text, r.origin)),
+                reason: rule.map(|r| {
+                    let also = if outside { "; the path is outside the workspace" } else { "" };
+                    format!("the rule `{}` ({}) asks first{also}", r.text, r.origin)
+                }),
             },
             Some(Action::Allow) => PermissionDecision::Allow,
             _ if self.remembered_allows(q) => PermissionDecision::Allow,

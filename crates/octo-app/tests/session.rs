@@ -101,6 +101,28 @@ async fn an_approved_write_happens_and_is_counted() {
 }
 
 #[tokio::test]
+async fn a_write_outside_the_workspace_is_asked_once_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.txt");
+    let call = Scripted::sse(
+        Reply::new()
+            .tool_use("toolu_1", "write_file", json!({"path": outside.to_str().unwrap(), "content": "x\n"}))
+            .sse(),
+    );
+    let t = setup(vec![call, answer("Done.")], SessionOptions::default()).await;
+    let events = drive(&t.session, "write outside", |s, id| s.approve(id).unwrap()).await;
+    let asks: Vec<&AgentEvent> =
+        events.iter().filter(|e| matches!(e, AgentEvent::ApprovalRequired { .. })).collect();
+    assert_eq!(asks.len(), 1, "one question for one write: {asks:?}");
+    assert!(
+        matches!(asks[0], AgentEvent::ApprovalRequired { request, .. }
+            if request.reason.as_deref().is_some_and(|r| r.contains("outside the workspace"))),
+        "{asks:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x\n");
+}
+
+#[tokio::test]
 async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
     let t = setup(vec![write_call(), answer("OK, I won't.")], SessionOptions::default()).await;
     drive(&t.session, "create hello.txt", |s, id| s.reject(id, Some("not now".into())).unwrap()).await;

@@ -65,7 +65,8 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
 }
 
 /// Checks that a tool may write `path`: inside the workspace or one of `extra_roots`, else only
-/// when the user approves through the front end. Returns the refusal text otherwise.
+/// when the user approves through the front end (or already approved this very call). Returns
+/// the refusal text otherwise.
 pub async fn check_writable(
     ctx: &ToolContext,
     tool: &str,
@@ -73,7 +74,9 @@ pub async fn check_writable(
     path: &Path,
     extra_roots: &[PathBuf],
 ) -> Result<(), String> {
-    if is_within(path, ctx.cwd()) || extra_roots.iter().any(|r| is_within(path, r)) {
+    // The user already approved this exact call, path included: asking again about the same
+    // write would be noise.
+    if ctx.user_approved() || is_within(path, ctx.cwd()) || extra_roots.iter().any(|r| is_within(path, r)) {
         return Ok(());
     }
     let shown = path.display();

@@ -34,7 +34,8 @@ pub(super) struct PlannedCall {
 }
 
 enum Prepared {
-    Run(PlannedCall, Arc<dyn ToolExecutor>),
+    /// May run; `true` when the user approved this exact call.
+    Run(PlannedCall, Arc<dyn ToolExecutor>, bool),
     Done(PlannedCall, ToolOutput),
 }
 
@@ -106,7 +107,7 @@ async fn prepare(agent: &Agent, call: PlannedCall, cancel: &CancellationToken, c
         cwd: &agent.config.cwd,
     };
     match agent.gate.check(&query) {
-        PermissionDecision::Allow => Prepared::Run(call, tool),
+        PermissionDecision::Allow => Prepared::Run(call, tool, false),
         PermissionDecision::Deny { message } => Prepared::Done(call, ToolOutput::error(message)),
         PermissionDecision::Ask { summary, reason } => {
             let mut request = ApprovalRequest::new(
@@ -122,7 +123,7 @@ async fn prepare(agent: &Agent, call: PlannedCall, cancel: &CancellationToken, c
                 agent.gate.remember(&query, &decision);
             }
             match decision {
-                ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Prepared::Run(call, tool),
+                ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Prepared::Run(call, tool, true),
                 ApprovalDecision::Deny { message } => {
                     let mut text = String::from("The user denied this tool call.");
                     if let Some(m) = message {
@@ -146,8 +147,8 @@ async fn finish(
     let (call, output, duration_ms) = match prepared {
         Prepared::Done(call, output) => (call, output, 0),
         // Approvals of later calls in the batch may have been pending when the user cancelled.
-        Prepared::Run(call, _) if cancel.is_cancelled() => (call, interrupted_before_start(), 0),
-        Prepared::Run(call, tool) => {
+        Prepared::Run(call, ..) if cancel.is_cancelled() => (call, interrupted_before_start(), 0),
+        Prepared::Run(call, tool, user_approved) => {
             ch.emit(AgentEvent::ToolCallStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -159,7 +160,8 @@ async fn finish(
                 call.id.clone(),
                 cancel.clone(),
                 Arc::clone(ch),
-            );
+            )
+            .with_user_approved(user_approved);
             let output = run_tool(tool.as_ref(), &call, &ctx, cancel).await;
             let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             (call, output, ms)
