@@ -175,6 +175,9 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
         }
     }
     let mut rx = session.subscribe();
+    // Listen for Ctrl-C before the request starts, so an early one is not lost to the default
+    // handler (which would end the process without the usual cleanup and exit code).
+    let mut interrupts = Interrupts::new();
     session.prompt(prompt)?;
     let mut answer = String::new();
     let mut denied = Vec::new();
@@ -184,7 +187,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     let (reason, usage, stop_reason) = loop {
         let event = tokio::select! {
             e = rx.recv() => e,
-            _ = tokio::signal::ctrl_c() => {
+            () = interrupts.next() => {
                 interrupted = true;
                 session.abort();
                 continue;
@@ -302,4 +305,29 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Ctrl-C, listened for from the moment this is created.
+struct Interrupts {
+    #[cfg(unix)]
+    sigint: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupts {
+    fn new() -> Self {
+        Self {
+            #[cfg(unix)]
+            sigint: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok(),
+        }
+    }
+
+    /// The next Ctrl-C.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        if let Some(s) = self.sigint.as_mut() {
+            s.recv().await;
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
