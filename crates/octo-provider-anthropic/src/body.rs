@@ -288,31 +288,8 @@ fn default_max_tokens(req: &Request<'_>, cfg: &AnthropicConfig) -> u32 {
 /// A cheap estimate of a request's prompt tokens: about 4 characters a token, and a flat 1,600
 /// per image.
 pub(crate) fn estimate_prompt_tokens(req: &Request<'_>) -> u64 {
-    let mut chars = req.system.map_or(0, str::len);
-    let mut images = 0u64;
-    for t in req.tools {
-        chars += t.name.len() + t.description.len() + t.input_schema.to_string().len();
-    }
-    for m in req.messages {
-        for b in &m.content {
-            match b {
-                ContentBlock::Text { text } => chars += text.len(),
-                ContentBlock::Thinking { thinking, .. } => chars += thinking.len(),
-                ContentBlock::RedactedThinking { data } => chars += data.len(),
-                ContentBlock::ToolUse { input, .. } => chars += input.to_string().len(),
-                ContentBlock::ToolResult { content, .. } => {
-                    for p in content {
-                        match p {
-                            ToolResultPart::Text { text } => chars += text.len(),
-                            ToolResultPart::Image { .. } => images += 1,
-                        }
-                    }
-                }
-                ContentBlock::Image { .. } => images += 1,
-            }
-        }
-    }
-    chars as u64 / 4 + images * 1_600
+    octo_agent::context::estimate_fixed_tokens(req.system, req.tools)
+        + octo_agent::context::estimate_tokens(req.messages)
 }
 
 /// Serializes the request body.

@@ -8,14 +8,7 @@ use std::sync::Arc;
 
 /// Tokens of the system prompt and tool definitions, estimated.
 pub(super) fn fixed_tokens(agent: &Agent) -> u64 {
-    let system = agent.config.system_prompt.as_deref().map_or(0, str::len);
-    let tools: usize = agent
-        .tools
-        .definitions()
-        .iter()
-        .map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len())
-        .sum();
-    ((system + tools) / 4) as u64
+    crate::context::estimate_fixed_tokens(agent.config.system_prompt.as_deref(), agent.tools.definitions())
 }
 
 pub(super) fn needs_compaction(agent: &Agent) -> bool {

@@ -131,6 +131,14 @@ pub fn estimate_tokens(messages: &[Message]) -> u64 {
     chars as u64 / 4 + images * 1_600
 }
 
+/// Rough token count of a system prompt and tool definitions (sent with every request).
+pub fn estimate_fixed_tokens(system: Option<&str>, tools: &[crate::tool::ToolDefinition]) -> u64 {
+    let system = system.map_or(0, str::len);
+    let tools: usize =
+        tools.iter().map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len()).sum();
+    ((system + tools) / 4) as u64
+}
+
 /// What the history occupies: the last reported prompt size plus an estimate of what was added
 /// since, or an estimate of everything before the first report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
