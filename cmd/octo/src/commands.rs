@@ -1,33 +1,34 @@
 //! `octo config`, `octo auth` and `octo doctor`.
 
 use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
-use crate::oneshot::{overrides, session_store, store, store_name, store_persists, workspace};
+use crate::launch::overrides;
 use crate::{out, EXIT_ERROR, EXIT_USAGE};
-use octo_app::config::{octo_home, process_env, Config};
+use octo_app::config::Config;
 use octo_app::credentials::KeySource;
 use octo_app::factory::{known_endpoints, probe, resolve};
-use octo_app::sessions::{now, Found};
+use octo_app::session_store::{now, Found};
+use octo_app::Launcher;
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
-fn load(cli: &Cli) -> Result<Config, String> {
-    let ws = workspace(cli)?;
-    Config::load(&octo_home(), &ws, &process_env, &overrides(cli)).map_err(|e| e.to_string())
+fn load(launcher: &Launcher, cli: &Cli) -> Result<Config, String> {
+    let ws = launcher.workspace(cli.workspace.as_deref()).map_err(|e| e.to_string())?;
+    launcher.config(&ws, &overrides(cli)).map_err(|e| e.to_string())
 }
 
 /// `octo config show|path`.
-pub fn config(cli: &Cli, action: &ConfigAction) -> anyhow::Result<ExitCode> {
+pub fn config(launcher: &Launcher, cli: &Cli, action: &ConfigAction) -> anyhow::Result<ExitCode> {
     match action {
         ConfigAction::Path => {
-            let ws = workspace(cli).unwrap_or_default();
+            let ws = launcher.workspace(cli.workspace.as_deref()).unwrap_or_default();
             out::stdout(&format!(
                 "user:    {}\nproject: {}\n",
-                octo_home().join("config.toml").display(),
+                launcher.home().config_file().display(),
                 ws.join(".octo").join("config.toml").display()
             ));
             Ok(ExitCode::SUCCESS)
         }
-        ConfigAction::Show => match load(cli) {
+        ConfigAction::Show => match load(launcher, cli) {
             Ok(c) => {
                 for w in &c.warnings {
                     out::status(&format!("octo: note: {w}"));
@@ -44,22 +45,21 @@ pub fn config(cli: &Cli, action: &ConfigAction) -> anyhow::Result<ExitCode> {
 }
 
 /// `octo auth set|remove`.
-pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
+pub fn auth(launcher: &Launcher, action: &AuthAction) -> anyhow::Result<ExitCode> {
     let (AuthAction::Set { endpoint } | AuthAction::Remove { endpoint }) = action;
     let ws = std::env::current_dir().unwrap_or_default();
-    let config = Config::load(&octo_home(), &ws, &process_env, &Default::default())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let config = launcher.config(&ws, &Default::default())?;
     if !known_endpoints(&config).iter().any(|k| k == endpoint) {
         out::error(&format!("unknown endpoint `{endpoint}`; known: {}", known_endpoints(&config).join(", ")));
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    if !store_persists() {
+    if !launcher.key_store().persists() {
         out::error(
             "OCTO_NO_KEYRING is set, so there is no key store to change; unset it, or set OCTO_KEYRING_FILE to keep keys in a file",
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let keyring = store();
+    let keyring = launcher.credentials();
     match action {
         AuthAction::Set { .. } => {
             let key = if std::io::stdin().is_terminal() {
@@ -76,7 +76,10 @@ pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
             }
             match keyring.set(endpoint, key) {
                 Ok(()) => {
-                    out::status(&format!("stored the key for `{endpoint}` in {}", store_name()));
+                    out::status(&format!(
+                        "stored the key for `{endpoint}` in {}",
+                        launcher.key_store().describe()
+                    ));
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
@@ -103,13 +106,13 @@ pub fn auth(action: &AuthAction) -> anyhow::Result<ExitCode> {
 }
 
 /// `octo doctor`: read-only checks, one line each.
-pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
+pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> {
     let mut ok = true;
     let mut line = |good: bool, text: String| {
         ok &= good;
         out::stdout(&format!("{} {text}\n", if good { "ok  " } else { "FAIL" }));
     };
-    let config = match load(cli) {
+    let config = match load(launcher, cli) {
         Ok(c) => {
             let files = if c.files.is_empty() {
                 "none (defaults)".to_owned()
@@ -124,13 +127,17 @@ pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    match store().get("octo-doctor-probe") {
-        Ok(_) if store_persists() => out::stdout(&format!("ok   keys: {} is available\n", store_name())),
-        Ok(_) => out::stdout(&format!("warn keys: {}\n", store_name())),
+    match octo_app::tools::check_rules(&config.rules, launcher.home()) {
+        Ok(()) => line(true, "permission rules: valid".to_owned()),
+        Err(e) => line(false, format!("permission rules: {e}")),
+    }
+    let keys = launcher.key_store();
+    match launcher.credentials().get("octo-doctor-probe") {
+        Ok(_) if keys.persists() => out::stdout(&format!("ok   keys: {} is available\n", keys.describe())),
+        Ok(_) => out::stdout(&format!("warn keys: {}\n", keys.describe())),
         Err(e) => out::stdout(&format!("warn keys: {e}\n")),
     };
-    let store = store();
-    match resolve(&config, None, store.as_ref(), &process_env) {
+    match resolve(&config, None, launcher.credentials(), launcher.env()) {
         Ok(r) => {
             let key = match &r.key_source {
                 Some(KeySource::Keyring) => "key from the keyring".to_owned(),
@@ -149,9 +156,14 @@ pub async fn doctor(cli: &Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// `octo sessions [--all] [rm ID | export ID]`.
-pub fn sessions(cli: &Cli, all: bool, action: Option<&SessionsAction>) -> anyhow::Result<ExitCode> {
-    let store = session_store();
-    let ws = workspace(cli).unwrap_or_default();
+pub fn sessions(
+    launcher: &Launcher,
+    cli: &Cli,
+    all: bool,
+    action: Option<&SessionsAction>,
+) -> anyhow::Result<ExitCode> {
+    let store = launcher.sessions();
+    let ws = launcher.workspace(cli.workspace.as_deref()).unwrap_or_default();
     let pick = |id: &str| -> Result<String, String> {
         match store.find(id, None).map_err(|e| e.to_string())? {
             Found::One(s) => Ok(s.id),

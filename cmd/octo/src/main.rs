@@ -5,8 +5,10 @@
 
 mod cli;
 mod commands;
+mod launch;
 mod oneshot;
 mod out;
+mod output;
 mod render;
 mod repl;
 
@@ -52,10 +54,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out::stdout_bytes(&buf);
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Config { action }) => return commands::config(&cli, action),
-        Some(Command::Auth { action }) => return commands::auth(action),
-        Some(Command::Doctor) => return runtime()?.block_on(commands::doctor(&cli)),
-        Some(Command::Sessions { all, action }) => return commands::sessions(&cli, *all, action.as_ref()),
+        Some(Command::Config { action }) => {
+            return commands::config(&octo_app::Launcher::from_env(), &cli, action)
+        }
+        Some(Command::Auth { action }) => return commands::auth(&octo_app::Launcher::from_env(), action),
+        Some(Command::Doctor) => {
+            return runtime()?.block_on(commands::doctor(&octo_app::Launcher::from_env(), &cli))
+        }
+        Some(Command::Sessions { all, action }) => {
+            return commands::sessions(&octo_app::Launcher::from_env(), &cli, *all, action.as_ref())
+        }
         None => {}
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();

@@ -68,8 +68,8 @@ impl ToolExecutor for Noop {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new("noop", "does nothing", json!({"type": "object"}))
     }
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads()
     }
     async fn execute(&self, _input: Value, _ctx: &ToolContext) -> ToolOutput {
         ToolOutput::text("ok")

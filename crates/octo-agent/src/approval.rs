@@ -1,21 +1,20 @@
-//! Permission checks and approvals.
+//! Permission checks and approvals, as data and traits.
 //!
 //! Before every tool call the loop asks a [`PermissionGate`] (octo-app implements the real rule
-//! engine). An `Ask` decision becomes an [`AgentEvent::ApprovalRequired`] carrying an approval id;
-//! any front end may answer it through [`ApprovalBroker::resolve`]. A turn that nobody watches
-//! (see [`crate::Agent::turn`]) cannot be answered, so its approvals are denied with a message the
-//! model can act on.
+//! engine). An `Ask` decision becomes an [`crate::AgentEvent::ApprovalRequired`] carrying an
+//! approval id; any front end may answer it through [`ApprovalBroker::resolve`]. A turn that
+//! nobody watches (see [`crate::Agent::turn`]) cannot be answered, so its approvals are denied
+//! with a message the model can act on.
 
-use crate::event::AgentEvent;
+use crate::spec::ToolMeta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use thiserror::Error;
-use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
+use tokio::sync::oneshot;
 
 /// A tool call as the permission gate sees it.
 #[derive(Debug, Clone, Copy)]
@@ -26,10 +25,34 @@ pub struct PermissionQuery<'a> {
     pub tool: &'a str,
     /// Arguments.
     pub input: &'a Value,
-    /// Whether the tool declares itself read-only (`false` for unknown tools).
-    pub read_only: bool,
+    /// How the tool describes itself: what to check (its subject), whether it only reads.
+    pub meta: &'a ToolMeta,
     /// The workspace directory.
     pub cwd: &'a Path,
+}
+
+impl PermissionQuery<'_> {
+    /// The name rules use for the tool: its declared rule name, else its own.
+    pub fn rule_name(&self) -> &str {
+        self.meta.rule_name.as_deref().unwrap_or(self.tool)
+    }
+
+    /// The text of the call's subject argument (its path, command or URL), when it has one.
+    pub fn subject_value(&self) -> Option<&str> {
+        self.meta.subject.value(self.input)
+    }
+}
+
+/// Why a gate refused a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DenyKind {
+    /// A deny rule matched.
+    Rule,
+    /// The mode allows only read-only tools.
+    PlanMode,
+    /// The command is on the hard-deny list, refused in every mode.
+    HardDeny,
 }
 
 /// The gate's answer for one call.
@@ -48,6 +71,8 @@ pub enum PermissionDecision {
     Deny {
         /// What the model is told, including what it may do instead.
         message: String,
+        /// Why.
+        kind: DenyKind,
     },
 }
 
@@ -78,7 +103,7 @@ pub struct AskForWrites;
 
 impl PermissionGate for AskForWrites {
     fn check(&self, query: &PermissionQuery<'_>) -> PermissionDecision {
-        if query.read_only {
+        if query.meta.read_only {
             PermissionDecision::Allow
         } else {
             PermissionDecision::Ask { summary: None, reason: None }
@@ -176,7 +201,7 @@ impl ApprovalBroker {
         ids
     }
 
-    /// Answers a pending question (from [`AgentEvent::QuestionAsked`]) with the user's text.
+    /// Answers a pending question (from [`crate::AgentEvent::QuestionAsked`]) with the user's text.
     pub fn answer(&self, id: &str, answer: impl Into<String>) -> Result<(), UnknownApproval> {
         let sender = lock(&self.questions).remove(id).ok_or_else(|| UnknownApproval(id.to_owned()))?;
         sender.send(answer.into()).map_err(|_| UnknownApproval(id.to_owned()))
@@ -189,7 +214,7 @@ impl ApprovalBroker {
         ids
     }
 
-    fn register_question(&self) -> (String, oneshot::Receiver<String>) {
+    pub(crate) fn register_question(&self) -> (String, oneshot::Receiver<String>) {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("question-{n}");
         let (tx, rx) = oneshot::channel();
@@ -197,11 +222,11 @@ impl ApprovalBroker {
         (id, rx)
     }
 
-    fn forget_question(&self, id: &str) {
+    pub(crate) fn forget_question(&self, id: &str) {
         lock(&self.questions).remove(id);
     }
 
-    fn register(&self) -> (String, oneshot::Receiver<ApprovalDecision>) {
+    pub(crate) fn register(&self) -> (String, oneshot::Receiver<ApprovalDecision>) {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("approval-{n}");
         let (tx, rx) = oneshot::channel();
@@ -209,7 +234,7 @@ impl ApprovalBroker {
         (id, rx)
     }
 
-    fn forget(&self, id: &str) {
+    pub(crate) fn forget(&self, id: &str) {
         self.lock().remove(id);
     }
 
@@ -223,105 +248,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-struct ForgetQuestion<'a> {
-    broker: &'a ApprovalBroker,
-    id: &'a str,
-}
-
-impl Drop for ForgetQuestion<'_> {
-    fn drop(&mut self) {
-        self.broker.forget_question(self.id);
-    }
-}
-
-struct Forget<'a> {
-    broker: &'a ApprovalBroker,
-    id: &'a str,
-}
-
-impl Drop for Forget<'_> {
-    fn drop(&mut self) {
-        self.broker.forget(self.id);
-    }
-}
-
-/// The per-turn link to the front end: where events go and how approvals are answered.
-#[derive(Debug)]
-pub(crate) struct TurnChannel {
-    events: mpsc::UnboundedSender<AgentEvent>,
-    broker: Arc<ApprovalBroker>,
-    interactive: bool,
-}
-
-pub(crate) const NO_FRONT_END: &str =
-    "this action needs the user's approval, but the turn runs without anyone to ask. \
-Do something that needs no approval, or tell the user what you would like to run.";
-
-impl TurnChannel {
-    pub(crate) fn new(
-        events: mpsc::UnboundedSender<AgentEvent>,
-        broker: Arc<ApprovalBroker>,
-        interactive: bool,
-    ) -> Self {
-        Self { events, broker, interactive }
-    }
-
-    pub(crate) fn emit(&self, event: AgentEvent) {
-        // A front end that stopped listening must not stop the turn.
-        let _ = self.events.send(event);
-    }
-
-    /// Asks the user a question; `None` when nobody can answer or the turn is cancelled.
-    pub(crate) async fn ask(
-        &self,
-        tool_use_id: &str,
-        question: &str,
-        options: &[String],
-        cancel: &CancellationToken,
-    ) -> Option<String> {
-        if !self.interactive {
-            return None;
-        }
-        let (id, rx) = self.broker.register_question();
-        let _forget = ForgetQuestion { broker: &self.broker, id: &id };
-        self.emit(AgentEvent::QuestionAsked {
-            question_id: id.clone(),
-            tool_use_id: tool_use_id.to_owned(),
-            question: question.to_owned(),
-            options: options.to_vec(),
-        });
-        let answer = tokio::select! {
-            a = rx => a.ok(),
-            () = cancel.cancelled() => None,
-        };
-        if let Some(a) = &answer {
-            self.emit(AgentEvent::QuestionAnswered { question_id: id.clone(), answer: a.clone() });
-        }
-        answer
-    }
-
-    pub(crate) async fn request_approval(
-        &self,
-        request: ApprovalRequest,
-        cancel: &CancellationToken,
-    ) -> ApprovalDecision {
-        if !self.interactive {
-            return ApprovalDecision::Deny { message: Some(NO_FRONT_END.into()) };
-        }
-        let (id, rx) = self.broker.register();
-        // However this wait ends — answer, cancellation, or the turn being dropped — the id
-        // leaves the pending set.
-        let _forget = Forget { broker: &self.broker, id: &id };
-        self.emit(AgentEvent::ApprovalRequired { approval_id: id.clone(), request });
-        let decision = tokio::select! {
-            answer = rx => answer.unwrap_or(ApprovalDecision::Deny { message: Some("the approval was dropped".into()) }),
-            () = cancel.cancelled() => ApprovalDecision::Deny { message: Some("the turn was cancelled".into()) },
-        };
-        self.emit(AgentEvent::ApprovalResolved { approval_id: id.clone(), decision: decision.clone() });
-        decision
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,65 +258,6 @@ mod tests {
         let b = ApprovalBroker::new();
         let err = b.resolve("approval-9", ApprovalDecision::Allow).unwrap_err();
         assert!(err.to_string().contains("approval-9"));
-    }
-
-    #[tokio::test]
-    async fn approval_round_trip_through_events() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let broker = Arc::new(ApprovalBroker::new());
-        let ch = TurnChannel::new(tx, broker.clone(), true);
-        let cancel = CancellationToken::new();
-        let req = ApprovalRequest::new("t1", "terminal", json!({"command": "make"}), "make");
-        let answer = async {
-            let Some(AgentEvent::ApprovalRequired { approval_id, request }) = rx.recv().await else {
-                panic!()
-            };
-            assert_eq!(request.summary, "make");
-            assert_eq!(broker.pending(), vec![approval_id.clone()]);
-            broker.resolve(&approval_id, ApprovalDecision::AllowAlways).unwrap();
-            // answered once only
-            assert!(broker.resolve(&approval_id, ApprovalDecision::Allow).is_err());
-        };
-        let (decision, ()) = tokio::join!(ch.request_approval(req, &cancel), answer);
-        assert_eq!(decision, ApprovalDecision::AllowAlways);
-        assert!(matches!(rx.recv().await, Some(AgentEvent::ApprovalResolved { .. })));
-    }
-
-    #[tokio::test]
-    async fn cancellation_denies_and_forgets() {
-        let (tx, _rx) = mpsc::unbounded_channel();
-        let broker = Arc::new(ApprovalBroker::new());
-        let ch = TurnChannel::new(tx, broker.clone(), true);
-        let cancel = CancellationToken::new();
-        cancel.cancel();
-        let d = ch.request_approval(ApprovalRequest::new("t", "x", json!({}), "x"), &cancel).await;
-        assert!(!d.is_allowed());
-        assert!(broker.pending().is_empty());
-    }
-
-    #[tokio::test]
-    async fn questions_are_asked_and_answered_by_id() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let broker = Arc::new(ApprovalBroker::new());
-        let ch = TurnChannel::new(tx, broker.clone(), true);
-        let cancel = CancellationToken::new();
-        let options = vec!["yes".to_owned(), "no".to_owned()];
-        let answer = async {
-            let Some(AgentEvent::QuestionAsked { question_id, question, options, .. }) = rx.recv().await
-            else {
-                panic!()
-            };
-            assert_eq!((question.as_str(), options.len()), ("Proceed?", 2));
-            assert_eq!(broker.pending_questions(), vec![question_id.clone()]);
-            broker.answer(&question_id, "yes, go").unwrap();
-            assert!(broker.answer(&question_id, "again").is_err());
-        };
-        let (got, ()) = tokio::join!(ch.ask("t1", "Proceed?", &options, &cancel), answer);
-        assert_eq!(got.as_deref(), Some("yes, go"));
-        assert!(broker.pending_questions().is_empty());
-        let (tx, _rx) = mpsc::unbounded_channel();
-        let unattended = TurnChannel::new(tx, broker.clone(), false);
-        assert_eq!(unattended.ask("t", "q", &[], &cancel).await, None);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //!    and `Usage` events follow, and all of them come before the tool calls of that response.
 //! 3. For each tool call: `ApprovalRequired` → `ApprovalResolved` (only when approval was needed)
 //!    → [`AgentEvent::ToolCallStart`] → any `ToolUpdate`s → [`AgentEvent::ToolCallEnd`]. A call
-//!    that is denied or unknown gets no `ToolCallStart`, only its `ToolCallEnd` with the error.
-//!    Calls that run in parallel start in order; their ends may interleave.
+//!    that never runs (denied, unknown, invalid, interrupted first) gets no `ToolCallStart`, only
+//!    its `ToolCallEnd`, whose [`ToolOutcome`] says why. Calls that run in parallel start in
+//!    order; their ends may interleave.
 //! 4. [`AgentEvent::Committed`] follows each completed round (after every `ToolCallEnd` of that
 //!    round) and the final answer. The messages it carries are permanent: rollback never removes
 //!    committed messages, so a session writer may append them as they come.
@@ -22,6 +23,7 @@ use crate::approval::{ApprovalDecision, ApprovalRequest};
 use crate::error::ErrorKind;
 use crate::message::Message;
 use crate::sender::Capability;
+use crate::spec::{OutputKind, ToolOutcome};
 use crate::usage::{StopReason, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -63,6 +65,9 @@ pub enum AgentEvent {
         name: String,
         /// Arguments.
         input: Value,
+        /// One line for status displays (the command, the path...), as the tool describes it.
+        #[serde(default)]
+        summary: String,
     },
     /// A running tool reported progress or state (a todo list, partial output).
     ToolUpdate {
@@ -73,7 +78,7 @@ pub enum AgentEvent {
         /// The payload.
         data: Value,
     },
-    /// A tool call finished (or was refused).
+    /// A tool call finished (or never ran).
     ToolCallEnd {
         /// Call id.
         id: String,
@@ -81,10 +86,15 @@ pub enum AgentEvent {
         name: String,
         /// The text the model receives (after truncation).
         output: String,
-        /// Whether it failed or was refused.
+        /// Whether the model is told it failed (every outcome but `ran`).
         is_error: bool,
+        /// How it ended.
+        outcome: ToolOutcome,
         /// Wall time of the call in milliseconds (0 when it never ran).
         duration_ms: u64,
+        /// What the output is, for rendering (omitted when plain).
+        #[serde(default, skip_serializing_if = "OutputKind::is_plain")]
+        kind: OutputKind,
     },
     /// A tool asks the user a question; a front end answers it with
     /// [`crate::ApprovalBroker::answer`].
@@ -143,8 +153,8 @@ pub enum AgentEvent {
     },
     /// The history is being compacted to stay inside the context window.
     CompactionStart {
-        /// `auto`, `manual`, `tool` or `overflow`.
-        reason: String,
+        /// Why.
+        reason: CompactReason,
         /// Estimated tokens before.
         tokens_before: u64,
     },
@@ -192,6 +202,38 @@ pub enum AgentEvent {
     },
 }
 
+/// Why the history is being compacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactReason {
+    /// Occupancy passed the threshold before a request.
+    Auto,
+    /// The user asked (`/compact`).
+    Manual,
+    /// The model called the compaction tool.
+    Tool,
+    /// The provider said the request was too long.
+    Overflow,
+}
+
+impl CompactReason {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Manual => "manual",
+            Self::Tool => "tool",
+            Self::Overflow => "overflow",
+        }
+    }
+}
+
+impl std::fmt::Display for CompactReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -228,5 +270,23 @@ mod tests {
         assert_eq!(v["reason"], "max_turns");
         assert_eq!(v["stop_reason"], "tool_use");
         assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), e);
+    }
+
+    #[test]
+    fn tool_ends_carry_their_outcome_and_plain_kinds_are_omitted() {
+        let e = AgentEvent::ToolCallEnd {
+            id: "t".into(),
+            name: "x".into(),
+            output: "no".into(),
+            is_error: true,
+            outcome: ToolOutcome::BlockedByPlanMode,
+            duration_ms: 0,
+            kind: OutputKind::Plain,
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["outcome"], "blocked_by_plan_mode");
+        assert!(v.get("kind").is_none());
+        let c = AgentEvent::CompactionStart { reason: CompactReason::Overflow, tokens_before: 1 };
+        assert_eq!(serde_json::to_value(&c).unwrap()["reason"], "overflow");
     }
 }

@@ -13,10 +13,15 @@
 //! - [`Usage`] and [`StopReason`]: normalized across protocols.
 //! - The **Sender capability stack** — [`Sender`] → [`StreamingSender`] → [`ToolSender`] →
 //!   [`ToolStreamingSender`] — discovered at run time ([`Capability::of`]).
-//! - [`ToolExecutor`], [`ToolDefinition`], [`ToolContext`] and the [`ToolRegistry`].
+//! - [`ToolExecutor`], [`ToolDefinition`], [`ToolMeta`] (how a tool describes itself to octo),
+//!   [`ToolContext`], the [`ToolRegistry`] and the [`ToolSource`]s it is assembled from.
 //! - [`PermissionGate`] and [`ApprovalBroker`]: every call is checked; approvals are ids any
 //!   front end can answer.
-//! - [`Agent`]: [`Agent::turn`], [`Agent::turn_stream`], [`Agent::run`], [`Agent::run_stream`].
+//! - [`Agent`]: [`Agent::turn`], [`Agent::turn_stream`], [`Agent::run`], [`Agent::run_stream`];
+//!   a turn runs in named steps with seats where a [`Plugin`] may act (see [`plugin`]).
+//!
+//! Modules depend on each other in one direction (a test checks it): `message`, `usage`, `error`
+//! → `spec` → `sender`, `approval` → `event` → `channel` → `tool` → `plugin`, `context` → `agent`.
 //!
 //! What is not here: HTTP, wire formats, configuration, the built-in tools, persistence. Those
 //! live in the crates above this one.
@@ -57,11 +62,14 @@
 mod agent;
 mod approval;
 mod assemble;
+mod channel;
 pub mod context;
 mod error;
 mod event;
 mod message;
+pub mod plugin;
 mod sender;
+mod spec;
 mod tool;
 mod truncate;
 mod usage;
@@ -71,18 +79,23 @@ pub use agent::{
     DEFAULT_MAX_TURNS,
 };
 pub use approval::{
-    AllowAll, ApprovalBroker, ApprovalDecision, ApprovalRequest, AskForWrites, PermissionDecision,
+    AllowAll, ApprovalBroker, ApprovalDecision, ApprovalRequest, AskForWrites, DenyKind, PermissionDecision,
     PermissionGate, PermissionQuery, UnknownApproval,
 };
 pub use assemble::{Assembled, Assembler};
 pub use error::{AgentError, ErrorKind, ProviderError};
-pub use event::{AgentEvent, TurnEndReason};
+pub use event::{AgentEvent, CompactReason, TurnEndReason};
 pub use message::{ContentBlock, ImageSource, Message, Role, ToolResultPart, ToolUse};
+pub use plugin::{AfterTool, BeforeTool, Plugin, Plugins, ToolVerdict};
 pub use sender::{
     Capability, EventStream, ReasoningEffort, Request, Response, Sender, StreamEvent, StreamingSender,
-    ToolChoice, ToolSender, ToolStreamingSender,
+    ToolChoice, ToolSender, ToolStreamingSender, UnknownEffort,
 };
-pub use tool::{parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput, ToolRegistry};
+pub use spec::{Access, OutputKind, Subject, ToolDefinition, ToolMeta, ToolOutcome, ToolOutput};
+pub use tool::{
+    parse_input, valid_tool_name, ToolContext, ToolExecutor, ToolList, ToolRegistry, ToolSource,
+    SUMMARY_CHARS,
+};
 pub use truncate::truncate_middle;
 pub use usage::{StopReason, Usage};
 

@@ -15,7 +15,7 @@
 
 use crate::error::ProviderError;
 use crate::message::Message;
-use crate::tool::ToolDefinition;
+use crate::spec::ToolDefinition;
 use crate::usage::{StopReason, Usage};
 use async_trait::async_trait;
 use futures_core::Stream;
@@ -63,18 +63,23 @@ impl fmt::Display for ReasoningEffort {
 }
 
 impl FromStr for ReasoningEffort {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownEffort;
+    fn from_str(s: &str) -> Result<Self, UnknownEffort> {
         match s.to_ascii_lowercase().as_str() {
             "off" | "none" => Ok(Self::Off),
             "low" => Ok(Self::Low),
             "medium" => Ok(Self::Medium),
             "high" => Ok(Self::High),
             "max" => Ok(Self::Max),
-            other => Err(format!("unknown reasoning effort `{other}`: use off, low, medium, high or max")),
+            other => Err(UnknownEffort(other.to_owned())),
         }
     }
 }
+
+/// A reasoning effort that is not one of the known names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown reasoning effort `{0}`: use off, low, medium, high or max")]
+pub struct UnknownEffort(pub String);
 
 /// Whether and which tool the model must call. Adapters map it to their protocol.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -314,6 +319,6 @@ mod tests {
         assert_eq!("HIGH".parse::<ReasoningEffort>().unwrap(), ReasoningEffort::High);
         assert_eq!("none".parse::<ReasoningEffort>().unwrap(), ReasoningEffort::Off);
         let err = "extreme".parse::<ReasoningEffort>().unwrap_err();
-        assert!(err.contains("off, low, medium, high or max"), "{err}");
+        assert!(err.to_string().contains("off, low, medium, high or max"), "{err}");
     }
 }

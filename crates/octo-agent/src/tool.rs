@@ -1,74 +1,17 @@
-//! Tools: their definitions, the executor trait, the context a call runs in, and the registry.
+//! Tools: the executor trait, the context a call runs in, the registry, and the sources a registry
+//! is assembled from.
 
-use crate::approval::{ApprovalDecision, ApprovalRequest, TurnChannel};
+use crate::approval::{ApprovalDecision, ApprovalRequest};
+use crate::channel::TurnChannel;
 use crate::event::AgentEvent;
-use crate::message::{ImageSource, ToolResultPart};
+use crate::spec::{ToolDefinition, ToolMeta, ToolOutput};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// What the model is told about a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDefinition {
-    /// Name the model calls it by; unique in a registry.
-    pub name: String,
-    /// What it does, its limits, and what to use instead; written for the model.
-    pub description: String,
-    /// JSON schema of the arguments object.
-    pub input_schema: Value,
-}
-
-impl ToolDefinition {
-    /// A definition from its parts.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
-        Self { name: name.into(), description: description.into(), input_schema }
-    }
-}
-
-/// What a tool call returns to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolOutput {
-    /// Text and images the model sees.
-    pub content: Vec<ToolResultPart>,
-    /// Whether the call failed.
-    #[serde(default)]
-    pub is_error: bool,
-}
-
-impl ToolOutput {
-    /// A successful text result.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![ToolResultPart::Text { text: text.into() }], is_error: false }
-    }
-
-    /// A failed result; the text tells the model what went wrong and what to do instead.
-    pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![ToolResultPart::Text { text: text.into() }], is_error: true }
-    }
-
-    /// Adds an image part.
-    pub fn with_image(mut self, source: ImageSource) -> Self {
-        self.content.push(ToolResultPart::Image { source });
-        self
-    }
-
-    /// All text parts joined with newlines.
-    pub fn text_content(&self) -> String {
-        let mut out = String::new();
-        for part in self.content.iter().filter_map(ToolResultPart::as_text) {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(part);
-        }
-        out
-    }
-}
 
 /// Parses a tool's JSON arguments into its typed input, or returns the error result that tells the
 /// model exactly what was wrong (missing field, wrong type).
@@ -82,6 +25,10 @@ pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, T
 
 /// A tool the model can call.
 ///
+/// A tool describes itself ([`ToolExecutor::meta`]): what the permission engine checks, which
+/// arguments may be shortened in old history, what its output looks like. Nothing else in octo
+/// knows a tool by its name, so adding one is one new type plus one registration.
+///
 /// Implementations never panic the loop: a failure is an error [`ToolOutput`]. They honour
 /// [`ToolContext::cancel`] and stop promptly (killing child processes) when it fires.
 #[async_trait]
@@ -89,20 +36,24 @@ pub trait ToolExecutor: Send + Sync {
     /// The definition sent to the model. Called once when the tool is registered.
     fn definition(&self) -> ToolDefinition;
 
-    /// Whether the tool only reads (never writes files, runs commands or changes state).
-    fn read_only(&self) -> bool {
-        false
+    /// How octo treats the tool. Called once when the tool is registered. The default is the
+    /// cautious one: it changes things, so it is asked about, and it runs alone.
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::writes()
     }
 
-    /// Whether several calls may run at the same time. Only calls of tools that are both read-only
-    /// and concurrency-safe run in parallel.
-    fn concurrency_safe(&self) -> bool {
-        self.read_only()
+    /// A one-line description of a call for approval prompts and status lines, when the
+    /// subject's argument ([`ToolMeta::summarize`]) is not the best one.
+    fn summary(&self, _input: &Value) -> Option<String> {
+        None
     }
 
     /// Runs one call.
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
 }
+
+/// How long a summary line may be, in characters.
+pub const SUMMARY_CHARS: usize = 200;
 
 /// What a running tool call can see and use: the workspace, cancellation, and the front end.
 #[derive(Clone)]
@@ -217,10 +168,12 @@ impl ToolContext {
 }
 
 /// Tools by name, in registration order (the order is what the model sees, and stays stable so
-/// provider prompt caches hold).
+/// provider prompt caches hold). Each tool's definition and metadata are read once, when it is
+/// registered.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     definitions: Vec<ToolDefinition>,
+    metas: Vec<ToolMeta>,
     executors: Vec<Arc<dyn ToolExecutor>>,
     index: HashMap<String, usize>,
 }
@@ -240,16 +193,16 @@ impl ToolRegistry {
     /// Adds a tool, replacing (in place) any tool of the same name.
     pub fn register(&mut self, tool: Arc<dyn ToolExecutor>) -> &mut Self {
         let def = tool.definition();
-        match self.index.get(&def.name) {
-            Some(&i) => {
-                self.definitions[i] = def;
-                self.executors[i] = tool;
-            }
-            None => {
-                self.index.insert(def.name.clone(), self.definitions.len());
-                self.definitions.push(def);
-                self.executors.push(tool);
-            }
+        let meta = tool.meta();
+        if let Some(&i) = self.index.get(&def.name) {
+            self.definitions[i] = def;
+            self.metas[i] = meta;
+            self.executors[i] = tool;
+        } else {
+            self.index.insert(def.name.clone(), self.definitions.len());
+            self.definitions.push(def);
+            self.metas.push(meta);
+            self.executors.push(tool);
         }
         self
     }
@@ -258,6 +211,7 @@ impl ToolRegistry {
     pub fn remove(&mut self, name: &str) -> bool {
         let Some(i) = self.index.remove(name) else { return false };
         self.definitions.remove(i);
+        self.metas.remove(i);
         self.executors.remove(i);
         for v in self.index.values_mut() {
             if *v > i {
@@ -272,9 +226,30 @@ impl ToolRegistry {
         self.index.get(name).map(|&i| &self.executors[i])
     }
 
+    /// How the tool called `name` describes itself.
+    pub fn meta(&self, name: &str) -> Option<&ToolMeta> {
+        self.index.get(name).map(|&i| &self.metas[i])
+    }
+
+    /// The one-line summary of a call: the tool's own, else its subject's argument, else the
+    /// arguments in compact JSON. Unknown tools get the JSON.
+    pub fn summary(&self, name: &str, input: &Value) -> String {
+        match self.index.get(name) {
+            Some(&i) => self.executors[i]
+                .summary(input)
+                .unwrap_or_else(|| self.metas[i].summarize(input, SUMMARY_CHARS)),
+            None => ToolMeta::writes().summarize(input, SUMMARY_CHARS),
+        }
+    }
+
     /// Every definition, in order.
     pub fn definitions(&self) -> &[ToolDefinition] {
         &self.definitions
+    }
+
+    /// Every tool, in order.
+    pub fn executors(&self) -> &[Arc<dyn ToolExecutor>] {
+        &self.executors
     }
 
     /// Tool names, in order.
@@ -290,6 +265,113 @@ impl ToolRegistry {
     /// Whether there are no tools.
     pub fn is_empty(&self) -> bool {
         self.definitions.is_empty()
+    }
+
+    /// Assembles a registry from tool sources, with one rule for names and one order.
+    ///
+    /// Built-in sources come first, in the order given, their tools in their own order; every
+    /// other source follows, sorted by id, its tools sorted by name. So the list the model sees
+    /// is the same from run to run and the request prefix stays cacheable. Built-ins keep their
+    /// names; other sources name their tools in a namespace of their own (`mcp__server__tool`). A
+    /// tool whose name is already taken, or is one a provider would reject, is left out, and the
+    /// returned notices say which and why.
+    pub fn from_sources(sources: &[Arc<dyn ToolSource>]) -> (Self, Vec<String>) {
+        let mut ordered: Vec<&Arc<dyn ToolSource>> = sources.iter().filter(|s| s.builtin()).collect();
+        let mut others: Vec<&Arc<dyn ToolSource>> = sources.iter().filter(|s| !s.builtin()).collect();
+        others.sort_by(|a, b| a.id().cmp(b.id()));
+        ordered.extend(others);
+        let mut registry = Self::new();
+        let mut notices = Vec::new();
+        let mut owner: HashMap<String, String> = HashMap::new();
+        for source in ordered {
+            let mut tools: Vec<(ToolDefinition, Arc<dyn ToolExecutor>)> =
+                source.tools().into_iter().map(|t| (t.definition(), t)).collect();
+            if !source.builtin() {
+                tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+            }
+            for (def, tool) in tools {
+                if !valid_tool_name(&def.name) {
+                    notices.push(format!(
+                        "tool `{}` from {} is left out: a tool name must be 1 to 64 letters, digits, `_` or `-`",
+                        def.name,
+                        source.id()
+                    ));
+                    continue;
+                }
+                if let Some(first) = owner.get(&def.name) {
+                    notices.push(format!(
+                        "tool `{}` from {} is left out: {first} already has a tool of that name",
+                        def.name,
+                        source.id()
+                    ));
+                    continue;
+                }
+                owner.insert(def.name.clone(), source.id().to_owned());
+                registry.register(tool);
+            }
+        }
+        (registry, notices)
+    }
+}
+
+/// Whether every provider accepts `name` as a tool name: 1 to 64 ASCII letters, digits, `_`, `-`.
+pub fn valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Where tools come from: the built-ins, an MCP server, skills, sub-agents. An application
+/// assembles its registry from sources with [`ToolRegistry::from_sources`].
+pub trait ToolSource: Send + Sync {
+    /// A short, stable id for notices and ordering (`builtin`, `mcp:github`, `skills`).
+    fn id(&self) -> &str;
+
+    /// Whether this is a built-in source, whose tools keep their names against every other.
+    fn builtin(&self) -> bool {
+        false
+    }
+
+    /// The tools it offers now.
+    fn tools(&self) -> Vec<Arc<dyn ToolExecutor>>;
+}
+
+/// A fixed list of tools as a source.
+#[derive(Clone)]
+pub struct ToolList {
+    id: String,
+    builtin: bool,
+    tools: Vec<Arc<dyn ToolExecutor>>,
+}
+
+impl std::fmt::Debug for ToolList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolList").field("id", &self.id).field("tools", &self.tools.len()).finish()
+    }
+}
+
+impl ToolList {
+    /// The built-in tools (they keep their names and their order).
+    pub fn builtin(id: impl Into<String>, tools: Vec<Arc<dyn ToolExecutor>>) -> Self {
+        Self { id: id.into(), builtin: true, tools }
+    }
+
+    /// Tools of an extension source (namespaced by whoever made them).
+    pub fn extension(id: impl Into<String>, tools: Vec<Arc<dyn ToolExecutor>>) -> Self {
+        Self { id: id.into(), builtin: false, tools }
+    }
+}
+
+impl ToolSource for ToolList {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn builtin(&self) -> bool {
+        self.builtin
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn ToolExecutor>> {
+        self.tools.clone()
     }
 }
 
@@ -327,11 +409,51 @@ mod tests {
         assert_eq!(r.len(), 2);
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, serde::Deserialize)]
     #[allow(dead_code)]
     struct Input {
         path: String,
         limit: Option<u32>,
+    }
+
+    #[test]
+    fn sources_assemble_in_a_stable_order_with_one_naming_rule() {
+        let tool = |n: &'static str| Arc::new(Named(n, n)) as Arc<dyn ToolExecutor>;
+        let sources: Vec<Arc<dyn ToolSource>> = vec![
+            Arc::new(ToolList::extension("mcp:zeta", vec![tool("mcp__zeta__b"), tool("mcp__zeta__a")])),
+            Arc::new(ToolList::extension("mcp:alpha", vec![tool("read"), tool("bad name")])),
+            Arc::new(ToolList::builtin("builtin", vec![tool("write"), tool("read")])),
+        ];
+        let (r, notices) = ToolRegistry::from_sources(&sources);
+        assert_eq!(r.names().collect::<Vec<_>>(), ["write", "read", "mcp__zeta__a", "mcp__zeta__b"]);
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(notices.iter().any(|n| n.contains("`read` from mcp:alpha") && n.contains("builtin already")));
+        assert!(notices.iter().any(|n| n.contains("`bad name`")));
+        let (again, _) = ToolRegistry::from_sources(&sources);
+        assert_eq!(again.definitions(), r.definitions(), "the same sources give the same list");
+    }
+
+    #[test]
+    fn summaries_come_from_the_tool_or_its_subject() {
+        struct Cmd;
+        #[async_trait]
+        impl ToolExecutor for Cmd {
+            fn definition(&self) -> ToolDefinition {
+                ToolDefinition::new("cmd", "", json!({}))
+            }
+            fn meta(&self) -> ToolMeta {
+                ToolMeta::writes().subject(crate::spec::Subject::command("line"))
+            }
+            async fn execute(&self, _input: Value, _ctx: &ToolContext) -> ToolOutput {
+                ToolOutput::text("")
+            }
+        }
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Cmd)).register(Arc::new(Named("plain", "")));
+        assert_eq!(r.summary("cmd", &json!({"line": "make all"})), "make all");
+        assert_eq!(r.summary("plain", &json!({"x": 1})), r#"{"x":1}"#);
+        assert_eq!(r.summary("nope", &json!({"x": 1})), r#"{"x":1}"#);
+        assert!(r.meta("cmd").is_some_and(|m| !m.read_only));
     }
 
     #[test]
@@ -349,7 +471,7 @@ mod tests {
         let ctx = ToolContext::detached("/tmp").with_tool_use_id("t");
         ctx.emit_update("todo", json!([]));
         let d = ctx
-            .request_approval(ApprovalRequest::new("t", "terminal", json!({"command": "ls"}), "run ls"))
+            .request_approval(ApprovalRequest::new("t", "shell", json!({"command": "ls"}), "run ls"))
             .await;
         assert!(matches!(d, ApprovalDecision::Deny { .. }));
         assert_eq!(ctx.cwd(), Path::new("/tmp"));

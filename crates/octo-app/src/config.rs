@@ -411,7 +411,7 @@ impl Config {
         };
         self.rules
             .add(allow, &rules.ask, &rules.deny, &desc)
-            .map_err(|m| ConfigError::Value { source_desc: desc.clone(), message: m })?;
+            .map_err(|e| ConfigError::Value { source_desc: desc.clone(), message: e.to_string() })?;
         Ok(())
     }
 
@@ -548,11 +548,17 @@ impl Config {
 }
 
 fn parse_mode(v: &str, desc: &str) -> Result<Mode, ConfigError> {
-    v.parse().map_err(|m: String| ConfigError::Value { source_desc: desc.into(), message: m })
+    v.parse().map_err(|e: crate::permissions::UnknownMode| ConfigError::Value {
+        source_desc: desc.into(),
+        message: e.to_string(),
+    })
 }
 
 fn parse_effort(v: &str, desc: &str) -> Result<ReasoningEffort, ConfigError> {
-    v.parse().map_err(|m: String| ConfigError::Value { source_desc: desc.into(), message: m })
+    v.parse().map_err(|e: octo_agent::UnknownEffort| ConfigError::Value {
+        source_desc: desc.into(),
+        message: e.to_string(),
+    })
 }
 
 fn check_turns(t: u32, desc: &str) -> Result<u32, ConfigError> {

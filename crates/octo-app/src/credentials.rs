@@ -193,6 +193,54 @@ impl CredentialStore for FileStore {
     }
 }
 
+/// Which key store a process uses, chosen from its environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyStore {
+    /// The operating system's keyring.
+    OsKeyring,
+    /// A private key file (`OCTO_KEYRING_FILE`), for machines without a keyring service.
+    File(std::path::PathBuf),
+    /// None at all (`OCTO_NO_KEYRING`): keys come from the environment only.
+    None,
+}
+
+impl KeyStore {
+    /// `OCTO_KEYRING_FILE` names a key file; `OCTO_NO_KEYRING` turns the store off; otherwise the
+    /// OS keyring.
+    pub fn from_env(env: crate::config::EnvLookup<'_>) -> Self {
+        if let Some(path) = env("OCTO_KEYRING_FILE") {
+            Self::File(path.into())
+        } else if env("OCTO_NO_KEYRING").is_some() {
+            Self::None
+        } else {
+            Self::OsKeyring
+        }
+    }
+
+    /// Opens it.
+    pub fn open(&self) -> std::sync::Arc<dyn CredentialStore> {
+        match self {
+            Self::OsKeyring => std::sync::Arc::new(OsKeyring),
+            Self::File(p) => std::sync::Arc::new(FileStore::new(p)),
+            Self::None => std::sync::Arc::new(MemoryStore::default()),
+        }
+    }
+
+    /// Where keys go, for messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Self::OsKeyring => "the OS keyring",
+            Self::File(_) => "the key file (OCTO_KEYRING_FILE)",
+            Self::None => "no key store (OCTO_NO_KEYRING is set)",
+        }
+    }
+
+    /// Whether keys stored there outlive the process.
+    pub fn persists(&self) -> bool {
+        !matches!(self, Self::None)
+    }
+}
+
 /// Where a key was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySource {

@@ -4,7 +4,7 @@
 use crate::config::{Config, EndpointConfig, EnvLookup, Protocol};
 use crate::credentials::{resolve_key, CredentialStore, KeySource};
 use octo_agent::Sender;
-use octo_provider::{Catalog, HttpConfig, ModelInfo};
+use octo_provider::{Catalog, EndpointSettings, HttpConfig, ModelInfo};
 use octo_provider_anthropic::{AnthropicConfig, AnthropicSender};
 use octo_provider_openai::{preset_by_id, OpenAiConfig, OpenAiSender};
 use std::sync::Arc;
@@ -232,50 +232,66 @@ fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
     (!preset.key_env.is_empty()).then(|| preset.key_env.to_owned())
 }
 
+impl Resolved {
+    /// Where the user can put a key for this endpoint, in octo's words (for authentication errors).
+    pub fn key_hint(&self) -> String {
+        match &self.key_env {
+            Some(v) => format!("set {v} or run `octo auth set {}`", self.endpoint),
+            None => format!(
+                "run `octo auth set {}` or set `api_key_env` in [endpoints.{}]",
+                self.endpoint, self.endpoint
+            ),
+        }
+    }
+
+    /// The protocol-independent settings both adapters take.
+    pub fn settings(&self, http: HttpConfig) -> EndpointSettings {
+        let mut s = EndpointSettings::new(&self.endpoint, &self.base_url, &self.model, self.key.clone());
+        s.model_info = self.model_info;
+        s.max_tokens = self.max_tokens;
+        s.key_hint = self.key_hint();
+        s.http = HttpConfig { headers: self.headers.clone(), ..http };
+        s
+    }
+}
+
 /// Builds the client for a resolved endpoint, as the agent's [`Sender`].
 pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, EndpointError> {
     let invalid = |e: octo_provider::SetupError| EndpointError::Invalid {
         endpoint: r.endpoint.clone(),
         message: e.to_string(),
     };
-    let hint = match &r.key_env {
-        Some(v) => format!("set {v} or run `octo auth set {}`", r.endpoint),
-        None => format!("run `octo auth set {}`", r.endpoint),
-    };
-    let http = HttpConfig { headers: r.headers.clone(), ..http };
+    let settings = r.settings(http);
     Ok(match r.protocol {
         Protocol::Anthropic => {
-            let mut c = AnthropicConfig::new(&r.model, r.key.clone())
-                .with_base_url(&r.base_url)
-                .with_endpoint(&r.endpoint);
-            c.model_info = r.model_info;
-            c.max_tokens = r.max_tokens;
-            c.key_hint = hint;
-            c.http = http;
-            Arc::new(AnthropicSender::new(c).map_err(invalid)?)
+            Arc::new(AnthropicSender::new(AnthropicConfig::from_settings(settings)).map_err(invalid)?)
         }
         Protocol::Openai => {
-            let preset = r.preset.or_else(|| preset_by_id("custom"));
-            let mut c = match preset {
-                Some(p) => OpenAiConfig::from_preset(p, Some(&r.model), r.key.clone()),
-                None => OpenAiConfig::custom(&r.base_url, &r.model, r.key.clone()),
-            }
-            .with_base_url(&r.base_url)
-            .with_endpoint(&r.endpoint);
-            c.model_info = r.model_info;
-            c.max_tokens = r.max_tokens;
-            c.key_hint = hint;
-            c.http = http;
-            Arc::new(OpenAiSender::new(c).map_err(invalid)?)
+            let quirks = r
+                .preset
+                .or_else(|| preset_by_id("custom"))
+                .map_or(octo_provider_openai::STANDARD, |p| p.quirks);
+            Arc::new(OpenAiSender::new(OpenAiConfig::from_settings(settings, quirks)).map_err(invalid)?)
         }
     })
 }
 
+/// An endpoint that could not be reached.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{url} is unreachable: {reason}")]
+pub struct Unreachable {
+    /// The base URL tried.
+    pub url: String,
+    /// The innermost cause.
+    pub reason: String,
+}
+
 /// Checks that the endpoint answers HTTP at all (any status counts: even a 401 or 404 proves the
-/// server is reachable). Read-only: sends one GET to the base URL.
-pub async fn probe(r: &Resolved) -> Result<String, String> {
+/// server is reachable). Read-only: sends one GET to the base URL. Returns what answered.
+pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
+    let unreachable = |reason: String| Unreachable { url: r.base_url.clone(), reason };
     let http = HttpConfig { connect_timeout: std::time::Duration::from_secs(5), ..HttpConfig::default() };
-    let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
+    let client = octo_provider::build_client(&http).map_err(|e| unreachable(e.to_string()))?;
     let req = client.get(&r.base_url).timeout(std::time::Duration::from_secs(10));
     match req.send().await {
         Ok(resp) => Ok(format!("{} answered HTTP {}", r.base_url, resp.status().as_u16())),
@@ -286,7 +302,7 @@ pub async fn probe(r: &Resolved) -> Result<String, String> {
                 msg = s.to_string();
                 src = s.source();
             }
-            Err(format!("{} is unreachable: {msg}", r.base_url))
+            Err(unreachable(msg))
         }
     }
 }

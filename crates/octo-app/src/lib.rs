@@ -3,15 +3,22 @@
 //! The one place that turns configuration into a working agent, and the API every front end
 //! drives: the `octo` CLI now, a web server and chat bridges later, and programs that embed octo.
 //!
+//! - [`Launcher`]: one call from a front end's wish to a ready [`Session`]: the home layout
+//!   ([`Home`]), the key store, the workspace, finding a saved session, configuration.
 //! - [`config`]: `~/.octo/config.toml` (or `OCTO_HOME`), the project's `.octo/config.toml`,
 //!   environment variables and flags, merged flag > env > project > user > default, each value
 //!   knowing its source; unknown keys and wrong types are errors naming file, line and key.
-//! - [`credentials`]: keys from the OS keyring, else the vendor's environment variable.
+//! - [`credentials`]: keys from the OS keyring (or a key file), else the vendor's environment
+//!   variable.
 //! - [`factory`]: endpoint + model + key → the right provider adapter, as a `Sender`.
+//! - [`tools`]: the session's tools, assembled from sources (built-ins now; MCP, skills and
+//!   sub-agents plug in as more sources).
 //! - [`permissions`]: allow / ask / deny rules, modes, and remembered answers, as the agent's
-//!   permission gate.
+//!   permission gate; tools are checked by what they declare, never by name.
 //! - [`prompt`]: the system prompt, assembled once per session in a fixed order.
 //! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
+//! - [`fold`]: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
+//!   every output implements.
 //!
 //! **Layer:** bootstrap. It depends on every adapter (providers, tools) and on the core; front
 //! ends depend on it and on nothing below it except the core types it re-exports.
@@ -59,19 +66,26 @@
 pub mod config;
 pub mod credentials;
 pub mod factory;
+pub mod fold;
+mod home;
+mod launcher;
 pub mod permissions;
 mod persist;
 pub mod prompt;
 pub mod session;
+pub mod tools;
 
-/// Saved sessions: listing, finding, exporting and branching (`octo-session`).
-pub use octo_session as sessions;
+/// The saved-session store: listing, finding, exporting and branching (`octo-session`).
+pub use octo_session as session_store;
 
+pub use fold::{ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
+pub use home::Home;
+pub use launcher::{Env, Launch, LaunchError, Launcher, Resume};
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{RunResult, Session, SessionError, SessionOptions, State, Status};
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.
 pub use octo_agent::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, ContentBlock, ErrorKind, Message, ReasoningEffort, Role,
-    StopReason, TurnEndReason, Usage,
+    AgentEvent, ApprovalDecision, ApprovalRequest, CompactReason, ContentBlock, ErrorKind, Message,
+    OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
 };

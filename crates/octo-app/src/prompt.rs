@@ -102,9 +102,10 @@ pub struct PromptParts {
     pub memory: Option<String>,
 }
 
-/// Builds the system prompt for a session in `cwd`, reading `home/octorules.md` and the project's
+/// Builds the system prompt for a session in `cwd`, reading the user's rules (`octorules.md` in
+/// octo's home) and the project's
 /// `.octorules`, `AGENTS.md` and `CLAUDE.md`.
-pub fn assemble(home: &Path, env: &Environment, parts: &PromptParts) -> String {
+pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts) -> String {
     let mut out = String::new();
     out.push_str(parts.base_override.as_deref().unwrap_or(BASE_PROMPT).trim());
     out.push_str("\n\n# Environment\n");
@@ -117,7 +118,7 @@ pub fn assemble(home: &Path, env: &Environment, parts: &PromptParts) -> String {
         "- OS: {}; shell: {}\n- Date: {}\n- Model: {}\n",
         env.os, env.shell, env.date, env.model
     ));
-    let user = home.join("octorules.md");
+    let user = home.rules_file();
     if let Some(text) = load_rules(&user) {
         out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
     }
@@ -236,10 +237,11 @@ mod tests {
         std::fs::write(ws.join("AGENTS.md"), "Run make test.").unwrap();
         let parts =
             PromptParts { memory: Some("The user prefers short answers.".into()), ..PromptParts::default() };
-        let p = assemble(&home, &env(&ws), &parts).replace(&tmp.path().display().to_string(), "<tmp>");
+        let p = assemble(&crate::home::Home::new(&home), &env(&ws), &parts)
+            .replace(&tmp.path().display().to_string(), "<tmp>");
         insta::assert_snapshot!(p);
-        let a = assemble(&home, &env(&ws), &parts);
-        assert_eq!(a, assemble(&home, &env(&ws), &parts), "stable across calls");
+        let a = assemble(&crate::home::Home::new(&home), &env(&ws), &parts);
+        assert_eq!(a, assemble(&crate::home::Home::new(&home), &env(&ws), &parts), "stable across calls");
     }
 
     #[test]

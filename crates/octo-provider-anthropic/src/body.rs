@@ -280,8 +280,8 @@ const MIN_BUDGET: u32 = 1_024;
 const DEFAULT_OUTPUT_CAP: u32 = 32_000;
 
 fn default_max_tokens(req: &Request<'_>, cfg: &AnthropicConfig) -> u32 {
-    let wanted = cfg.model_info.max_output.clamp(MIN_BUDGET, DEFAULT_OUTPUT_CAP);
-    let room = cfg.model_info.context_window.saturating_sub(estimate_prompt_tokens(req) + 1_024);
+    let wanted = cfg.settings.model_info.max_output.clamp(MIN_BUDGET, DEFAULT_OUTPUT_CAP);
+    let room = cfg.settings.model_info.context_window.saturating_sub(estimate_prompt_tokens(req) + 1_024);
     u32::try_from(room).unwrap_or(u32::MAX).clamp(MIN_BUDGET, wanted)
 }
 
@@ -299,8 +299,8 @@ pub(crate) fn build(
     stream: bool,
     with_tools: bool,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    let model_max = cfg.model_info.max_output.max(MIN_BUDGET);
-    let mut max_tokens = match req.max_tokens.or(cfg.max_tokens) {
+    let model_max = cfg.settings.model_info.max_output.max(MIN_BUDGET);
+    let mut max_tokens = match req.max_tokens.or(cfg.settings.max_tokens) {
         Some(explicit) => explicit,
         None => default_max_tokens(req, cfg),
     };
@@ -355,7 +355,15 @@ pub(crate) fn build(
         ToolChoice::None => Choice { kind: "none", name: None },
         ToolChoice::Tool(name) => Choice { kind: "tool", name: Some(name) },
     });
-    let body =
-        Body { model: &cfg.model, max_tokens, system, messages: msgs, tools, tool_choice, thinking, stream };
+    let body = Body {
+        model: &cfg.settings.model,
+        max_tokens,
+        system,
+        messages: msgs,
+        tools,
+        tool_choice,
+        thinking,
+        stream,
+    };
     serde_json::to_vec(&body)
 }

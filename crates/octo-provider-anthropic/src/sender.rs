@@ -37,7 +37,8 @@ impl WireProtocol for AnthropicWire {
 
     fn connection(&self) -> Result<Connection, SetupError> {
         let c = &self.config;
-        let base = normalize_base_url(&c.base_url)?;
+        let e = &c.settings;
+        let base = normalize_base_url(&e.base_url)?;
         let url =
             if base.ends_with("/v1") { format!("{base}/messages") } else { format!("{base}/v1/messages") };
         let mut headers = HeaderMap::new();
@@ -46,7 +47,7 @@ impl WireProtocol for AnthropicWire {
         if !c.betas.is_empty() {
             headers.extend(header_map(&[("anthropic-beta".to_owned(), c.betas.join(","))])?);
         }
-        if let Some(key) = &c.api_key {
+        if let Some(key) = &e.api_key {
             headers.extend(match c.auth {
                 AuthStyle::XApiKey => secret_header("x-api-key", key)?,
                 AuthStyle::Bearer => secret_header(AUTHORIZATION.as_str(), &format!("Bearer {key}"))?,
@@ -55,10 +56,10 @@ impl WireProtocol for AnthropicWire {
         Ok(Connection {
             url,
             headers,
-            http: c.http.clone(),
-            endpoint: EndpointInfo::new(&c.endpoint, &base, &c.model, &c.key_hint),
-            secret: c.api_key.clone(),
-            name: format!("{}:{}", c.endpoint, c.model),
+            http: e.http.clone(),
+            endpoint: EndpointInfo::new(&e.id, &base, &e.model, &e.key_hint),
+            secret: e.api_key.clone(),
+            name: format!("{}:{}", e.id, e.model),
         })
     }
 

@@ -300,20 +300,20 @@ pub(crate) fn build(
             Some(serde_json::json!({"type": "function", "function": {"name": name}}))
         }
     };
-    let cap = req.max_tokens.or(cfg.max_tokens);
+    let cap = req.max_tokens.or(cfg.settings.max_tokens);
     let completion_field = match q.max_tokens_field {
         MaxTokensField::MaxTokens => false,
         MaxTokensField::MaxCompletionTokens => true,
-        MaxTokensField::ByModel => is_openai_reasoning_model(&cfg.model),
+        MaxTokensField::ByModel => is_openai_reasoning_model(&cfg.settings.model),
     };
     let effort = effort_name(req.reasoning);
     let (reasoning_effort, reasoning) = match q.reasoning {
-        ReasoningStyle::Effort if accepts_reasoning_effort(&cfg.model) => (effort, None),
+        ReasoningStyle::Effort if accepts_reasoning_effort(&cfg.settings.model) => (effort, None),
         ReasoningStyle::OpenRouter => (None, effort.map(|effort| EffortObj { effort })),
         _ => (None, None),
     };
     let body = Body {
-        model: &cfg.model,
+        model: &cfg.settings.model,
         messages,
         tools,
         tool_choice,

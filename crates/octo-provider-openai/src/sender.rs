@@ -37,19 +37,20 @@ impl WireProtocol for OpenAiWire {
 
     fn connection(&self) -> Result<Connection, SetupError> {
         let c = &self.config;
-        let base = normalize_base_url(&c.base_url)?;
+        let e = &c.settings;
+        let base = normalize_base_url(&e.base_url)?;
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = c.api_key.as_deref().filter(|k| !k.is_empty()) {
+        if let Some(key) = e.api_key.as_deref().filter(|k| !k.is_empty()) {
             headers.extend(secret_header(AUTHORIZATION.as_str(), &format!("Bearer {key}"))?);
         }
         Ok(Connection {
             url: format!("{base}/chat/completions"),
             headers,
-            http: c.http.clone(),
-            endpoint: EndpointInfo::new(&c.endpoint, &base, &c.model, &c.key_hint),
-            secret: c.api_key.clone(),
-            name: format!("{}:{}", c.endpoint, c.model),
+            http: e.http.clone(),
+            endpoint: EndpointInfo::new(&e.id, &base, &e.model, &e.key_hint),
+            secret: e.api_key.clone(),
+            name: format!("{}:{}", e.id, e.model),
         })
     }
 

@@ -16,7 +16,7 @@ pub struct EndpointInfo {
     /// The model requested.
     pub model: String,
     /// Where the API key comes from, phrased as advice
-    /// ("set ANTHROPIC_API_KEY or run `octo auth set anthropic`").
+    /// ("set ANTHROPIC_API_KEY"), given by the application; empty adds nothing.
     pub key_hint: String,
 }
 
@@ -149,7 +149,10 @@ pub fn classify_stream_error(
             ProviderError::RateLimited { retry_after: None, message: format!("endpoint `{name}`: {message}") }
         }
         "authentication_error" | "permission_error" => ProviderError::Auth {
-            message: format!("endpoint `{name}` rejected the API key: {message}. {}", endpoint.key_hint),
+            message: format!(
+                "endpoint `{name}` rejected the API key: {message}.{}",
+                hint_suffix(&endpoint.key_hint)
+            ),
         },
         "invalid_request_error" | "not_found_error" | "request_too_large" => {
             ProviderError::InvalidRequest { status: None, message: format!("endpoint `{name}`: {message}") }
@@ -283,6 +286,15 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
     s.get(a..b)
 }
 
+/// " Check the key: HINT." or nothing when there is no hint.
+fn hint_suffix(hint: &str) -> String {
+    if hint.is_empty() {
+        String::new()
+    } else {
+        format!(" Check the key: {hint}.")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,7 +306,7 @@ mod tests {
             "anthropic",
             "https://api.anthropic.com",
             "claude-x",
-            "set ANTHROPIC_API_KEY or run `octo auth set anthropic`",
+            "set ANTHROPIC_API_KEY or store one in the key store",
         )
     }
 

@@ -11,6 +11,7 @@
 //! - [`transport`]: a [`Transport`] that sends with retries and turns an SSE body into an
 //!   [`octo_agent::EventStream`] through a protocol [`StreamParser`], failing stalled streams.
 //! - [`sender`]: [`HttpSender`], the whole Sender capability stack for any [`WireProtocol`].
+//! - [`endpoint`]: [`EndpointSettings`], what every endpoint needs whatever its protocol.
 //! - [`catalog`]: context windows, output caps and prices of common models.
 //!
 //! **Layer:** shared plumbing. Depends on `octo-agent` only (plus reqwest, serde, tokio). Provider
@@ -29,6 +30,7 @@
 
 pub mod catalog;
 pub mod classify;
+pub mod endpoint;
 pub mod http;
 pub mod retry;
 pub mod sender;
@@ -37,6 +39,7 @@ pub mod transport;
 
 pub use catalog::{Catalog, ModelInfo, Price};
 pub use classify::EndpointInfo;
+pub use endpoint::EndpointSettings;
 pub use http::{build_client, HttpConfig, SetupError};
 pub use retry::RetryPolicy;
 pub use sender::{secret_header, Connection, HttpSender, WireProtocol};

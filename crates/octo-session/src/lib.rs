@@ -40,7 +40,7 @@ pub use writer::SessionWriter;
 /// A session operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum SessionError {
+pub enum StoreError {
     /// Reading or writing failed.
     #[error("session file {path}: {reason}")]
     Io {

@@ -1,7 +1,7 @@
 //! Reading a session file, repairing what a crash can leave behind.
 
 use crate::format::{Meta, MetaLine, Record, FORMAT_VERSION};
-use crate::SessionError;
+use crate::StoreError;
 use octo_agent::Message;
 use std::path::Path;
 
@@ -23,31 +23,28 @@ pub struct Loaded {
 }
 
 /// Parses a whole session file's bytes.
-pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionError> {
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
     let shown = path.display().to_string();
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(SessionError::Corrupt {
-            path: shown,
-            reason: "the file is empty (no meta record)".into(),
-        });
+        return Err(StoreError::Corrupt { path: shown, reason: "the file is empty (no meta record)".into() });
     }
     let mut lines = split_lines(bytes);
     let (first, first_end, _) = lines
         .next()
-        .ok_or_else(|| SessionError::Corrupt { path: shown.clone(), reason: "no meta record".into() })?;
-    let meta_line: MetaLine = serde_json::from_slice(first).map_err(|e| SessionError::Corrupt {
+        .ok_or_else(|| StoreError::Corrupt { path: shown.clone(), reason: "no meta record".into() })?;
+    let meta_line: MetaLine = serde_json::from_slice(first).map_err(|e| StoreError::Corrupt {
         path: shown.clone(),
         reason: format!("the first line is not a session meta record ({e})"),
     })?;
     if meta_line.kind != "meta" {
-        return Err(SessionError::Corrupt {
+        return Err(StoreError::Corrupt {
             path: shown,
             reason: "the first line is not a session meta record".into(),
         });
     }
     let meta = meta_line.meta;
     if meta.version > FORMAT_VERSION {
-        return Err(SessionError::FutureVersion {
+        return Err(StoreError::FutureVersion {
             path: shown,
             found: meta.version,
             supported: FORMAT_VERSION,

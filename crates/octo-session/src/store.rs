@@ -3,7 +3,7 @@
 use crate::format::{age, new_id, now, Meta, MetaLine, Record, FORMAT_VERSION};
 use crate::load::{parse, Loaded};
 use crate::writer::{io, SessionWriter};
-use crate::SessionError;
+use crate::StoreError;
 use octo_agent::{ContentBlock, Message, Role, ToolResultPart};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -80,7 +80,7 @@ impl SessionStore {
         endpoint: &str,
         model: &str,
         parent: Option<&str>,
-    ) -> Result<SessionWriter, SessionError> {
+    ) -> Result<SessionWriter, StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
         let meta = Meta {
             version: FORMAT_VERSION,
@@ -94,7 +94,7 @@ impl SessionStore {
         };
         let path = self.path(&meta.id);
         let mut line = serde_json::to_vec(&MetaLine { kind: "meta".into(), meta: meta.clone() })
-            .map_err(|e| SessionError::Io { path: path.display().to_string(), reason: e.to_string() })?;
+            .map_err(|e| StoreError::Io { path: path.display().to_string(), reason: e.to_string() })?;
         line.push(b'\n');
         let mut f =
             std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io(&path, e))?;
@@ -104,10 +104,10 @@ impl SessionStore {
     }
 
     /// Loads a session (read-only; works while another process writes it).
-    pub fn load(&self, id: &str) -> Result<Loaded, SessionError> {
+    pub fn load(&self, id: &str) -> Result<Loaded, StoreError> {
         let path = self.path(id);
         let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => SessionError::NotFound { query: id.to_owned() },
+            std::io::ErrorKind::NotFound => StoreError::NotFound { query: id.to_owned() },
             _ => io(&path, e),
         })?;
         parse(&path, &bytes)
@@ -115,10 +115,10 @@ impl SessionStore {
 
     /// Loads a session to continue it, and returns the locked writer that appends to it (a torn
     /// last record is cut off first).
-    pub fn resume(&self, id: &str) -> Result<(Loaded, SessionWriter), SessionError> {
+    pub fn resume(&self, id: &str) -> Result<(Loaded, SessionWriter), StoreError> {
         let path = self.path(id);
         if !path.is_file() {
-            return Err(SessionError::NotFound { query: id.to_owned() });
+            return Err(StoreError::NotFound { query: id.to_owned() });
         }
         // Lock first, then read through the locked handle: another process cannot append
         // between the read and the repair of a torn tail.
@@ -130,7 +130,7 @@ impl SessionStore {
     }
 
     /// Sessions, newest first; only those of `cwd` when given.
-    pub fn list(&self, cwd: Option<&Path>) -> Result<Vec<Summary>, SessionError> {
+    pub fn list(&self, cwd: Option<&Path>) -> Result<Vec<Summary>, StoreError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -154,7 +154,7 @@ impl SessionStore {
 
     /// Finds a session of `cwd` (or any directory when `None`) by `last`, an id prefix, or a
     /// title substring.
-    pub fn find(&self, query: &str, cwd: Option<&Path>) -> Result<Found, SessionError> {
+    pub fn find(&self, query: &str, cwd: Option<&Path>) -> Result<Found, StoreError> {
         let all = self.list(cwd)?;
         let q = query.trim();
         if q.is_empty() || q == "last" {
@@ -177,14 +177,14 @@ impl SessionStore {
 
     /// Deletes a session file; refuses (`InUse`) while another process is writing it, whose
     /// further records would otherwise go into a deleted file.
-    pub fn remove(&self, id: &str) -> Result<(), SessionError> {
+    pub fn remove(&self, id: &str) -> Result<(), StoreError> {
         let path = self.path(id);
         if !path.is_file() {
-            return Err(SessionError::NotFound { query: id.to_owned() });
+            return Err(StoreError::NotFound { query: id.to_owned() });
         }
         let writer = SessionWriter::open(&path, id)?;
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => SessionError::NotFound { query: id.to_owned() },
+            std::io::ErrorKind::NotFound => StoreError::NotFound { query: id.to_owned() },
             _ => io(&path, e),
         })?;
         drop(writer);
@@ -193,7 +193,7 @@ impl SessionStore {
 
     /// A new session holding the first `at` messages of `id`, recording `id` as its parent. The
     /// original is not touched.
-    pub fn fork(&self, id: &str, at: usize) -> Result<String, SessionError> {
+    pub fn fork(&self, id: &str, at: usize) -> Result<String, StoreError> {
         let src = self.load(id)?;
         let at = at.min(src.messages.len());
         let mut w = self.create(&src.meta.cwd, &src.model.0, &src.model.1, Some(id))?;
@@ -205,7 +205,7 @@ impl SessionStore {
     }
 
     /// The session as a Markdown transcript.
-    pub fn export_markdown(&self, id: &str) -> Result<String, SessionError> {
+    pub fn export_markdown(&self, id: &str) -> Result<String, StoreError> {
         let s = self.load(id)?;
         Ok(transcript(&s))
     }

@@ -1,7 +1,7 @@
 //! Appending to a session file: one locked writer per file, every record flushed and synced.
 
 use crate::format::{now, Record};
-use crate::SessionError;
+use crate::StoreError;
 use octo_agent::Message;
 use std::fs::File;
 use std::io::Write;
@@ -18,11 +18,11 @@ pub struct SessionWriter {
 
 impl SessionWriter {
     /// Opens `path` for appending and locks it; fails with `InUse` when another process holds it.
-    pub(crate) fn open(path: &Path, id: &str) -> Result<Self, SessionError> {
+    pub(crate) fn open(path: &Path, id: &str) -> Result<Self, StoreError> {
         let file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io(path, e))?;
         match file.try_lock() {
             Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Err(SessionError::InUse { id: id.to_owned() }),
+            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::InUse { id: id.to_owned() }),
             Err(std::fs::TryLockError::Error(e)) => return Err(io(path, e)),
         }
         let mut w = Self { file, path: path.to_path_buf(), id: id.to_owned() };
@@ -32,7 +32,7 @@ impl SessionWriter {
 
     /// Reads the whole file through the locked handle, so nothing can be appended between
     /// reading and the repair that follows.
-    pub(crate) fn read_all(&mut self) -> Result<Vec<u8>, SessionError> {
+    pub(crate) fn read_all(&mut self) -> Result<Vec<u8>, StoreError> {
         use std::io::{Read, Seek};
         self.file.seek(std::io::SeekFrom::Start(0)).map_err(|e| io(&self.path, e))?;
         let mut bytes = Vec::new();
@@ -42,7 +42,7 @@ impl SessionWriter {
 
     /// Cuts the file to `len` bytes (dropping a torn tail) and makes sure it ends with a newline,
     /// so the next record starts on a line of its own.
-    pub(crate) fn repair_tail(&mut self, bytes: &[u8], len: u64) -> Result<(), SessionError> {
+    pub(crate) fn repair_tail(&mut self, bytes: &[u8], len: u64) -> Result<(), StoreError> {
         if (bytes.len() as u64) > len {
             self.file.set_len(len).map_err(|e| io(&self.path, e))?;
         }
@@ -54,7 +54,7 @@ impl SessionWriter {
         Ok(())
     }
 
-    fn seek_end(&mut self) -> Result<(), SessionError> {
+    fn seek_end(&mut self) -> Result<(), StoreError> {
         use std::io::Seek;
         self.file.seek(std::io::SeekFrom::End(0)).map(|_| ()).map_err(|e| io(&self.path, e))
     }
@@ -70,7 +70,7 @@ impl SessionWriter {
     }
 
     /// Appends messages (one round) and syncs them to disk before returning.
-    pub fn append(&mut self, messages: &[Message]) -> Result<(), SessionError> {
+    pub fn append(&mut self, messages: &[Message]) -> Result<(), StoreError> {
         let at = now();
         let mut buf = Vec::with_capacity(256 * messages.len());
         for m in messages {
@@ -83,7 +83,7 @@ impl SessionWriter {
                 message: &'a Message,
             }
             serde_json::to_writer(&mut buf, &Line { kind: "message", at, message: m }).map_err(|e| {
-                SessionError::Io { path: self.path.display().to_string(), reason: e.to_string() }
+                StoreError::Io { path: self.path.display().to_string(), reason: e.to_string() }
             })?;
             buf.push(b'\n');
         }
@@ -91,20 +91,20 @@ impl SessionWriter {
     }
 
     /// Appends another record (a title, a model change).
-    pub fn record(&mut self, record: &Record) -> Result<(), SessionError> {
+    pub fn record(&mut self, record: &Record) -> Result<(), StoreError> {
         let mut buf = serde_json::to_vec(record)
-            .map_err(|e| SessionError::Io { path: self.path.display().to_string(), reason: e.to_string() })?;
+            .map_err(|e| StoreError::Io { path: self.path.display().to_string(), reason: e.to_string() })?;
         buf.push(b'\n');
         self.write_synced(&buf)
     }
 
-    fn write_synced(&mut self, buf: &[u8]) -> Result<(), SessionError> {
+    fn write_synced(&mut self, buf: &[u8]) -> Result<(), StoreError> {
         self.file.write_all(buf).map_err(|e| io(&self.path, e))?;
         self.file.flush().map_err(|e| io(&self.path, e))?;
         self.file.sync_data().map_err(|e| io(&self.path, e))
     }
 }
 
-pub(crate) fn io(path: &Path, e: std::io::Error) -> SessionError {
-    SessionError::Io { path: path.display().to_string(), reason: e.to_string() }
+pub(crate) fn io(path: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Io { path: path.display().to_string(), reason: e.to_string() }
 }

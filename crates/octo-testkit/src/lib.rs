@@ -3,10 +3,11 @@
 //! Test support for octo and for anyone building on its crates: a [`MockLlm`] server (wiremock)
 //! that answers model requests with scripted replies, builders for the two wire protocols'
 //! streaming bodies ([`anthropic::Reply`], [`openai::Reply`]), access to the requests the code
-//! under test really sent, and a [`TempHome`] for an isolated `OCTO_HOME` and workspace.
+//! under test really sent, a scripted in-process sender ([`sender::ScriptedSender`]) for tests
+//! without HTTP, and a [`TempHome`] for an isolated `OCTO_HOME` and workspace.
 //!
-//! **Layer:** test support, used only as a dev-dependency. It depends on no other octo crate, so
-//! every crate can use it without a cycle.
+//! **Layer:** test support, used only as a dev-dependency. It depends on `octo-agent` (the leaf)
+//! and nothing else of octo, so every crate can use it (a dev-dependency may point back up).
 //!
 //! It deliberately does not talk to any real endpoint: everything is offline and on loopback.
 //!
@@ -32,6 +33,7 @@ pub mod alloc;
 pub mod anthropic;
 pub mod openai;
 pub mod raw;
+pub mod sender;
 pub mod sse;
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,9 @@
 //! `todo_write` (the model's task list, shown by front ends) and `ask_user` (a question for the
 //! user).
 
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, OutputKind, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutput,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -69,12 +71,9 @@ impl ToolExecutor for TodoWrite {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true // it changes nothing on disk: only what the user is shown
-    }
-
-    fn concurrency_safe(&self) -> bool {
-        false // two lists at once would race
+    // It changes nothing on disk, only what the user is shown; two lists at once would race.
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().concurrency_safe(false).output(OutputKind::Todos)
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -137,12 +136,9 @@ impl ToolExecutor for AskUser {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true // it only asks; nothing changes, so no approval (and allowed in plan mode)
-    }
-
-    fn concurrency_safe(&self) -> bool {
-        false
+    // It only asks: nothing changes, so no approval (and it is allowed in plan mode).
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().concurrency_safe(false)
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

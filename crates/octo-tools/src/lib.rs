@@ -41,6 +41,7 @@
 //! ```
 
 pub mod config;
+mod error;
 pub mod fs;
 mod interact;
 pub mod path;
@@ -49,6 +50,7 @@ pub mod shell;
 pub mod web;
 
 pub use config::{SearchEndpoints, ToolsConfig, WebConfig};
+pub use error::ToolError;
 pub use interact::{AskUser, Todo, TodoStatus, TodoWrite};
 
 use octo_agent::ToolRegistry;

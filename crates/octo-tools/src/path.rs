@@ -1,6 +1,7 @@
 //! Resolving the paths a model gives against the workspace, and deciding whether a write stays
 //! inside it.
 
+use crate::error::ToolError;
 use octo_agent::{ApprovalDecision, ApprovalRequest, ToolContext};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -73,7 +74,7 @@ pub async fn check_writable(
     input: &Value,
     path: &Path,
     extra_roots: &[PathBuf],
-) -> Result<(), String> {
+) -> Result<(), ToolError> {
     // The user already approved this exact call, path included: asking again about the same
     // write would be noise.
     if ctx.user_approved() || is_within(path, ctx.cwd()) || extra_roots.iter().any(|r| is_within(path, r)) {
@@ -92,12 +93,12 @@ pub async fn check_writable(
     ));
     match ctx.request_approval(req).await {
         ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Ok(()),
-        ApprovalDecision::Deny { message } => Err(format!(
+        ApprovalDecision::Deny { message } => Err(ToolError::NotApproved(format!(
             "refused to write {shown}: it is outside the workspace {} and was not approved{}. \
              Write inside the workspace instead.",
             ctx.cwd().display(),
             message.map(|m| format!(" ({m})")).unwrap_or_default()
-        )),
+        ))),
     }
 }
 

@@ -2,10 +2,8 @@
 //! approvals, slash commands, Ctrl-C to cancel a turn and Ctrl-D to leave.
 
 use crate::cli::Cli;
-use crate::oneshot::{find_session, session_store, start, start_with, store};
-use crate::{out, EXIT_USAGE};
-use octo_app::config::{octo_home, process_env};
-use octo_app::{AgentEvent, Mode, Session};
+use crate::{launch, out, EXIT_USAGE};
+use octo_app::{AgentEvent, Launcher, Mode, Session};
 use rustyline::error::ReadlineError;
 use rustyline::Editor;
 use std::process::ExitCode;
@@ -19,23 +17,24 @@ use turn::turn;
 
 /// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
 pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    let mut session = match start(cli, false) {
+    let launcher = Launcher::from_env();
+    let mut session = match launch::start(&launcher, cli, false, None) {
         Ok(s) => s,
-        Err((_, msg)) if msg.contains("in use by another octo process") => {
-            out::error(&msg);
+        Err(e) if e.is_in_use() => {
+            out::error(&e.to_string());
             out::status("octo: starting a new session instead");
             let fresh = Cli { continue_session: None, ..cli.clone() };
-            match start(&fresh, false) {
+            match launch::start(&launcher, &fresh, false, None) {
                 Ok(s) => s,
-                Err((code, msg)) => {
-                    out::error(&msg);
-                    return Ok(ExitCode::from(code));
+                Err(e) => {
+                    out::error(&e.to_string());
+                    return Ok(ExitCode::from(launch::exit_code(&e)));
                 }
             }
         }
-        Err((code, msg)) => {
-            out::error(&msg);
-            return Ok(ExitCode::from(code));
+        Err(e) => {
+            out::error(&e.to_string());
+            return Ok(ExitCode::from(launch::exit_code(&e)));
         }
     };
     if cli.continue_session.is_some() {
@@ -45,7 +44,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             session.session_id().unwrap_or_default()
         ));
     }
-    let workspace = crate::oneshot::workspace(cli).map_err(|e| anyhow::anyhow!(e))?;
+    let workspace = launcher.workspace(cli.workspace.as_deref())?;
     for n in session.notes() {
         out::status(&format!("octo: note: {n}"));
     }
@@ -59,10 +58,10 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
     ed.set_helper(Some(OctoHelper { workspace: workspace.clone() }));
-    let history = octo_home().join("history");
+    let history = launcher.home().history_file();
     let _ = ed.load_history(&history);
     if cli.resume_pick {
-        ed = resume(cli, &mut session, ed, "", &workspace).await;
+        ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await;
     }
     let mut last_was_interrupt = false;
     loop {
@@ -112,15 +111,15 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             continue;
         }
         if line.trim() == "/history" {
-            history_list(&session, &workspace);
+            history_list(&launcher, &session, &workspace);
             continue;
         }
         if let Some(q) = command_arg(line.trim(), "/resume") {
-            ed = resume(cli, &mut session, ed, q, &workspace).await;
+            ed = resume(&launcher, cli, &mut session, ed, q, &workspace).await;
             continue;
         }
         if line.starts_with('/') {
-            match slash(&session, line.trim()) {
+            match slash(&launcher, &session, line.trim()) {
                 Slash::Handled => continue,
                 Slash::Exit => break,
                 Slash::NotACommand => {}
@@ -172,9 +171,9 @@ async fn compact(session: &Session, focus: Option<String>) {
 }
 
 /// `/history`: this directory's saved sessions, newest first.
-fn history_list(session: &Session, workspace: &std::path::Path) {
-    let now = octo_app::sessions::now();
-    match session_store().list(Some(workspace)) {
+fn history_list(launcher: &Launcher, session: &Session, workspace: &std::path::Path) {
+    let now = octo_app::session_store::now();
+    match launcher.sessions().list(Some(workspace)) {
         Ok(list) if list.is_empty() => out::status("no saved sessions in this directory yet"),
         Ok(list) => {
             let current = session.session_id();
@@ -191,30 +190,42 @@ fn history_list(session: &Session, workspace: &std::path::Path) {
 /// `/resume [query]`: a number from `/history`, an id prefix or title words; without one, the
 /// list is shown and a number asked for.
 /// Picks a session (`query` empty: from a numbered list) and switches to it.
-async fn resume(cli: &Cli, session: &mut Session, ed: Ed, query: &str, workspace: &std::path::Path) -> Ed {
-    let (ed, picked) = pick_session(ed, query.trim(), workspace).await;
+async fn resume(
+    launcher: &Launcher,
+    cli: &Cli,
+    session: &mut Session,
+    ed: Ed,
+    query: &str,
+    workspace: &std::path::Path,
+) -> Ed {
+    let (ed, picked) = pick_session(launcher, ed, query.trim(), workspace).await;
     if let Some(id) = picked {
-        match start_with(cli, false, Some(id.clone())) {
+        match launch::start(launcher, cli, false, Some(id.clone())) {
             Ok(s) => {
                 drop(std::mem::replace(session, s));
                 let n = session.history().await.map(|h| h.len()).unwrap_or(0);
                 out::status(&format!("octo: resumed session {id} ({n} messages)"));
             }
-            Err((_, msg)) => out::error(&msg),
+            Err(e) => out::error(&e.to_string()),
         }
     }
     ed
 }
 
-async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (Ed, Option<String>) {
-    let list = session_store().list(Some(workspace)).unwrap_or_default();
+async fn pick_session(
+    launcher: &Launcher,
+    mut ed: Ed,
+    query: &str,
+    workspace: &std::path::Path,
+) -> (Ed, Option<String>) {
+    let list = launcher.sessions().list(Some(workspace)).unwrap_or_default();
     let mut query = query.to_owned();
     if query.is_empty() {
         if list.is_empty() {
             out::status("no saved sessions in this directory yet");
             return (ed, None);
         }
-        let now = octo_app::sessions::now();
+        let now = octo_app::session_store::now();
         for (i, s) in list.iter().enumerate().take(20) {
             out::status(&format!("{:>3}. {}", i + 1, s.line(now)));
         }
@@ -228,10 +239,10 @@ async fn pick_session(mut ed: Ed, query: &str, workspace: &std::path::Path) -> (
     if let Some(s) = query.parse::<usize>().ok().and_then(|n| list.get(n.wrapping_sub(1))) {
         return (ed, Some(s.id.clone()));
     }
-    match find_session(&query, workspace) {
+    match launcher.find_session(&query, workspace) {
         Ok(id) => (ed, Some(id)),
-        Err((_, msg)) => {
-            out::error(&msg);
+        Err(e) => {
+            out::error(&e.to_string());
             (ed, None)
         }
     }
@@ -250,7 +261,7 @@ enum Slash {
     NotACommand,
 }
 
-fn slash(session: &Session, line: &str) -> Slash {
+fn slash(launcher: &Launcher, session: &Session, line: &str) -> Slash {
     let (cmd, arg) = match line.split_once(char::is_whitespace) {
         Some((c, a)) => (c, a.trim()),
         None => (line, ""),
@@ -263,7 +274,7 @@ fn slash(session: &Session, line: &str) -> Slash {
             out::status("  @path        attach a file's content to your message\n  a line ending in \\ continues on the next line; Ctrl-C cancels a running turn");
         }
         "/model" if arg.is_empty() => out::status(&format!("model: {}", session.status().model)),
-        "/model" => match session.set_model(arg, store().as_ref(), &process_env) {
+        "/model" => match session.set_model(arg, launcher.credentials(), launcher.env()) {
             Ok(label) => out::status(&format!("model: {label} (the conversation is kept)")),
             Err(e) => out::error(&e.to_string()),
         },
@@ -273,7 +284,7 @@ fn slash(session: &Session, line: &str) -> Slash {
                 session.set_mode(m);
                 out::status(&format!("permission mode: {m}"));
             }
-            Err(e) => out::error(&e),
+            Err(e) => out::error(&e.to_string()),
         },
         "/plan" => {
             session.set_mode(Mode::Plan);
@@ -287,9 +298,11 @@ fn slash(session: &Session, line: &str) -> Slash {
         }
         "/permissions" => {
             out::status(&format!("permission mode: {}", session.status().mode));
-            match session.config().map(|c| c.rules.describe()).filter(|r| !r.is_empty()) {
-                Some(r) => out::status(r.trim_end()),
-                None => out::status("no permission rules (add them under [permissions] in config.toml)"),
+            let rules = session.rules().describe();
+            if rules.is_empty() {
+                out::status("no permission rules (add them under [permissions] in config.toml)");
+            } else {
+                out::status(rules.trim_end());
             }
         }
         "/tools" => out::status(&session.tool_names().join(", ")),

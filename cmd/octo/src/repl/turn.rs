@@ -1,10 +1,151 @@
 //! One turn in the REPL: streamed rendering, spinner, inline approvals and questions, Ctrl-C.
+//!
+//! [`ReplOutput`] renders events (it is the REPL's [`TurnRenderer`]); the loop here adds what only
+//! an interactive terminal does: the spinner, reading answers to approvals and questions, Ctrl-C.
 
 use super::editor::{paint, read_line, Ed};
 use crate::out;
-use octo_app::{AgentEvent, Session};
+use crate::output::first_line;
+use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRenderer, TurnSummary};
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
+
+const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Renders a turn's events on the terminal.
+pub(super) struct ReplOutput {
+    md: crate::render::Renderer,
+    stdout: std::io::Stdout,
+    show_thinking: bool,
+    /// Waiting for the model (the spinner runs).
+    waiting: bool,
+    /// Output tokens so far, for the spinner.
+    tokens: u64,
+}
+
+impl ReplOutput {
+    fn new(show_thinking: bool) -> Self {
+        use std::io::IsTerminal;
+        let stdout = std::io::stdout();
+        let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
+        Self { md: crate::render::Renderer::new(color), stdout, show_thinking, waiting: true, tokens: 0 }
+    }
+
+    /// Whether anything of `event` goes to stderr (then the answer's line is finished first, so a
+    /// half-streamed line never lends its bold or color to it).
+    fn prints_on_stderr(&self, event: &AgentEvent) -> bool {
+        match event {
+            AgentEvent::ThinkingDelta { .. } => self.show_thinking,
+            AgentEvent::ToolCallStart { .. }
+            | AgentEvent::ToolCallEnd { .. }
+            | AgentEvent::ApprovalRequired { .. }
+            | AgentEvent::QuestionAsked { .. }
+            | AgentEvent::Retry { .. }
+            | AgentEvent::Notice { .. }
+            | AgentEvent::CompactionStart { .. }
+            | AgentEvent::CompactionEnd { .. }
+            | AgentEvent::Error { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+/// Prints a tool's diff output, coloured, at most 40 lines.
+fn print_diff(output: &str) {
+    for (i, l) in output.lines().enumerate() {
+        if i >= 40 {
+            out::status(&format!("  … {} more lines", output.lines().count() - 40));
+            break;
+        }
+        let colored = if l.starts_with('+') && !l.starts_with("+++") {
+            paint("32", l)
+        } else if l.starts_with('-') && !l.starts_with("---") {
+            paint("31", l)
+        } else {
+            l.to_owned()
+        };
+        out::status(&format!("  {colored}"));
+    }
+}
+
+impl TurnRenderer for ReplOutput {
+    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+        if self.prints_on_stderr(event) && !self.md.at_line_start() {
+            self.md.finish(&mut self.stdout);
+        }
+        match event {
+            AgentEvent::RequestStart { .. } => self.waiting = true,
+            AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
+            AgentEvent::TextDelta { text } => {
+                self.waiting = false;
+                self.md.text(text, &mut self.stdout);
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                self.waiting = !self.show_thinking;
+                if self.show_thinking {
+                    let mut err = std::io::stderr();
+                    let _ = write!(err, "{}", paint("2", text));
+                    let _ = err.flush();
+                }
+            }
+            AgentEvent::ToolCallStart { name, summary, .. } => {
+                self.waiting = false;
+                out::status(&paint("36", &format!("● {name} {summary}")));
+            }
+            AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => match (outcome, kind)
+            {
+                (ToolOutcome::Ran, OutputKind::Diff) => print_diff(output),
+                (ToolOutcome::Ran, _) => out::status(&paint("2", &format!("  ✓ {name} ({duration_ms} ms)"))),
+                (ToolOutcome::Failed, _) => {
+                    out::status(&paint("31", &format!("  ✗ {name}: {}", first_line(output, 200))));
+                }
+                (other, _) => {
+                    out::status(&paint("31", &format!("  ✗ {name} [{other}]: {}", first_line(output, 200))));
+                }
+            },
+            AgentEvent::ApprovalRequired { request, .. } => {
+                self.waiting = false;
+                out::status(&paint("33", &format!("? {} wants to run: {}", request.tool, request.summary)));
+                if let Some(r) = &request.reason {
+                    out::status(&format!("  ({r})"));
+                }
+            }
+            AgentEvent::QuestionAsked { question, options, .. } => {
+                out::status(&paint("33", &format!("? {question}")));
+                for (i, o) in options.iter().enumerate() {
+                    out::status(&format!("  {}. {o}", i + 1));
+                }
+            }
+            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason } => out::status(&paint(
+                "2",
+                &format!(
+                    "  retrying in {:.1}s ({attempt}/{max_attempts}): {reason}",
+                    *delay_ms as f64 / 1000.0
+                ),
+            )),
+            AgentEvent::Notice { message } => out::status(&paint("2", &format!("  {message}"))),
+            AgentEvent::CompactionStart { reason, tokens_before } => out::status(&paint(
+                "2",
+                &format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…"),
+            )),
+            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive } => {
+                let archived =
+                    archive.as_ref().map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
+                out::status(&paint(
+                    "2",
+                    &format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"),
+                ));
+            }
+            AgentEvent::Error { message, .. } => out::status(&paint("31", &format!("error: {message}"))),
+            _ => {}
+        }
+        true
+    }
+
+    fn finish(&mut self, _summary: &TurnSummary) {
+        self.md.finish(&mut self.stdout);
+    }
+}
 
 /// Clears the spinner line if one is drawn.
 fn clear_spinner(drawn: &mut bool) {
@@ -14,8 +155,6 @@ fn clear_spinner(drawn: &mut bool) {
         let _ = err.flush();
     }
 }
-
-const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /// Runs one turn, rendering its events; Ctrl-C cancels it.
 pub(super) async fn turn(
@@ -27,21 +166,19 @@ pub(super) async fn turn(
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
     session.prompt(message)?;
-    let mut stdout = std::io::stdout();
-    let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
-    let mut md = crate::render::Renderer::new(color);
+    let mut view = ReplOutput::new(show_thinking);
+    let mut fold = TurnFold::new();
     let spinner = std::io::stderr().is_terminal();
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
-    let (mut waiting, mut drawn, mut frame) = (true, false, 0usize);
+    let (mut drawn, mut frame) = (false, 0usize);
     let started = std::time::Instant::now();
-    let mut tokens = 0u64;
     loop {
         let event = tokio::select! {
             e = rx.recv() => e,
-            _ = tick.tick(), if waiting && spinner => {
+            _ = tick.tick(), if view.waiting && spinner => {
                 frame = (frame + 1) % FRAMES.len();
                 let mut err = std::io::stderr();
-                let _ = write!(err, "\r\x1b[K{} working {:.1}s · {tokens} tokens", FRAMES[frame], started.elapsed().as_secs_f64());
+                let _ = write!(err, "\r\x1b[K{} working {:.1}s · {} tokens", FRAMES[frame], started.elapsed().as_secs_f64(), view.tokens);
                 let _ = err.flush();
                 drawn = true;
                 continue;
@@ -54,85 +191,15 @@ pub(super) async fn turn(
         if !matches!(event, Ok(AgentEvent::Usage { .. }) | Ok(AgentEvent::Committed { .. }) | Err(_)) {
             clear_spinner(&mut drawn);
         }
-        let at_line_start = md.at_line_start();
         let event = match event {
             Ok(e) => e,
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => anyhow::bail!("the session ended unexpectedly"),
         };
-        // Anything printed on stderr starts on a line of its own, after the answer's styles are
-        // closed, so a half-streamed line never lends its bold or color to it.
-        let prints = match &event {
-            AgentEvent::ThinkingDelta { .. } => show_thinking,
-            AgentEvent::ToolCallStart { .. }
-            | AgentEvent::ToolCallEnd { .. }
-            | AgentEvent::ApprovalRequired { .. }
-            | AgentEvent::QuestionAsked { .. }
-            | AgentEvent::Retry { .. }
-            | AgentEvent::Notice { .. }
-            | AgentEvent::CompactionStart { .. }
-            | AgentEvent::CompactionEnd { .. }
-            | AgentEvent::Error { .. } => true,
-            _ => false,
-        };
-        if prints && !at_line_start {
-            md.finish(&mut stdout);
-        }
+        let done = fold.push(&event);
+        view.event(&event, &fold);
         match event {
-            AgentEvent::RequestStart { .. } => waiting = true,
-            AgentEvent::Usage { usage } => tokens += usage.output_tokens,
-            AgentEvent::TextDelta { text } => {
-                waiting = false;
-                md.text(&text, &mut stdout);
-            }
-            AgentEvent::ThinkingDelta { text } => {
-                waiting = !show_thinking;
-                if show_thinking {
-                    let mut err = std::io::stderr();
-                    let _ = write!(err, "{}", paint("2", &text));
-                    let _ = err.flush();
-                }
-            }
-            AgentEvent::ToolCallStart { name, input, .. } => {
-                waiting = false;
-                let summary = input
-                    .get("command")
-                    .or_else(|| input.get("path"))
-                    .or_else(|| input.get("pattern"))
-                    .or_else(|| input.get("url"))
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("");
-                out::status(&paint("36", &format!("● {name} {summary}")));
-            }
-            AgentEvent::ToolCallEnd { name, output, is_error, duration_ms, .. } => {
-                if is_error {
-                    let first = output.lines().next().unwrap_or_default();
-                    out::status(&paint("31", &format!("  ✗ {name}: {first}")));
-                } else if matches!(name.as_str(), "write_file" | "edit_file" | "multi_edit") {
-                    for (i, l) in output.lines().enumerate() {
-                        if i >= 40 {
-                            out::status(&format!("  … {} more lines", output.lines().count() - 40));
-                            break;
-                        }
-                        let colored = if l.starts_with('+') && !l.starts_with("+++") {
-                            paint("32", l)
-                        } else if l.starts_with('-') && !l.starts_with("---") {
-                            paint("31", l)
-                        } else {
-                            l.to_owned()
-                        };
-                        out::status(&format!("  {colored}"));
-                    }
-                } else {
-                    out::status(&paint("2", &format!("  ✓ {name} ({duration_ms} ms)")));
-                }
-            }
-            AgentEvent::ApprovalRequired { approval_id, request } => {
-                waiting = false;
-                out::status(&paint("33", &format!("? {} wants to run: {}", request.tool, request.summary)));
-                if let Some(r) = &request.reason {
-                    out::status(&format!("  ({r})"));
-                }
+            AgentEvent::ApprovalRequired { approval_id, .. } => {
                 let (e, answer) = read_line(ed, "  allow? [y]es / [n]o / [a]lways: ").await;
                 ed = e;
                 let answer = answer.unwrap_or_default().trim().to_ascii_lowercase();
@@ -142,11 +209,7 @@ pub(super) async fn turn(
                     _ => session.reject(&approval_id, None),
                 };
             }
-            AgentEvent::QuestionAsked { question_id, question, options, .. } => {
-                out::status(&paint("33", &format!("? {question}")));
-                for (i, o) in options.iter().enumerate() {
-                    out::status(&format!("  {}. {o}", i + 1));
-                }
+            AgentEvent::QuestionAsked { question_id, options, .. } => {
                 let (e, answer) = read_line(ed, "  answer: ").await;
                 ed = e;
                 let mut answer = answer.unwrap_or_default().trim().to_owned();
@@ -155,37 +218,11 @@ pub(super) async fn turn(
                 }
                 let _ = session.answer(&question_id, &answer);
             }
-            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason } => {
-                out::status(&paint(
-                    "2",
-                    &format!(
-                        "  retrying in {:.1}s ({attempt}/{max_attempts}): {reason}",
-                        delay_ms as f64 / 1000.0
-                    ),
-                ));
-            }
-            AgentEvent::Notice { message } => out::status(&paint("2", &format!("  {message}"))),
-            AgentEvent::CompactionStart { reason, tokens_before } => {
-                out::status(&paint(
-                    "2",
-                    &format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…"),
-                ));
-            }
-            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive } => {
-                let archived = archive.map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
-                out::status(&paint(
-                    "2",
-                    &format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"),
-                ));
-            }
-            AgentEvent::Error { message, .. } => {
-                out::status(&paint("31", &format!("error: {message}")));
-            }
-            AgentEvent::TurnEnd { .. } => {
-                md.finish(&mut stdout);
-                return Ok(ed);
-            }
             _ => {}
+        }
+        if done {
+            view.finish(&session.summarize(&fold));
+            return Ok(ed);
         }
     }
 }

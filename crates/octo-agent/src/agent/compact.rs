@@ -2,8 +2,8 @@
 //! summarize, and recovery when the provider says the request is too long.
 
 use super::Agent;
-use crate::approval::TurnChannel;
-use crate::event::AgentEvent;
+use crate::channel::TurnChannel;
+use crate::event::{AgentEvent, CompactReason};
 use std::sync::Arc;
 
 /// Tokens of the system prompt and tool definitions, estimated.
@@ -22,10 +22,11 @@ pub(super) fn needs_compaction(agent: &Agent) -> bool {
 /// Overflow recovery, one tier per failed attempt: reclaim hard, then summarize, then fold
 /// nearly everything.
 pub(super) async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkpoint: &mut usize, stage: u8) {
+    let focus = agent.plugins.before_compaction(CompactReason::Overflow).await;
     let before = agent.context_tokens();
-    ch.emit(AgentEvent::CompactionStart { reason: "overflow".into(), tokens_before: before });
+    ch.emit(AgentEvent::CompactionStart { reason: CompactReason::Overflow, tokens_before: before });
     let (reclaimed, folded, archive) = match stage {
-        1 => (crate::context::reclaim(&mut agent.history, 2, 1_024), 0, None),
+        1 => (crate::context::reclaim(&mut agent.history, 2, 1_024, &agent.tools), 0, None),
         _ => {
             // The provider said no, whatever our estimate says, so the budget is a share of what
             // is there now. Stage 2 summarizes down to the usual keep share; the newest messages
@@ -34,7 +35,7 @@ pub(super) async fn recover_overflow(agent: &mut Agent, ch: &TurnChannel, checkp
             let total = crate::context::estimate_tokens(&agent.history);
             let share = if stage == 2 { agent.config.context.keep_ratio.clamp(0.0, 1.0) } else { 0.5 };
             let keep = (total as f64 * share) as u64;
-            summarize(agent, ch, checkpoint, keep, None).await
+            summarize(agent, ch, checkpoint, keep, focus.as_deref()).await
         }
     };
     agent.occupancy = crate::context::Occupancy::default();
@@ -79,14 +80,21 @@ pub(super) async fn compact(
     agent: &mut Agent,
     ch: &TurnChannel,
     checkpoint: &mut usize,
-    reason: &str,
+    reason: CompactReason,
     focus: Option<&str>,
     force: bool,
 ) -> bool {
+    let extra = agent.plugins.before_compaction(reason).await;
+    let focus = match (focus, extra) {
+        (Some(f), Some(e)) => Some(format!("{f}\n{e}")),
+        (f, e) => f.map(str::to_owned).or(e),
+    };
+    let focus = focus.as_deref();
     let c = agent.config.context.clone();
     let before = agent.context_tokens();
-    ch.emit(AgentEvent::CompactionStart { reason: reason.into(), tokens_before: before });
-    let reclaimed = crate::context::reclaim(&mut agent.history, c.keep_recent_results, c.reclaim_min_bytes);
+    ch.emit(AgentEvent::CompactionStart { reason, tokens_before: before });
+    let reclaimed =
+        crate::context::reclaim(&mut agent.history, c.keep_recent_results, c.reclaim_min_bytes, &agent.tools);
     agent.occupancy = crate::context::Occupancy::default();
     let limit = if c.window == 0 { u64::MAX } else { (c.window as f64 * c.threshold.max(0.0)) as u64 };
     let mut folded = 0;

@@ -6,10 +6,13 @@
 //! `tool_use` without its `tool_result`.
 
 use super::Agent;
-use crate::approval::{ApprovalDecision, ApprovalRequest, PermissionDecision, PermissionQuery, TurnChannel};
+use crate::approval::{ApprovalDecision, ApprovalRequest, DenyKind, PermissionDecision, PermissionQuery};
+use crate::channel::{AnsweredBy, TurnChannel};
 use crate::event::AgentEvent;
 use crate::message::{ContentBlock, ToolResultPart};
-use crate::tool::{ToolContext, ToolExecutor, ToolOutput};
+use crate::plugin::Joint;
+use crate::spec::{OutputKind, ToolOutcome, ToolOutput};
+use crate::tool::{ToolContext, ToolExecutor};
 use crate::truncate::truncate_middle;
 use futures_util::future::join_all;
 use futures_util::FutureExt;
@@ -34,9 +37,10 @@ pub(super) struct PlannedCall {
 }
 
 enum Prepared {
-    /// May run; `true` when the user approved this exact call.
-    Run(PlannedCall, Arc<dyn ToolExecutor>, bool),
-    Done(PlannedCall, ToolOutput),
+    /// May run; `approved` when the user approved this exact call.
+    Run { call: PlannedCall, tool: Arc<dyn ToolExecutor>, approved: bool },
+    /// Will not run; the output says why (and carries the outcome).
+    Done { call: PlannedCall, output: ToolOutput },
 }
 
 pub(super) async fn execute_round(
@@ -51,7 +55,7 @@ pub(super) async fn execute_round(
         for call in batch {
             prepared.push(prepare(agent, call, cancel, ch).await);
         }
-        let parallel = prepared.iter().filter(|p| matches!(p, Prepared::Run(..))).count() > 1;
+        let parallel = prepared.iter().filter(|p| matches!(p, Prepared::Run { .. })).count() > 1;
         if parallel {
             let outputs = join_all(prepared.into_iter().map(|p| finish(agent, p, cancel, ch))).await;
             results.extend(outputs);
@@ -69,8 +73,8 @@ fn batches(agent: &Agent, calls: Vec<PlannedCall>) -> Vec<Vec<PlannedCall>> {
     let mut out: Vec<Vec<PlannedCall>> = Vec::new();
     let mut last_parallel = false;
     for call in calls {
-        let parallel = call.invalid_input.is_none()
-            && agent.tools.get(&call.name).is_some_and(|t| t.read_only() && t.concurrency_safe());
+        let parallel =
+            call.invalid_input.is_none() && agent.tools.meta(&call.name).is_some_and(|m| m.parallel());
         match out.last_mut() {
             Some(batch) if parallel && last_parallel => batch.push(call),
             _ => out.push(vec![call]),
@@ -80,59 +84,104 @@ fn batches(agent: &Agent, calls: Vec<PlannedCall>) -> Vec<Vec<PlannedCall>> {
     out
 }
 
-/// Checks a call: known tool, valid arguments, permission (asking the user when needed).
-async fn prepare(agent: &Agent, call: PlannedCall, cancel: &CancellationToken, ch: &TurnChannel) -> Prepared {
+fn refused(call: PlannedCall, text: impl Into<String>, outcome: ToolOutcome) -> Prepared {
+    Prepared::Done { call, output: ToolOutput::refused(text, outcome) }
+}
+
+/// Checks a call: known tool, valid arguments, plugins, permission (asking the user when needed).
+async fn prepare(
+    agent: &Agent,
+    mut call: PlannedCall,
+    cancel: &CancellationToken,
+    ch: &TurnChannel,
+) -> Prepared {
     if cancel.is_cancelled() {
-        return Prepared::Done(call, interrupted_before_start());
+        return Prepared::Done { call, output: interrupted_before_start() };
     }
-    let Some(tool) = agent.tools.get(&call.name).cloned() else {
+    let (Some(tool), Some(meta)) = (agent.tools.get(&call.name).cloned(), agent.tools.meta(&call.name))
+    else {
         let available: Vec<&str> = agent.tools.names().collect();
         let msg = if available.is_empty() {
             format!("there is no tool named `{}`; no tools are available in this session", call.name)
         } else {
             format!("there is no tool named `{}`; available tools: {}", call.name, available.join(", "))
         };
-        return Prepared::Done(call, ToolOutput::error(msg));
+        return refused(call, msg, ToolOutcome::UnknownTool);
     };
     if let Some(why) = &call.invalid_input {
         let msg =
             format!("could not run `{}`: {why}. Call the tool again with a valid JSON object.", call.name);
-        return Prepared::Done(call, ToolOutput::error(msg));
+        return refused(call, msg, ToolOutcome::InvalidInput);
+    }
+    let joint = if agent.plugins.is_empty() {
+        Joint::Continue
+    } else {
+        let joint = tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            j = agent.plugins.before_tool(&call.id, &call.name, &mut call.input, meta) => Some(j),
+        };
+        match joint {
+            Some(j) => j,
+            None => return Prepared::Done { call, output: interrupted_before_start() },
+        }
+    };
+    if let Joint::Deny { plugin, reason } = joint {
+        let msg = format!("`{}` was refused by `{plugin}`: {reason}", call.name);
+        return refused(call, msg, ToolOutcome::DeniedByPlugin);
     }
     let query = PermissionQuery {
         tool_use_id: &call.id,
         tool: &call.name,
         input: &call.input,
-        read_only: tool.read_only(),
+        meta,
         cwd: &agent.config.cwd,
     };
-    match agent.gate.check(&query) {
-        PermissionDecision::Allow => Prepared::Run(call, tool, false),
-        PermissionDecision::Deny { message } => Prepared::Done(call, ToolOutput::error(message)),
-        PermissionDecision::Ask { summary, reason } => {
-            let mut request = ApprovalRequest::new(
-                call.id.clone(),
-                call.name.clone(),
-                call.input.clone(),
-                summary.unwrap_or_else(|| summarize(&call.name, &call.input)),
-            );
-            request.reason = reason;
-            let decision = ch.request_approval(request, cancel).await;
-            // A denial caused by cancellation is not the user's answer: nothing to remember.
-            if !cancel.is_cancelled() {
-                agent.gate.remember(&query, &decision);
+    let (summary, reason) = match (agent.gate.check(&query), joint) {
+        (PermissionDecision::Deny { message, kind }, _) => {
+            let outcome = match kind {
+                DenyKind::Rule => ToolOutcome::DeniedByRule,
+                DenyKind::PlanMode => ToolOutcome::BlockedByPlanMode,
+                DenyKind::HardDeny => ToolOutcome::HardDenied,
+            };
+            return refused(call, message, outcome);
+        }
+        (PermissionDecision::Allow, Joint::Ask(reason)) => (None, reason),
+        (PermissionDecision::Allow, _) | (PermissionDecision::Ask { .. }, Joint::Allow) => {
+            return Prepared::Run { call, tool, approved: false };
+        }
+        (PermissionDecision::Ask { summary, reason }, _) => (summary, reason),
+    };
+    let mut request = ApprovalRequest::new(
+        call.id.clone(),
+        call.name.clone(),
+        call.input.clone(),
+        summary.unwrap_or_else(|| agent.tools.summary(&call.name, &call.input)),
+    );
+    request.reason = reason;
+    let (decision, by) = ch.ask_approval(request, cancel).await;
+    // Only the user's own answer is remembered (not a denial for want of anyone to ask).
+    if by == AnsweredBy::User && !cancel.is_cancelled() {
+        agent.gate.remember(&query, &decision);
+    }
+    match (decision, by) {
+        (ApprovalDecision::Allow | ApprovalDecision::AllowAlways, _) => {
+            Prepared::Run { call, tool, approved: true }
+        }
+        (ApprovalDecision::Deny { .. }, AnsweredBy::Cancelled) => {
+            Prepared::Done { call, output: interrupted_before_start() }
+        }
+        (ApprovalDecision::Deny { message }, AnsweredBy::Nobody) => {
+            let text = message.unwrap_or_else(|| crate::channel::NO_FRONT_END.to_owned());
+            refused(call, text, ToolOutcome::DeniedUnattended)
+        }
+        (ApprovalDecision::Deny { message }, AnsweredBy::User) => {
+            let mut text = String::from("The user denied this tool call.");
+            if let Some(m) = message {
+                text.push(' ');
+                text.push_str(&m);
             }
-            match decision {
-                ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Prepared::Run(call, tool, true),
-                ApprovalDecision::Deny { message } => {
-                    let mut text = String::from("The user denied this tool call.");
-                    if let Some(m) = message {
-                        text.push(' ');
-                        text.push_str(&m);
-                    }
-                    Prepared::Done(call, ToolOutput::error(text))
-                }
-            }
+            refused(call, text, ToolOutcome::DeniedByUser)
         }
     }
 }
@@ -145,14 +194,15 @@ async fn finish(
     ch: &Arc<TurnChannel>,
 ) -> ContentBlock {
     let (call, output, duration_ms) = match prepared {
-        Prepared::Done(call, output) => (call, output, 0),
+        Prepared::Done { call, output } => (call, output, 0),
         // Approvals of later calls in the batch may have been pending when the user cancelled.
-        Prepared::Run(call, ..) if cancel.is_cancelled() => (call, interrupted_before_start(), 0),
-        Prepared::Run(call, tool, user_approved) => {
+        Prepared::Run { call, .. } if cancel.is_cancelled() => (call, interrupted_before_start(), 0),
+        Prepared::Run { call, tool, approved } => {
             ch.emit(AgentEvent::ToolCallStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.input.clone(),
+                summary: agent.tools.summary(&call.name, &call.input),
             });
             let started = Instant::now();
             let ctx = ToolContext::attached(
@@ -161,19 +211,31 @@ async fn finish(
                 cancel.clone(),
                 Arc::clone(ch),
             )
-            .with_user_approved(user_approved);
-            let output = run_tool(tool.as_ref(), &call, &ctx, cancel).await;
+            .with_user_approved(approved);
+            let mut output = run_tool(tool.as_ref(), &call, &ctx, cancel).await;
             let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if let (Some(meta), false) = (agent.tools.meta(&call.name), agent.plugins.is_empty()) {
+                if output.outcome().ran() {
+                    agent.plugins.after_tool(&call.id, &call.name, &call.input, meta, &mut output).await;
+                }
+            }
             (call, output, ms)
         }
     };
     let output = cap_output(output, agent.config.max_tool_output_bytes);
+    let outcome = output.outcome();
+    let kind = match agent.tools.meta(&call.name) {
+        Some(m) if outcome == ToolOutcome::Ran => m.output,
+        _ => OutputKind::Plain,
+    };
     ch.emit(AgentEvent::ToolCallEnd {
         id: call.id.clone(),
         name: call.name,
         output: output.text_content(),
         is_error: output.is_error,
+        outcome,
         duration_ms,
+        kind,
     });
     ContentBlock::ToolResult { tool_use_id: call.id, content: output.content, is_error: output.is_error }
 }
@@ -192,7 +254,7 @@ async fn run_tool(
         biased;
         () = cancel.cancelled() => match tokio::time::timeout(CANCEL_GRACE, &mut fut).await {
             Ok(r) => r.map(mark_interrupted),
-            Err(_) => Ok(ToolOutput::error("interrupted by the user before the tool finished")),
+            Err(_) => Ok(ToolOutput::refused("interrupted by the user before the tool finished", ToolOutcome::Interrupted)),
         },
         r = &mut fut => r,
     };
@@ -208,12 +270,16 @@ async fn run_tool(
 
 fn mark_interrupted(mut output: ToolOutput) -> ToolOutput {
     output.is_error = true;
+    output.outcome = Some(ToolOutcome::Interrupted);
     output.content.push(ToolResultPart::Text { text: "[interrupted by the user]".into() });
     output
 }
 
 fn interrupted_before_start() -> ToolOutput {
-    ToolOutput::error("not run: the user interrupted the turn before this call started")
+    ToolOutput::refused(
+        "not run: the user interrupted the turn before this call started",
+        ToolOutcome::Interrupted,
+    )
 }
 
 fn cap_output(mut output: ToolOutput, max_bytes: usize) -> ToolOutput {
@@ -225,12 +291,4 @@ fn cap_output(mut output: ToolOutput, max_bytes: usize) -> ToolOutput {
         }
     }
     output
-}
-
-/// A one-line description of a call for approval prompts: the tool and its compact arguments.
-fn summarize(name: &str, input: &Value) -> String {
-    let args = input.to_string();
-    let short: String = args.chars().take(300).collect();
-    let more = if short.len() < args.len() { "…" } else { "" };
-    format!("{name} {short}{more}")
 }

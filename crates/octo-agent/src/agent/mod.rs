@@ -7,10 +7,12 @@ mod turn;
 
 pub use stream::AgentStream;
 
-use crate::approval::{AllowAll, ApprovalBroker, PermissionGate, TurnChannel};
+use crate::approval::{AllowAll, ApprovalBroker, PermissionGate};
+use crate::channel::TurnChannel;
 use crate::error::AgentError;
-use crate::event::TurnEndReason;
+use crate::event::{CompactReason, TurnEndReason};
 use crate::message::Message;
+use crate::plugin::{Plugin, Plugins};
 use crate::sender::{ReasoningEffort, Sender};
 use crate::tool::ToolRegistry;
 use crate::usage::{StopReason, Usage};
@@ -118,6 +120,7 @@ pub struct Agent {
     occupancy: crate::context::Occupancy,
     archiver: Option<Arc<dyn crate::context::Archiver>>,
     compaction_sender: Option<Arc<dyn Sender>>,
+    plugins: Plugins,
 }
 
 impl std::fmt::Debug for Agent {
@@ -125,6 +128,7 @@ impl std::fmt::Debug for Agent {
         f.debug_struct("Agent")
             .field("sender", &self.sender.name())
             .field("tools", &self.tools)
+            .field("plugins", &self.plugins)
             .field("config", &self.config)
             .field("history_len", &self.history.len())
             .finish()
@@ -140,9 +144,16 @@ pub struct AgentBuilder {
     history: Vec<Message>,
     archiver: Option<Arc<dyn crate::context::Archiver>>,
     compaction_sender: Option<Arc<dyn Sender>>,
+    plugins: Plugins,
 }
 
 impl AgentBuilder {
+    /// Adds a plugin; plugins run in order of priority (see [`crate::plugin`]).
+    pub fn plugin(mut self, plugin: Arc<dyn Plugin>) -> Self {
+        self.plugins.add(plugin);
+        self
+    }
+
     /// Where folded messages are archived when the history is summarized.
     pub fn archiver(mut self, archiver: Arc<dyn crate::context::Archiver>) -> Self {
         self.archiver = Some(archiver);
@@ -209,6 +220,7 @@ impl AgentBuilder {
             occupancy: crate::context::Occupancy::default(),
             archiver: self.archiver,
             compaction_sender: self.compaction_sender,
+            plugins: self.plugins,
         }
     }
 }
@@ -224,6 +236,7 @@ impl Agent {
             history: Vec::new(),
             archiver: None,
             compaction_sender: None,
+            plugins: Plugins::default(),
         }
     }
 
@@ -257,8 +270,15 @@ impl Agent {
         let channel = Arc::new(TurnChannel::new(tx, self.approvals(), false));
         let driver = async move {
             let mut checkpoint = self.history.len();
-            let _changed =
-                compact::compact(self, &channel, &mut checkpoint, "manual", focus.as_deref(), true).await;
+            let _changed = compact::compact(
+                self,
+                &channel,
+                &mut checkpoint,
+                CompactReason::Manual,
+                focus.as_deref(),
+                true,
+            )
+            .await;
         };
         AgentStream::new(driver, rx)
     }
@@ -281,6 +301,16 @@ impl Agent {
     /// The tools, for adding or removing (MCP servers come and go).
     pub fn tools_mut(&mut self) -> &mut ToolRegistry {
         &mut self.tools
+    }
+
+    /// Adds a plugin (takes effect from the next turn).
+    pub fn add_plugin(&mut self, plugin: Arc<dyn Plugin>) {
+        self.plugins.add(plugin);
+    }
+
+    /// The plugins, in the order they run.
+    pub fn plugins(&self) -> &Plugins {
+        &self.plugins
     }
 
     /// Replaces the permission gate.

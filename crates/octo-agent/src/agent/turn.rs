@@ -1,5 +1,9 @@
 //! One turn: send → stream → tool calls → results → repeat, with rollback on failure.
 //!
+//! The turn runs in named steps — prepare (compact, plugins add context), request, handle a
+//! truncated reply, run tools, finish — each a method of [`Turn`]; plugins act at the seats
+//! between them (see [`crate::plugin`]).
+//!
 //! The rollback rule: the history only ever grows by whole rounds. A round is an assistant
 //! message plus, when it calls tools, the user message carrying every result. `checkpoint` marks
 //! the end of the last complete round; when the turn fails or is cancelled, everything after it
@@ -10,15 +14,17 @@
 use super::compact::{compact, needs_compaction, recover_overflow};
 use super::exec::{execute_round, PlannedCall};
 use super::{Agent, TurnOutcome};
-use crate::approval::TurnChannel;
 use crate::assemble::{Assembled, Assembler};
+use crate::channel::TurnChannel;
 use crate::context::{LoopDetector, Verdict};
 use crate::error::{AgentError, ProviderError};
-use crate::event::{AgentEvent, TurnEndReason};
+use crate::event::{AgentEvent, CompactReason, TurnEndReason};
 use crate::message::{ContentBlock, Message, Role};
+use crate::plugin::FinishInfo;
 use crate::sender::{Capability, Request};
 use crate::usage::{StopReason, Usage};
 use futures_util::StreamExt;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -64,165 +70,272 @@ pub(super) async fn run_turn(
     // dropped, so nothing a tool started outlives the turn unnoticed.
     let turn_cancel = cancel.child_token();
     let _cancel_tools_on_exit = turn_cancel.clone().drop_guard();
-    let cancel = &turn_cancel;
     // Calls left without results by a crash or an abort get error results first.
     if crate::context::repair_dangling(&mut agent.history) > 0 {
         ch.emit(AgentEvent::HistoryReplaced { messages: agent.history.clone() });
     }
     let checkpoint = agent.history.len();
-    let mut t = TurnGuard { agent, checkpoint };
-    t.agent.history.push(input);
-    let mut usage = Usage::default();
-    let mut requests = 0u32;
-    let mut last_stop: Option<StopReason> = None;
-    let mut st = TurnState::default();
+    let guard = TurnGuard { agent, checkpoint };
+    guard.agent.history.push(input);
+    let turn = Turn {
+        t: guard,
+        ch,
+        cancel: &turn_cancel,
+        capability,
+        usage: Usage::default(),
+        requests: 0,
+        last_stop: None,
+        st: TurnState::default(),
+    };
+    turn.run().await
+}
 
-    loop {
-        if requests >= t.agent.config.max_turns {
-            ch.emit(AgentEvent::Notice {
-                message: format!(
-                    "stopped after {requests} model requests (max_turns); send another message to continue"
-                ),
-            });
-            return Ok(finish(
-                &mut t,
-                ch,
-                TurnEndReason::MaxTurns,
-                last_stop.unwrap_or(StopReason::ToolUse),
-                usage,
-                requests,
-                &st,
-            ));
+/// A turn in progress: the agent (behind its rollback guard) and what the steps share.
+struct Turn<'a, 'c> {
+    t: TurnGuard<'a>,
+    ch: &'c Arc<TurnChannel>,
+    cancel: &'c CancellationToken,
+    capability: Capability,
+    usage: Usage,
+    requests: u32,
+    last_stop: Option<StopReason>,
+    st: TurnState,
+}
+
+/// What the truncation step decided about a reply.
+enum Reply {
+    /// Send the request again (with a higher output cap, or asking to continue).
+    Again,
+    /// The turn is over.
+    Done(TurnOutcome),
+    /// Go on with this message and the reasons its calls' arguments were invalid.
+    Use(Message, HashMap<String, String>),
+}
+
+impl Turn<'_, '_> {
+    /// The named steps, in order, until one of them ends the turn.
+    async fn run(mut self) -> Result<TurnOutcome, AgentError> {
+        loop {
+            if let Some(outcome) = self.check_request_limit() {
+                return Ok(outcome);
+            }
+            self.prepare().await?;
+            let Some(assembled) = self.request().await? else { continue };
+            let (message, invalid) = match self.handle_truncated(assembled) {
+                Reply::Again => continue,
+                Reply::Done(outcome) => return Ok(outcome),
+                Reply::Use(message, invalid) => (message, invalid),
+            };
+            let calls = self.record_reply(message, &invalid);
+            if calls.is_empty() {
+                match self.finish_step().await? {
+                    Some(outcome) => return Ok(outcome),
+                    None => continue,
+                }
+            }
+            if let Some(outcome) = self.run_tools(calls).await? {
+                return Ok(outcome);
+            }
         }
-        if st.compact_now || (!st.compaction_futile && needs_compaction(t.agent)) {
-            let reason = if st.compact_now { "tool" } else { "auto" };
-            st.compact_now = false;
-            let agent = &mut *t.agent;
-            let cp = &mut t.checkpoint;
+    }
+
+    fn fail(&self, error: AgentError) -> AgentError {
+        fail(self.ch, error, self.usage, self.requests, self.last_stop.clone())
+    }
+
+    fn finish(&mut self, reason: TurnEndReason, stop: StopReason) -> TurnOutcome {
+        finish(&mut self.t, self.ch, reason, stop, self.usage, self.requests, &self.st)
+    }
+
+    /// Stops the turn when it has made as many requests as `max_turns` allows.
+    fn check_request_limit(&mut self) -> Option<TurnOutcome> {
+        if self.requests < self.t.agent.config.max_turns {
+            return None;
+        }
+        self.ch.emit(AgentEvent::Notice {
+            message: format!(
+                "stopped after {} model requests (max_turns); send another message to continue",
+                self.requests
+            ),
+        });
+        let stop = self.last_stop.clone().unwrap_or(StopReason::ToolUse);
+        Some(self.finish(TurnEndReason::MaxTurns, stop))
+    }
+
+    /// Step 1, prepare: compact when the window is filling up (or the model asked), then let
+    /// plugins add context to the newest message.
+    async fn prepare(&mut self) -> Result<(), AgentError> {
+        if self.st.compact_now || (!self.st.compaction_futile && needs_compaction(self.t.agent)) {
+            let reason = if self.st.compact_now { CompactReason::Tool } else { CompactReason::Auto };
+            self.st.compact_now = false;
+            let agent = &mut *self.t.agent;
+            let cp = &mut self.t.checkpoint;
             let changed = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop)),
-                changed = compact(agent, ch, cp, reason, None, reason == "tool") => changed,
+                () = self.cancel.cancelled() => None,
+                changed = compact(agent, self.ch, cp, reason, None, reason == CompactReason::Tool) => Some(changed),
             };
+            let Some(changed) = changed else { return Err(self.fail(AgentError::Cancelled)) };
             // Nothing could be compacted (one long turn): do not try again before every request.
-            st.compaction_futile = !changed;
+            self.st.compaction_futile = !changed;
         }
-        requests += 1;
-        ch.emit(AgentEvent::RequestStart {
-            request: requests,
-            continues: std::mem::take(&mut st.continuing),
-        });
+        if !self.t.agent.plugins.is_empty() {
+            let agent = &mut *self.t.agent;
+            let added = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => false,
+                () = agent.plugins.before_request(self.requests + 1, &mut agent.history) => true,
+            };
+            if !added {
+                return Err(self.fail(AgentError::Cancelled));
+            }
+        }
+        Ok(())
+    }
 
-        let asked_len = t.agent.history.len();
+    /// Step 2, request: send the conversation and assemble the reply. `None` when the request
+    /// did not fit and the history was compacted: the caller asks again.
+    async fn request(&mut self) -> Result<Option<Assembled>, AgentError> {
+        self.requests += 1;
+        self.ch.emit(AgentEvent::RequestStart {
+            request: self.requests,
+            continues: std::mem::take(&mut self.st.continuing),
+        });
+        let asked_len = self.t.agent.history.len();
         let assembled = tokio::select! {
             biased;
-            () = cancel.cancelled() => Err(AgentError::Cancelled),
-            r = request(t.agent, capability, ch, st.max_tokens) => r.map_err(AgentError::from),
+            () = self.cancel.cancelled() => Err(AgentError::Cancelled),
+            r = request(self.t.agent, self.capability, self.ch, self.st.max_tokens) => r.map_err(AgentError::from),
         };
-        let Assembled { response, invalid_inputs } = match assembled {
+        let assembled = match assembled {
             Ok(a) => a,
             Err(AgentError::Provider(ProviderError::ContextTooLong { message, .. }))
-                if st.overflow_stage < 3 =>
+                if self.st.overflow_stage < 3 =>
             {
-                st.overflow_stage += 1;
-                ch.emit(AgentEvent::Notice {
+                self.st.overflow_stage += 1;
+                self.ch.emit(AgentEvent::Notice {
                     message: format!("the request did not fit ({message}); compacting and retrying"),
                 });
-                let agent = &mut *t.agent;
-                let cp = &mut t.checkpoint;
-                tokio::select! {
+                let agent = &mut *self.t.agent;
+                let cp = &mut self.t.checkpoint;
+                let recovered = tokio::select! {
                     biased;
-                    () = cancel.cancelled() => return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop)),
-                    () = recover_overflow(agent, ch, cp, st.overflow_stage) => {}
-                }
-                continue;
+                    () = self.cancel.cancelled() => false,
+                    () = recover_overflow(agent, self.ch, cp, self.st.overflow_stage) => true,
+                };
+                return if recovered { Ok(None) } else { Err(self.fail(AgentError::Cancelled)) };
             }
             Err(AgentError::Provider(ProviderError::ContextTooLong { message, deficit })) => {
                 let e = ProviderError::ContextTooLong {
                     deficit,
                     message: format!("{message} — the conversation does not fit even after compacting it; start a new session (/new)"),
                 };
-                return Err(fail(ch, e.into(), usage, requests, last_stop));
+                return Err(self.fail(e.into()));
             }
-            Err(e) => {
-                return Err(fail(ch, e, usage, requests, last_stop));
-            }
+            Err(e) => return Err(self.fail(e)),
         };
-        usage += response.usage;
-        ch.emit(AgentEvent::Usage { usage: response.usage });
-        last_stop = Some(response.stop_reason.clone());
-        let prompt_tokens = response.usage.context_tokens();
+        let usage = assembled.response.usage;
+        self.usage += usage;
+        self.ch.emit(AgentEvent::Usage { usage });
+        self.last_stop = Some(assembled.response.stop_reason.clone());
+        let prompt_tokens = usage.context_tokens();
         if prompt_tokens > 0 {
-            t.agent.occupancy =
+            self.t.agent.occupancy =
                 crate::context::Occupancy { reported: Some(prompt_tokens), at_len: asked_len };
         }
+        Ok(Some(assembled))
+    }
 
+    /// Step 3, a reply cut off at the output limit: a cut tool call ends the turn cleanly; cut
+    /// text is asked again once with a higher cap, then continued.
+    fn handle_truncated(&mut self, assembled: Assembled) -> Reply {
+        let Assembled { response, invalid_inputs } = assembled;
         let mut message = response.message;
-        let truncated = response.stop_reason == StopReason::MaxTokens;
-        if truncated && message.has_tool_use() {
+        if response.stop_reason != StopReason::MaxTokens {
+            return Reply::Use(message, invalid_inputs);
+        }
+        if message.has_tool_use() {
             // A tool call cut off at the output limit cannot be run: keep the text, end cleanly.
             message.content.retain(|b| !matches!(b, ContentBlock::ToolUse { .. }));
-            st.last_text = Some(message.text());
+            self.st.last_text = Some(message.text());
             if !message.content.is_empty() {
-                t.agent.history.push(message);
+                self.t.agent.history.push(message);
             }
-            ch.emit(AgentEvent::Notice {
+            self.ch.emit(AgentEvent::Notice {
                 message: "the reply was cut off at the output limit in the middle of a tool call; ask again, or raise --max-tokens".into(),
             });
-            return Ok(finish(
-                &mut t,
-                ch,
-                TurnEndReason::Completed,
-                StopReason::MaxTokens,
-                usage,
-                requests,
-                &st,
-            ));
+            return Reply::Done(self.finish(TurnEndReason::Completed, StopReason::MaxTokens));
         }
-        if truncated && !message.content.is_empty() {
-            if let (false, Some(cap)) = (st.raised_cap, t.agent.config.max_tokens) {
+        if !message.content.is_empty() {
+            if let (false, Some(cap)) = (self.st.raised_cap, self.t.agent.config.max_tokens) {
                 // First, once: the same request with room for a longer answer.
-                st.raised_cap = true;
-                st.max_tokens = Some(cap.saturating_mul(2).min(128_000));
-                continue;
+                self.st.raised_cap = true;
+                self.st.max_tokens = Some(cap.saturating_mul(2).min(128_000));
+                return Reply::Again;
             }
-            if st.continuations < t.agent.config.context.max_continuations {
-                st.continuations += 1;
-                st.continuing = true;
-                st.continued.push_str(&message.text());
-                t.agent.history.push(message);
-                t.agent.history.push(Message::user(CONTINUE_PROMPT));
-                continue;
+            if self.st.continuations < self.t.agent.config.context.max_continuations {
+                self.st.continuations += 1;
+                self.st.continuing = true;
+                self.st.continued.push_str(&message.text());
+                self.t.agent.history.push(message);
+                self.t.agent.history.push(Message::user(CONTINUE_PROMPT));
+                return Reply::Again;
             }
         }
+        Reply::Use(message, invalid_inputs)
+    }
 
+    /// Keeps the reply in the history and lists its tool calls.
+    fn record_reply(&mut self, message: Message, invalid: &HashMap<String, String>) -> Vec<PlannedCall> {
         let calls: Vec<PlannedCall> = message
             .tool_uses()
             .map(|t| PlannedCall {
                 id: t.id.to_owned(),
                 name: t.name.to_owned(),
                 input: t.input.clone(),
-                invalid_input: invalid_inputs.get(t.id).cloned(),
+                invalid_input: invalid.get(t.id).cloned(),
             })
             .collect();
         // An empty answer is not stored: providers reject empty assistant messages.
-        st.last_text = Some(message.text());
+        self.st.last_text = Some(message.text());
         if !message.content.is_empty() {
-            t.agent.history.push(message);
+            self.t.agent.history.push(message);
         }
+        calls
+    }
 
-        if calls.is_empty() {
-            let stop = last_stop.clone().unwrap_or(StopReason::EndTurn);
-            return Ok(finish(&mut t, ch, TurnEndReason::Completed, stop, usage, requests, &st));
+    /// Step 5, finish: the model answered without tool calls. Plugins may make the turn go on
+    /// (`None`); otherwise it ends.
+    async fn finish_step(&mut self) -> Result<Option<TurnOutcome>, AgentError> {
+        if !self.t.agent.plugins.is_empty() {
+            let answer = self.st.last_text.clone().unwrap_or_default();
+            let info =
+                FinishInfo { answer: &answer, requests: self.requests, extensions: self.st.extensions };
+            let more = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => return Err(self.fail(AgentError::Cancelled)),
+                more = self.t.agent.plugins.before_finish(info) => more,
+            };
+            if let Some(text) = more {
+                self.st.extensions += 1;
+                self.t.agent.history.push(Message::user(text));
+                return Ok(None);
+            }
         }
+        let stop = self.last_stop.clone().unwrap_or(StopReason::EndTurn);
+        Ok(Some(self.finish(TurnEndReason::Completed, stop)))
+    }
 
+    /// Step 4, run tools: every call of the reply, then one message with every result; the round
+    /// is committed. Ends the turn when it was cancelled or the model is looping.
+    async fn run_tools(&mut self, calls: Vec<PlannedCall>) -> Result<Option<TurnOutcome>, AgentError> {
         let mut verdicts = Vec::new();
-        let ctx = &t.agent.config.context;
+        let ctx = &self.t.agent.config.context;
         for c in &calls {
-            verdicts.push(st.loops.record(&c.name, &c.input, ctx.loop_warn, ctx.loop_stop));
-            st.compact_now |= c.name == crate::context::COMPACT_TOOL;
+            verdicts.push(self.st.loops.record(&c.name, &c.input, ctx.loop_warn, ctx.loop_stop));
+            self.st.compact_now |= c.name == crate::context::COMPACT_TOOL;
         }
-        let mut results = execute_round(t.agent, calls, cancel, ch).await;
+        let mut results = execute_round(self.t.agent, calls, self.cancel, self.ch).await;
         let mut stop_loop = None;
         for (block, verdict) in results.iter_mut().zip(verdicts) {
             match verdict {
@@ -234,16 +347,17 @@ pub(super) async fn run_turn(
                 }
             }
         }
-        t.agent.history.push(Message::new(Role::User, results));
-        commit(t.agent, &mut t.checkpoint, ch);
-        if cancel.is_cancelled() {
-            return Err(fail(ch, AgentError::Cancelled, usage, requests, last_stop));
+        self.t.agent.history.push(Message::new(Role::User, results));
+        commit(self.t.agent, &mut self.t.checkpoint, self.ch);
+        if self.cancel.is_cancelled() {
+            return Err(self.fail(AgentError::Cancelled));
         }
         if let Some(m) = stop_loop {
-            ch.emit(AgentEvent::Notice { message: m });
-            let stop = last_stop.clone().unwrap_or(StopReason::ToolUse);
-            return Ok(finish(&mut t, ch, TurnEndReason::LoopDetected, stop, usage, requests, &st));
+            self.ch.emit(AgentEvent::Notice { message: m });
+            let stop = self.last_stop.clone().unwrap_or(StopReason::ToolUse);
+            return Ok(Some(self.finish(TurnEndReason::LoopDetected, stop)));
         }
+        Ok(None)
     }
 }
 
@@ -265,6 +379,8 @@ struct TurnState {
     continued: String,
     compact_now: bool,
     loops: LoopDetector,
+    /// How many times plugins made the turn go on after an answer.
+    extensions: u32,
 }
 
 /// Commits, emits `TurnEnd` and builds the outcome.

@@ -2,8 +2,9 @@
 //! old tool output, summarizing old turns, repairing dangling tool calls and spotting loops.
 //!
 //! Tiers, cheapest first (see dev-docs/compaction.md):
-//! 1. **Reclaim** — no model call: old tool results (and old `write_file`/`edit_file` arguments)
-//!    above a size are replaced by a short placeholder; the most recent ones stay verbatim.
+//! 1. **Reclaim** — no model call: old tool results (and old arguments a tool declares
+//!    reclaimable, such as the content of a written file) above a size are replaced by a short
+//!    placeholder; the most recent ones stay verbatim.
 //! 2. **Summarize** — one model call: everything before a tail of whole user turns is folded into
 //!    a structured summary; a tool call is never split from its result, and the system prompt is
 //!    never folded.
@@ -31,8 +32,8 @@ pub struct CompactTool;
 
 #[async_trait::async_trait]
 impl crate::tool::ToolExecutor for CompactTool {
-    fn definition(&self) -> crate::tool::ToolDefinition {
-        crate::tool::ToolDefinition::new(
+    fn definition(&self) -> crate::spec::ToolDefinition {
+        crate::spec::ToolDefinition::new(
             COMPACT_TOOL,
             "Compact the conversation: older tool output is dropped and older turns are summarized, freeing context \
              for the rest of a long task. The system prompt and project rules are kept, and so is the recent work. \
@@ -41,20 +42,16 @@ impl crate::tool::ToolExecutor for CompactTool {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
-    }
-
-    fn concurrency_safe(&self) -> bool {
-        false
+    fn meta(&self) -> crate::spec::ToolMeta {
+        crate::spec::ToolMeta::reads().concurrency_safe(false)
     }
 
     async fn execute(
         &self,
         _input: serde_json::Value,
         _ctx: &crate::tool::ToolContext,
-    ) -> crate::tool::ToolOutput {
-        crate::tool::ToolOutput::text("The conversation will be compacted before your next step.")
+    ) -> crate::spec::ToolOutput {
+        crate::spec::ToolOutput::text("The conversation will be compacted before your next step.")
     }
 }
 
@@ -132,7 +129,7 @@ pub fn estimate_tokens(messages: &[Message]) -> u64 {
 }
 
 /// Rough token count of a system prompt and tool definitions (sent with every request).
-pub fn estimate_fixed_tokens(system: Option<&str>, tools: &[crate::tool::ToolDefinition]) -> u64 {
+pub fn estimate_fixed_tokens(system: Option<&str>, tools: &[crate::spec::ToolDefinition]) -> u64 {
     let system = system.map_or(0, str::len);
     let tools: usize =
         tools.iter().map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len()).sum();

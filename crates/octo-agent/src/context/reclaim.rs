@@ -1,16 +1,14 @@
-//! Tier 1: replacing old, large tool output (and old edit arguments) with placeholders.
+//! Tier 1: replacing old, large tool output (and old arguments that tools declare reclaimable)
+//! with placeholders.
 
 use crate::message::{ContentBlock, Message, ToolResultPart};
+use crate::tool::ToolRegistry;
 use serde_json::Value;
 
-/// Arguments of these tools can be large and are useless once applied.
-const EDIT_TOOLS: &[&str] = &["write_file", "edit_file", "multi_edit"];
-const ARG_FIELDS: &[&str] = &["content", "new_string", "old_string"];
-
 /// Replaces tool results older than the `keep_recent` newest ones, when larger than `min_bytes`,
-/// by a placeholder naming the call; shortens old edit arguments the same way. Returns how many
-/// blocks changed.
-pub fn reclaim(history: &mut [Message], keep_recent: usize, min_bytes: usize) -> usize {
+/// by a placeholder naming the call; shortens the old calls' arguments that their tool declares
+/// reclaimable ([`crate::ToolMeta::reclaimable`]) the same way. Returns how many blocks changed.
+pub fn reclaim(history: &mut [Message], keep_recent: usize, min_bytes: usize, tools: &ToolRegistry) -> usize {
     // Which tool produced each result, for the placeholder.
     let mut calls: std::collections::HashMap<String, (String, String)> = std::collections::HashMap::new();
     for m in history.iter() {
@@ -52,10 +50,12 @@ pub fn reclaim(history: &mut [Message], keep_recent: usize, min_bytes: usize) ->
                 }
                 ContentBlock::ToolUse { name, input, .. } => {
                     uses_seen += 1;
-                    if uses_seen > old_uses || !EDIT_TOOLS.contains(&name.as_str()) {
+                    if uses_seen > old_uses {
                         continue;
                     }
-                    changed += shorten_args(input, min_bytes);
+                    if let Some(fields) = tools.meta(name).map(|m| &m.reclaimable).filter(|f| !f.is_empty()) {
+                        changed += shorten_args(input, fields, min_bytes);
+                    }
                 }
                 _ => {}
             }
@@ -64,42 +64,61 @@ pub fn reclaim(history: &mut [Message], keep_recent: usize, min_bytes: usize) ->
     changed
 }
 
-fn shorten_args(input: &mut Value, min_bytes: usize) -> usize {
-    let mut n = 0;
-    let mut fix = |v: &mut Value| {
-        if let Value::String(s) = v {
-            if s.len() > min_bytes {
-                *s = format!("[{} bytes of text omitted: already applied]", s.len());
-                n += 1;
-            }
-        }
-    };
-    if let Value::Object(map) = input {
-        for f in ARG_FIELDS {
-            if let Some(v) = map.get_mut(*f) {
-                fix(v);
-            }
-        }
-        if let Some(Value::Array(edits)) = map.get_mut("edits") {
-            for e in edits {
-                if let Value::Object(em) = e {
-                    for f in ARG_FIELDS {
-                        if let Some(v) = em.get_mut(*f) {
-                            fix(v);
-                        }
+/// Shortens long string values of `fields`, wherever they are in the arguments (inside arrays
+/// of edits too). Returns how many changed.
+fn shorten_args(input: &mut Value, fields: &[String], min_bytes: usize) -> usize {
+    match input {
+        Value::Object(map) => {
+            let mut n = 0;
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if fields.iter().any(|f| f == key) && s.len() > min_bytes => {
+                        *s = format!("[{} bytes of text omitted: already applied]", s.len());
+                        n += 1;
                     }
+                    Value::Object(_) | Value::Array(_) => n += shorten_args(v, fields, min_bytes),
+                    _ => {}
                 }
             }
+            n
         }
+        Value::Array(items) => items.iter_mut().map(|v| shorten_args(v, fields, min_bytes)).sum(),
+        _ => 0,
     }
-    n
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::message::Role;
+    use crate::spec::{ToolDefinition, ToolMeta, ToolOutput};
+    use crate::tool::{ToolContext, ToolExecutor};
     use serde_json::json;
+    use std::sync::Arc;
+
+    /// A tool that exists only here: what it declares is all reclaiming knows.
+    struct Declared(&'static str, &'static [&'static str]);
+
+    #[async_trait::async_trait]
+    impl ToolExecutor for Declared {
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition::new(self.0, "", json!({}))
+        }
+        fn meta(&self) -> ToolMeta {
+            ToolMeta::writes().reclaimable(self.1)
+        }
+        async fn execute(&self, _input: Value, _ctx: &ToolContext) -> ToolOutput {
+            ToolOutput::text("")
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Declared("put", &["content"])))
+            .register(Arc::new(Declared("patch", &["old_string", "new_string"])))
+            .register(Arc::new(Declared("look", &[])));
+        r
+    }
 
     fn edit_round(id: &str, tool: &str, input: Value) -> [Message; 2] {
         [
@@ -115,23 +134,24 @@ mod tests {
     fn old_edit_arguments_are_shortened_and_recent_ones_kept() {
         let big = "x".repeat(5_000);
         let mut h: Vec<Message> = Vec::new();
-        h.extend(edit_round("w", "write_file", json!({"path": "a.rs", "content": big})));
+        h.extend(edit_round("w", "put", json!({"path": "a.rs", "content": big})));
         h.extend(edit_round(
             "m",
-            "multi_edit",
+            "patch",
             json!({"path": "b.rs", "edits": [{"old_string": big, "new_string": "y"}]}),
         ));
-        h.extend(edit_round("r", "read_file", json!({"path": "c.rs", "content": big})));
-        h.extend(edit_round("e", "edit_file", json!({"path": "d.rs", "new_string": big})));
+        h.extend(edit_round("r", "look", json!({"path": "c.rs", "content": big})));
+        h.extend(edit_round("e", "patch", json!({"path": "d.rs", "new_string": big})));
+        let tools = registry();
         // The newest call is kept whole.
-        assert_eq!(reclaim(&mut h, 1, 4_096), 2);
+        assert_eq!(reclaim(&mut h, 1, 4_096, &tools), 2);
         let input = |i: usize| h[i].tool_uses().next().map(|t| t.input.clone()).unwrap_or_default();
         assert_eq!(input(0)["content"], "[5000 bytes of text omitted: already applied]");
         assert_eq!(input(0)["path"], "a.rs", "the path stays, so the model knows what was written");
         assert_eq!(input(2)["edits"][0]["old_string"], "[5000 bytes of text omitted: already applied]");
         assert_eq!(input(2)["edits"][0]["new_string"], "y", "small fields stay");
-        assert_eq!(input(4)["content"].as_str().map(str::len), Some(5_000), "not an edit tool");
+        assert_eq!(input(4)["content"].as_str().map(str::len), Some(5_000), "declares nothing reclaimable");
         assert_eq!(input(6)["new_string"].as_str().map(str::len), Some(5_000), "the newest call is kept");
-        assert_eq!(reclaim(&mut h, 1, 4_096), 0, "idempotent");
+        assert_eq!(reclaim(&mut h, 1, 4_096, &tools), 0, "idempotent");
     }
 }

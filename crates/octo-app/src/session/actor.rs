@@ -51,7 +51,7 @@ pub(super) fn persistence(
 }
 
 /// How the task behaves.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Flags {
     pub unattended: bool,
     pub model_titles: bool,

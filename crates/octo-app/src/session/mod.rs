@@ -3,14 +3,16 @@
 //! events, answer its approvals and questions, and read its status. They never touch providers or
 //! tools directly.
 
-use crate::config::{Config, EnvLookup};
+use crate::config::{Config, ConfigError, EnvLookup};
 use crate::credentials::CredentialStore;
-use crate::factory::{build_sender, resolve, EndpointError, Resolved};
-use crate::permissions::{Mode, PermissionEngine};
+use crate::factory::{build_sender, resolve, EndpointError};
+use crate::fold::{TurnFold, TurnSummary};
+use crate::home::Home;
+use crate::permissions::{Mode, PermissionEngine, Rule};
 use crate::prompt::{assemble, Environment, PromptParts};
 use octo_agent::{
     Agent, AgentEvent, ApprovalBroker, ApprovalDecision, CancellationToken, Message, ReasoningEffort, Sender,
-    ToolRegistry, TurnEndReason, UnknownApproval, Usage,
+    ToolRegistry, ToolSource, UnknownApproval, Usage,
 };
 use octo_provider::{HttpConfig, ModelInfo};
 use std::path::PathBuf;
@@ -39,7 +41,7 @@ pub enum SessionError {
     Closed,
     /// A saved session could not be resumed.
     #[error(transparent)]
-    Store(#[from] octo_session::SessionError),
+    Store(#[from] octo_session::StoreError),
     /// The session to resume belongs to another directory.
     #[error("session {id} belongs to {dir}; continue it there (cd {dir} && octo -c={id}) or pass --workspace {dir}")]
     OtherDirectory {
@@ -48,6 +50,14 @@ pub enum SessionError {
         /// Its directory.
         dir: String,
     },
+}
+
+impl SessionError {
+    /// Whether the user must fix how the session was asked for (configuration, endpoint, the
+    /// directory of a resumed session), as opposed to a failure.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Self::Config(_) | Self::Endpoint(_) | Self::OtherDirectory { .. })
+    }
 }
 
 /// What to start a session with. Unset fields come from the configuration.
@@ -112,20 +122,8 @@ pub struct Status {
     pub queued: usize,
 }
 
-/// The result of [`Session::run`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunResult {
-    /// The final answer's text.
-    pub text: String,
-    /// How the turn ended.
-    pub reason: TurnEndReason,
-    /// Tokens of the turn.
-    pub usage: Usage,
-    /// The error message, when the turn failed.
-    pub error: Option<String>,
-    /// Tool calls that were denied (by rules, mode or the user).
-    pub denied: Vec<String>,
-}
+/// The result of [`Session::run`]: the turn's summary.
+pub type RunResult = TurnSummary;
 
 enum Command {
     Prompt(String),
@@ -154,11 +152,19 @@ pub struct Session {
     broker: Arc<ApprovalBroker>,
     engine: Arc<PermissionEngine>,
     shared: Arc<Mutex<Shared>>,
+    setup: Setup,
+    session_id: Arc<Mutex<Option<String>>>,
+}
+
+/// What a session was started from, fixed before its task starts.
+#[derive(Default)]
+struct Setup {
     config: Option<Config>,
     http: HttpConfig,
     notes: Vec<String>,
     tools: Vec<String>,
-    session_id: Arc<Mutex<Option<String>>>,
+    flags: Flags,
+    persist: Option<crate::persist::Persist>,
 }
 
 impl std::fmt::Debug for Session {
@@ -169,13 +175,15 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Starts a session from configuration: resolves the endpoint and key, builds the client, the
-    /// tools, the permission engine and the system prompt. Must be called inside a Tokio runtime.
+    /// tools, the permission engine and the system prompt, all before its task starts. Must be
+    /// called inside a Tokio runtime. Front ends usually go through [`crate::Launcher`].
     pub fn start(
         config: Config,
         options: SessionOptions,
         store: &dyn CredentialStore,
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
+        let home = Home::new(&config.home);
         let resolved = resolve(&config, options.model.as_deref(), store, env)?;
         let mut http = HttpConfig::default();
         if let Some(n) = options.max_attempts {
@@ -183,36 +191,37 @@ impl Session {
         }
         let sender = build_sender(&resolved, http.clone())?;
         let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
+        let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
-            let mut r = octo_tools::default_registry(octo_tools::ToolsConfig {
-                trash_dir: Some(config.home.join("trash")),
-                spill_dir: config.home.join("output"),
-                web: octo_tools::WebConfig::from_env(),
-                ..octo_tools::ToolsConfig::default()
-            });
-            r.register(Arc::new(octo_agent::context::CompactTool));
-            r
+            let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(crate::tools::builtin(&home))];
+            let (tools, left_out) = crate::tools::assemble(&sources);
+            notes.extend(left_out);
+            tools
         };
+        config.rules.check(&tools).map_err(|e| {
+            SessionError::Config(ConfigError::Value {
+                source_desc: "[permissions]".into(),
+                message: e.to_string(),
+            })
+        })?;
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let env_info = Environment::detect(&workspace, &resolved.label());
         let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
-        let system = assemble(&config.home, &env_info, &parts);
+        let system = assemble(&home, &env_info, &parts);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = Arc::new(PermissionEngine::new(config.rules.clone(), mode));
         let session_id = Arc::new(Mutex::new(None));
-        let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         let (persist, history) =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
-        let mut builder = Agent::builder(sender).archiver(Arc::new(crate::persist::FileArchiver {
-            dir: config.home.join("sessions").join("folded"),
-        }));
+        let mut builder =
+            Agent::builder(sender).archiver(Arc::new(crate::persist::FileArchiver { dir: home.folded() }));
         if let Some(lite) = &config.lite_model {
             let r = resolve(&config, Some(&lite.value), store, env)?;
             builder = builder.compaction_sender(build_sender(&r, http.clone())?);
         }
-        let agent = builder
+        let mut agent = builder
             .history(history)
             .tools(tools)
             .permission_gate(engine.clone())
@@ -220,40 +229,30 @@ impl Session {
             .cwd(workspace)
             .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
             .build();
-        let mut s = Self::with_agent(agent, engine, &resolved, &options, &config, persist, session_id);
-        s.http = http;
-        s.tools = tool_names;
-        s.notes = notes;
-        s.config = Some(config);
-        Ok(s)
+        let cfg = agent.config_mut();
+        cfg.max_tokens =
+            options.max_tokens.or(resolved.max_tokens).or(config.max_tokens.as_ref().map(|t| t.value));
+        cfg.reasoning = options.reasoning.unwrap_or(config.reasoning_effort.value);
+        cfg.streaming = !options.no_stream;
+        cfg.context.window = resolved.model_info.context_window;
+        cfg.context.threshold = config.compact_threshold.value;
+        let setup = Setup {
+            config: Some(config),
+            http,
+            notes,
+            tools: tool_names,
+            flags: Flags { unattended: options.unattended, model_titles: options.model_titles },
+            persist,
+        };
+        Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
 
     /// Starts a session around an agent the caller built (a custom `Sender`, tools or gate). The
-    /// engine must be the agent's permission gate for `set_mode` to take effect.
+    /// engine becomes the agent's permission gate, so `set_mode` takes effect.
     pub fn from_agent(mut agent: Agent, engine: Arc<PermissionEngine>, model: &str, info: ModelInfo) -> Self {
         agent.set_permission_gate(engine.clone());
-        let flags = Flags { unattended: false, model_titles: false };
-        Self::spawn(agent, engine, model.to_owned(), info, flags, None, Arc::new(Mutex::new(None)))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn with_agent(
-        mut agent: Agent,
-        engine: Arc<PermissionEngine>,
-        r: &Resolved,
-        o: &SessionOptions,
-        c: &Config,
-        persist: Option<crate::persist::Persist>,
-        session_id: Arc<Mutex<Option<String>>>,
-    ) -> Self {
-        let cfg = agent.config_mut();
-        cfg.max_tokens = o.max_tokens.or(r.max_tokens).or(c.max_tokens.as_ref().map(|t| t.value));
-        cfg.reasoning = o.reasoning.unwrap_or(c.reasoning_effort.value);
-        cfg.streaming = !o.no_stream;
-        cfg.context.window = r.model_info.context_window;
-        cfg.context.threshold = c.compact_threshold.value;
-        let flags = Flags { unattended: o.unattended, model_titles: o.model_titles };
-        Self::spawn(agent, engine, r.label(), r.model_info, flags, persist, session_id)
+        let setup = Setup { tools: agent.tools().names().map(str::to_owned).collect(), ..Setup::default() };
+        Self::spawn(agent, engine, model.to_owned(), info, setup, Arc::new(Mutex::new(None)))
     }
 
     fn spawn(
@@ -261,8 +260,7 @@ impl Session {
         engine: Arc<PermissionEngine>,
         model: String,
         info: ModelInfo,
-        flags: Flags,
-        persist: Option<crate::persist::Persist>,
+        mut setup: Setup,
         session_id: Arc<Mutex<Option<String>>>,
     ) -> Self {
         let (commands, rx) = mpsc::unbounded_channel();
@@ -278,21 +276,15 @@ impl Session {
             current: None,
         }));
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
-        let task =
-            Task { events: events.clone(), shared: Arc::clone(&shared), flags, persist, titles: titles_tx };
+        let task = Task {
+            events: events.clone(),
+            shared: Arc::clone(&shared),
+            flags: setup.flags,
+            persist: setup.persist.take(),
+            titles: titles_tx,
+        };
         tokio::spawn(actor(agent, rx, titles_rx, task));
-        Self {
-            commands,
-            events,
-            broker,
-            engine,
-            shared,
-            config: None,
-            http: HttpConfig::default(),
-            notes: Vec::new(),
-            tools: Vec::new(),
-            session_id,
-        }
+        Self { commands, events, broker, engine, shared, setup, session_id }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -310,35 +302,36 @@ impl Session {
         self.events.subscribe()
     }
 
-    /// Runs one prompt to its end and returns the answer: the simplest way to use a session.
-    pub async fn run(&self, text: impl Into<String>) -> Result<RunResult, SessionError> {
+    /// Runs one prompt to its end and returns what the turn amounted to: the simplest way to use
+    /// a session.
+    pub async fn run(&self, text: impl Into<String>) -> Result<TurnSummary, SessionError> {
         let mut rx = self.subscribe();
         self.prompt(text)?;
-        let mut result = RunResult {
-            text: String::new(),
-            reason: TurnEndReason::Failed,
-            usage: Usage::default(),
-            error: None,
-            denied: Vec::new(),
-        };
+        let mut fold = TurnFold::new();
         loop {
             match rx.recv().await {
-                Ok(AgentEvent::TextDelta { text }) => result.text.push_str(&text),
-                Ok(AgentEvent::RequestStart { continues: false, .. }) => result.text.clear(),
-                Ok(AgentEvent::ToolCallEnd { name, is_error: true, duration_ms: 0, .. }) => {
-                    result.denied.push(name)
+                Ok(event) => {
+                    if fold.push(&event) {
+                        return Ok(self.summarize(&fold));
+                    }
                 }
-                Ok(AgentEvent::Error { message, .. }) => result.error = Some(message),
-                Ok(AgentEvent::TurnEnd { reason, usage, .. }) => {
-                    result.reason = reason;
-                    result.usage = usage;
-                    return Ok(result);
-                }
-                Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => return Err(SessionError::Closed),
             }
         }
+    }
+
+    /// A turn's summary, with what the session knows added: the cost at the current model's
+    /// price, the model, the saved session's id and the turns so far.
+    pub fn summarize(&self, fold: &TurnFold) -> TurnSummary {
+        let mut summary = fold.summary();
+        let s = self.lock();
+        summary.cost_usd = s.info.price.map(|p| p.cost(&summary.usage));
+        summary.model = s.model.clone();
+        summary.turns = s.turns;
+        drop(s);
+        summary.session_id = self.session_id();
+        summary
     }
 
     /// Allows a pending tool call once.
@@ -373,6 +366,16 @@ impl Session {
         self.engine.set_mode(mode);
     }
 
+    /// Adds a permission rule for the rest of the session (takes effect for the next tool call).
+    pub fn add_rule(&self, rule: Rule) {
+        self.engine.add_rule(rule);
+    }
+
+    /// The permission rules in force.
+    pub fn rules(&self) -> crate::permissions::RuleSet {
+        self.engine.rules()
+    }
+
     /// Switches endpoint or model (`endpoint`, `endpoint:model`); the conversation is kept.
     pub fn set_model(
         &self,
@@ -380,9 +383,9 @@ impl Session {
         store: &dyn CredentialStore,
         env: EnvLookup<'_>,
     ) -> Result<String, SessionError> {
-        let config = self.config.as_ref().ok_or(SessionError::Closed)?;
+        let config = self.setup.config.as_ref().ok_or(SessionError::Closed)?;
         let r = resolve(config, Some(choice), store, env)?;
-        let sender = build_sender(&r, self.http.clone())?;
+        let sender = build_sender(&r, self.setup.http.clone())?;
         let label = r.label();
         self.commands
             .send(Command::SetSender(sender, label.clone(), r.model_info, r.max_tokens))
@@ -424,7 +427,7 @@ impl Session {
     /// Things the user should know about how the session was set up (an unavailable keyring, an
     /// ignored project setting).
     pub fn notes(&self) -> &[String] {
-        &self.notes
+        &self.setup.notes
     }
 
     /// The id of the saved session, once its first round is saved (or from the start when
@@ -435,11 +438,11 @@ impl Session {
 
     /// The names of the tools the model can call.
     pub fn tool_names(&self) -> &[String] {
-        &self.tools
+        &self.setup.tools
     }
 
     /// The configuration the session started from (for `/permissions`, `config show`).
     pub fn config(&self) -> Option<&Config> {
-        self.config.as_ref()
+        self.setup.config.as_ref()
     }
 }

@@ -1,8 +1,12 @@
 //! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
 
 use super::atomic::{to_trash, unified_diff, write_atomic};
+use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Access, OutputKind, Subject, ToolContext, ToolDefinition, ToolExecutor,
+    ToolMeta, ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -24,12 +28,14 @@ fn line_of(content: &str, byte: usize) -> usize {
 }
 
 /// Applies one edit to `content`, or explains why it cannot.
-pub fn apply_edit(content: &str, edit: &Edit) -> Result<String, String> {
+pub fn apply_edit(content: &str, edit: &Edit) -> Result<String, ToolError> {
     if edit.old_string.is_empty() {
-        return Err("old_string is empty: give the exact text to replace (use write_file to create or overwrite a whole file)".into());
+        return Err(ToolError::Invalid("old_string is empty: give the exact text to replace (use write_file to create or overwrite a whole file)".into()));
     }
     if edit.old_string == edit.new_string {
-        return Err("old_string and new_string are the same; there is nothing to change".into());
+        return Err(ToolError::Invalid(
+            "old_string and new_string are the same; there is nothing to change".into(),
+        ));
     }
     // A file with CRLF endings still matches text the model wrote with LF.
     let crlf = content.contains("\r\n") && !edit.old_string.contains('\r');
@@ -40,7 +46,7 @@ pub fn apply_edit(content: &str, edit: &Edit) -> Result<String, String> {
     };
     let hits: Vec<usize> = content.match_indices(&old).map(|(i, _)| i).collect();
     match hits.len() {
-        0 => Err(not_found(content, &edit.old_string)),
+        0 => Err(ToolError::Invalid(not_found(content, &edit.old_string))),
         1 => Ok(content.replacen(&old, &new, 1)),
         n if edit.replace_all => {
             let _ = n;
@@ -48,11 +54,11 @@ pub fn apply_edit(content: &str, edit: &Edit) -> Result<String, String> {
         }
         n => {
             let lines: Vec<String> = hits.iter().take(20).map(|&i| line_of(content, i).to_string()).collect();
-            Err(format!(
+            Err(ToolError::Invalid(format!(
                 "old_string appears {n} times (at lines {}); include more surrounding text to make it unique, \
                  or set replace_all to change every occurrence",
                 lines.join(", ")
-            ))
+            )))
         }
     }
 }
@@ -117,43 +123,64 @@ async fn edit_file(
 ) -> ToolOutput {
     let path = resolve(ctx.cwd(), path_arg);
     if let Err(refusal) = check_writable(ctx, tool, raw, &path, roots).await {
-        return ToolOutput::error(refusal);
+        return refusal.into_output();
     }
     let label = display_relative(&path, ctx.cwd());
     let result =
         tokio::task::spawn_blocking(move || edit_blocking(&path, &label, &edits, trash.as_deref())).await;
     match result {
         Ok(Ok(text)) => ToolOutput::text(text),
-        Ok(Err(e)) => ToolOutput::error(e),
+        Ok(Err(e)) => e.into_output(),
         Err(e) => ToolOutput::error(format!("editing failed: {e}")),
     }
 }
 
-fn edit_blocking(path: &Path, label: &str, edits: &[Edit], trash: Option<&Path>) -> Result<String, String> {
+fn edit_blocking(
+    path: &Path,
+    label: &str,
+    edits: &[Edit],
+    trash: Option<&Path>,
+) -> Result<String, ToolError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!("{label} does not exist; use write_file to create it"))
+            return Err(ToolError::NotFound(format!("{label} does not exist; use write_file to create it")))
         }
-        Err(e) => return Err(format!("cannot read {label}: {e}")),
+        Err(e) => return Err(ToolError::Io(format!("cannot read {label}: {e}"))),
     };
     let original = String::from_utf8(bytes).map_err(|_| {
-        format!("{label} is not valid UTF-8 text; edit_file only changes text files (use write_file or a command)")
+        ToolError::Invalid(format!(
+            "{label} is not valid UTF-8 text; edit_file only changes text files (use write_file or a command)"
+        ))
     })?;
     let mut content = original.clone();
     for (i, edit) in edits.iter().enumerate() {
         content = apply_edit(&content, edit).map_err(|e| {
             if edits.len() > 1 {
-                format!("edit #{} of {} failed, so no edit was applied: {e}", i + 1, edits.len())
+                ToolError::Invalid(format!(
+                    "edit #{} of {} failed, so no edit was applied: {e}",
+                    i + 1,
+                    edits.len()
+                ))
             } else {
                 e
             }
         })?;
     }
     to_trash(trash, path, original.as_bytes())
-        .map_err(|e| format!("could not keep a copy in the trash: {e}"))?;
-    write_atomic(path, content.as_bytes()).map_err(|e| format!("could not write {label}: {e}"))?;
+        .map_err(|e| ToolError::Io(format!("could not keep a copy in the trash: {e}")))?;
+    write_atomic(path, content.as_bytes())
+        .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))?;
     Ok(format!("edited {label}\n{}", unified_diff(label, &original, &content)))
+}
+
+/// What both edit tools declare: a write at `path`, whose replaced and replacing text may be
+/// shortened in old history, with a diff as output.
+fn edit_meta() -> ToolMeta {
+    ToolMeta::writes()
+        .subject(Subject::path("path", Access::Write))
+        .reclaimable(&["old_string", "new_string"])
+        .output(OutputKind::Diff)
 }
 
 /// Replaces one exact string in a file.
@@ -201,6 +228,10 @@ impl ToolExecutor for EditFile {
                 "additionalProperties": false
             }),
         )
+    }
+
+    fn meta(&self) -> ToolMeta {
+        edit_meta()
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
@@ -279,6 +310,10 @@ impl ToolExecutor for MultiEdit {
         )
     }
 
+    fn meta(&self) -> ToolMeta {
+        edit_meta()
+    }
+
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
         let input: MultiInput = match parse_input("multi_edit", raw.clone()) {
             Ok(i) => i,
@@ -315,7 +350,7 @@ mod tests {
 
     #[test]
     fn several_matches_name_their_lines() {
-        let err = apply_edit("x\ny\nx\n", &e("x", "z")).unwrap_err();
+        let err = apply_edit("x\ny\nx\n", &e("x", "z")).unwrap_err().to_string();
         assert!(err.contains("2 times") && err.contains("lines 1, 3"), "{err}");
         let all = apply_edit("x\ny\nx\n", &Edit { replace_all: true, ..e("x", "z") }).unwrap();
         assert_eq!(all, "z\ny\nz\n");
@@ -323,8 +358,9 @@ mod tests {
 
     #[test]
     fn whitespace_differences_are_pointed_out() {
-        let err =
-            apply_edit("fn main() {\n    let x = 1;\n}\n", &e("fn main() {\n  let x = 1;", "")).unwrap_err();
+        let err = apply_edit("fn main() {\n    let x = 1;\n}\n", &e("fn main() {\n  let x = 1;", ""))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("lines 1-2") && err.contains("whitespace"), "{err}");
     }
 
@@ -333,9 +369,10 @@ mod tests {
         let content = "fn alpha() {}\nfn compute_total(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n";
         let err =
             apply_edit(content, &e("fn compute_totals(items: &[u32]) -> u32 {\n    items.iter().sum()", ""))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("closest match") && err.contains("lines 2-3"), "{err}");
-        let err = apply_edit(content, &e("completely unrelated text here", "")).unwrap_err();
+        let err = apply_edit(content, &e("completely unrelated text here", "")).unwrap_err().to_string();
         assert!(err.contains("nothing similar"), "{err}");
     }
 
@@ -347,7 +384,7 @@ mod tests {
 
     #[test]
     fn empty_or_identical_strings_are_refused() {
-        assert!(apply_edit("a", &e("", "b")).unwrap_err().contains("empty"));
-        assert!(apply_edit("a", &e("a", "a")).unwrap_err().contains("same"));
+        assert!(apply_edit("a", &e("", "b")).unwrap_err().to_string().contains("empty"));
+        assert!(apply_edit("a", &e("a", "a")).unwrap_err().to_string().contains("same"));
     }
 }

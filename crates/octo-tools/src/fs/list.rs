@@ -2,7 +2,10 @@
 
 use super::sniff::human_size;
 use crate::path::resolve;
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Access, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta,
+    ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -42,8 +45,8 @@ impl ToolExecutor for ListDir {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().subject(Subject::path("path", Access::Read))
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

@@ -4,7 +4,8 @@ use super::sniff::{binary_kind, human_size, image_type, looks_binary};
 use crate::path::resolve;
 use base64::Engine;
 use octo_agent::{
-    async_trait, parse_input, ImageSource, ToolContext, ToolDefinition, ToolExecutor, ToolOutput,
+    async_trait, parse_input, Access, ImageSource, Subject, ToolContext, ToolDefinition, ToolExecutor,
+    ToolMeta, ToolOutput,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -63,8 +64,8 @@ impl ToolExecutor for ReadFile {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().subject(Subject::path("path", Access::Read))
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

@@ -1,8 +1,12 @@
 //! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
 
 use super::atomic::{to_trash, unified_diff, write_atomic};
+use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Access, OutputKind, Subject, ToolContext, ToolDefinition, ToolExecutor,
+    ToolMeta, ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -48,6 +52,13 @@ impl ToolExecutor for WriteFile {
         )
     }
 
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::writes()
+            .subject(Subject::path("path", Access::Write))
+            .reclaimable(&["content"])
+            .output(OutputKind::Diff)
+    }
+
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
         let input: Input = match parse_input("write_file", raw.clone()) {
             Ok(i) => i,
@@ -55,7 +66,7 @@ impl ToolExecutor for WriteFile {
         };
         let path = resolve(ctx.cwd(), &input.path);
         if let Err(refusal) = check_writable(ctx, "write_file", &raw, &path, &self.writable_roots).await {
-            return ToolOutput::error(refusal);
+            return refusal.into_output();
         }
         if path.is_dir() {
             return ToolOutput::error(format!("{} is a directory; give a file path.", input.path));
@@ -65,12 +76,13 @@ impl ToolExecutor for WriteFile {
         let result = tokio::task::spawn_blocking(move || {
             let old = std::fs::read(&path).ok();
             if let Some(old) = &old {
-                to_trash(trash.as_deref(), &path, old)
-                    .map_err(|e| format!("could not keep a copy of the old content in the trash: {e}"))?;
+                to_trash(trash.as_deref(), &path, old).map_err(|e| {
+                    ToolError::Io(format!("could not keep a copy of the old content in the trash: {e}"))
+                })?;
             }
             write_atomic(&path, input.content.as_bytes())
-                .map_err(|e| format!("could not write {label}: {e}"))?;
-            Ok::<_, String>(match old {
+                .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))?;
+            Ok::<_, ToolError>(match old {
                 None => format!("created {label} ({} lines)", input.content.lines().count()),
                 Some(old) if old == input.content.as_bytes() => format!("{label} unchanged (same content)"),
                 Some(old) => {
@@ -82,7 +94,7 @@ impl ToolExecutor for WriteFile {
         .await;
         match result {
             Ok(Ok(text)) => ToolOutput::text(text),
-            Ok(Err(e)) => ToolOutput::error(e),
+            Ok(Err(e)) => e.into_output(),
             Err(e) => ToolOutput::error(format!("writing failed: {e}")),
         }
     }

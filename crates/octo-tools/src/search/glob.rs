@@ -1,9 +1,13 @@
 //! `glob`: files by name pattern, newest first, ignore rules respected, walked in parallel.
 
+use crate::error::ToolError;
 use crate::path::resolve;
 use globset::GlobBuilder;
 use ignore::WalkState;
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Access, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta,
+    ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -25,11 +29,11 @@ struct Input {
 }
 
 /// Matching files under `base`, newest first: (path relative to `base`, modification time).
-pub fn find(base: &Path, pattern: &str) -> Result<(Vec<PathBuf>, usize), String> {
+pub fn find(base: &Path, pattern: &str) -> Result<(Vec<PathBuf>, usize), ToolError> {
     let glob = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map_err(|e| format!("invalid glob pattern `{pattern}`: {e}"))?
+        .map_err(|e| ToolError::Invalid(format!("invalid glob pattern `{pattern}`: {e}")))?
         .compile_matcher();
     let found: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     ignore::WalkBuilder::new(base).require_git(false).build_parallel().run(|| {
@@ -79,8 +83,8 @@ impl ToolExecutor for Glob {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().subject(Subject::path("path", Access::Read))
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -109,7 +113,7 @@ impl ToolExecutor for Glob {
                 }
                 ToolOutput::text(out)
             }
-            Ok(Err(e)) => ToolOutput::error(e),
+            Ok(Err(e)) => e.into_output(),
             Err(e) => ToolOutput::error(format!("glob failed: {e}")),
         }
     }

@@ -1,12 +1,16 @@
 //! `grep`: regular-expression search with ripgrep's own libraries, ignore rules respected,
 //! binary files skipped, files searched in parallel.
 
+use crate::error::ToolError;
 use crate::path::resolve;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::overrides::OverrideBuilder;
 use ignore::WalkState;
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Access, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta,
+    ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -129,10 +133,10 @@ impl Sink for Collect<'_> {
 }
 
 /// Runs a search under `workspace`. Returns the rendered result, or an error for the model.
-pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, String> {
+pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, ToolError> {
     let root = resolve(workspace, req.path.as_deref().unwrap_or("."));
     if !root.exists() {
-        return Err(format!("{} does not exist", root.display()));
+        return Err(ToolError::NotFound(format!("{} does not exist", root.display())));
     }
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(req.case_insensitive)
@@ -141,10 +145,10 @@ pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, String> {
         .dot_matches_new_line(req.multiline)
         .build(&req.pattern)
         .map_err(|e| {
-            format!(
+            ToolError::Invalid(format!(
                 "invalid regular expression `{}`: {e}. Escape special characters or set fixed_strings.",
                 req.pattern
-            )
+            ))
         })?;
     let limit = req.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let (before, after) = if req.output_mode == OutputMode::Content {
@@ -157,12 +161,13 @@ pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, String> {
     if req.glob.is_some() || req.exclude.is_some() {
         let mut ov = OverrideBuilder::new(&root);
         if let Some(g) = &req.glob {
-            ov.add(g).map_err(|e| format!("invalid glob `{g}`: {e}"))?;
+            ov.add(g).map_err(|e| ToolError::Invalid(format!("invalid glob `{g}`: {e}")))?;
         }
         if let Some(x) = &req.exclude {
-            ov.add(&format!("!{x}")).map_err(|e| format!("invalid exclude glob `{x}`: {e}"))?;
+            ov.add(&format!("!{x}"))
+                .map_err(|e| ToolError::Invalid(format!("invalid exclude glob `{x}`: {e}")))?;
         }
-        walk.overrides(ov.build().map_err(|e| format!("invalid glob: {e}"))?);
+        walk.overrides(ov.build().map_err(|e| ToolError::Invalid(format!("invalid glob: {e}")))?);
     }
     let hits: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let lines_budget = AtomicUsize::new(0);
@@ -296,8 +301,8 @@ impl ToolExecutor for Grep {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().subject(Subject::path("path", Access::Read))
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -308,7 +313,7 @@ impl ToolExecutor for Grep {
         let ws = ctx.cwd().to_path_buf();
         match tokio::task::spawn_blocking(move || search(&ws, &req)).await {
             Ok(Ok(text)) => ToolOutput::text(text),
-            Ok(Err(e)) => ToolOutput::error(e),
+            Ok(Err(e)) => e.into_output(),
             Err(e) => ToolOutput::error(format!("grep failed: {e}")),
         }
     }

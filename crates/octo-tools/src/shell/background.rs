@@ -4,6 +4,7 @@
 
 use super::capture::Capture;
 use super::process::{kill_group, spawn, Ending};
+use crate::error::ToolError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,7 +67,7 @@ impl BackgroundShells {
     }
 
     /// New output since the last read (at most `max` bytes, the latest kept) and the status.
-    pub fn read(&self, id: &str, max: usize) -> Result<String, String> {
+    pub fn read(&self, id: &str, max: usize) -> Result<String, ToolError> {
         let found = self.lock().get(id).cloned();
         let shell = found.ok_or_else(|| self.unknown(id))?;
         let mut read_to = shell.read_to.lock().unwrap_or_else(|e| e.into_inner());
@@ -93,7 +94,7 @@ impl BackgroundShells {
     }
 
     /// Stops a background command and everything it started.
-    pub fn kill(&self, id: &str) -> Result<String, String> {
+    pub fn kill(&self, id: &str) -> Result<String, ToolError> {
         let removed = self.lock().remove(id);
         let shell = removed.ok_or_else(|| self.unknown(id))?;
         kill_group(shell.group, false);
@@ -101,13 +102,13 @@ impl BackgroundShells {
         Ok(format!("{id} (`{}`) stopped; its output is in {}", shell.command, shell.log.display()))
     }
 
-    fn unknown(&self, id: &str) -> String {
+    fn unknown(&self, id: &str) -> ToolError {
         let ids: Vec<String> = self.lock().keys().cloned().collect();
-        if ids.is_empty() {
+        ToolError::NotFound(if ids.is_empty() {
             format!("no background shell `{id}`; none is running")
         } else {
             format!("no background shell `{id}`; running: {}", ids.join(", "))
-        }
+        })
     }
 }
 

@@ -10,7 +10,10 @@ pub use capture::Capture;
 pub use deny::{canonical_segment, command_segments, hard_denied};
 pub use process::{kill_group, shell_command, spawn, Ending, Running};
 
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutcome,
+    ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -96,6 +99,10 @@ impl ToolExecutor for Terminal {
         )
     }
 
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::writes().subject(Subject::command("command"))
+    }
+
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         let input: Input = match parse_input("terminal", input) {
             Ok(i) => i,
@@ -105,9 +112,10 @@ impl ToolExecutor for Terminal {
             return ToolOutput::error("`command` is empty");
         }
         if let Some(why) = hard_denied(&input.command) {
-            return ToolOutput::error(format!(
-                "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
-            ));
+            return ToolOutput::refused(
+                format!("refused: this command would do {why}. octo never runs it, whatever the permission rules say."),
+                ToolOutcome::HardDenied,
+            );
         }
         if input.run_in_background {
             return match self.background.start(&input.command, ctx.cwd(), &self.spill_dir) {
@@ -199,12 +207,9 @@ impl ToolExecutor for TerminalOutput {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
-    }
-
-    fn concurrency_safe(&self) -> bool {
-        false // reading advances the shell's read position
+    // Reading advances the shell's read position, so two reads at once would race.
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().concurrency_safe(false)
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
@@ -214,7 +219,7 @@ impl ToolExecutor for TerminalOutput {
         };
         match self.background.read(&input.id, self.output_cap) {
             Ok(t) => ToolOutput::text(t),
-            Err(e) => ToolOutput::error(e),
+            Err(e) => e.into_output(),
         }
     }
 }
@@ -247,6 +252,10 @@ impl ToolExecutor for KillShell {
         )
     }
 
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::writes()
+    }
+
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
         let input: IdInput = match parse_input("kill_shell", input) {
             Ok(i) => i,
@@ -254,7 +263,7 @@ impl ToolExecutor for KillShell {
         };
         match self.background.kill(&input.id) {
             Ok(t) => ToolOutput::text(t),
-            Err(e) => ToolOutput::error(e),
+            Err(e) => e.into_output(),
         }
     }
 }

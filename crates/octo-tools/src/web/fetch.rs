@@ -2,8 +2,11 @@
 
 use super::html::to_markdown;
 use crate::config::WebConfig;
+use crate::error::ToolError;
 use crate::fs::sniff::human_size;
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use octo_agent::{
+    async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutput,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -12,14 +15,14 @@ pub const USER_AGENT: &str =
     concat!("Mozilla/5.0 (compatible; octo/", env!("CARGO_PKG_VERSION"), "; +coding agent)");
 
 /// Builds the web tools' HTTP client.
-pub fn client(cfg: &WebConfig) -> Result<reqwest::Client, String> {
+pub fn client(cfg: &WebConfig) -> Result<reqwest::Client, ToolError> {
     reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .timeout(cfg.timeout)
         .connect_timeout(cfg.timeout.min(std::time::Duration::from_secs(10)))
         .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
         .build()
-        .map_err(|e| format!("could not build the HTTP client: {e}"))
+        .map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))
 }
 
 /// Fetches web pages.
@@ -64,8 +67,8 @@ impl ToolExecutor for WebFetch {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads().subject(Subject::url("url"))
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -74,17 +77,21 @@ impl ToolExecutor for WebFetch {
             Err(e) => return e,
         };
         tokio::select! {
-            out = fetch(&self.cfg, &input.url) => out.unwrap_or_else(ToolOutput::error),
+            out = fetch(&self.cfg, &input.url) => out.unwrap_or_else(ToolError::into_output),
             () = ctx.cancel().cancelled() => ToolOutput::error("cancelled by the user"),
         }
     }
 }
 
-async fn fetch(cfg: &WebConfig, raw_url: &str) -> Result<ToolOutput, String> {
-    let url = reqwest::Url::parse(raw_url.trim())
-        .map_err(|e| format!("`{raw_url}` is not a valid URL ({e}); give an absolute http(s) URL"))?;
+async fn fetch(cfg: &WebConfig, raw_url: &str) -> Result<ToolOutput, ToolError> {
+    let url = reqwest::Url::parse(raw_url.trim()).map_err(|e| {
+        ToolError::Invalid(format!("`{raw_url}` is not a valid URL ({e}); give an absolute http(s) URL"))
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("only http and https URLs can be fetched, not `{}`", url.scheme()));
+        return Err(ToolError::Invalid(format!(
+            "only http and https URLs can be fetched, not `{}`",
+            url.scheme()
+        )));
     }
     let client = client(cfg)?;
     let mut resp = client.get(url.clone()).send().await.map_err(|e| describe_error(&e, &url))?;
@@ -157,7 +164,11 @@ fn looks_like_html(body: &[u8]) -> bool {
     head.contains("<html") || head.contains("<!doctype html")
 }
 
-fn describe_error(e: &reqwest::Error, url: &reqwest::Url) -> String {
+fn describe_error(e: &reqwest::Error, url: &reqwest::Url) -> ToolError {
+    ToolError::Network(describe(e, url))
+}
+
+fn describe(e: &reqwest::Error, url: &reqwest::Url) -> String {
     if e.is_timeout() {
         format!("fetching {url} timed out")
     } else if e.is_redirect() {

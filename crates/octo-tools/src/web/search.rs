@@ -4,7 +4,8 @@
 use super::fetch::client;
 use super::html::{attr, has_class, text_of};
 use crate::config::WebConfig;
-use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolOutput};
+use crate::error::ToolError;
+use octo_agent::{async_trait, parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutput};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tl::Node;
@@ -59,8 +60,8 @@ impl ToolExecutor for WebSearch {
         )
     }
 
-    fn read_only(&self) -> bool {
-        true
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads()
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -75,7 +76,7 @@ impl ToolExecutor for WebSearch {
         tokio::select! {
             r = search(&self.cfg, input.query.trim(), n) => match r {
                 Ok((backend, results)) => ToolOutput::text(render(&backend, &input.query, &results)),
-                Err(e) => ToolOutput::error(e),
+                Err(e) => e.into_output(),
             },
             () = ctx.cancel().cancelled() => ToolOutput::error("cancelled by the user"),
         }
@@ -98,7 +99,11 @@ fn render(backend: &str, query: &str, results: &[SearchResult]) -> String {
 
 /// Runs the search with the first configured API, else the HTML engines. Returns the backend's
 /// name and the results.
-pub async fn search(cfg: &WebConfig, query: &str, n: usize) -> Result<(String, Vec<SearchResult>), String> {
+pub async fn search(
+    cfg: &WebConfig,
+    query: &str,
+    n: usize,
+) -> Result<(String, Vec<SearchResult>), ToolError> {
     let http = client(cfg)?;
     let e = &cfg.endpoints;
     if let Some(key) = &cfg.brave_api_key {
@@ -115,29 +120,32 @@ pub async fn search(cfg: &WebConfig, query: &str, n: usize) -> Result<(String, V
         Ok(r) if !r.is_empty() => Ok(("DuckDuckGo".into(), r)),
         first => match bing(&http, &e.bing, query, n).await {
             Ok(r) => Ok(("Bing".into(), r)),
-            Err(bing_err) => Err(format!(
+            Err(bing_err) => Err(ToolError::Network(format!(
                 "web search failed: DuckDuckGo: {}; Bing: {bing_err}. Set BRAVE_API_KEY, TAVILY_API_KEY or \
                  SERPER_API_KEY for a search API.",
-                first.err().unwrap_or_else(|| "no results".into())
-            )),
+                first.err().map_or_else(|| "no results".to_owned(), |e| e.to_string())
+            ))),
         },
     }
 }
 
-async fn get_text(req: reqwest::RequestBuilder, what: &str) -> Result<String, String> {
-    let resp = req.send().await.map_err(|e| format!("{what} could not be reached: {e}"))?;
+async fn get_text(req: reqwest::RequestBuilder, what: &str) -> Result<String, ToolError> {
+    let resp =
+        req.send().await.map_err(|e| ToolError::Network(format!("{what} could not be reached: {e}")))?;
     let status = resp.status();
-    let body = resp.text().await.map_err(|e| format!("{what} answer could not be read: {e}"))?;
+    let body =
+        resp.text().await.map_err(|e| ToolError::Network(format!("{what} answer could not be read: {e}")))?;
     if !status.is_success() {
         let short: String = body.chars().take(200).collect();
-        return Err(format!("{what} answered HTTP {}: {short}", status.as_u16()));
+        return Err(ToolError::Network(format!("{what} answered HTTP {}: {short}", status.as_u16())));
     }
     Ok(body)
 }
 
-async fn get_json(req: reqwest::RequestBuilder, what: &str) -> Result<Value, String> {
+async fn get_json(req: reqwest::RequestBuilder, what: &str) -> Result<Value, ToolError> {
     let body = get_text(req, what).await?;
-    serde_json::from_str(&body).map_err(|e| format!("{what} sent an unreadable answer: {e}"))
+    serde_json::from_str(&body)
+        .map_err(|e| ToolError::Network(format!("{what} sent an unreadable answer: {e}")))
 }
 
 fn results_from(
@@ -165,7 +173,7 @@ async fn brave(
     key: &str,
     q: &str,
     n: usize,
-) -> Result<Vec<SearchResult>, String> {
+) -> Result<Vec<SearchResult>, ToolError> {
     let req = http
         .get(base)
         .query(&[("q", q), ("count", &n.to_string())])
@@ -181,7 +189,7 @@ async fn tavily(
     key: &str,
     q: &str,
     n: usize,
-) -> Result<Vec<SearchResult>, String> {
+) -> Result<Vec<SearchResult>, ToolError> {
     let body = json!({"query": q, "max_results": n}).to_string();
     let req = http.post(base).bearer_auth(key).header("Content-Type", "application/json").body(body);
     let v = get_json(req, "Tavily").await?;
@@ -194,7 +202,7 @@ async fn serper(
     key: &str,
     q: &str,
     n: usize,
-) -> Result<Vec<SearchResult>, String> {
+) -> Result<Vec<SearchResult>, ToolError> {
     let body = json!({"q": q, "num": n}).to_string();
     let req = http.post(base).header("X-API-KEY", key).header("Content-Type", "application/json").body(body);
     let v = get_json(req, "Serper").await?;
@@ -206,12 +214,12 @@ async fn duckduckgo(
     base: &str,
     q: &str,
     n: usize,
-) -> Result<Vec<SearchResult>, String> {
+) -> Result<Vec<SearchResult>, ToolError> {
     let html = get_text(http.get(base).query(&[("q", q)]), "DuckDuckGo").await?;
     Ok(parse_duckduckgo(&html, n))
 }
 
-async fn bing(http: &reqwest::Client, base: &str, q: &str, n: usize) -> Result<Vec<SearchResult>, String> {
+async fn bing(http: &reqwest::Client, base: &str, q: &str, n: usize) -> Result<Vec<SearchResult>, ToolError> {
     // reqwest is built without compression, so no Accept-Encoding is sent: with gzip, Bing's HTML
     // endpoint answers with a script-only page.
     let html = get_text(http.get(base).query(&[("q", q)]).header("Accept", "text/html"), "Bing").await?;

@@ -1,0 +1,66 @@
+//! From the command line to a session: flags become a [`Launch`] for octo-app's [`Launcher`],
+//! and launch errors become exit codes. Nothing here knows the home layout or the key store.
+
+use crate::cli::Cli;
+use crate::{EXIT_ERROR, EXIT_USAGE};
+use octo_app::config::Overrides;
+use octo_app::{Launch, LaunchError, Launcher, Resume, Session, SessionOptions};
+
+/// Flags that override configuration.
+pub fn overrides(cli: &Cli) -> Overrides {
+    Overrides {
+        endpoint: cli.endpoint.clone(),
+        model: cli.model.clone(),
+        permission_mode: if cli.auto_approve { Some("auto".into()) } else { cli.permission_mode.clone() },
+        max_turns: cli.max_turns,
+        reasoning_effort: cli.reasoning_effort.clone(),
+        max_tokens: cli.max_tokens,
+    }
+}
+
+/// The session `-c` asks for, unless `resume` names one.
+fn resume_of(cli: &Cli, resume: Option<String>) -> Resume {
+    match (resume, &cli.continue_session) {
+        (Some(id), _) => Resume::Id(id),
+        (None, Some(q)) => Resume::Find(q.clone()),
+        (None, None) => Resume::New,
+    }
+}
+
+/// What the flags ask for (`unattended` for headless runs).
+pub fn launch_of(cli: &Cli, unattended: bool, resume: Option<String>) -> Launch {
+    Launch {
+        workspace: cli.workspace.clone(),
+        overrides: overrides(cli),
+        resume: resume_of(cli, resume),
+        options: SessionOptions {
+            no_tools: cli.no_tools,
+            system_prompt: cli.system.clone(),
+            unattended,
+            no_stream: cli.no_stream,
+            save: !cli.no_save,
+            model_titles: !unattended,
+            max_attempts: std::env::var("OCTO_MAX_ATTEMPTS").ok().and_then(|v| v.parse().ok()),
+            ..SessionOptions::default()
+        },
+    }
+}
+
+/// The exit code for a launch that failed.
+pub fn exit_code(e: &LaunchError) -> u8 {
+    if e.is_usage() {
+        EXIT_USAGE
+    } else {
+        EXIT_ERROR
+    }
+}
+
+/// Starts a session as the flags ask (resuming `resume`, an id, when given).
+pub fn start(
+    launcher: &Launcher,
+    cli: &Cli,
+    unattended: bool,
+    resume: Option<String>,
+) -> Result<Session, LaunchError> {
+    launcher.start(launch_of(cli, unattended, resume))
+}

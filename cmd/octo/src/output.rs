@@ -1,0 +1,127 @@
+//! The outputs of a headless run, each a [`TurnRenderer`] over the events and the turn summary:
+//! text (the answer on stdout, status on stderr), json (one result object) and stream-json (every
+//! event as a JSON line). None of them derives an outcome: the fold did.
+
+use crate::cli::{Cli, OutputFormat};
+use crate::out;
+use octo_app::{AgentEvent, TurnEndReason, TurnFold, TurnRenderer, TurnSummary};
+use serde_json::json;
+use std::time::Instant;
+
+/// The renderer for the chosen `--output-format`.
+pub fn for_cli(cli: &Cli, started: Instant) -> Box<dyn TurnRenderer> {
+    match cli.output_format {
+        OutputFormat::Text => Box::new(Text { quiet: cli.quiet, verbose: cli.verbose, started }),
+        OutputFormat::Json => Box::new(Json { started }),
+        OutputFormat::StreamJson => Box::new(StreamJson),
+    }
+}
+
+/// The first line of `text`, at most `max` characters.
+pub fn first_line(text: &str, max: usize) -> String {
+    text.lines().next().unwrap_or_default().chars().take(max).collect()
+}
+
+/// The answer on stdout; tool calls, notices and retries on stderr unless quiet.
+struct Text {
+    quiet: bool,
+    verbose: bool,
+    started: Instant,
+}
+
+impl TurnRenderer for Text {
+    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+        if self.quiet {
+            return true;
+        }
+        match event {
+            AgentEvent::ToolCallStart { name, summary, .. } => out::status(&format!("● {name} {summary}")),
+            AgentEvent::ToolCallEnd { name, outcome, duration_ms, output, .. } if self.verbose => {
+                let mark = if outcome.ran() && !outcome.is_denial() { "✓" } else { "✗" };
+                let how = if *outcome == octo_app::ToolOutcome::Ran { String::new() } else { format!(" [{outcome}]") };
+                out::status(&format!("  {mark} {name}{how} ({duration_ms} ms) {}", first_line(output, 120)));
+            }
+            AgentEvent::Notice { message } => out::status(&format!("octo: {message}")),
+            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason } => out::status(&format!(
+                "octo: retrying in {:.1}s (attempt {attempt}/{max_attempts}): {reason}",
+                *delay_ms as f64 / 1000.0
+            )),
+            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, .. } => out::status(&format!(
+                "octo: compacted the conversation to ~{tokens_after} tokens ({messages_folded} messages summarized, {reclaimed} old outputs dropped)"
+            )),
+            _ => {}
+        }
+        true
+    }
+
+    fn finish(&mut self, s: &TurnSummary) {
+        if let Some(e) = &s.error {
+            // Ctrl-C is not an error to report: the user knows.
+            if s.end_reason != TurnEndReason::Cancelled {
+                out::error(e);
+            }
+        }
+        if !s.failed() && !s.answer.is_empty() {
+            let text = if s.answer.ends_with('\n') { s.answer.clone() } else { format!("{}\n", s.answer) };
+            out::stdout(&text);
+        }
+        if self.verbose {
+            if let Some(id) = &s.session_id {
+                out::status(&format!("octo: saved as session {id} (continue with `octo -c={id}`)"));
+            }
+            let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+            let u = &s.usage;
+            out::status(&format!(
+                "octo: {} · {} in / {} out tokens ({} cached){cost} · {:.1}s",
+                s.model,
+                u.input_tokens + u.cache_write_tokens,
+                u.output_tokens,
+                u.cache_read_tokens,
+                self.started.elapsed().as_secs_f64()
+            ));
+        }
+    }
+}
+
+/// One JSON object when the turn is over.
+struct Json {
+    started: Instant,
+}
+
+impl TurnRenderer for Json {
+    fn event(&mut self, _event: &AgentEvent, _fold: &TurnFold) -> bool {
+        true
+    }
+
+    fn finish(&mut self, s: &TurnSummary) {
+        let result = json!({
+            "type": "result",
+            "is_error": s.failed() || s.end_reason == TurnEndReason::Cancelled,
+            "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
+            "error": s.error,
+            "end_reason": s.end_reason,
+            "stop_reason": s.stop_reason,
+            "session_id": s.session_id,
+            "model": s.model,
+            "turns": s.turns,
+            "usage": s.usage,
+            "cost_usd": s.cost_usd,
+            "duration_ms": u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "tool_calls": s.tool_calls,
+            "denied_tool_calls": s.denied,
+        });
+        out::stdout(&format!("{result}\n"));
+    }
+}
+
+/// Every event as one JSON line, as it happens.
+struct StreamJson;
+
+impl TurnRenderer for StreamJson {
+    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+        let line = serde_json::to_string(event).unwrap_or_default();
+        out::stdout(&format!("{line}\n"))
+    }
+
+    fn finish(&mut self, _summary: &TurnSummary) {}
+}

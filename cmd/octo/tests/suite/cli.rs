@@ -1,0 +1,435 @@
+//! The `octo` binary as a process, against a mock model server.
+
+use super::common::home_for;
+
+use assert_cmd::Command;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use predicates::prelude::*;
+use serde_json::{json, Value};
+
+fn octo(home: &TempHome) -> Command {
+    let mut c = Command::cargo_bin("octo").unwrap();
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
+    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
+}
+
+#[test]
+fn version_prints_name_and_version() {
+    let home = TempHome::new().unwrap();
+    octo(&home).arg("--version").assert().success().stdout(format!("octo {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn help_says_what_octo_is_and_what_is_missing() {
+    let home = TempHome::new().unwrap();
+    octo(&home)
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("AI coding agent for the terminal"))
+        .stdout(predicate::str::contains("--output-format"))
+        .stdout(predicate::str::contains("REPL"))
+        .stdout(predicate::str::contains("OCTO_KEYRING_FILE"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let home = TempHome::new().unwrap();
+    octo(&home)
+        .arg("--frobnicate")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unexpected argument '--frobnicate'"));
+    octo(&home)
+        .args(["--prompt-file", "does-not-exist.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read the prompt file does-not-exist.txt"));
+    octo(&home).write_stdin("").assert().code(2).stderr(predicate::str::contains("no prompt given"));
+    octo(&home).args(["-r", "hi"]).assert().code(2).stderr(predicate::str::contains("needs a terminal"));
+}
+
+#[test]
+fn no_endpoint_configured_says_how_to_configure_one() {
+    let home = TempHome::new().unwrap();
+    octo(&home)
+        .arg("hello")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("no model endpoint is configured"))
+        .stderr(predicate::str::contains("ANTHROPIC_API_KEY"))
+        .stderr(predicate::str::contains("octo auth set"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_shot_prints_the_answer() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("Hello from the mock.").sse())]).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.arg("say").arg("hello");
+    assert_async(c).await.success().stdout("Hello from the mock.\n");
+    let body = &llm.request_bodies().await[0];
+    assert_eq!(body["messages"][0]["content"][0]["text"], "say hello");
+    assert!(body["tools"].as_array().unwrap().len() > 5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_tools_sends_no_tools_and_piped_stdin_is_the_prompt() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("ok").sse())]).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--no-tools", "-p", "review this"]).write_stdin("diff --git a/x b/x\n");
+    assert_async(c).await.success().stdout("ok\n");
+    let body = &llm.request_bodies().await[0];
+    assert!(body.get("tools").is_none());
+    assert_eq!(body["messages"][0]["content"][0]["text"], "review this\n\ndiff --git a/x b/x\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_loop_edits_a_file() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "toolu_1",
+                    "edit_file",
+                    json!({"path": "lib.rs", "old_string": "fn a() {}", "new_string": "fn a() -> u8 { 1 }"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Changed a() to return 1.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("lib.rs", "fn a() {}\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "accept-edits", "make a return 1"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout("Changed a() to return 1.\n")
+        .stderr(predicate::str::contains("● edit_file lib.rs"));
+    assert_eq!(std::fs::read_to_string(home.workspace().join("lib.rs")).unwrap(), "fn a() -> u8 { 1 }\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn headless_runs_deny_what_would_need_approval() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new().tool_use("toolu_1", "write_file", json!({"path": "x.txt", "content": "x"})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("I could not write it.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "write x.txt"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["answer"], "I could not write it.");
+    assert_eq!(v["denied_tool_calls"], json!(["write_file"]));
+    assert_eq!(v["is_error"], false);
+    assert_eq!(v["turns"], 1);
+    assert_eq!(v["model"], "mock:claude-sonnet-4-5");
+    assert!(v["usage"]["output_tokens"].as_u64().unwrap() > 0);
+    assert!(v["cost_usd"].as_f64().unwrap() > 0.0);
+    assert!(!home.workspace().join("x.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_json_prints_one_event_per_line() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("streamed").chunk_size(3).sse())]).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--output-format", "stream-json", "hi"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let types: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].as_str().unwrap().to_owned())
+        .collect();
+    insta::assert_debug_snapshot!("stream_json_event_types", types);
+    assert_eq!(types.first().map(String::as_str), Some("turn_start"));
+    assert_eq!(types.last().map(String::as_str), Some("turn_end"));
+    assert_eq!(types.iter().filter(|t| *t == "text_delta").count(), 3);
+    assert!(types.contains(&"committed".to_owned()) && types.contains(&"usage".to_owned()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_endpoint_is_a_clear_error_with_nothing_on_stdout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let home = TempHome::new().unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!("default = \"dead:m\"\n[endpoints.dead]\nprotocol = \"openai\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\n"),
+    )
+    .unwrap();
+    let mut c = octo(&home);
+    c.arg("hi");
+    assert_async(c)
+        .await
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("could not connect"))
+        .stderr(predicate::str::contains("`dead`"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_stdout_does_not_panic() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("many words ".repeat(2000)).chunk_size(5).sse())])
+        .await;
+    let home = home_for(&llm);
+    let bin = assert_cmd::cargo::cargo_bin("octo");
+    let output = tokio::task::spawn_blocking(move || {
+        let mut child = std::process::Command::new(bin)
+            .args(["--output-format", "stream-json", "hi"])
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .current_dir(home.workspace())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away at once
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(output.status.code(), Some(101));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn config_show_and_path_and_completion() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["config", "show"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("default = \"mock:claude-sonnet-4-5\"    # user config"));
+    octo(&home).args(["config", "path"]).assert().success().stdout(predicate::str::contains("config.toml"));
+    octo(&home).args(["completion", "bash"]).assert().success().stdout(predicate::str::contains("_octo"));
+    std::fs::write(home.home().join("config.toml"), "max_turns = \"many\"\n").unwrap();
+    octo(&home).args(["config", "show"]).assert().code(2).stderr(predicate::str::contains("config.toml:1:"));
+}
+
+#[test]
+fn auth_rejects_unknown_endpoints() {
+    let home = TempHome::new().unwrap();
+    octo(&home)
+        .args(["auth", "set", "nowhere"])
+        .write_stdin("sk-x\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown endpoint `nowhere`"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_stores_and_removes_a_key_read_from_stdin() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let keys = home.home().join("keys.json");
+    let mut set = octo(&home);
+    set.env("OCTO_KEYRING_FILE", &keys)
+        .env_remove("MOCK_KEY")
+        .args(["auth", "set", "mock"])
+        .write_stdin("  sk-stored\n");
+    assert_async(set).await.success().stderr(predicate::str::contains("stored the key for `mock`"));
+    let stored: Value = serde_json::from_slice(&std::fs::read(&keys).unwrap()).unwrap();
+    assert_eq!(stored["mock"], "sk-stored", "trimmed and kept");
+    let mut doctor = octo(&home);
+    doctor.env("OCTO_KEYRING_FILE", &keys).env_remove("MOCK_KEY").arg("doctor");
+    assert_async(doctor).await.success().stdout(predicate::str::contains("key from the keyring"));
+    let mut empty = octo(&home);
+    empty.env("OCTO_KEYRING_FILE", &keys).args(["auth", "set", "mock"]).write_stdin("\n");
+    assert_async(empty).await.code(2).stderr(predicate::str::contains("no key given"));
+    let mut rm = octo(&home);
+    rm.env("OCTO_KEYRING_FILE", &keys).args(["auth", "remove", "mock"]);
+    assert_async(rm).await.success().stderr(predicate::str::contains("removed the key for `mock`"));
+    let stored: Value = serde_json::from_slice(&std::fs::read(&keys).unwrap()).unwrap();
+    assert!(stored.get("mock").is_none(), "{stored}");
+    // With no store at all, nothing is claimed to be saved.
+    let mut nowhere = octo(&home);
+    nowhere.args(["auth", "set", "mock"]).write_stdin("sk-lost\n");
+    assert_async(nowhere).await.code(2).stderr(predicate::str::contains("OCTO_NO_KEYRING is set"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_checks_config_key_and_reachability() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.arg("doctor");
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("ok   configuration:"))
+        .stdout(predicate::str::contains("key from MOCK_KEY"))
+        .stdout(predicate::str::contains("ok   reachable:"));
+    // Nothing listens on the discard port: the check fails and says which address.
+    let dead = TempHome::new().unwrap();
+    std::fs::write(
+        dead.home().join("config.toml"),
+        "default = \"mock:m\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"MOCK_KEY\"\n",
+    )
+    .unwrap();
+    let mut c = octo(&dead);
+    c.arg("doctor");
+    assert_async(c)
+        .await
+        .code(1)
+        .stdout(predicate::str::contains("FAIL reachable: http://127.0.0.1:9 is unreachable"));
+    // A broken config file is named and fails the check.
+    std::fs::write(dead.home().join("config.toml"), "default = [").unwrap();
+    octo(&dead).arg("doctor").assert().code(1).stdout(predicate::str::contains("FAIL configuration"));
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_a_one_shot_run_exits_130() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("too late").sse()).delay(std::time::Duration::from_secs(60))
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace())
+        .arg("wait for it")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    // Interrupt once the request is in flight.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while llm.requests().await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "octo never sent its request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let status =
+        std::process::Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("too late"));
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_shots_are_saved_listed_continued_exported_and_removed() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("The port is 8080.").sse()),
+        Scripted::sse(Reply::new().text("You asked about the port.").sse()),
+        Scripted::sse(Reply::new().text("unsaved").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "which port does the server use?"]);
+    let first = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    let id = first["session_id"].as_str().unwrap().to_owned();
+
+    let listed = octo(&home).arg("sessions").assert().success().get_output().stdout.clone();
+    let listed = String::from_utf8(listed).unwrap();
+    assert!(listed.contains(&id) && listed.contains("which port does the server use?"), "{listed}");
+
+    let mut c = octo(&home);
+    c.args(["-c", "--output-format", "json", "what did I ask?"]);
+    let second = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    assert_eq!(second["session_id"], id.as_str(), "continued the same session");
+    let bodies = llm.request_bodies().await;
+    assert_eq!(bodies[1]["messages"].as_array().unwrap().len(), 3, "the earlier exchange was sent again");
+
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "forget me"]);
+    let third = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    assert_eq!(third["session_id"], Value::Null);
+    let count = std::fs::read_dir(home.home().join("sessions")).unwrap().count();
+    assert_eq!(count, 1, "--no-save wrote nothing");
+
+    let md =
+        octo(&home).args(["sessions", "export", &id[..15]]).assert().success().get_output().stdout.clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.contains("## User\n\nwhich port") && md.contains("You asked about the port."), "{md}");
+    octo(&home)
+        .args(["sessions", "rm", "which port"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no session id starts with"));
+    octo(&home).args(["sessions", "rm", "last"]).assert().code(2);
+    octo(&home).args(["sessions", "rm", &id]).assert().success();
+    octo(&home)
+        .args(["-c", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no saved session in this directory"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn continuing_explains_ambiguity_and_other_directories() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("a").sse()),
+        Scripted::sse(Reply::new().text("b").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    for p in ["parser refactor", "parser tests"] {
+        let mut c = octo(&home);
+        c.arg(p);
+        assert_async(c).await.success();
+    }
+    octo(&home)
+        .args(["-c=parser", "go on"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("several sessions match `parser`"));
+    let elsewhere = home.workspace().join("sub");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    octo(&home)
+        .args(["--continue=refactor", "go on"])
+        .current_dir(&elsewhere)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("belongs to").and(predicate::str::contains("cd ")));
+    let all = octo(&home).args(["sessions", "--all"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(all)
+        .unwrap()
+        .starts_with(&format!("{}\n", home.workspace().canonicalize().unwrap().display())));
+}

@@ -1,0 +1,4 @@
+mod agent_loop;
+mod common;
+mod context;
+mod seats;

@@ -1,0 +1,341 @@
+//! Permission rules: `Tool` or `Tool(specifier)`, matched against what the tool declares as its
+//! subject ([`octo_agent::Subject`]): a command pattern for a command tool (`git status*` is a
+//! prefix, anything else exact), a path glob for a path tool (`src/**`), a host glob for a URL tool
+//! (`*.github.com`). No tool is known here by name: a tool from any source gets the same rules.
+//!
+//! A command with shell metacharacters (`;`, `&&`, `|`, `$(…)`, backticks, redirections) is never
+//! matched by an allow rule, while deny and ask rules also look at each of its parts.
+
+use globset::{GlobBuilder, GlobMatcher};
+use octo_agent::{PermissionQuery, Subject, ToolRegistry};
+use std::path::Path;
+use thiserror::Error;
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Action {
+    /// Run without asking.
+    Allow,
+    /// Ask first.
+    Ask,
+    /// Refuse.
+    Deny,
+}
+
+impl Action {
+    /// The lowercase name (`allow`, `ask`, `deny`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+/// A rule that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum RuleError {
+    /// `Tool(spec` without the closing parenthesis.
+    #[error("rule `{rule}`: a specifier must be closed with `)`")]
+    Unclosed {
+        /// The rule as written.
+        rule: String,
+    },
+    /// The part before the parenthesis is not a tool name or pattern.
+    #[error("rule `{rule}`: `{tool}` is not a tool name")]
+    NotATool {
+        /// The rule as written.
+        rule: String,
+        /// What stood where the tool should be.
+        tool: String,
+    },
+    /// A specifier on a tool that has nothing to match it against.
+    #[error("rule `{rule}` ({origin}): `{tool}` takes no specifier; write just `{tool}`")]
+    NoSpecifier {
+        /// The rule as written.
+        rule: String,
+        /// The tool.
+        tool: String,
+        /// Where the rule comes from.
+        origin: String,
+    },
+    /// A path or host specifier that is not a valid glob.
+    #[error("rule `{rule}` ({origin}): invalid pattern `{pattern}`: {reason}")]
+    BadPattern {
+        /// The rule as written.
+        rule: String,
+        /// The pattern.
+        pattern: String,
+        /// Why it is invalid.
+        reason: String,
+        /// Where the rule comes from.
+        origin: String,
+    },
+}
+
+/// A specifier, ready to match whichever kind of subject the tool turns out to have.
+#[derive(Debug, Clone)]
+struct Pattern {
+    /// As written.
+    text: String,
+    /// The command form: normalized text, and whether it is a prefix (`git status*`).
+    command: String,
+    prefix: bool,
+    /// The path form: `*` stays within one path component, `**` crosses them.
+    path: Result<GlobMatcher, String>,
+    /// The host form, lowercase.
+    host: Result<GlobMatcher, String>,
+}
+
+fn glob(p: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(p)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| e.to_string())
+}
+
+impl Pattern {
+    fn new(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            command: normalize_command(text.trim_end_matches('*').trim_end_matches(':')),
+            prefix: text.ends_with('*'),
+            path: glob(text),
+            host: glob(&text.to_ascii_lowercase()),
+        }
+    }
+}
+
+/// One rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    text: String,
+    tool: String,
+    spec: Option<Pattern>,
+    action: Action,
+    origin: String,
+}
+
+impl Rule {
+    /// Parses `Tool` or `Tool(specifier)`. Whether the specifier suits the tool is checked once
+    /// the tools are known ([`RuleSet::check`]).
+    pub fn parse(text: &str, action: Action, origin: &str) -> Result<Self, RuleError> {
+        let t = text.trim();
+        let (tool, spec) = match t.find('(') {
+            Some(i) if t.ends_with(')') => (t[..i].trim(), Some(t[i + 1..t.len() - 1].trim())),
+            Some(_) => return Err(RuleError::Unclosed { rule: t.to_owned() }),
+            None => (t, None),
+        };
+        if tool.is_empty()
+            || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*' || c == '-')
+        {
+            return Err(RuleError::NotATool { rule: t.to_owned(), tool: tool.to_owned() });
+        }
+        let spec = match spec {
+            None | Some("*" | "") => None,
+            Some(s) => Some(Pattern::new(s)),
+        };
+        Ok(Self { text: t.to_owned(), tool: tool.to_owned(), spec, action, origin: origin.to_owned() })
+    }
+
+    /// What the rule does.
+    pub fn action(&self) -> Action {
+        self.action
+    }
+
+    /// The rule as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where it comes from (`user config ~/.octo/config.toml`).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    fn tool_matches(&self, tool: &str) -> bool {
+        if self.tool == "*" {
+            return true;
+        }
+        match self.tool.strip_suffix('*') {
+            Some(prefix) => tool.starts_with(prefix),
+            None => self.tool == tool,
+        }
+    }
+
+    pub(super) fn matches(&self, q: &PermissionQuery<'_>) -> bool {
+        if !self.tool_matches(q.rule_name()) {
+            return false;
+        }
+        let Some(p) = &self.spec else { return true };
+        match &q.meta.subject {
+            Subject::Command { .. } => {
+                let Some(cmd) = q.subject_value() else { return false };
+                let m = |c: &str| {
+                    let c = normalize_command(c);
+                    if p.prefix {
+                        c.starts_with(p.command.as_str())
+                    } else {
+                        c == p.command
+                    }
+                };
+                if p.command.is_empty() {
+                    return true;
+                }
+                if self.action == Action::Allow {
+                    !has_shell_meta(cmd) && m(cmd)
+                } else {
+                    // Deny and ask rules also see through wrappers, quotes and program paths:
+                    // `deny: terminal(curl*)` catches `sudo /usr/bin/curl …` too.
+                    m(cmd)
+                        || command_parts(cmd).iter().any(|part| m(part))
+                        || octo_tools::shell::command_segments(cmd).iter().any(|part| m(part))
+                }
+            }
+            Subject::Path { .. } => {
+                let Ok(g) = &p.path else { return false };
+                query_paths(q).iter().any(|path| g.is_match(path))
+            }
+            Subject::Url { .. } => {
+                let Ok(g) = &p.host else { return false };
+                q.subject_value().and_then(url_host).is_some_and(|h| g.is_match(h.to_ascii_lowercase()))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the specifier suits `subject` (what the tool the rule names declares).
+    fn check(&self, subject: &Subject) -> Result<(), RuleError> {
+        let Some(p) = &self.spec else { return Ok(()) };
+        let bad = |reason: &String| RuleError::BadPattern {
+            rule: self.text.clone(),
+            pattern: p.text.clone(),
+            reason: reason.clone(),
+            origin: self.origin.clone(),
+        };
+        match subject {
+            Subject::Command { .. } => Ok(()),
+            Subject::Path { .. } => p.path.as_ref().map(|_| ()).map_err(bad),
+            Subject::Url { .. } => p.host.as_ref().map(|_| ()).map_err(bad),
+            _ => Err(RuleError::NoSpecifier {
+                rule: self.text.clone(),
+                tool: self.tool.clone(),
+                origin: self.origin.clone(),
+            }),
+        }
+    }
+}
+
+/// Collapses runs of whitespace.
+pub fn normalize_command(c: &str) -> String {
+    c.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a command uses the shell to do more than run one program.
+pub fn has_shell_meta(c: &str) -> bool {
+    c.contains([';', '&', '|', '`', '>', '<', '\n', '(', ')']) || c.contains("$(") || c.contains("${")
+}
+
+fn command_parts(c: &str) -> Vec<String> {
+    c.split([';', '&', '|', '`', '\n', '(', ')'])
+        .map(|p| p.trim().trim_start_matches('$').trim().to_owned())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The absolute path a path-subject call names (the workspace when it names none).
+pub(super) fn query_path(q: &PermissionQuery<'_>) -> std::path::PathBuf {
+    octo_tools::path::resolve(q.cwd, q.subject_value().unwrap_or("."))
+}
+
+/// The path forms a rule can match: relative to the workspace (when inside) and absolute.
+fn query_paths(q: &PermissionQuery<'_>) -> Vec<String> {
+    let abs = query_path(q);
+    let ws = octo_tools::path::normalize(q.cwd);
+    let mut out = vec![abs.to_string_lossy().into_owned()];
+    if let Ok(rel) = abs.strip_prefix(&ws) {
+        out.push(rel.to_string_lossy().into_owned());
+    }
+    out
+}
+
+/// The host of a URL (without user info or port).
+pub(super) fn url_host(url: &str) -> Option<&str> {
+    let rest = url.split("://").nth(1)?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit('@').next()?;
+    Some(host.split(':').next().unwrap_or(host))
+}
+
+/// Whether `path` is inside the workspace `cwd` (symlinks resolved).
+pub(super) fn inside(path: &Path, cwd: &Path) -> bool {
+    octo_tools::path::is_within(path, cwd)
+}
+
+/// Rules from every config layer.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+}
+
+impl RuleSet {
+    /// Adds rules from one layer; fails on the first invalid one.
+    pub fn add(
+        &mut self,
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+        origin: &str,
+    ) -> Result<(), RuleError> {
+        for (list, action) in [(allow, Action::Allow), (ask, Action::Ask), (deny, Action::Deny)] {
+            for r in list {
+                self.rules.push(Rule::parse(r, action, origin)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds one rule (at run time, from `/permissions`).
+    pub fn push(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
+    /// The strongest matching rule: deny, then ask, then allow.
+    pub fn decide(&self, q: &PermissionQuery<'_>) -> Option<&Rule> {
+        self.rules.iter().filter(|r| r.matches(q)).max_by_key(|r| r.action)
+    }
+
+    /// Checks every rule that names a tool of `tools` exactly against what that tool declares:
+    /// a specifier on a tool without a subject, or a path or host pattern that is not a valid
+    /// glob, is an error. Rules for tools that are not there (an MCP server not started yet) and
+    /// wildcard rules are not checked.
+    pub fn check(&self, tools: &ToolRegistry) -> Result<(), RuleError> {
+        for rule in self.rules.iter().filter(|r| r.spec.is_some() && !r.tool.contains('*')) {
+            for name in tools.names() {
+                let Some(meta) = tools.meta(name) else { continue };
+                if meta.rule_name.as_deref().unwrap_or(name) == rule.tool {
+                    rule.check(&meta.subject)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules, for `config show` and `/permissions`.
+    pub fn describe(&self) -> String {
+        self.rules.iter().map(|r| format!("{} {}    # {}\n", r.action.as_str(), r.text, r.origin)).collect()
+    }
+
+    /// The rules, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter()
+    }
+
+    /// Whether there are no rules.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}

@@ -1,0 +1,428 @@
+//! Whole sessions through the facade against a mock endpoint: approvals, plan mode, abort,
+//! queueing, status and model switching.
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions, State, TurnEndReason};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{openai, MockLlm, Scripted};
+use serde_json::json;
+use std::time::Duration;
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    llm: MockLlm,
+    session: Session,
+}
+
+fn env(k: &str) -> Option<String> {
+    (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
+}
+
+async fn setup(replies: Vec<Scripted>, options: SessionOptions) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n\
+             [endpoints.compat]\nprotocol = \"openai\"\nbase_url = \"{}/v1\"\n",
+            llm.uri(),
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+    let session = Session::start(
+        config,
+        SessionOptions { workspace: Some(ws.clone()), ..options },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    Setup { _tmp: tmp, ws, llm, session }
+}
+
+fn write_call() -> Scripted {
+    Scripted::sse(
+        Reply::new()
+            .text("Writing.")
+            .tool_use("toolu_1", "write_file", json!({"path": "hello.txt", "content": "hi\n"}))
+            .sse(),
+    )
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).usage(1000, 200, 0, 0).sse())
+}
+
+/// Drives one turn, answering approvals with `decide`; returns the events.
+async fn drive(s: &Session, prompt: &str, mut decide: impl FnMut(&Session, &str)) -> Vec<AgentEvent> {
+    let mut rx = s.subscribe();
+    s.prompt(prompt).unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
+            decide(s, approval_id);
+        }
+        let end = matches!(e, AgentEvent::TurnEnd { .. });
+        events.push(e);
+        if end {
+            return events;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_approved_write_happens_and_is_counted() {
+    let t = setup(vec![write_call(), answer("Done.")], SessionOptions::default()).await;
+    let events = drive(&t.session, "create hello.txt", |s, id| s.approve(id).unwrap()).await;
+    assert!(events.iter().any(
+        |e| matches!(e, AgentEvent::ApprovalRequired { request, .. } if request.summary.contains("hello.txt"))
+    ));
+    assert_eq!(std::fs::read_to_string(t.ws.join("hello.txt")).unwrap(), "hi\n");
+    let st = t.session.status();
+    assert_eq!((st.state, st.turns), (State::Idle, 1));
+    assert_eq!(st.usage.output_tokens, 7 + 200);
+    let cost = st.cost_usd.unwrap();
+    assert!(cost > 0.0 && cost < 0.1, "{cost}");
+    let body = &t.llm.request_bodies().await[0];
+    assert!(body["system"][0]["text"].as_str().unwrap().contains("You are octo"));
+    assert!(body["tools"].as_array().unwrap().len() >= 10);
+}
+
+#[tokio::test]
+async fn a_write_outside_the_workspace_is_asked_once_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.txt");
+    let call = Scripted::sse(
+        Reply::new()
+            .tool_use("toolu_1", "write_file", json!({"path": outside.to_str().unwrap(), "content": "x\n"}))
+            .sse(),
+    );
+    let t = setup(vec![call, answer("Done.")], SessionOptions::default()).await;
+    let events = drive(&t.session, "write outside", |s, id| s.approve(id).unwrap()).await;
+    let asks: Vec<&AgentEvent> =
+        events.iter().filter(|e| matches!(e, AgentEvent::ApprovalRequired { .. })).collect();
+    assert_eq!(asks.len(), 1, "one question for one write: {asks:?}");
+    assert!(
+        matches!(asks[0], AgentEvent::ApprovalRequired { request, .. }
+            if request.reason.as_deref().is_some_and(|r| r.contains("outside the workspace"))),
+        "{asks:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x\n");
+}
+
+#[tokio::test]
+async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
+    let t = setup(vec![write_call(), answer("OK, I won't.")], SessionOptions::default()).await;
+    drive(&t.session, "create hello.txt", |s, id| s.reject(id, Some("not now".into())).unwrap()).await;
+    assert!(!t.ws.join("hello.txt").exists());
+    let second = &t.llm.request_bodies().await[1];
+    let result = second["messages"][2]["content"][0].to_string();
+    assert!(result.contains("denied") && result.contains("not now"), "{result}");
+}
+
+#[tokio::test]
+async fn plan_mode_refuses_writes_without_asking() {
+    let t = setup(
+        vec![write_call(), answer("Here is my plan.")],
+        SessionOptions { mode: Some(Mode::Plan), ..SessionOptions::default() },
+    )
+    .await;
+    let events = drive(&t.session, "create hello.txt", |_, _| panic!("plan mode must not ask")).await;
+    assert!(!t.ws.join("hello.txt").exists());
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolCallEnd { is_error: true, output, .. } if output.contains("plan mode"))));
+    assert_eq!(t.session.status().mode, Mode::Plan);
+    t.session.set_mode(Mode::AcceptEdits);
+    assert_eq!(t.session.status().mode, Mode::AcceptEdits);
+}
+
+#[tokio::test]
+async fn abort_stops_a_running_command_at_once() {
+    let slow =
+        Scripted::sse(Reply::new().tool_use("toolu_s", "terminal", json!({"command": "sleep 30"})).sse());
+    let t = setup(vec![slow], SessionOptions { mode: Some(Mode::Auto), ..SessionOptions::default() }).await;
+    let mut rx = t.session.subscribe();
+    let started = std::time::Instant::now();
+    t.session.prompt("wait").unwrap();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::ToolCallStart { .. } => t.session.abort(),
+            AgentEvent::TurnEnd { reason, .. } => {
+                assert_eq!(reason, TurnEndReason::Cancelled);
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let history = t.session.history().await.unwrap();
+    assert_eq!(history.len(), 3, "the interrupted round is kept with its result");
+}
+
+#[tokio::test]
+async fn prompts_queue_and_unknown_approvals_are_errors() {
+    let t = setup(vec![answer("first"), answer("second")], SessionOptions::default()).await;
+    let mut rx = t.session.subscribe();
+    t.session.prompt("one").unwrap();
+    t.session.prompt("two").unwrap();
+    let mut ends = 0;
+    let mut text = String::new();
+    while ends < 2 {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::TextDelta { text: t } => text.push_str(&t),
+            AgentEvent::TurnEnd { .. } => ends += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(text, "firstsecond");
+    assert_eq!(t.session.status().turns, 2);
+    let err = t.session.approve("approval-99").unwrap_err();
+    assert!(err.to_string().contains("approval-99"));
+}
+
+#[tokio::test]
+async fn unattended_sessions_deny_instead_of_waiting() {
+    let t = setup(
+        vec![write_call(), answer("Could not write.")],
+        SessionOptions { unattended: true, ..SessionOptions::default() },
+    )
+    .await;
+    let r = tokio::time::timeout(Duration::from_secs(20), t.session.run("create hello.txt"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.answer, "Could not write.");
+    assert_eq!(r.denied, ["write_file"]);
+    assert!(!t.ws.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn switching_model_keeps_the_conversation() {
+    let t =
+        setup(vec![answer("from anthropic")], SessionOptions { no_tools: true, ..SessionOptions::default() })
+            .await;
+    t.llm.script_openai([Scripted::sse(openai::Reply::new().text("from compat").sse())]).await;
+    assert_eq!(t.session.run("hi").await.unwrap().answer, "from anthropic");
+    let label = t.session.set_model("compat:local-model", &MemoryStore::default(), &env).unwrap();
+    assert_eq!(label, "compat:local-model");
+    assert_eq!(t.session.run("again").await.unwrap().answer, "from compat");
+    let bodies = t.llm.request_bodies().await;
+    let msgs = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 4, "system + the first exchange + the new prompt: {msgs:?}");
+    assert!(bodies[0].get("tools").is_none(), "--no-tools sends no tools");
+    assert_eq!(t.session.status().model, "compat:local-model");
+    let bad = t.session.set_model("nowhere", &MemoryStore::default(), &env).unwrap_err();
+    assert!(bad.to_string().contains("unknown endpoint"));
+}
+
+async fn setup_saving(replies: Vec<Scripted>, options: SessionOptions) -> (Setup, std::path::PathBuf) {
+    let t = setup(replies, SessionOptions { save: true, ..options }).await;
+    let sessions = t.ws.parent().unwrap().join("home/sessions");
+    (t, sessions)
+}
+
+#[tokio::test]
+async fn conversations_are_saved_and_can_be_resumed() {
+    let (t, sessions) = setup_saving(
+        vec![
+            answer("Saved answer."),
+            Scripted::sse(Reply::new().text("A Good Title").sse()),
+            answer("Resumed answer."),
+        ],
+        SessionOptions { model_titles: true, no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    assert!(t.session.session_id().is_none(), "no file before the first round");
+    t.session.run("remember this").await.unwrap();
+    let id = t.session.session_id().unwrap();
+    let store = octo_app::session_store::SessionStore::new(&sessions);
+    // the title request runs in the background
+    let mut title = String::new();
+    for _ in 0..100 {
+        title = store.list(None).unwrap()[0].title.clone();
+        if title == "A Good Title" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(title, "A Good Title");
+    let loaded = store.load(&id).unwrap();
+    assert_eq!(loaded.messages.len(), 2);
+    assert_eq!(loaded.meta.cwd, t.ws);
+    drop(t.session);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    // resume in a new session: the history comes back and new rounds append to the same file
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    let resumed = Session::start(
+        config,
+        SessionOptions {
+            workspace: Some(t.ws.clone()),
+            resume: Some(id.clone()),
+            no_tools: true,
+            ..SessionOptions::default()
+        },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(resumed.history().await.unwrap().len(), 2);
+    assert_eq!(resumed.session_id().as_deref(), Some(id.as_str()));
+    let r = resumed.run("and now?").await.unwrap();
+    assert_eq!(r.answer, "Resumed answer.");
+    assert_eq!(store.load(&id).unwrap().messages.len(), 4);
+    let last_body = t.llm.request_bodies().await.pop().unwrap();
+    assert_eq!(last_body["messages"].as_array().unwrap().len(), 3, "the resumed history was sent");
+}
+
+#[tokio::test]
+async fn a_session_of_another_directory_is_not_resumed_here() {
+    let (t, sessions) =
+        setup_saving(vec![answer("x")], SessionOptions { no_tools: true, ..SessionOptions::default() }).await;
+    t.session.run("hi").await.unwrap();
+    let id = t.session.session_id().unwrap();
+    let elsewhere = t.ws.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &elsewhere, &env, &Overrides::default()).unwrap();
+    let err = Session::start(
+        config,
+        SessionOptions { workspace: Some(elsewhere), resume: Some(id), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("belongs to") && err.to_string().contains(&t.ws.display().to_string()),
+        "{err}"
+    );
+    let _ = sessions;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_unwritable_sessions_directory_warns_and_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let (t, sessions) = setup_saving(
+        vec![answer("still here"), answer("again")],
+        SessionOptions { no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    // A file where the directory should be makes saving impossible, even for root.
+    std::fs::write(&sessions, "not a directory").unwrap();
+    let mut rx = t.session.subscribe();
+    let r = t.session.run("hi").await.unwrap();
+    assert_eq!(r.answer, "still here");
+    let mut notice = None;
+    while let Ok(e) = rx.try_recv() {
+        if let AgentEvent::Notice { message } = e {
+            notice = Some(message);
+        }
+    }
+    assert!(notice.unwrap().contains("could not save this session"));
+    assert_eq!(t.session.run("more").await.unwrap().answer, "again");
+    let _ = std::fs::Permissions::from_mode(0o700);
+}
+
+#[tokio::test]
+async fn every_block_type_survives_save_load_and_continue() {
+    use octo_app::{ContentBlock, Message, Role};
+    let t = setup(vec![answer("continued")], SessionOptions { no_tools: false, ..SessionOptions::default() })
+        .await;
+    let sessions = t.ws.parent().unwrap().join("home/sessions");
+    let store = octo_app::session_store::SessionStore::new(&sessions);
+    let mut w = store.create(&t.ws, "mock", "claude-sonnet-4-5", None).unwrap();
+    let history = vec![
+        Message::user("look at the screenshot"),
+        Message::new(
+            Role::Assistant,
+            vec![
+                ContentBlock::Thinking { thinking: "hm".into(), signature: Some("sig".into()) },
+                ContentBlock::RedactedThinking { data: "opaque".into() },
+                ContentBlock::text("Reading."),
+                ContentBlock::ToolUse {
+                    id: "toolu_1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "a.png"}),
+                },
+            ],
+        ),
+        Message::new(Role::User, vec![ContentBlock::tool_result("toolu_1", "an image", false)]),
+        Message::assistant("It shows a cat."),
+    ];
+    w.append(&history).unwrap();
+    let id = w.id().to_owned();
+    drop(w);
+    let home = t.ws.parent().unwrap().join("home");
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    let s = Session::start(
+        config,
+        SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(s.history().await.unwrap(), history);
+    assert_eq!(s.run("and then?").await.unwrap().answer, "continued");
+    // the request carried every block back, in the protocol's shape
+    let body = &t.llm.request_bodies().await[0];
+    let sent = body["messages"][1]["content"].to_string();
+    assert!(
+        sent.contains("\"signature\":\"sig\"")
+            && sent.contains("redacted_thinking")
+            && sent.contains("toolu_1"),
+        "{sent}"
+    );
+}
+
+#[tokio::test]
+async fn compaction_is_saved_and_survives_a_resume() {
+    let big = "x".repeat(4_000);
+    let t = setup(
+        vec![
+            answer("one"),
+            answer("two"),
+            Scripted::sse(Reply::new().text("## Goals\nthe summary").sse()),
+            answer("three"),
+        ],
+        SessionOptions { save: true, no_tools: true, ..SessionOptions::default() },
+    )
+    .await;
+    t.session.run(format!("first {big}")).await.unwrap();
+    t.session.run(format!("second {big}")).await.unwrap();
+    let mut rx = t.session.subscribe();
+    t.session.compact(Some("the plan".into())).unwrap();
+    let folded = loop {
+        if let AgentEvent::CompactionEnd { messages_folded, .. } =
+            tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap()
+        {
+            break messages_folded;
+        }
+    };
+    assert_eq!(folded, 2, "the first exchange was folded");
+    let summary_req = &t.llm.request_bodies().await[2];
+    assert!(
+        summary_req["messages"][0]["content"][0]["text"].as_str().unwrap().contains("the plan"),
+        "the focus reaches the summarizer"
+    );
+    assert_eq!(t.session.run("third").await.unwrap().answer, "three");
+    let history = t.session.history().await.unwrap();
+    assert!(history[0].text().contains("[Summary of the earlier conversation"));
+    let id = t.session.session_id().unwrap();
+    let store = octo_app::session_store::SessionStore::new(t.ws.parent().unwrap().join("home/sessions"));
+    assert_eq!(store.load(&id).unwrap().messages, history, "the file holds the compacted history");
+    assert!(
+        std::fs::read_dir(t.ws.parent().unwrap().join("home/sessions/folded")).unwrap().count() == 1,
+        "the folded part is archived"
+    );
+}

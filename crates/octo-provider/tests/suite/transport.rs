@@ -1,0 +1,228 @@
+//! The retrying, stall-detecting SSE transport against local servers.
+
+use futures_util::StreamExt;
+use octo_agent::{ProviderError, StreamEvent};
+use octo_provider::sse::SseEvent;
+use octo_provider::*;
+use octo_testkit::raw::{self, After};
+use octo_testkit::{MockLlm, Scripted};
+use std::time::Duration;
+
+/// Passes `data` through as text; `[END]` closes the stream.
+#[derive(Default, Clone)]
+struct Echo {
+    done: bool,
+}
+
+impl StreamParser for Echo {
+    fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        if ev.data == "[END]" {
+            self.done = true;
+        } else if ev.event == "error" {
+            return Err(ProviderError::Server { status: None, message: ev.data });
+        } else {
+            out.push(StreamEvent::TextDelta(ev.data));
+        }
+        Ok(())
+    }
+    fn end(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        Err(ProviderError::Transport { message: "stream ended before [END]".into() })
+    }
+    fn finished(&self) -> bool {
+        self.done
+    }
+}
+
+fn transport(base: &str, retry: RetryPolicy, stall: Duration) -> Transport {
+    let cfg = HttpConfig { retry, stall_timeout: stall, ..HttpConfig::default() };
+    let ep = EndpointInfo::new("mock", base, "m", "set MOCK_KEY");
+    Transport::new(build_client(&cfg).unwrap(), &cfg, ep, Some("sk-test-secret".into()))
+}
+
+fn fast_retry(n: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: n,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(20),
+        ..RetryPolicy::default()
+    }
+}
+
+fn req(base: &str) -> PreparedRequest {
+    PreparedRequest { url: format!("{base}/v1/messages"), headers: Default::default(), body: "{}".into() }
+}
+
+async fn collect(s: octo_agent::EventStream) -> Vec<Result<StreamEvent, ProviderError>> {
+    s.collect().await
+}
+
+#[tokio::test]
+async fn retries_overload_then_streams_with_retry_events() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::raw(
+            529,
+            "application/json",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ),
+        Scripted::raw(503, "text/plain", "try later").header("retry-after", "0"),
+        Scripted::sse("data: a\n\ndata: b\n\ndata: [END]\n\ndata: ignored\n\n"),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(4), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    let items: Vec<StreamEvent> = items.into_iter().map(Result::unwrap).collect();
+    assert!(
+        matches!(&items[0], StreamEvent::Retry { attempt: 2, max_attempts: 4, reason, .. } if reason.contains("Overloaded"))
+    );
+    assert!(matches!(&items[1], StreamEvent::Retry { attempt: 3, delay, .. } if *delay == Duration::ZERO));
+    assert_eq!(&items[2..], [StreamEvent::TextDelta("a".into()), StreamEvent::TextDelta("b".into())]);
+    assert_eq!(llm.requests().await.len(), 3);
+}
+
+#[tokio::test]
+async fn gives_up_after_max_attempts_with_the_last_error() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic((0..5).map(|_| Scripted::raw(500, "text/plain", "boom"))).await;
+    let t = transport(&llm.uri(), fast_retry(3), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items.iter().filter(|i| matches!(i, Ok(StreamEvent::Retry { .. }))).count(), 2);
+    assert!(matches!(items.last(), Some(Err(ProviderError::Server { status: Some(500), .. }))));
+    assert_eq!(llm.requests().await.len(), 3);
+}
+
+#[tokio::test]
+async fn auth_errors_are_not_retried_and_never_show_the_key() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::raw(
+        401,
+        "application/json",
+        r#"{"error":{"message":"bad key sk-test-secret"}}"#,
+    )])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items.len(), 1);
+    let Err(ProviderError::Auth { message }) = &items[0] else { panic!("{items:?}") };
+    assert!(message.contains("set MOCK_KEY") && !message.contains("sk-test-secret"), "{message}");
+    assert_eq!(llm.requests().await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_body_that_ends_early_is_an_error_from_the_parser() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse("data: a\n\n")]).await;
+    let t = transport(&llm.uri(), RetryPolicy::none(), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items[0], Ok(StreamEvent::TextDelta("a".into())));
+    assert!(
+        matches!(&items[1], Err(ProviderError::Transport { message }) if message.contains("before [END]"))
+    );
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_mid_body_fails_as_stalled() {
+    let mut resp = raw::sse_head();
+    resp.extend(raw::chunk("data: first\n\n"));
+    let base = raw::serve(resp, After::Hang(Duration::from_secs(30))).await.unwrap();
+    let t = transport(&base, RetryPolicy::none(), Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert_eq!(items[0], Ok(StreamEvent::TextDelta("first".into())));
+    assert!(
+        matches!(&items[1], Err(ProviderError::Transport { message }) if message.contains("stalled")),
+        "{items:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let base = raw::serve(Vec::new(), After::Hang(Duration::from_secs(30))).await.unwrap();
+    let t = transport(&base, RetryPolicy::none(), Duration::from_millis(300));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert!(
+        matches!(&items[0], Err(ProviderError::Transport { message }) if message.contains("no response within")),
+        "{items:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_connection_cut_mid_chunk_is_a_transport_error() {
+    let mut resp = raw::sse_head();
+    resp.extend(raw::chunk("data: one\n\n"));
+    resp.extend(b"40\r\ndata: cut off her".to_vec());
+    let base = raw::serve(resp, After::Close).await.unwrap();
+    let t = transport(&base, RetryPolicy::none(), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert_eq!(items[0], Ok(StreamEvent::TextDelta("one".into())));
+    assert!(matches!(items.last(), Some(Err(ProviderError::Transport { .. }))), "{items:?}");
+}
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_reported() {
+    // Bind and drop a listener to get a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}");
+    let t = transport(&base, fast_retry(2), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert!(matches!(&items[0], Ok(StreamEvent::Retry { .. })));
+    let Some(Err(ProviderError::Transport { message })) = items.last() else { panic!("{items:?}") };
+    assert!(message.contains("could not connect") && message.contains("`mock`"), "{message}");
+}
+
+#[tokio::test]
+async fn buffered_post_retries_and_returns_the_body() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::raw(429, "application/json", r#"{"error":{"message":"slow"}}"#).header("retry-after", "0"),
+        Scripted::json(200, &serde_json::json!({"ok": true})),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(3), Duration::from_secs(5));
+    let body = t.post_json(&req(&llm.uri())).await.unwrap();
+    assert_eq!(&body[..], br#"{"ok":true}"#);
+    assert_eq!(llm.requests().await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_failure_before_any_content_is_retried_with_a_fresh_parser() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse("event: error\ndata: overloaded\n\n"),
+        Scripted::sse(""),
+        Scripted::sse("data: fine\n\ndata: [END]\n\n"),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(4), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    let items: Vec<StreamEvent> = items.into_iter().map(Result::unwrap).collect();
+    assert!(matches!(&items[0], StreamEvent::Retry { attempt: 2, .. }));
+    assert!(
+        matches!(&items[1], StreamEvent::Retry { attempt: 3, reason, .. } if reason.contains("before [END]"))
+    );
+    assert_eq!(items[2], StreamEvent::TextDelta("fine".into()));
+    assert_eq!(llm.requests().await.len(), 3);
+}
+
+#[tokio::test]
+async fn an_error_body_that_never_ends_does_not_hang() {
+    let mut resp =
+        b"HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n"
+            .to_vec();
+    resp.extend(raw::chunk("upstream is"));
+    let base = raw::serve(resp, After::Hang(Duration::from_secs(30))).await.unwrap();
+    let t = transport(&base, RetryPolicy::none(), Duration::from_millis(300));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    assert!(matches!(&items[0], Err(ProviderError::Server { status: Some(502), .. })), "{items:?}");
+}
+
+#[tokio::test]
+async fn an_error_event_mid_stream_ends_it() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse("data: a\n\nevent: error\ndata: kaput\n\ndata: b\n\n")]).await;
+    let t = transport(&llm.uri(), RetryPolicy::none(), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items.len(), 2);
+    assert!(matches!(&items[1], Err(ProviderError::Server { message, .. }) if message == "kaput"));
+}

@@ -1,0 +1,2 @@
+mod crash;
+mod store;

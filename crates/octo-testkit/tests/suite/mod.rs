@@ -1,0 +1,2 @@
+mod architecture;
+mod mock_server;

@@ -1,0 +1,5 @@
+mod files;
+mod registry;
+mod search;
+mod shell;
+mod web;
