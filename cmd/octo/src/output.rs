@@ -37,7 +37,7 @@ impl TurnRenderer for Text {
         match event {
             AgentEvent::ToolCallStart { name, summary, .. } => out::status(&format!("● {name} {summary}")),
             AgentEvent::ToolCallEnd { name, outcome, duration_ms, output, .. } if self.verbose => {
-                let mark = if outcome.ran() && !outcome.is_denial() { "✓" } else { "✗" };
+                let mark = if *outcome == octo_app::ToolOutcome::Ran { "✓" } else { "✗" };
                 let how = if *outcome == octo_app::ToolOutcome::Ran { String::new() } else { format!(" [{outcome}]") };
                 out::status(&format!("  {mark} {name}{how} ({duration_ms} ms) {}", first_line(output, 120)));
             }

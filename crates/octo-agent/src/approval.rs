@@ -245,7 +245,7 @@ impl ApprovalBroker {
 
 /// A poisoned map is still a valid map: a panic elsewhere must not wedge approvals.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -59,7 +59,8 @@ impl Assembler {
             StreamEvent::ThinkingSignature(sig) => match self.blocks.last_mut() {
                 Some(ContentBlock::Thinking { signature, .. }) => *signature = Some(sig),
                 _ => {
-                    self.blocks.push(ContentBlock::Thinking { thinking: String::new(), signature: Some(sig) })
+                    self.blocks
+                        .push(ContentBlock::Thinking { thinking: String::new(), signature: Some(sig) });
                 }
             },
             StreamEvent::RedactedThinking(data) => self.blocks.push(ContentBlock::RedactedThinking { data }),

@@ -110,20 +110,11 @@ impl TurnChannel {
         self.emit(AgentEvent::ApprovalResolved { approval_id: id.clone(), decision: decision.clone() });
         (decision, by)
     }
-
-    /// Asks the front end to approve something; denied when nobody can answer.
-    pub(crate) async fn request_approval(
-        &self,
-        request: ApprovalRequest,
-        cancel: &CancellationToken,
-    ) -> ApprovalDecision {
-        self.ask_approval(request, cancel).await.0
-    }
 }
 
 /// Who settled an approval request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AnsweredBy {
+pub enum AnsweredBy {
     /// The user, through a front end.
     User,
     /// Nobody could be asked (an unattended turn) or the request was dropped.
@@ -155,8 +146,8 @@ mod tests {
             // answered once only
             assert!(broker.resolve(&approval_id, ApprovalDecision::Allow).is_err());
         };
-        let (decision, ()) = tokio::join!(ch.request_approval(req, &cancel), answer);
-        assert_eq!(decision, ApprovalDecision::AllowAlways);
+        let ((decision, by), ()) = tokio::join!(ch.ask_approval(req, &cancel), answer);
+        assert_eq!((decision, by), (ApprovalDecision::AllowAlways, AnsweredBy::User));
         assert!(matches!(rx.recv().await, Some(AgentEvent::ApprovalResolved { .. })));
     }
 
@@ -167,8 +158,9 @@ mod tests {
         let ch = TurnChannel::new(tx, broker.clone(), true);
         let cancel = CancellationToken::new();
         cancel.cancel();
-        let d = ch.request_approval(ApprovalRequest::new("t", "x", json!({}), "x"), &cancel).await;
+        let (d, by) = ch.ask_approval(ApprovalRequest::new("t", "x", json!({}), "x"), &cancel).await;
         assert!(!d.is_allowed());
+        assert_eq!(by, AnsweredBy::Cancelled);
         assert!(broker.pending().is_empty());
     }
 

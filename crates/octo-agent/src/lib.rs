@@ -83,6 +83,7 @@ pub use approval::{
     PermissionGate, PermissionQuery, UnknownApproval,
 };
 pub use assemble::{Assembled, Assembler};
+pub use channel::AnsweredBy;
 pub use error::{AgentError, ErrorKind, ProviderError};
 pub use event::{AgentEvent, CompactReason, TurnEndReason};
 pub use message::{ContentBlock, ImageSource, Message, Role, ToolResultPart, ToolUse};

@@ -129,7 +129,7 @@ pub enum ContentBlock {
         #[serde(deserialize_with = "de_parts")]
         content: Vec<ToolResultPart>,
         /// Whether the tool failed; the model sees the content either way.
-        #[serde(default, skip_serializing_if = "is_false")]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
     /// An image, inline.
@@ -188,10 +188,6 @@ pub struct ImageSource {
     pub media_type: String,
     /// Base64-encoded bytes.
     pub data: String,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 #[derive(Deserialize)]

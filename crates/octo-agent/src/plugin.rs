@@ -16,13 +16,17 @@
 //! elsewhere; the core knows nothing of them.
 //!
 //! What a plugin cannot do: a plugin's `Allow` skips the approval prompt, but never overrides a
-//! deny rule, plan mode or the hard-deny list — the gate still has the last word on those.
+//! deny rule, plan mode or the hard-deny list — the gate still has the last word on those. A
+//! plugin that panics is contained: before a tool call it counts as a refusal (a broken policy
+//! fails closed), at every other seat as no opinion.
 
 use crate::event::CompactReason;
-use crate::message::{ContentBlock, Message, ToolResultPart};
+use crate::message::{Message, ToolResultPart};
 use crate::spec::{ToolMeta, ToolOutput};
 use async_trait::async_trait;
+use futures_util::FutureExt;
 use serde_json::Value;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 /// A tool call as a plugin sees it.
@@ -206,23 +210,20 @@ impl Plugins {
         self.list.iter().map(|p| p.name()).collect()
     }
 
-    pub(crate) async fn before_request(&self, request: u32, history: &mut Vec<Message>) {
+    /// Text the plugins want added before request number `request`, joined; `None` when none.
+    pub(crate) async fn before_request(&self, request: u32, history: &[Message]) -> Option<String> {
         let mut added = Vec::new();
         for p in &self.list {
-            if let Some(text) = p.before_request(RequestInfo { request, messages: history }).await {
+            let answer = AssertUnwindSafe(p.before_request(RequestInfo { request, messages: history }))
+                .catch_unwind()
+                .await;
+            if let Ok(Some(text)) = answer {
                 if !text.trim().is_empty() {
                     added.push(text);
                 }
             }
         }
-        if added.is_empty() {
-            return;
-        }
-        let block = ContentBlock::Text { text: added.join("\n\n") };
-        match history.last_mut() {
-            Some(m) if m.role == crate::message::Role::User => m.content.push(block),
-            _ => history.push(Message::new(crate::message::Role::User, vec![block])),
-        }
+        (!added.is_empty()).then(|| added.join("\n\n"))
     }
 
     /// Runs `before_tool` of each plugin in order; input rewrites chain, a deny stops the rest,
@@ -236,7 +237,14 @@ impl Plugins {
     ) -> Joint {
         let mut joint = Joint::Continue;
         for p in &self.list {
-            let answer = p.before_tool(ToolCallInfo { id, name, input, meta }).await;
+            let Ok(answer) =
+                AssertUnwindSafe(p.before_tool(ToolCallInfo { id, name, input, meta })).catch_unwind().await
+            else {
+                return Joint::Deny {
+                    plugin: p.name().to_owned(),
+                    reason: "the plugin failed while checking this call, so it was not run".into(),
+                };
+            };
             if let Some(new) = answer.input {
                 *input = new;
             }
@@ -269,7 +277,10 @@ impl Plugins {
         output: &mut ToolOutput,
     ) {
         for p in &self.list {
-            match p.after_tool(ToolCallInfo { id, name, input, meta }, output).await {
+            let answer = AssertUnwindSafe(p.after_tool(ToolCallInfo { id, name, input, meta }, output))
+                .catch_unwind()
+                .await;
+            match answer.unwrap_or_default() {
                 AfterTool::Keep => {}
                 AfterTool::AddContext(text) => output.content.push(ToolResultPart::Text { text }),
                 AfterTool::Replace(new) => *output = new,
@@ -280,7 +291,7 @@ impl Plugins {
     pub(crate) async fn before_finish(&self, finish: FinishInfo<'_>) -> Option<String> {
         let mut reasons = Vec::new();
         for p in &self.list {
-            if let Some(r) = p.before_finish(finish).await {
+            if let Ok(Some(r)) = AssertUnwindSafe(p.before_finish(finish)).catch_unwind().await {
                 reasons.push(r);
             }
         }
@@ -290,7 +301,7 @@ impl Plugins {
     pub(crate) async fn before_compaction(&self, reason: CompactReason) -> Option<String> {
         let mut notes = Vec::new();
         for p in &self.list {
-            if let Some(n) = p.before_compaction(reason).await {
+            if let Ok(Some(n)) = AssertUnwindSafe(p.before_compaction(reason)).catch_unwind().await {
                 notes.push(n);
             }
         }
@@ -337,5 +348,29 @@ mod tests {
         let joint = ps.before_tool("t", "x", &mut input, &ToolMeta::writes()).await;
         assert_eq!(joint, Joint::Deny { plugin: "veto".into(), reason: "no".into() });
         assert_eq!(input["seen"], "highveto", "a deny stops the rest");
+    }
+
+    struct Broken;
+
+    #[async_trait]
+    impl Plugin for Broken {
+        fn name(&self) -> &str {
+            "broken"
+        }
+        async fn before_tool(&self, _call: ToolCallInfo<'_>) -> BeforeTool {
+            panic!("bug in a plugin")
+        }
+        async fn before_request(&self, _r: RequestInfo<'_>) -> Option<String> {
+            panic!("bug in a plugin")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_plugin_fails_closed_before_a_tool_and_is_ignored_elsewhere() {
+        let mut ps = Plugins::default();
+        ps.add(Arc::new(Broken));
+        let joint = ps.before_tool("t", "x", &mut json!({}), &ToolMeta::writes()).await;
+        assert!(matches!(joint, Joint::Deny { plugin, .. } if plugin == "broken"));
+        assert_eq!(ps.before_request(1, &[]).await, None);
     }
 }

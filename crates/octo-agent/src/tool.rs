@@ -2,7 +2,7 @@
 //! is assembled from.
 
 use crate::approval::{ApprovalDecision, ApprovalRequest};
-use crate::channel::TurnChannel;
+use crate::channel::{AnsweredBy, TurnChannel};
 use crate::event::AgentEvent;
 use crate::spec::{ToolDefinition, ToolMeta, ToolOutput};
 use async_trait::async_trait;
@@ -160,9 +160,18 @@ impl ToolContext {
     /// Asks the user, through the front end, to approve something this call wants to do. Denied
     /// when nobody can answer (a detached context or a non-interactive turn) or on cancellation.
     pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
+        self.ask_approval(request).await.0
+    }
+
+    /// Like [`ToolContext::request_approval`], and says who settled it: the user, nobody (no one
+    /// could be asked), or a cancellation — so a tool can report the right outcome.
+    pub async fn ask_approval(&self, request: ApprovalRequest) -> (ApprovalDecision, AnsweredBy) {
         match &self.channel {
-            Some(ch) => ch.request_approval(request, &self.cancel).await,
-            None => ApprovalDecision::Deny { message: Some("no front end is attached to answer".into()) },
+            Some(ch) => ch.ask_approval(request, &self.cancel).await,
+            None => (
+                ApprovalDecision::Deny { message: Some("no front end is attached to answer".into()) },
+                AnsweredBy::Nobody,
+            ),
         }
     }
 }

@@ -319,7 +319,7 @@ impl Config {
         env: EnvLookup<'_>,
         overrides: &Overrides,
     ) -> Result<Self, ConfigError> {
-        let user_path = home.join("config.toml");
+        let user_path = crate::home::Home::new(home).config_file();
         let project_path = workspace.join(".octo").join("config.toml");
         let user = read_file(&user_path)?;
         let project = if project_path == user_path { None } else { read_file(&project_path)? };
@@ -446,7 +446,7 @@ impl Config {
         match (&o.endpoint, &o.model) {
             (Some(e), Some(m)) => {
                 self.default =
-                    Some(Sourced::new(format!("{}:{m}", e.split(':').next().unwrap_or(e)), Source::Flag))
+                    Some(Sourced::new(format!("{}:{m}", e.split(':').next().unwrap_or(e)), Source::Flag));
             }
             (Some(e), None) => self.default = Some(Sourced::new(e.clone(), Source::Flag)),
             (None, Some(m)) if m.contains(':') => self.default = Some(Sourced::new(m.clone(), Source::Flag)),

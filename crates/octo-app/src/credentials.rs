@@ -87,7 +87,7 @@ impl MemoryStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.keys.lock().unwrap_or_else(|e| e.into_inner())
+        self.keys.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -205,10 +205,11 @@ pub enum KeyStore {
 }
 
 impl KeyStore {
-    /// `OCTO_KEYRING_FILE` names a key file; `OCTO_NO_KEYRING` turns the store off; otherwise the
-    /// OS keyring.
+    /// `OCTO_KEYRING_FILE` names a key file (when not empty); `OCTO_NO_KEYRING`, set to anything
+    /// (even nothing), turns the store off; otherwise the OS keyring. `env` must report a
+    /// variable that is set but empty as `Some("")`.
     pub fn from_env(env: crate::config::EnvLookup<'_>) -> Self {
-        if let Some(path) = env("OCTO_KEYRING_FILE") {
+        if let Some(path) = env("OCTO_KEYRING_FILE").filter(|p| !p.is_empty()) {
             Self::File(path.into())
         } else if env("OCTO_NO_KEYRING").is_some() {
             Self::None

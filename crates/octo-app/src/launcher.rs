@@ -129,7 +129,9 @@ impl Launcher {
     /// The launcher of this process: `OCTO_HOME` (or `~/.octo`), the process environment, and
     /// the key store it names (`OCTO_KEYRING_FILE`, `OCTO_NO_KEYRING`, else the OS keyring).
     pub fn from_env() -> Self {
-        let keys = KeyStore::from_env(&process_env);
+        // Set-but-empty counts for OCTO_NO_KEYRING, so this lookup keeps empty values.
+        let keys =
+            KeyStore::from_env(&|k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()));
         let store = keys.open();
         Self { home: Home::from_env(), env: Arc::new(process_env), keys, store }
     }

@@ -20,7 +20,7 @@ pub(crate) struct Persist {
 
 impl Persist {
     fn set_id(&self, id: Option<String>) {
-        *self.id.lock().unwrap_or_else(|e| e.into_inner()) = id;
+        *self.id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = id;
     }
 
     /// Saves a committed round. Returns a notice for the user when saving stops working (once),

@@ -129,10 +129,10 @@ impl StreamParser for AnthropicParser {
                 match (delta.kind.as_ref(), open) {
                     ("text_delta", _) => out.push(StreamEvent::TextDelta(delta.text.unwrap_or_default())),
                     ("thinking_delta", _) => {
-                        out.push(StreamEvent::ThinkingDelta(delta.thinking.unwrap_or_default()))
+                        out.push(StreamEvent::ThinkingDelta(delta.thinking.unwrap_or_default()));
                     }
                     ("signature_delta", _) => {
-                        out.push(StreamEvent::ThinkingSignature(delta.signature.unwrap_or_default()))
+                        out.push(StreamEvent::ThinkingSignature(delta.signature.unwrap_or_default()));
                     }
                     ("input_json_delta", Some(Open::Tool(i))) => out.push(StreamEvent::ToolUseInputDelta {
                         index: i,

@@ -272,7 +272,7 @@ pub(crate) fn build(
         match m.role {
             Role::User => push_user(m, flatten, &mut messages),
             Role::Assistant => {
-                push_assistant(m, q.replay_reasoning && i > turn_start, flatten, &mut messages)
+                push_assistant(m, q.replay_reasoning && i > turn_start, flatten, &mut messages);
             }
         }
     }

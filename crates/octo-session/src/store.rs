@@ -272,13 +272,13 @@ fn transcript(s: &Loaded) -> String {
             match (m.role, block) {
                 (Role::User, ContentBlock::Text { text }) => out.push_str(&format!("\n## User\n\n{text}\n")),
                 (Role::Assistant, ContentBlock::Text { text }) => {
-                    out.push_str(&format!("\n## Assistant\n\n{text}\n"))
+                    out.push_str(&format!("\n## Assistant\n\n{text}\n"));
                 }
                 (_, ContentBlock::Thinking { thinking, .. }) => out.push_str(&format!(
                     "\n<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n"
                 )),
                 (_, ContentBlock::ToolUse { name, input, .. }) => {
-                    out.push_str(&format!("\n**Tool call** `{name}`\n\n```json\n{input}\n```\n"))
+                    out.push_str(&format!("\n**Tool call** `{name}`\n\n```json\n{input}\n```\n"));
                 }
                 (_, ContentBlock::ToolResult { content, is_error, .. }) => {
                     let text: Vec<&str> = content.iter().filter_map(ToolResultPart::as_text).collect();
@@ -286,7 +286,7 @@ fn transcript(s: &Loaded) -> String {
                     out.push_str(&format!("\n**{label}**\n\n```\n{}\n```\n", text.join("\n")));
                 }
                 (_, ContentBlock::Image { source }) => {
-                    out.push_str(&format!("\n*[image: {}]*\n", source.media_type))
+                    out.push_str(&format!("\n*[image: {}]*\n", source.media_type));
                 }
                 (_, ContentBlock::RedactedThinking { .. }) => {}
             }

@@ -204,7 +204,7 @@ fn response_events(r: Response) -> Vec<StreamEvent> {
         match block {
             octo_agent::ContentBlock::Text { text } => ev.push(StreamEvent::TextDelta(text)),
             octo_agent::ContentBlock::Thinking { thinking, .. } => {
-                ev.push(StreamEvent::ThinkingDelta(thinking))
+                ev.push(StreamEvent::ThinkingDelta(thinking));
             }
             octo_agent::ContentBlock::ToolUse { id, name, input } => {
                 ev.push(StreamEvent::ToolUseStart { index, id, name });

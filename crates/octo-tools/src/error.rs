@@ -23,6 +23,12 @@ pub enum ToolError {
     /// The user did not approve what the call needed (a write outside the workspace).
     #[error("{0}")]
     NotApproved(String),
+    /// What the call needed had to be approved, and nobody could be asked (a headless run).
+    #[error("{0}")]
+    Unattended(String),
+    /// The turn was cancelled while the call waited for an approval.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl ToolError {
@@ -30,6 +36,8 @@ impl ToolError {
     pub fn into_output(self) -> ToolOutput {
         match self {
             Self::NotApproved(m) => ToolOutput::refused(m, ToolOutcome::DeniedByUser),
+            Self::Unattended(m) => ToolOutput::refused(m, ToolOutcome::DeniedUnattended),
+            Self::Interrupted(m) => ToolOutput::refused(m, ToolOutcome::Interrupted),
             other => ToolOutput::error(other.to_string()),
         }
     }

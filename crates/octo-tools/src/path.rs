@@ -2,7 +2,7 @@
 //! inside it.
 
 use crate::error::ToolError;
-use octo_agent::{ApprovalDecision, ApprovalRequest, ToolContext};
+use octo_agent::{AnsweredBy, ApprovalDecision, ApprovalRequest, ToolContext};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 
@@ -50,7 +50,7 @@ pub fn real_path(path: &Path) -> PathBuf {
             }
             return normalize(&out);
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (existing.file_name().map(std::ffi::OsStr::to_os_string), existing.parent()) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -91,14 +91,22 @@ pub async fn check_writable(
         "{shown} is outside the workspace {} (directly, through `..`, or through a symlink)",
         ctx.cwd().display()
     ));
-    match ctx.request_approval(req).await {
+    let (decision, by) = ctx.ask_approval(req).await;
+    match decision {
         ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Ok(()),
-        ApprovalDecision::Deny { message } => Err(ToolError::NotApproved(format!(
-            "refused to write {shown}: it is outside the workspace {} and was not approved{}. \
-             Write inside the workspace instead.",
-            ctx.cwd().display(),
-            message.map(|m| format!(" ({m})")).unwrap_or_default()
-        ))),
+        ApprovalDecision::Deny { message } => {
+            let text = format!(
+                "refused to write {shown}: it is outside the workspace {} and was not approved{}. \
+                 Write inside the workspace instead.",
+                ctx.cwd().display(),
+                message.map(|m| format!(" ({m})")).unwrap_or_default()
+            );
+            Err(match by {
+                AnsweredBy::User => ToolError::NotApproved(text),
+                AnsweredBy::Nobody => ToolError::Unattended(text),
+                _ => ToolError::Interrupted(text),
+            })
+        }
     }
 }
 

@@ -154,6 +154,110 @@ async fn headless_runs_deny_what_would_need_approval() {
     assert!(!home.workspace().join("x.txt").exists());
 }
 
+fn outcomes(v: &Value) -> Vec<String> {
+    v["tool_calls"].as_array().unwrap().iter().map(|c| c["outcome"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_output_reports_every_outcome_kind() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "terminal", json!({"command": "rm -rf /"}))
+                .tool_use("t2", "terminal", json!({"command": "curl https://example.com"}))
+                .tool_use("t3", "write_file", json!({"path": "x.txt", "content": "x"}))
+                .tool_use("t4", "no_such_tool", json!({}))
+                .tool_use("t5", "read_file", json!({"path": "README.md"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("planned").sse()),
+        Scripted::sse(
+            Reply::new().tool_use("t6", "write_file", json!({"path": "y.txt", "content": "y"})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("could not").sse()),
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t7", "write_file", json!({"path": "../outside.txt", "content": "z"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("could not either").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!("{config}[permissions]\ndeny = [\"terminal(curl*)\"]\n"),
+    )
+    .unwrap();
+    home.write("README.md", "# readme\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "--permission-mode", "plan", "--no-save", "look around"]);
+    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    assert_eq!(
+        outcomes(&v),
+        ["hard_denied", "denied_by_rule", "blocked_by_plan_mode", "unknown_tool", "ran"],
+        "{v}"
+    );
+    assert_eq!(v["tool_calls"][1]["name"], "terminal");
+    assert_eq!(v["denied_tool_calls"], json!(["terminal", "terminal", "write_file"]));
+    assert_eq!(v["tool_calls"][4]["summary"], "README.md", "a call that ran is named by its subject");
+
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "--no-save", "write y"]);
+    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    assert_eq!(outcomes(&v), ["denied_unattended"], "nobody could be asked: {v}");
+
+    // Auto mode lets the call run; the tool's own question about leaving the workspace then
+    // finds nobody to ask, and says so.
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "--permission-mode", "auto", "--no-save", "write outside"]);
+    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    assert_eq!(outcomes(&v), ["denied_unattended"], "{v}");
+    assert!(!home.workspace().join("../outside.txt").exists());
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_output_reports_an_interrupted_call() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(
+        Reply::new().tool_use("t1", "terminal", json!({"command": "sleep 30 && echo done > late.txt"})).sse(),
+    )])
+    .await;
+    let home = home_for(&llm);
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .current_dir(home.workspace())
+        .args(["--output-format", "json", "--permission-mode", "auto", "--no-save", "wait"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    // Interrupt once the command runs (the first request has been answered).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while llm.requests().await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "octo never sent its request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let status =
+        std::process::Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let v = json_of(&out.stdout);
+    assert_eq!(outcomes(&v), ["interrupted"], "{v}");
+    assert_eq!(v["is_error"], true);
+    assert!(!home.workspace().join("late.txt").exists(), "the command was killed");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn stream_json_prints_one_event_per_line() {
     let llm = MockLlm::start().await;

@@ -73,8 +73,8 @@ fn batches(agent: &Agent, calls: Vec<PlannedCall>) -> Vec<Vec<PlannedCall>> {
     let mut out: Vec<Vec<PlannedCall>> = Vec::new();
     let mut last_parallel = false;
     for call in calls {
-        let parallel =
-            call.invalid_input.is_none() && agent.tools.meta(&call.name).is_some_and(|m| m.parallel());
+        let parallel = call.invalid_input.is_none()
+            && agent.tools.meta(&call.name).is_some_and(super::super::spec::ToolMeta::parallel);
         match out.last_mut() {
             Some(batch) if parallel && last_parallel => batch.push(call),
             _ => out.push(vec![call]),
@@ -137,7 +137,9 @@ async fn prepare(
         meta,
         cwd: &agent.config.cwd,
     };
-    let (summary, reason) = match (agent.gate.check(&query), joint) {
+    // Only the gate's own question covers what a tool would otherwise ask about itself (a write
+    // outside the workspace): a question a plugin adds does not name that, so the tool still asks.
+    let (summary, reason, gate_asked) = match (agent.gate.check(&query), joint) {
         (PermissionDecision::Deny { message, kind }, _) => {
             let outcome = match kind {
                 DenyKind::Rule => ToolOutcome::DeniedByRule,
@@ -146,11 +148,18 @@ async fn prepare(
             };
             return refused(call, message, outcome);
         }
-        (PermissionDecision::Allow, Joint::Ask(reason)) => (None, reason),
+        (PermissionDecision::Allow, Joint::Ask(reason)) => (None, reason, false),
         (PermissionDecision::Allow, _) | (PermissionDecision::Ask { .. }, Joint::Allow) => {
             return Prepared::Run { call, tool, approved: false };
         }
-        (PermissionDecision::Ask { summary, reason }, _) => (summary, reason),
+        (PermissionDecision::Ask { summary, reason }, Joint::Ask(Some(also))) => {
+            let reason = Some(match reason {
+                Some(r) => format!("{r}; {also}"),
+                None => also,
+            });
+            (summary, reason, true)
+        }
+        (PermissionDecision::Ask { summary, reason }, _) => (summary, reason, true),
     };
     let mut request = ApprovalRequest::new(
         call.id.clone(),
@@ -166,7 +175,7 @@ async fn prepare(
     }
     match (decision, by) {
         (ApprovalDecision::Allow | ApprovalDecision::AllowAlways, _) => {
-            Prepared::Run { call, tool, approved: true }
+            Prepared::Run { call, tool, approved: gate_asked }
         }
         (ApprovalDecision::Deny { .. }, AnsweredBy::Cancelled) => {
             Prepared::Done { call, output: interrupted_before_start() }
@@ -215,8 +224,15 @@ async fn finish(
             let mut output = run_tool(tool.as_ref(), &call, &ctx, cancel).await;
             let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             if let (Some(meta), false) = (agent.tools.meta(&call.name), agent.plugins.is_empty()) {
-                if output.outcome().ran() {
-                    agent.plugins.after_tool(&call.id, &call.name, &call.input, meta, &mut output).await;
+                if output.outcome().ran() && !cancel.is_cancelled() {
+                    let plugins =
+                        agent.plugins.after_tool(&call.id, &call.name, &call.input, meta, &mut output);
+                    // A slow plugin must not hold up Ctrl-C: the result then stays as the tool left it.
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => {}
+                        () = plugins => {}
+                    }
                 }
             }
             (call, output, ms)

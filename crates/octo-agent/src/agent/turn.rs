@@ -179,18 +179,34 @@ impl Turn<'_, '_> {
             // Nothing could be compacted (one long turn): do not try again before every request.
             self.st.compaction_futile = !changed;
         }
-        if !self.t.agent.plugins.is_empty() {
+        // A retry of the same request (a higher output cap, after an overflow) already has the
+        // plugins' context.
+        let retry = std::mem::take(&mut self.st.retrying);
+        if !self.t.agent.plugins.is_empty() && !retry {
             let agent = &mut *self.t.agent;
             let added = tokio::select! {
                 biased;
-                () = self.cancel.cancelled() => false,
-                () = agent.plugins.before_request(self.requests + 1, &mut agent.history) => true,
+                () = self.cancel.cancelled() => return Err(self.fail(AgentError::Cancelled)),
+                added = agent.plugins.before_request(self.requests + 1, &agent.history) => added,
             };
-            if !added {
-                return Err(self.fail(AgentError::Cancelled));
+            if let Some(text) = added {
+                self.add_context(text);
             }
         }
         Ok(())
+    }
+
+    /// Adds text to the newest message when it is still uncommitted (the turn's input), else as
+    /// a message of its own: committed messages never change, so what the model saw is what the
+    /// session file holds.
+    fn add_context(&mut self, text: String) {
+        let history = &mut self.t.agent.history;
+        let uncommitted = history.len() > self.t.checkpoint;
+        let block = ContentBlock::Text { text };
+        match history.last_mut() {
+            Some(m) if m.role == Role::User && uncommitted => m.content.push(block),
+            _ => history.push(Message::new(Role::User, vec![block])),
+        }
     }
 
     /// Step 2, request: send the conversation and assemble the reply. `None` when the request
@@ -223,6 +239,7 @@ impl Turn<'_, '_> {
                     () = self.cancel.cancelled() => false,
                     () = recover_overflow(agent, self.ch, cp, self.st.overflow_stage) => true,
                 };
+                self.st.retrying = recovered;
                 return if recovered { Ok(None) } else { Err(self.fail(AgentError::Cancelled)) };
             }
             Err(AgentError::Provider(ProviderError::ContextTooLong { message, deficit })) => {
@@ -271,6 +288,7 @@ impl Turn<'_, '_> {
                 // First, once: the same request with room for a longer answer.
                 self.st.raised_cap = true;
                 self.st.max_tokens = Some(cap.saturating_mul(2).min(128_000));
+                self.st.retrying = true;
                 return Reply::Again;
             }
             if self.st.continuations < self.t.agent.config.context.max_continuations {
@@ -381,6 +399,8 @@ struct TurnState {
     loops: LoopDetector,
     /// How many times plugins made the turn go on after an answer.
     extensions: u32,
+    /// The next request repeats the last one (plugins' context is already there).
+    retrying: bool,
 }
 
 /// Commits, emits `TurnEnd` and builds the outcome.
@@ -500,10 +520,10 @@ async fn request(
                 let event = item?;
                 match &event {
                     crate::sender::StreamEvent::TextDelta(t) => {
-                        ch.emit(AgentEvent::TextDelta { text: t.clone() })
+                        ch.emit(AgentEvent::TextDelta { text: t.clone() });
                     }
                     crate::sender::StreamEvent::ThinkingDelta(t) => {
-                        ch.emit(AgentEvent::ThinkingDelta { text: t.clone() })
+                        ch.emit(AgentEvent::ThinkingDelta { text: t.clone() });
                     }
                     crate::sender::StreamEvent::Retry { attempt, max_attempts, delay, reason } => {
                         ch.emit(AgentEvent::Retry {
@@ -511,7 +531,7 @@ async fn request(
                             max_attempts: *max_attempts,
                             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                             reason: reason.clone(),
-                        })
+                        });
                     }
                     _ => {}
                 }
@@ -530,7 +550,7 @@ async fn request(
                 match block {
                     ContentBlock::Text { text } => ch.emit(AgentEvent::TextDelta { text: text.clone() }),
                     ContentBlock::Thinking { thinking, .. } => {
-                        ch.emit(AgentEvent::ThinkingDelta { text: thinking.clone() })
+                        ch.emit(AgentEvent::ThinkingDelta { text: thinking.clone() });
                     }
                     _ => {}
                 }

@@ -60,13 +60,13 @@ pub fn transcript(messages: &[Message]) -> String {
         for b in &m.content {
             match (m.role, b) {
                 (Role::User, ContentBlock::Text { text }) => {
-                    out.push_str(&format!("\nUSER: {}\n", cut(text, 4_000)))
+                    out.push_str(&format!("\nUSER: {}\n", cut(text, 4_000)));
                 }
                 (Role::Assistant, ContentBlock::Text { text }) => {
-                    out.push_str(&format!("\nASSISTANT: {}\n", cut(text, 4_000)))
+                    out.push_str(&format!("\nASSISTANT: {}\n", cut(text, 4_000)));
                 }
                 (_, ContentBlock::ToolUse { name, input, .. }) => {
-                    out.push_str(&format!("TOOL CALL {name} {}\n", cut(&input.to_string(), 500)))
+                    out.push_str(&format!("TOOL CALL {name} {}\n", cut(&input.to_string(), 500)));
                 }
                 (_, ContentBlock::ToolResult { content, is_error, .. }) => {
                     let text: Vec<&str> = content.iter().filter_map(ToolResultPart::as_text).collect();

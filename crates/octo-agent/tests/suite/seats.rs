@@ -258,3 +258,112 @@ async fn a_call_cancelled_before_it_starts_is_interrupted_not_denied() {
     drop(stream);
     assert_eq!(ends(&ev), [("deploy".to_owned(), ToolOutcome::Interrupted)]);
 }
+
+/// Adds a note before every request, numbered.
+struct EveryRequest;
+
+#[async_trait]
+impl Plugin for EveryRequest {
+    fn name(&self) -> &str {
+        "every-request"
+    }
+    async fn before_request(&self, r: plugin::RequestInfo<'_>) -> Option<String> {
+        Some(format!("[note {}]", r.request))
+    }
+}
+
+#[tokio::test]
+async fn context_before_a_later_request_is_a_message_of_its_own_and_is_committed() {
+    let sender = Scripted::new(vec![tools(&[("t1", "deploy", r#"{"target":"x"}"#)]), text("done")]);
+    let mut agent = Agent::builder(sender.clone()).tools(registry()).plugin(Arc::new(EveryRequest)).build();
+    let ev = events(&mut agent, "go").await;
+    let seen = sender.seen();
+    assert!(seen[0].messages[0].text().contains("[note 1]"), "the turn's input carries the first note");
+    let second = &seen[1].messages;
+    assert_eq!(second.len(), 4, "{second:?}");
+    assert_eq!(second[2].tool_result_ids().count(), 1, "the committed results message is unchanged");
+    assert_eq!(second[3].text(), "[note 2]");
+    let committed: Vec<Message> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Committed { messages } => Some(messages.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(committed, agent.history(), "the session file would hold exactly what the model saw");
+    assert_consistent(agent.history());
+}
+
+#[tokio::test]
+async fn a_retried_request_does_not_get_the_context_twice() {
+    let cut = Reply::Events(vec![
+        StreamEvent::TextDelta("partial".into()),
+        StreamEvent::Stop(StopReason::MaxTokens),
+    ]);
+    let sender = Scripted::new(vec![cut, text("whole answer")]);
+    let mut agent = Agent::builder(sender.clone()).plugin(Arc::new(EveryRequest)).build();
+    agent.config_mut().max_tokens = Some(100);
+    let out = agent.turn(Message::user("go"), CancellationToken::new()).await.unwrap();
+    assert_eq!(out.text, "whole answer");
+    let seen = sender.seen();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].max_tokens, Some(200), "the retry asks for more room");
+    assert_eq!(seen[1].messages, seen[0].messages, "the same request again, the note once");
+}
+
+/// Records whether the call reached it as approved by the user.
+struct Probe(Arc<Mutex<Vec<bool>>>);
+
+#[async_trait]
+impl ToolExecutor for Probe {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new("probe", "probes", json!({"type": "object"}))
+    }
+    async fn execute(&self, _input: Value, ctx: &ToolContext) -> ToolOutput {
+        self.0.lock().unwrap().push(ctx.user_approved());
+        ToolOutput::text("ok")
+    }
+}
+
+/// Asks about every call.
+struct AlwaysAsk;
+
+#[async_trait]
+impl Plugin for AlwaysAsk {
+    fn name(&self) -> &str {
+        "always-ask"
+    }
+    async fn before_tool(&self, _call: plugin::ToolCallInfo<'_>) -> BeforeTool {
+        BeforeTool::ask(Some("policy wants a look".into()))
+    }
+}
+
+#[tokio::test]
+async fn only_the_gates_own_question_counts_as_the_users_approval_of_the_call() {
+    // The tool's own checks (a write outside the workspace) may rely on the user's yes only
+    // when the gate asked: a plugin's question does not say what the tool would ask about.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    for (gate, want) in
+        [(Arc::new(AllowAll) as Arc<dyn PermissionGate>, false), (Arc::new(AskForWrites), true)]
+    {
+        let sender = Scripted::new(vec![tools(&[("t", "probe", "{}")]), text("done")]);
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Probe(seen.clone())));
+        let mut agent =
+            Agent::builder(sender).tools(r).permission_gate(gate).plugin(Arc::new(AlwaysAsk)).build();
+        let broker = agent.approvals();
+        let mut stream = agent.turn_stream(Message::user("go"), CancellationToken::new());
+        while let Some(e) = stream.next().await {
+            if let AgentEvent::ApprovalRequired { approval_id, request } = e {
+                assert!(
+                    request.reason.as_deref().is_some_and(|r| r.contains("policy wants a look")),
+                    "{request:?}"
+                );
+                broker.resolve(&approval_id, ApprovalDecision::Allow).unwrap();
+            }
+        }
+        drop(stream);
+        assert_eq!(seen.lock().unwrap().pop(), Some(want));
+    }
+}

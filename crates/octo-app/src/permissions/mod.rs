@@ -40,26 +40,26 @@ impl PermissionEngine {
 
     /// The current mode.
     pub fn mode(&self) -> Mode {
-        *self.mode.read().unwrap_or_else(|e| e.into_inner())
+        *self.mode.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Switches mode (takes effect for the next call).
     pub fn set_mode(&self, mode: Mode) {
-        *self.mode.write().unwrap_or_else(|e| e.into_inner()) = mode;
+        *self.mode.write().unwrap_or_else(std::sync::PoisonError::into_inner) = mode;
     }
 
     /// The rules, as they are now.
     pub fn rules(&self) -> RuleSet {
-        self.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// Adds a rule for the rest of the session (takes effect for the next call).
     pub fn add_rule(&self, rule: Rule) {
-        self.rules.write().unwrap_or_else(|e| e.into_inner()).push(rule);
+        self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(rule);
     }
 
     fn remembered_allows(&self, q: &PermissionQuery<'_>) -> bool {
-        let list = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+        let list = self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         list.iter().any(|r| match r {
             Remembered::Command(tool, c) => {
                 tool == q.tool && q.subject_value().is_some_and(|x| normalize_command(x) == *c)
@@ -103,7 +103,7 @@ impl PermissionGate for PermissionEngine {
                 };
             }
         }
-        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
+        let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         let rule = rules.decide(q);
         if let Some(r) = rule.filter(|r| r.action() == Action::Deny) {
             return PermissionDecision::Deny {
@@ -164,7 +164,7 @@ impl PermissionGate for PermissionEngine {
             (Subject::Path { .. }, _) => Remembered::Path(q.tool.to_owned(), query_path(q)),
             _ => Remembered::Tool(q.tool.to_owned()),
         };
-        self.remembered.lock().unwrap_or_else(|e| e.into_inner()).push(entry);
+        self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(entry);
     }
 }
 
@@ -174,7 +174,7 @@ mod tests {
     use serde_json::json;
 
     fn engine(allow: &[&str], ask: &[&str], deny: &[&str], mode: Mode) -> PermissionEngine {
-        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let v = |l: &[&str]| l.iter().map(std::string::ToString::to_string).collect::<Vec<_>>();
         let mut rules = RuleSet::default();
         rules.add(&v(allow), &v(ask), &v(deny), "test").unwrap();
         PermissionEngine::new(rules, mode)

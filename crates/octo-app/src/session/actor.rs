@@ -22,7 +22,7 @@ pub(super) fn persistence(
         return Ok((None, Vec::new()));
     }
     let mut p = crate::persist::Persist {
-        store: octo_session::SessionStore::new(config.home.join("sessions")),
+        store: octo_session::SessionStore::new(crate::home::Home::new(&config.home).sessions()),
         writer: None,
         cwd: workspace.to_path_buf(),
         endpoint: resolved.endpoint.clone(),
@@ -44,7 +44,7 @@ pub(super) fn persistence(
         notes.extend(loaded.warnings.iter().cloned());
         history = loaded.messages;
         p.titled = loaded.title.is_some();
-        *session_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+        *session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
         p.writer = Some(writer);
     }
     Ok((Some(p), history))
@@ -68,7 +68,7 @@ pub(super) struct Task {
 
 impl Task {
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Saves committed messages; may start a background title request.

@@ -162,7 +162,9 @@ struct Setup {
     config: Option<Config>,
     http: HttpConfig,
     notes: Vec<String>,
-    tools: Vec<String>,
+    /// The tools the session started with (their names, and what rules are checked against).
+    tools: ToolRegistry,
+    tool_names: Vec<String>,
     flags: Flags,
     persist: Option<crate::persist::Persist>,
 }
@@ -207,6 +209,7 @@ impl Session {
             })
         })?;
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
+        let registry = tools.clone();
         let env_info = Environment::detect(&workspace, &resolved.label());
         let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
         let system = assemble(&home, &env_info, &parts);
@@ -240,7 +243,8 @@ impl Session {
             config: Some(config),
             http,
             notes,
-            tools: tool_names,
+            tools: registry,
+            tool_names,
             flags: Flags { unattended: options.unattended, model_titles: options.model_titles },
             persist,
         };
@@ -251,7 +255,11 @@ impl Session {
     /// engine becomes the agent's permission gate, so `set_mode` takes effect.
     pub fn from_agent(mut agent: Agent, engine: Arc<PermissionEngine>, model: &str, info: ModelInfo) -> Self {
         agent.set_permission_gate(engine.clone());
-        let setup = Setup { tools: agent.tools().names().map(str::to_owned).collect(), ..Setup::default() };
+        let setup = Setup {
+            tools: agent.tools().clone(),
+            tool_names: agent.tools().names().map(str::to_owned).collect(),
+            ..Setup::default()
+        };
         Self::spawn(agent, engine, model.to_owned(), info, setup, Arc::new(Mutex::new(None)))
     }
 
@@ -288,7 +296,7 @@ impl Session {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Queues a prompt; it runs when the turn before it has finished.
@@ -367,8 +375,14 @@ impl Session {
     }
 
     /// Adds a permission rule for the rest of the session (takes effect for the next tool call).
-    pub fn add_rule(&self, rule: Rule) {
+    /// A rule whose specifier does not suit its tool (a path pattern that is not a glob, a
+    /// specifier on a tool that takes none) is refused.
+    pub fn add_rule(&self, rule: Rule) -> Result<(), crate::permissions::RuleError> {
+        let mut one = crate::permissions::RuleSet::default();
+        one.push(rule.clone());
+        one.check(&self.setup.tools)?;
         self.engine.add_rule(rule);
+        Ok(())
     }
 
     /// The permission rules in force.
@@ -433,12 +447,12 @@ impl Session {
     /// The id of the saved session, once its first round is saved (or from the start when
     /// resumed); `None` when the session is not saved.
     pub fn session_id(&self) -> Option<String> {
-        self.session_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The names of the tools the model can call.
     pub fn tool_names(&self) -> &[String] {
-        &self.setup.tools
+        &self.setup.tool_names
     }
 
     /// The configuration the session started from (for `/permissions`, `config show`).

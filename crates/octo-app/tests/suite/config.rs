@@ -127,7 +127,7 @@ fn a_project_cannot_switch_approvals_off_or_undo_a_user_deny() {
     assert_eq!(c.permission_mode.value, Mode::Default);
     assert!(c.warnings[0].contains("ignored"), "{:?}", c.warnings);
     assert!(c.warnings.iter().any(|w| w.contains("`allow` rules are ignored")), "{:?}", c.warnings);
-    let engine = octo_app::PermissionEngine::new(c.rules.clone(), Mode::Default);
+    let engine = octo_app::PermissionEngine::new(c.rules, Mode::Default);
     let input = serde_json::json!({"command": "curl https://x"});
     let meta = octo_agent::ToolMeta::writes().subject(octo_agent::Subject::command("command"));
     let q = octo_agent::PermissionQuery {

@@ -1,2 +1,4 @@
 mod config;
+mod extension;
+mod launcher;
 mod session;

@@ -1,8 +1,9 @@
-//! The dependency direction is the architecture (shared/ARCHITECTURE.md). This test reads
+//! The dependency direction is the architecture (dev-docs/architecture.md). This test reads
 //! `cargo metadata` and fails when a dependency points the wrong way.
 
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Layer of every workspace crate: a crate may depend only on crates of a lower layer, with the
@@ -68,7 +69,7 @@ fn violations(graph: &BTreeMap<String, Vec<(String, String)>>) -> Vec<String> {
     for (krate, deps) in graph {
         let Some(my_layer) = layer(krate) else {
             bad.push(format!(
-                "`{krate}` has no layer: add it to the table in this test and to ARCHITECTURE.md"
+                "`{krate}` has no layer: add it to the table in this test and to dev-docs/architecture.md"
             ));
             continue;
         };
@@ -80,6 +81,12 @@ fn violations(graph: &BTreeMap<String, Vec<(String, String)>>) -> Vec<String> {
                 continue;
             }
             if kind == "dev" && krate == "octo-testkit" {
+                continue;
+            }
+            if krate == "octo-testkit" && dep != "octo-agent" {
+                bad.push(format!(
+                    "octo-testkit may build only on the leaf octo-agent (every crate dev-depends on it), not `{dep}`"
+                ));
                 continue;
             }
             let Some(dep_layer) = layer(dep) else { continue };
@@ -126,9 +133,162 @@ fn the_rules_catch_wrong_directions() {
     assert_eq!(violations(&g(&[("octo-cli", "octo-provider-anthropic", "normal")])).len(), 1);
     assert_eq!(violations(&g(&[("octo-tools", "octo-testkit", "normal")])).len(), 1);
     assert_eq!(violations(&g(&[("octo-mystery", "octo-agent", "normal")])).len(), 1);
+    assert_eq!(violations(&g(&[("octo-testkit", "octo-app", "normal")])).len(), 1);
     assert!(violations(&g(&[
         ("octo-app", "octo-provider-openai", "normal"),
-        ("octo-tools", "octo-testkit", "dev")
+        ("octo-tools", "octo-testkit", "dev"),
+        ("octo-testkit", "octo-agent", "normal")
     ]))
     .is_empty());
+}
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The code of a Rust file without its test module and without comment lines (docs may name
+/// anything).
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The top-level modules of a crate's `src` and, for each, the top-level modules it names through
+/// `crate::`.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in rust_files(src) {
+        let rel = file.strip_prefix(src).unwrap();
+        let module =
+            rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
+        if module == "lib" {
+            continue;
+        }
+        let code = code_of(&file);
+        let uses = graph.entry(module.clone()).or_default();
+        for (i, _) in code.match_indices("crate::") {
+            let name: String =
+                code[i + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() && name != module {
+                uses.insert(name);
+            }
+        }
+    }
+    graph
+}
+
+/// A cycle in `graph`, as the path that closes it.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == node) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|k| visit(k, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn octo_agent_modules_depend_on_each_other_in_one_direction() {
+    let graph = module_graph(&root().join("crates/octo-agent/src"));
+    assert!(graph.contains_key("tool") && graph.contains_key("event"), "{graph:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("octo-agent's modules import each other in a circle: {}", cycle.join(" → "));
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_cycles() {
+    let g = |edges: &[(&str, &str)]| {
+        let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            m.entry((*a).into()).or_default().insert((*b).into());
+            m.entry((*b).into()).or_default();
+        }
+        m
+    };
+    assert_eq!(
+        find_cycle(&g(&[("approval", "event"), ("event", "tool"), ("tool", "approval")])).map(|c| c.len()),
+        Some(4)
+    );
+    assert_eq!(find_cycle(&g(&[("a", "b"), ("b", "c"), ("a", "c")])), None);
+}
+
+/// The built-in tools' names, read from octo-tools' own list.
+fn builtin_tool_names() -> Vec<String> {
+    let lib = std::fs::read_to_string(root().join("crates/octo-tools/src/lib.rs")).unwrap();
+    let start = lib.find("pub const DEFAULT_TOOLS").unwrap();
+    let list = &lib[start..start + lib[start..].find("];").unwrap()];
+    list.split('"').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+#[test]
+fn no_tool_is_known_by_name_outside_octo_tools() {
+    let names = builtin_tool_names();
+    assert!(names.len() > 10 && names.contains(&"write_file".to_owned()), "{names:?}");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("src"))
+        .filter(|p| {
+            p.is_dir()
+                && !p.starts_with(root().join("crates/octo-tools"))
+                && !p.starts_with(root().join("crates/octo-testkit"))
+        })
+        .collect();
+    dirs.push(root().join("cmd/octo/src"));
+    let mut found = Vec::new();
+    for dir in dirs {
+        for file in rust_files(&dir) {
+            let code = code_of(&file);
+            for name in &names {
+                if code.contains(&format!("\"{name}\"")) {
+                    found.push(format!("{} names `{name}`", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "tools describe themselves (ToolMeta); nothing outside octo-tools may match one by name:\n{}",
+        found.join("\n")
+    );
 }

@@ -48,12 +48,15 @@ pub fn find(base: &Path, pattern: &str) -> Result<(Vec<PathBuf>, usize), ToolErr
             if glob.is_match(rel) {
                 let mtime =
                     entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
-                found.lock().unwrap_or_else(|e| e.into_inner()).push((mtime, rel.to_path_buf()));
+                found
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((mtime, rel.to_path_buf()));
             }
             WalkState::Continue
         })
     });
-    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut found = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let total = found.len();
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     Ok((found.into_iter().take(MAX_RESULTS).map(|(_, p)| p).collect(), total))

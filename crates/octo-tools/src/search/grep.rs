@@ -171,8 +171,7 @@ pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, ToolError> 
     }
     let hits: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let lines_budget = AtomicUsize::new(0);
-    let base =
-        if root.is_dir() { root.clone() } else { root.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let base = if root.is_dir() { root } else { root.parent().map(Path::to_path_buf).unwrap_or_default() };
     walk.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = SearcherBuilder::new()
@@ -201,11 +200,11 @@ pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, ToolError> 
             }
             lines_budget.fetch_add(sink.lines.len(), Ordering::Relaxed);
             let hit = FileHits { path: rel.to_path_buf(), count: sink.count, lines: sink.lines };
-            hits.lock().unwrap_or_else(|e| e.into_inner()).push(hit);
+            hits.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(hit);
             WalkState::Continue
         })
     });
-    let mut hits = hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut hits = hits.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     hits.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(render(&hits, req, limit))
 }

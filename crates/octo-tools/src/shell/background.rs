@@ -33,7 +33,7 @@ impl std::fmt::Debug for BackgroundShells {
 
 impl BackgroundShells {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Shell>>> {
-        self.shells.lock().unwrap_or_else(|e| e.into_inner())
+        self.shells.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts `command`; its output goes to a log file in `log_dir`. Returns the shell's id.
@@ -60,7 +60,7 @@ impl BackgroundShells {
                 Ok(s) => Ending::from_status(s),
                 Err(e) => Ending::Signalled(e.to_string()),
             };
-            *ending.lock().unwrap_or_else(|e| e.into_inner()) = Some(end);
+            *ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(end);
         });
         self.lock().insert(id.clone(), shell);
         Ok(id)
@@ -70,11 +70,11 @@ impl BackgroundShells {
     pub fn read(&self, id: &str, max: usize) -> Result<String, ToolError> {
         let found = self.lock().get(id).cloned();
         let shell = found.ok_or_else(|| self.unknown(id))?;
-        let mut read_to = shell.read_to.lock().unwrap_or_else(|e| e.into_inner());
+        let mut read_to = shell.read_to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // Only the new tail is read from the log, however long the command has been talking.
         let (skipped, shown) = read_tail(&shell.log, &mut read_to, max);
         let shown = shown.as_slice();
-        let status = match &*shell.ending.lock().unwrap_or_else(|e| e.into_inner()) {
+        let status = match &*shell.ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner) {
             None => "running".to_owned(),
             Some(e) => format!("finished {}", e.describe()),
         };

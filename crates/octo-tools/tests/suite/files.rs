@@ -90,7 +90,7 @@ async fn read_file_pages_through_a_10_mb_file() {
     let started = std::time::Instant::now();
     let out =
         w.call("read_file", json!({"path": "big.log", "offset": lines - 1, "limit": 5})).await.text_content();
-    assert!(out.contains(&format!("{:>6}\t", lines)), "{out}");
+    assert!(out.contains(&format!("{lines:>6}\t")), "{out}");
     let first = w.call("read_file", json!({"path": "big.log"})).await.text_content();
     assert_eq!(first.lines().filter(|l| !l.starts_with('[')).count(), 2000);
     assert!(first.contains(&format!("of {lines}")));
