@@ -126,6 +126,11 @@ pub struct Cli {
     #[arg(long, short = 'v')]
     pub verbose: bool,
 
+    /// Print the answer as the bytes the model sent. Otherwise control characters and escape
+    /// sequences in it are shown as `^[` on a terminal and dropped when stdout is piped.
+    #[arg(long)]
+    pub raw: bool,
+
     /// text (the answer), json (one result object) or stream-json (one event per line).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,

@@ -2,6 +2,7 @@
 
 use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
 use crate::launch::overrides;
+use crate::sanitize::visible;
 use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::Config;
 use octo_app::credentials::KeySource;
@@ -202,6 +203,9 @@ pub fn sessions(
         Some(SessionsAction::Export { id }) => {
             match pick(id).and_then(|id| store.export_markdown(&id).map_err(|e| e.to_string())) {
                 Ok(md) => {
+                    // A transcript is a document: exact when written to a file or a pipe, made
+                    // inert on a terminal.
+                    let md = if std::io::stdout().is_terminal() { visible(&md) } else { md };
                     out::stdout(&md);
                     Ok(ExitCode::SUCCESS)
                 }
@@ -235,12 +239,12 @@ pub fn sessions(
                 for d in dirs {
                     out::stdout(&format!("{}\n", d.display()));
                     for s in list.iter().filter(|s| s.cwd == d) {
-                        out::stdout(&format!("  {}\n", s.line(now)));
+                        out::stdout(&format!("  {}\n", visible(&s.line(now))));
                     }
                 }
             } else {
                 for s in &list {
-                    out::stdout(&format!("{}\n", s.line(now)));
+                    out::stdout(&format!("{}\n", visible(&s.line(now))));
                 }
             }
             Ok(ExitCode::SUCCESS)

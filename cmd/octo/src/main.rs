@@ -11,6 +11,7 @@ mod out;
 mod output;
 mod render;
 mod repl;
+mod sanitize;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};

@@ -20,7 +20,14 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     };
     if !cli.quiet {
         for n in session.notes() {
-            out::status(&format!("octo: note: {n}"));
+            out::status(&crate::sanitize::visible(&format!("octo: note: {n}")));
+        }
+        if let Some(text) = session.unanswered() {
+            out::status(&crate::sanitize::visible(&format!(
+                "octo: note: the last message of this session was never answered (octo stopped before \
+                 it could be); it is not in the conversation:\n  > {}",
+                crate::output::first_line(text, 200)
+            )));
         }
     }
     let mut rx = session.subscribe();

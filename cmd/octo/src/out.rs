@@ -18,7 +18,8 @@ pub fn status(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-/// An error on stderr.
+/// An error on stderr. Errors may quote servers, files or the model, so control characters in
+/// them are shown, never sent.
 pub fn error(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "octo: error: {text}");
+    let _ = writeln!(std::io::stderr().lock(), "octo: error: {}", crate::sanitize::visible(text));
 }

@@ -4,6 +4,7 @@
 
 use crate::cli::{Cli, OutputFormat};
 use crate::out;
+use crate::sanitize::{clean, visible, Mode};
 use octo_app::{AgentEvent, TurnEndReason, TurnFold, TurnRenderer, TurnSummary};
 use serde_json::json;
 use std::time::Instant;
@@ -11,7 +12,19 @@ use std::time::Instant;
 /// The renderer for the chosen `--output-format`.
 pub fn for_cli(cli: &Cli, started: Instant) -> Box<dyn TurnRenderer> {
     match cli.output_format {
-        OutputFormat::Text => Box::new(Text { quiet: cli.quiet, verbose: cli.verbose, started }),
+        OutputFormat::Text => {
+            use std::io::IsTerminal;
+            // The answer on a terminal shows escapes as `^[`; piped, they are dropped; `--raw`
+            // passes the bytes the model sent.
+            let answer = if cli.raw {
+                Mode::Raw
+            } else if std::io::stdout().is_terminal() {
+                Mode::Visible
+            } else {
+                Mode::Strip
+            };
+            Box::new(Text { quiet: cli.quiet, verbose: cli.verbose, started, answer })
+        }
         OutputFormat::Json => Box::new(Json { started }),
         OutputFormat::StreamJson => Box::new(StreamJson),
     }
@@ -27,6 +40,7 @@ struct Text {
     quiet: bool,
     verbose: bool,
     started: Instant,
+    answer: Mode,
 }
 
 impl TurnRenderer for Text {
@@ -35,17 +49,21 @@ impl TurnRenderer for Text {
             return true;
         }
         match event {
-            AgentEvent::ToolCallStart { name, summary, .. } => out::status(&format!("● {name} {summary}")),
+            AgentEvent::ToolCallStart { name, summary, .. } => out::status(&visible(&format!("● {name} {summary}"))),
             AgentEvent::ToolCallEnd { name, outcome, duration_ms, output, .. } if self.verbose => {
                 let mark = if *outcome == octo_app::ToolOutcome::Ran { "✓" } else { "✗" };
                 let how = if *outcome == octo_app::ToolOutcome::Ran { String::new() } else { format!(" [{outcome}]") };
-                out::status(&format!("  {mark} {name}{how} ({duration_ms} ms) {}", first_line(output, 120)));
+                out::status(&visible(&format!(
+                    "  {mark} {name}{how} ({duration_ms} ms) {}",
+                    first_line(output, 120)
+                )));
             }
-            AgentEvent::Notice { message } => out::status(&format!("octo: {message}")),
-            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason } => out::status(&format!(
-                "octo: retrying in {:.1}s (attempt {attempt}/{max_attempts}): {reason}",
+            AgentEvent::Notice { message } => out::status(&visible(&format!("octo: {message}"))),
+            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason, restart } => out::status(&visible(&format!(
+                "octo: {} in {:.1}s (attempt {attempt}/{max_attempts}): {reason}",
+                if *restart { "the reply broke off; starting it again" } else { "retrying" },
                 *delay_ms as f64 / 1000.0
-            )),
+            ))),
             AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, .. } => out::status(&format!(
                 "octo: compacted the conversation to ~{tokens_after} tokens ({messages_folded} messages summarized, {reclaimed} old outputs dropped)"
             )),
@@ -62,17 +80,19 @@ impl TurnRenderer for Text {
             }
         }
         if !s.failed() && !s.answer.is_empty() {
-            let text = if s.answer.ends_with('\n') { s.answer.clone() } else { format!("{}\n", s.answer) };
+            let answer = clean(&s.answer, self.answer);
+            let text = if answer.ends_with('\n') { answer } else { format!("{answer}\n") };
             out::stdout(&text);
         }
         if self.verbose {
             if let Some(id) = &s.session_id {
                 out::status(&format!("octo: saved as session {id} (continue with `octo -c={id}`)"));
             }
+            let estimated = if s.usage.estimated { " (estimated: the server reported none)" } else { "" };
             let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
             let u = &s.usage;
             out::status(&format!(
-                "octo: {} · {} in / {} out tokens ({} cached){cost} · {:.1}s",
+                "octo: {} · {} in / {} out tokens ({} cached){estimated}{cost} · {:.1}s",
                 s.model,
                 u.input_tokens + u.cache_write_tokens,
                 u.output_tokens,

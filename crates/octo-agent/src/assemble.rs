@@ -83,6 +83,8 @@ impl Assembler {
             StreamEvent::ToolUseStop { index } => self.finish_tool(index),
             StreamEvent::Usage(u) => self.usage = u,
             StreamEvent::Stop(r) => self.stop = Some(r),
+            // What came before a restart is void: the reply starts again from nothing.
+            StreamEvent::Retry { restart: true, .. } => *self = Self::default(),
             StreamEvent::Retry { .. } => {}
         }
         Ok(())

@@ -74,6 +74,14 @@ pub enum ProviderError {
         /// What is missing.
         message: String,
     },
+    /// The endpoint answered, but not as the model API does (an HTML page, plain text, an
+    /// empty body): the configuration points somewhere else. The message names the URL, what
+    /// came back and the likely fix. Not retried.
+    #[error("the endpoint did not answer as a model API: {message}")]
+    BadEndpoint {
+        /// What came back and what to change.
+        message: String,
+    },
     /// The request was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
@@ -86,9 +94,14 @@ fn status_suffix(status: Option<u16>) -> String {
 impl ProviderError {
     /// Whether trying the same request again later may succeed.
     pub fn is_retryable(&self) -> bool {
+        // A garbled stream is most often a proxy or connection hiccup: worth another try.
         matches!(
             self,
-            Self::RateLimited { .. } | Self::Overloaded { .. } | Self::Server { .. } | Self::Transport { .. }
+            Self::RateLimited { .. }
+                | Self::Overloaded { .. }
+                | Self::Server { .. }
+                | Self::Transport { .. }
+                | Self::MalformedStream { .. }
         )
     }
 
@@ -112,6 +125,7 @@ impl ProviderError {
             Self::Transport { .. } => ErrorKind::Transport,
             Self::MalformedStream { .. } => ErrorKind::MalformedStream,
             Self::Unsupported { .. } => ErrorKind::Unsupported,
+            Self::BadEndpoint { .. } => ErrorKind::BadEndpoint,
             Self::Cancelled => ErrorKind::Cancelled,
         }
     }
@@ -140,6 +154,8 @@ pub enum ErrorKind {
     MalformedStream,
     /// See [`ProviderError::Unsupported`].
     Unsupported,
+    /// See [`ProviderError::BadEndpoint`].
+    BadEndpoint,
     /// The turn was cancelled.
     Cancelled,
     /// The agent was misused (for example a second turn while one runs).

@@ -6,7 +6,9 @@
 //! 1. [`AgentEvent::TurnStart`] comes first and [`AgentEvent::TurnEnd`] last, exactly once each.
 //!    A failed turn emits [`AgentEvent::Error`] immediately before its `TurnEnd`.
 //! 2. Each model request begins with [`AgentEvent::RequestStart`]; its text, thinking, `Retry`
-//!    and `Usage` events follow, and all of them come before the tool calls of that response.
+//!    and `Usage` events follow, and all of them come before the tool calls of that response. A
+//!    `Retry` with `restart` set voids the text and thinking of this request that came before it:
+//!    the reply starts again (front ends drop what they kept of it; the history never holds it).
 //! 3. For each tool call: `ApprovalRequired` → `ApprovalResolved` (only when approval was needed)
 //!    → [`AgentEvent::ToolCallStart`] → any `ToolUpdate`s → [`AgentEvent::ToolCallEnd`]. A call
 //!    that never runs (denied, unknown, invalid, interrupted first) gets no `ToolCallStart`, only
@@ -145,6 +147,9 @@ pub enum AgentEvent {
         delay_ms: u64,
         /// Why the last attempt failed.
         reason: String,
+        /// The failure came after part of the reply: what this request streamed so far is void.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        restart: bool,
     },
     /// Messages that are now a permanent part of the history.
     Committed {

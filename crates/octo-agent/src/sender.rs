@@ -208,7 +208,7 @@ pub enum StreamEvent {
     Usage(Usage),
     /// Why the model stopped. Usually the last item.
     Stop(StopReason),
-    /// The provider is about to retry after a retryable failure; purely informational.
+    /// The provider is about to retry after a retryable failure.
     Retry {
         /// Attempt number about to start (2 for the first retry).
         attempt: u32,
@@ -218,6 +218,9 @@ pub enum StreamEvent {
         delay: Duration,
         /// Why the previous attempt failed.
         reason: String,
+        /// The failure came after part of the reply had arrived: everything this stream yielded
+        /// so far is void, and the reply starts again from nothing.
+        restart: bool,
     },
 }
 
@@ -246,6 +249,12 @@ pub trait Sender: Send + Sync {
 
     /// This sender as a [`ToolStreamingSender`], when it streams tool calls.
     fn as_tool_streaming(&self) -> Option<&dyn ToolStreamingSender> {
+        None
+    }
+
+    /// The model's context window as the server reports it, once known (a local server says
+    /// what it was started with). `None` when the sender does not know better than the catalog.
+    fn context_window(&self) -> Option<u64> {
         None
     }
 }

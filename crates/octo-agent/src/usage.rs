@@ -23,6 +23,9 @@ pub struct Usage {
     /// Prompt tokens written into the provider's cache.
     #[serde(default)]
     pub cache_write_tokens: u64,
+    /// Some of these numbers are octo's estimates: the server reported no usage.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl Usage {
@@ -51,6 +54,7 @@ impl Add for Usage {
             output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
             cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
             cache_write_tokens: self.cache_write_tokens.saturating_add(rhs.cache_write_tokens),
+            estimated: self.estimated || rhs.estimated,
         }
     }
 }
@@ -127,8 +131,20 @@ mod tests {
 
     #[test]
     fn buckets_add_and_measure_context() {
-        let a = Usage { input_tokens: 10, output_tokens: 5, cache_read_tokens: 100, cache_write_tokens: 7 };
-        let b = Usage { input_tokens: 1, output_tokens: 1, cache_read_tokens: 1, cache_write_tokens: 1 };
+        let a = Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cache_read_tokens: 100,
+            cache_write_tokens: 7,
+            estimated: false,
+        };
+        let b = Usage {
+            input_tokens: 1,
+            output_tokens: 1,
+            cache_read_tokens: 1,
+            cache_write_tokens: 1,
+            estimated: false,
+        };
         let mut c = a;
         c += b;
         assert_eq!(c, a + b);

@@ -107,6 +107,44 @@ pub struct EndpointConfig {
     pub model_info: BTreeMap<String, ModelOverride>,
     /// Output cap per request.
     pub max_tokens: Option<u32>,
+    /// Seconds allowed to open a connection (fractions allowed; default 15).
+    pub connect_timeout: Option<f64>,
+    /// Seconds a stream may stay silent before it counts as stalled (default 120).
+    pub stall_timeout: Option<f64>,
+    /// Seconds to wait for the response headers (default 600; a streamed request also waits at
+    /// most the stall timeout, since a streaming server answers at once).
+    pub request_timeout: Option<f64>,
+}
+
+/// The timeouts of an endpoint, checked: positive, finite seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Timeouts {
+    /// Opening a connection.
+    pub connect: Option<std::time::Duration>,
+    /// Silence in a stream.
+    pub stall: Option<std::time::Duration>,
+    /// Waiting for the response headers.
+    pub request: Option<std::time::Duration>,
+}
+
+impl EndpointConfig {
+    /// The configured timeouts; an invalid one names its key.
+    pub fn timeouts(&self, id: &str) -> Result<Timeouts, String> {
+        let check = |key: &str, v: Option<f64>| -> Result<Option<std::time::Duration>, String> {
+            match v {
+                None => Ok(None),
+                Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(Some(std::time::Duration::from_secs_f64(s))),
+                Some(s) => Err(format!(
+                    "[endpoints.{id}] {key} = {s}: give a number of seconds above 0 (fractions allowed), at most a day"
+                )),
+            }
+        };
+        Ok(Timeouts {
+            connect: check("connect_timeout", self.connect_timeout)?,
+            stall: check("stall_timeout", self.stall_timeout)?,
+            request: check("request_timeout", self.request_timeout)?,
+        })
+    }
 }
 
 /// One `[endpoints.<id>.model_info.<model>]` table: what octo should assume about a model the
@@ -397,6 +435,8 @@ impl Config {
             ));
         } else {
             for (id, ep) in f.endpoints {
+                ep.timeouts(&id)
+                    .map_err(|message| ConfigError::Value { source_desc: desc.clone(), message })?;
                 self.endpoints.insert(id, Sourced::new(ep, source.clone()));
             }
         }
@@ -536,6 +576,19 @@ impl Config {
             }
             if !e.models.is_empty() {
                 out.push_str(&format!("models = {:?}\n", e.models));
+            }
+            let d = octo_provider::HttpConfig::default();
+            let t = e.timeouts(id).unwrap_or_default();
+            for (key, set, default) in [
+                ("connect_timeout", t.connect, d.connect_timeout),
+                ("stall_timeout", t.stall, d.stall_timeout),
+                ("request_timeout", t.request, d.request_timeout),
+            ] {
+                let (value, note) = match set {
+                    Some(v) => (v, ""),
+                    None => (default, "    # default"),
+                };
+                out.push_str(&format!("{key} = {}{note}\n", octo_provider::secs(value)));
             }
         }
         let rules = self.rules.describe();

@@ -83,6 +83,11 @@ pub struct Resolved {
     pub max_tokens: Option<u32>,
     /// Notes for the user (an unavailable keyring).
     pub notes: Vec<String>,
+    /// The endpoint's configured timeouts.
+    pub timeouts: crate::config::Timeouts,
+    /// Whether the configuration gives this model's context window (then it is trusted as is;
+    /// otherwise a local server is asked).
+    pub window_configured: bool,
     preset: Option<&'static octo_provider_openai::Preset>,
 }
 
@@ -201,6 +206,10 @@ pub fn resolve(
     for (m, o) in &ep.model_info {
         catalog.set(m.clone(), o.apply(catalog.info(m)));
     }
+    let timeouts =
+        ep.timeouts(&id).map_err(|message| EndpointError::Invalid { endpoint: id.clone(), message })?;
+    let window_configured = ep.context_windows.contains_key(&model)
+        || ep.model_info.get(&model).is_some_and(|o| o.context_window.is_some());
     let (key, key_source) = match found {
         Some((k, s)) => (Some(k), Some(s)),
         None => (None, None),
@@ -217,6 +226,8 @@ pub fn resolve(
         headers: ep.headers.into_iter().collect(),
         max_tokens: ep.max_tokens.or(config.max_tokens.as_ref().map(|t| t.value)),
         notes,
+        timeouts,
+        window_configured,
         preset,
     })
 }
@@ -250,7 +261,14 @@ impl Resolved {
         s.model_info = self.model_info;
         s.max_tokens = self.max_tokens;
         s.key_hint = self.key_hint();
-        s.http = HttpConfig { headers: self.headers.clone(), ..http };
+        let t = self.timeouts;
+        s.http = HttpConfig {
+            headers: self.headers.clone(),
+            connect_timeout: t.connect.unwrap_or(http.connect_timeout),
+            stall_timeout: t.stall.unwrap_or(http.stall_timeout),
+            request_timeout: t.request.unwrap_or(http.request_timeout),
+            ..http
+        };
         s
     }
 }

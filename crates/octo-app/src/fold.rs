@@ -65,6 +65,8 @@ impl TurnSummary {
 #[derive(Debug, Clone, Default)]
 pub struct TurnFold {
     answer: String,
+    /// How long the answer was when the current request started (a restart cuts back to it).
+    request_start: usize,
     usage: Usage,
     requests: u32,
     calls: Vec<ToolCallRecord>,
@@ -83,7 +85,14 @@ impl TurnFold {
     pub fn push(&mut self, event: &AgentEvent) -> bool {
         match event {
             // A new response replaces what the last one said; a continuation adds to it.
-            AgentEvent::RequestStart { continues: false, .. } => self.answer.clear(),
+            AgentEvent::RequestStart { continues, .. } => {
+                if !continues {
+                    self.answer.clear();
+                }
+                self.request_start = self.answer.len();
+            }
+            // The reply broke off and starts again: what it said so far is void.
+            AgentEvent::Retry { restart: true, .. } => self.answer.truncate(self.request_start),
             AgentEvent::TextDelta { text } => self.answer.push_str(text),
             AgentEvent::Usage { usage } => self.usage += *usage,
             AgentEvent::ApprovalRequired { request, .. } => {
@@ -204,6 +213,16 @@ mod tests {
             assert!(!f.push(e));
         }
         assert_eq!(f.answer(), "done now");
+        f.push(&AgentEvent::TextDelta { text: " and brok".into() });
+        f.push(&AgentEvent::Retry {
+            attempt: 2,
+            max_attempts: 5,
+            delay_ms: 0,
+            reason: "reset".into(),
+            restart: true,
+        });
+        assert_eq!(f.answer(), "done", "a restarted reply is void back to where its request began");
+        f.push(&AgentEvent::TextDelta { text: " now".into() });
         assert!(f.push(&AgentEvent::TurnEnd {
             reason: TurnEndReason::Completed,
             stop_reason: None,

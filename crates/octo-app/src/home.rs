@@ -100,4 +100,111 @@ impl Home {
     pub fn models(&self) -> PathBuf {
         self.root.join("models")
     }
+
+    /// Makes the home private: creates it readable only by the user (0700) when it is missing;
+    /// when it, or a directory octo writes in it, can be read by other users (made by an older
+    /// octo, or by hand), tightens that tree — directories to 0700, files to their owner's bits
+    /// only — and returns a notice saying so. Symbolic links are left alone.
+    pub fn secure(&self) -> Option<String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let meta = match std::fs::symlink_metadata(&self.root) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let _ = octo_session::private::create_dir(&self.root);
+                    return None;
+                }
+                Err(_) => return None,
+            };
+            let wide = |m: &std::fs::Metadata| m.permissions().mode() & 0o077 != 0;
+            let trees: Vec<PathBuf> = if meta.is_dir() && wide(&meta) {
+                vec![self.root.clone()]
+            } else {
+                [self.sessions(), self.trash(), self.output(), self.logs(), self.memory()]
+                    .into_iter()
+                    .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir() && wide(&m)))
+                    .collect()
+            };
+            let changed: usize = trees.iter().map(|t| tighten(t)).sum();
+            (changed > 0).then(|| {
+                format!(
+                    "{} could be read by other users of this machine; octo made it private ({changed} files and \
+                     directories now readable by you only)",
+                    self.root.display()
+                )
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = octo_session::private::create_dir(&self.root);
+            None
+        }
+    }
+}
+
+/// Removes group and other permissions from `root` and everything under it (not following
+/// symbolic links); returns how many entries changed.
+#[cfg(unix)]
+fn tighten(root: &Path) -> usize {
+    use std::os::unix::fs::PermissionsExt;
+    let mut changed = 0;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let Ok(m) = std::fs::symlink_metadata(&p) else { continue };
+        if m.file_type().is_symlink() {
+            continue;
+        }
+        let mode = m.permissions().mode();
+        let want = if m.is_dir() { 0o700 } else { mode & 0o700 };
+        if mode & 0o777 != want && std::fs::set_permissions(&p, std::fs::Permissions::from_mode(want)).is_ok()
+        {
+            changed += 1;
+        }
+        if m.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&p) {
+                stack.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+    }
+    changed
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_missing_home_is_made_private_and_a_readable_one_is_tightened_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::new(tmp.path().join("octo"));
+        assert_eq!(home.secure(), None);
+        assert_eq!(mode(home.root()), 0o700);
+
+        let old = Home::new(tmp.path().join("old"));
+        std::fs::create_dir_all(old.sessions()).unwrap();
+        std::fs::write(old.sessions().join("s.jsonl"), "{}").unwrap();
+        std::fs::write(old.root().join("hook.sh"), "#!/bin/sh").unwrap();
+        for (p, m) in [(old.root().to_path_buf(), 0o755), (old.sessions(), 0o755)] {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(m)).unwrap();
+        }
+        std::fs::set_permissions(old.sessions().join("s.jsonl"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        std::fs::set_permissions(old.root().join("hook.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink("/etc", old.root().join("link")).unwrap();
+        let notice = old.secure().unwrap();
+        assert!(notice.contains("made it private"), "{notice}");
+        assert_eq!(mode(old.root()), 0o700);
+        assert_eq!(mode(&old.sessions()), 0o700);
+        assert_eq!(mode(&old.sessions().join("s.jsonl")), 0o600);
+        assert_eq!(mode(&old.root().join("hook.sh")), 0o700, "the owner keeps the execute bit");
+        assert_eq!(mode(Path::new("/etc")) & 0o005, 0o005, "links are not followed");
+        assert_eq!(old.secure(), None, "once private, nothing to say");
+    }
 }

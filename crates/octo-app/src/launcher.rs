@@ -216,7 +216,10 @@ impl Launcher {
             Resume::Id(id) => Some(id),
             Resume::Find(q) => Some(self.find_session(&q, &ws)?),
         };
-        let config = self.config(&ws, &launch.overrides)?;
+        let mut config = self.config(&ws, &launch.overrides)?;
+        if let Some(notice) = self.home.secure() {
+            config.warnings.push(notice);
+        }
         let options = SessionOptions { workspace: Some(ws), resume, ..launch.options };
         Ok(Session::start(config, options, self.credentials(), self.env())?)
     }

@@ -23,26 +23,57 @@ impl Persist {
         *self.id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = id;
     }
 
+    /// Opens the session file if there is none yet; `false` (with a notice, once) when saving
+    /// has stopped working.
+    fn ensure_writer(&mut self) -> Result<(), Option<String>> {
+        if self.failed {
+            return Err(None);
+        }
+        if self.writer.is_some() {
+            return Ok(());
+        }
+        match self.store.create(&self.cwd, &self.endpoint, &self.model, None) {
+            Ok(w) => {
+                self.set_id(Some(w.id().to_owned()));
+                self.writer = Some(w);
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(Some(format!("could not save this session ({e}); the conversation goes on unsaved")))
+            }
+        }
+    }
+
+    /// Records the message a turn starts on, before anything of the turn is committed, so a crash
+    /// cannot lose it. Returns a notice when saving stops working.
+    pub fn pending(&mut self, message: &Message) -> Option<String> {
+        if let Err(notice) = self.ensure_writer() {
+            return notice;
+        }
+        let w = self.writer.as_mut()?;
+        if !self.titled {
+            // Until a round is committed (and titles it for good), the prompt names the session.
+            let _ = w.record(&Record::Title { title: title_from_prompt(&message.text()) });
+        }
+        w.pending(message).err().map(|e| {
+            self.failed = true;
+            format!("could not save this session any more ({e}); the conversation goes on unsaved")
+        })
+    }
+
+    /// Records that the pending message's turn ended without a committed round.
+    pub fn rolled_back(&mut self, reason: &str) {
+        if let (Some(w), false) = (self.writer.as_mut(), self.failed) {
+            let _ = w.rolled_back(reason);
+        }
+    }
+
     /// Saves a committed round. Returns a notice for the user when saving stops working (once),
     /// and the first prompt when the session just got its first one (for a title).
     pub fn committed(&mut self, messages: &[Message]) -> (Option<String>, Option<String>) {
-        if self.failed {
-            return (None, None);
-        }
-        if self.writer.is_none() {
-            match self.store.create(&self.cwd, &self.endpoint, &self.model, None) {
-                Ok(w) => {
-                    self.set_id(Some(w.id().to_owned()));
-                    self.writer = Some(w);
-                }
-                Err(e) => {
-                    self.failed = true;
-                    return (
-                        Some(format!("could not save this session ({e}); the conversation goes on unsaved")),
-                        None,
-                    );
-                }
-            }
+        if let Err(notice) = self.ensure_writer() {
+            return (notice, None);
         }
         let Some(w) = self.writer.as_mut() else { return (None, None) };
         if let Err(e) = w.append(messages) {
@@ -122,7 +153,7 @@ pub(crate) struct FileArchiver {
 
 impl octo_agent::context::Archiver for FileArchiver {
     fn archive(&self, folded: &[Message]) -> Option<PathBuf> {
-        std::fs::create_dir_all(&self.dir).ok()?;
+        octo_session::private::create_dir(&self.dir).ok()?;
         use std::io::Write;
         let text = format!("# Folded conversation\n\n{}", octo_agent::context::transcript(folded));
         // Two compactions within a second get their own files: never overwrite an archive.
@@ -130,7 +161,7 @@ impl octo_agent::context::Archiver for FileArchiver {
         for n in 0..100u32 {
             let name = if n == 0 { format!("{stamp}-folded.md") } else { format!("{stamp}-{n}-folded.md") };
             let path = self.dir.join(name);
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            match octo_session::private::create_new(&path) {
                 Ok(mut f) => return f.write_all(text.as_bytes()).ok().map(|()| path),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(_) => return None,

@@ -190,6 +190,12 @@ impl StreamParser for AnthropicParser {
     fn finished(&self) -> bool {
         self.finished
     }
+
+    fn whole(&mut self, body: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        out.extend(octo_provider::response_events(response_from_json(body, &self.endpoint)?));
+        self.finished = true;
+        Ok(())
+    }
 }
 
 /// Parses a non-streaming response body.

@@ -57,7 +57,10 @@ impl WireProtocol for AnthropicWire {
             url,
             headers,
             http: e.http.clone(),
-            endpoint: EndpointInfo::new(&e.id, &base, &e.model, &e.key_hint),
+            endpoint: EndpointInfo::new(&e.id, &base, &e.model, &e.key_hint).with_url_hint(
+                "an Anthropic-protocol base_url is the API's root (https://api.anthropic.com, or the gateway's \
+                 /anthropic path); octo adds /v1/messages",
+            ),
             secret: e.api_key.clone(),
             name: format!("{}:{}", e.id, e.model),
         })

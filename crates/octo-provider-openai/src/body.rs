@@ -253,12 +253,24 @@ fn effort_name(e: ReasoningEffort) -> Option<&'static str> {
     }
 }
 
+/// The output cap kept inside the window: what is left after the (estimated) prompt, with a
+/// margin for the estimate's error, at least a little so the server can still answer (or say the
+/// prompt does not fit, which starts overflow recovery).
+fn cap_within(window: u64, wanted: u32, req: &Request<'_>) -> u32 {
+    let prompt = octo_agent::context::estimate_fixed_tokens(req.system, req.tools)
+        + octo_agent::context::estimate_tokens(req.messages);
+    let margin = window / 10 + 64;
+    let room = window.saturating_sub(prompt + margin).max(256);
+    u32::try_from(room).unwrap_or(u32::MAX).min(wanted.max(1))
+}
+
 /// Serializes the request body.
 pub(crate) fn build(
     req: &Request<'_>,
     cfg: &OpenAiConfig,
     stream: bool,
     with_tools: bool,
+    window: Option<u64>,
 ) -> Result<Vec<u8>, serde_json::Error> {
     let q = cfg.quirks;
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
@@ -301,6 +313,10 @@ pub(crate) fn build(
         }
     };
     let cap = req.max_tokens.or(cfg.settings.max_tokens);
+    let cap = match window {
+        Some(w) => Some(cap_within(w, cap.unwrap_or(cfg.settings.model_info.max_output), req)),
+        None => cap,
+    };
     let completion_field = match q.max_tokens_field {
         MaxTokensField::MaxTokens => false,
         MaxTokensField::MaxCompletionTokens => true,

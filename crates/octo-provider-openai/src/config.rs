@@ -1,5 +1,6 @@
 //! How an OpenAI-compatible endpoint is configured.
 
+use crate::discover::LocalServer;
 use crate::preset::{Preset, Quirks};
 use octo_provider::EndpointSettings;
 
@@ -12,6 +13,12 @@ pub struct OpenAiConfig {
     pub settings: EndpointSettings,
     /// The server's quirks.
     pub quirks: Quirks,
+    /// Ask this local server for the model's context window before the first request (see
+    /// [`crate::discover`]); `None` trusts `settings.model_info`.
+    pub discover: Option<LocalServer>,
+    /// Keep the output cap inside the context window (prompt plus output must fit): on when the
+    /// window is known for this model (configured, or discovered).
+    pub clamp_to_window: bool,
 }
 
 impl OpenAiConfig {
@@ -22,7 +29,12 @@ impl OpenAiConfig {
         if !preset.key_env.is_empty() {
             settings.key_hint = format!("set {}", preset.key_env);
         }
-        Self { settings, quirks: preset.quirks }
+        Self {
+            settings,
+            quirks: preset.quirks,
+            discover: LocalServer::of_preset(preset.id),
+            clamp_to_window: false,
+        }
     }
 
     /// A configuration for any OpenAI-compatible server (the `custom` preset's quirks).
@@ -31,12 +43,14 @@ impl OpenAiConfig {
         let model = model.into();
         let mut cfg = Self::from_preset(&custom, Some(&model), api_key);
         cfg.settings.base_url = base_url.into();
+        cfg.discover = crate::discover::is_local_url(&cfg.settings.base_url).then_some(LocalServer::Unknown);
         cfg
     }
 
-    /// A configuration from shared endpoint settings and a preset's quirks.
+    /// A configuration from shared endpoint settings and a preset's quirks (no discovery, no
+    /// clamping: set them as the window's source allows).
     pub fn from_settings(settings: EndpointSettings, quirks: Quirks) -> Self {
-        Self { settings, quirks }
+        Self { settings, quirks, discover: None, clamp_to_window: false }
     }
 
     /// Sets the endpoint id used in messages.

@@ -14,7 +14,8 @@
 //! normalized so cached tokens (`prompt_tokens_details.cached_tokens` or DeepSeek's
 //! `prompt_cache_hit_tokens`) are a separate bucket; `finish_reason` normalized; a missing
 //! `[DONE]` tolerated; `max_tokens` vs `max_completion_tokens` and `reasoning_effort` per model
-//! family.
+//! family. A local server (llama.cpp, Ollama, vLLM, LM Studio) is asked once for the model's
+//! context window ([`discover`]), and the output cap is then kept inside it.
 //!
 //! **Layer:** adapter. Depends on `octo-agent` and `octo-provider` only.
 //!
@@ -36,12 +37,14 @@
 
 mod body;
 mod config;
+pub mod discover;
 mod parse;
 mod preset;
 mod sender;
 mod wire;
 
 pub use config::OpenAiConfig;
+pub use discover::LocalServer;
 pub use parse::OpenAiParser;
 pub use preset::{
     accepts_reasoning_effort, is_openai_reasoning_model, preset_by_id, MaxTokensField, Preset, Quirks,

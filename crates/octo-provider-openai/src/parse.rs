@@ -23,13 +23,20 @@ pub(crate) fn finish_reason(reason: &str, has_tool_calls: bool) -> StopReason {
 }
 
 fn error_parts(v: &Value) -> (String, String) {
-    let kind = ["code", "type"]
-        .iter()
-        .find_map(|k| match v.get(*k) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        })
+    let field = |k: &str| match v.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    // The code is more specific, but servers put the known kind in either field.
+    let (code, kind) = (field("code"), field("type"));
+    let kind = [&code, &kind]
+        .into_iter()
+        .flatten()
+        .find(|k| octo_provider::classify::is_known_stream_error(k))
+        .or(code.as_ref())
+        .or(kind.as_ref())
+        .cloned()
         .unwrap_or_default();
     let message =
         v.get("message").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| v.to_string());
@@ -174,6 +181,12 @@ impl StreamParser for OpenAiParser {
 
     fn finished(&self) -> bool {
         self.done
+    }
+
+    fn whole(&mut self, body: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        out.extend(octo_provider::response_events(response_from_json(body, &self.endpoint)?));
+        self.done = true;
+        Ok(())
     }
 }
 

@@ -73,6 +73,7 @@ impl WireUsage {
             output_tokens: self.completion_tokens.unwrap_or(0),
             cache_read_tokens: cached,
             cache_write_tokens: 0,
+            estimated: false,
         }
     }
 }

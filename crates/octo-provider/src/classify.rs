@@ -18,12 +18,27 @@ pub struct EndpointInfo {
     /// Where the API key comes from, phrased as advice
     /// ("set ANTHROPIC_API_KEY"), given by the application; empty adds nothing.
     pub key_hint: String,
+    /// What the base URL of this protocol looks like, for answers that show it is wrong
+    /// ("an OpenAI-compatible base_url usually ends in /v1"); given by the adapter.
+    pub url_hint: String,
 }
 
 impl EndpointInfo {
     /// Endpoint info from its parts.
     pub fn new(name: &str, base_url: &str, model: &str, key_hint: &str) -> Self {
-        Self { name: name.into(), base_url: base_url.into(), model: model.into(), key_hint: key_hint.into() }
+        Self {
+            name: name.into(),
+            base_url: base_url.into(),
+            model: model.into(),
+            key_hint: key_hint.into(),
+            url_hint: String::new(),
+        }
+    }
+
+    /// Adds the protocol's base-URL advice.
+    pub fn with_url_hint(mut self, hint: &str) -> Self {
+        self.url_hint = hint.into();
+        self
     }
 }
 
@@ -127,6 +142,25 @@ pub fn classify_http(
         500..=599 => ProviderError::Server { status: Some(status), message: format!("endpoint `{name}`: {message}") },
         _ => ProviderError::InvalidRequest { status: Some(status), message: format!("endpoint `{name}`: {message}") },
     }
+}
+
+/// Whether `kind` is an error type or code that [`classify_stream_error`] knows (anything else
+/// counts as a server error).
+pub fn is_known_stream_error(kind: &str) -> bool {
+    matches!(
+        kind,
+        "context_length_exceeded"
+            | "overloaded_error"
+            | "overloaded"
+            | "server_overloaded"
+            | "rate_limit_error"
+            | "rate_limit_exceeded"
+            | "authentication_error"
+            | "permission_error"
+            | "invalid_request_error"
+            | "not_found_error"
+            | "request_too_large"
+    )
 }
 
 /// Classifies an error event that arrived inside a stream, by its type.

@@ -30,6 +30,7 @@
 
 pub mod catalog;
 pub mod classify;
+mod content;
 pub mod endpoint;
 pub mod http;
 pub mod retry;
@@ -43,7 +44,7 @@ pub use endpoint::EndpointSettings;
 pub use http::{build_client, HttpConfig, SetupError};
 pub use retry::RetryPolicy;
 pub use sender::{secret_header, Connection, HttpSender, WireProtocol};
-pub use transport::{PreparedRequest, StreamParser, Transport};
+pub use transport::{response_events, secs, PreparedRequest, StreamParser, Transport};
 
 /// A unique id for a tool call whose server sent none (or an empty one). Ids must be unique
 /// within a conversation, so this combines a process-wide counter with the clock.

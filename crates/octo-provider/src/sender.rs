@@ -5,12 +5,14 @@
 use crate::classify::EndpointInfo;
 use crate::http::{build_client, HttpConfig, SetupError};
 use crate::transport::{PreparedRequest, StreamParser, Transport};
+use futures_util::future::BoxFuture;
 use octo_agent::{
     async_trait, EventStream, ProviderError, Request, Response, Sender, StreamingSender, ToolSender,
     ToolStreamingSender,
 };
 use reqwest::header::HeaderMap;
 use std::sync::Arc;
+use tokio::sync::OnceCell;
 
 /// Where and how requests of a protocol are sent, decided once when the sender is built.
 #[derive(Debug, Clone)]
@@ -45,6 +47,18 @@ pub trait WireProtocol: Send + Sync + 'static {
 
     /// Parses a whole (non-streaming) response body.
     fn response(&self, body: &[u8], endpoint: &EndpointInfo) -> Result<Response, ProviderError>;
+
+    /// Learns what the server can tell about the model before the first request (a local
+    /// server's context window). Called once per sender, before its first request; it must be
+    /// quick and never fail the request. The default learns nothing.
+    fn discover<'a>(&'a self, _client: &'a reqwest::Client) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+
+    /// The context window [`WireProtocol::discover`] learned, if any.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A model endpoint speaking protocol `W`, with every level of the Sender stack.
@@ -52,6 +66,7 @@ pub trait WireProtocol: Send + Sync + 'static {
 pub struct HttpSender<W> {
     wire: W,
     transport: Transport,
+    discovered: OnceCell<()>,
     endpoint: Arc<EndpointInfo>,
     secret: Option<Arc<str>>,
     url: String,
@@ -70,6 +85,7 @@ impl<W: WireProtocol> HttpSender<W> {
         Ok(Self {
             wire,
             transport,
+            discovered: OnceCell::new(),
             endpoint: Arc::new(c.endpoint),
             secret: c.secret.map(Arc::from),
             url: c.url,
@@ -96,6 +112,11 @@ impl<W: WireProtocol> HttpSender<W> {
         Ok(PreparedRequest { url: self.url.clone(), headers: self.headers.clone(), body: body.into() })
     }
 
+    /// Runs the protocol's discovery once, before the first request.
+    async fn discover(&self) {
+        self.discovered.get_or_init(|| self.wire.discover(self.transport.client())).await;
+    }
+
     fn stream(&self, req: &Request<'_>, tools: bool) -> Result<EventStream, ProviderError> {
         let prepared = self.prepare(req, true, tools)?;
         let parser = self.wire.parser(Arc::clone(&self.endpoint), self.secret.clone());
@@ -103,6 +124,7 @@ impl<W: WireProtocol> HttpSender<W> {
     }
 
     async fn buffered(&self, req: &Request<'_>, tools: bool) -> Result<Response, ProviderError> {
+        self.discover().await;
         let prepared = self.prepare(req, false, tools)?;
         let body = self.transport.post_json(&prepared).await?;
         self.wire.response(&body, &self.endpoint)
@@ -130,11 +152,16 @@ impl<W: WireProtocol> Sender for HttpSender<W> {
     fn as_tool_streaming(&self) -> Option<&dyn ToolStreamingSender> {
         Some(self)
     }
+
+    fn context_window(&self) -> Option<u64> {
+        self.wire.context_window()
+    }
 }
 
 #[async_trait]
 impl<W: WireProtocol> StreamingSender for HttpSender<W> {
     async fn send_stream(&self, request: Request<'_>) -> Result<EventStream, ProviderError> {
+        self.discover().await;
         self.stream(&request, false)
     }
 }
@@ -149,6 +176,7 @@ impl<W: WireProtocol> ToolSender for HttpSender<W> {
 #[async_trait]
 impl<W: WireProtocol> ToolStreamingSender for HttpSender<W> {
     async fn send_stream_with_tools(&self, request: Request<'_>) -> Result<EventStream, ProviderError> {
+        self.discover().await;
         self.stream(&request, true)
     }
 }

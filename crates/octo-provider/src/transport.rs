@@ -1,12 +1,13 @@
 //! Sending a request with retries, and streaming its SSE response through a protocol parser.
 
 use crate::classify::{classify_http, classify_transport, EndpointInfo};
+use crate::content::{self, Kind};
 use crate::http::HttpConfig;
 use crate::retry::RetryPolicy;
 use crate::sse::{SseDecoder, SseEvent};
 use bytes::Bytes;
 use futures_util::stream::{self, BoxStream, StreamExt};
-use octo_agent::{EventStream, ProviderError, StreamEvent};
+use octo_agent::{ContentBlock, EventStream, ProviderError, Response, StreamEvent};
 use reqwest::header::HeaderMap;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -14,6 +15,55 @@ use std::time::Duration;
 
 /// Error bodies are read up to this size; the rest is not needed to explain the error.
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// A whole JSON reply to a streaming request is read up to this size.
+const MAX_WHOLE_BODY: usize = 64 * 1024 * 1024;
+/// How much of an answer that is not the API is read to show in the error.
+const SHOWN_BYTES: usize = 1024;
+
+/// A duration in seconds as a person writes it: `2`, `0.5`.
+pub fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", d.as_secs())
+    } else {
+        format!("{s:.2}").trim_end_matches('0').to_owned()
+    }
+}
+
+/// The stream events that deliver a whole reply: its text, thinking and tool calls, usage and
+/// stop reason, as if it had streamed.
+pub fn response_events(resp: Response) -> Vec<StreamEvent> {
+    let mut out = Vec::new();
+    let mut index = 0;
+    for block in resp.message.content {
+        match block {
+            ContentBlock::Text { text } => out.push(StreamEvent::TextDelta(text)),
+            ContentBlock::Thinking { thinking, signature } => {
+                out.push(StreamEvent::ThinkingDelta(thinking));
+                if let Some(sig) = signature {
+                    out.push(StreamEvent::ThinkingSignature(sig));
+                }
+            }
+            ContentBlock::RedactedThinking { data } => out.push(StreamEvent::RedactedThinking(data)),
+            ContentBlock::ToolUse { id, name, input } => {
+                out.push(StreamEvent::ToolUseStart { index, id, name });
+                // Arguments that were not JSON arrive as a string; they are passed on as written
+                // so the loop answers the call with an error the model can act on.
+                let partial_json = match input {
+                    serde_json::Value::String(raw) => raw,
+                    other => other.to_string(),
+                };
+                out.push(StreamEvent::ToolUseInputDelta { index, partial_json });
+                out.push(StreamEvent::ToolUseStop { index });
+                index += 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(StreamEvent::Usage(resp.usage));
+    out.push(StreamEvent::Stop(resp.stop_reason));
+    out
+}
 
 /// Turns one protocol's SSE events into normalized stream events.
 pub trait StreamParser: Clone + Send + 'static {
@@ -26,6 +76,11 @@ pub trait StreamParser: Clone + Send + 'static {
 
     /// Whether the closing event has been seen; anything after it is ignored.
     fn finished(&self) -> bool;
+
+    /// The server answered the streaming request with one whole JSON reply (some servers ignore
+    /// `stream: true`): parse it in this protocol and push what it says, as if it had streamed
+    /// (see [`response_events`]).
+    fn whole(&mut self, body: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), ProviderError>;
 }
 
 /// One prepared HTTP request: everything needed to send it again on retry.
@@ -68,6 +123,11 @@ impl Transport {
         }
     }
 
+    /// The HTTP client (for a protocol's own side requests, such as discovery).
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Who this transport talks to.
     pub fn endpoint(&self) -> &EndpointInfo {
         &self.endpoint
@@ -90,8 +150,10 @@ impl Transport {
         let sent = if buffered {
             builder.send().await
         } else {
-            // A streaming request has no overall timeout, so bound the wait for the response head.
-            match tokio::time::timeout(self.stall, builder.send()).await {
+            // A streaming request has no overall timeout, so bound the wait for the response head:
+            // a streaming server answers at once.
+            let head = self.request_timeout.min(self.stall);
+            match tokio::time::timeout(head, builder.send()).await {
                 Ok(r) => r,
                 Err(_) => {
                     return Err(ProviderError::Transport {
@@ -99,7 +161,7 @@ impl Transport {
                             "endpoint `{}` at {} sent no response within {}s",
                             self.endpoint.name,
                             self.endpoint.base_url,
-                            self.stall.as_secs()
+                            secs(head)
                         ),
                     })
                 }
@@ -136,9 +198,7 @@ impl Transport {
         let mut attempt = 1;
         loop {
             let result = match self.attempt(req, true).await {
-                Ok(resp) => {
-                    resp.bytes().await.map_err(|e| classify_transport(&e, &self.endpoint, self.secret()))
-                }
+                Ok(resp) => self.whole_body(&req.url, resp).await,
                 Err(e) => Err(e),
             };
             match result {
@@ -155,10 +215,35 @@ impl Transport {
         }
     }
 
+    /// The body of a successful buffered answer, refused when it is not the API (an HTML page,
+    /// plain text, nothing).
+    async fn whole_body(&self, url: &str, resp: reqwest::Response) -> Result<Bytes, ProviderError> {
+        let ct = content::content_type(resp.headers());
+        let kind = content::kind(resp.headers());
+        let body = resp.bytes().await.map_err(|e| classify_transport(&e, &self.endpoint, self.secret()))?;
+        let refused = match kind {
+            Kind::Other(_) => true,
+            Kind::Stream { sniff: true } => {
+                body.iter().all(u8::is_ascii_whitespace)
+                    || matches!(content::sniff(&body), Some(Kind::Other(_)))
+            }
+            _ => false,
+        };
+        if refused {
+            let shown = &body[..body.len().min(SHOWN_BYTES)];
+            return Err(content::bad_endpoint(&self.endpoint, url, &ct, shown, self.secret()));
+        }
+        Ok(body)
+    }
+
     /// Starts a streaming request. The returned stream connects lazily, retries connection
     /// failures and retryable statuses (yielding a [`StreamEvent::Retry`] before each wait),
     /// fails as stalled when the body is silent for the configured time, and decodes the body
-    /// through `parser`. Dropping the stream aborts the request.
+    /// through `parser`. A retryable failure after part of the reply arrived (a reset, an early
+    /// close, a malformed or retryable error event, a stall) starts the request again within the
+    /// same attempts, announced by a `Retry` with `restart` set. A whole JSON reply is parsed as
+    /// if it had streamed; an answer that is not the API (HTML, plain text, an empty body) is a
+    /// `BadEndpoint` error, not retried. Dropping the stream aborts the request.
     pub fn post_sse<P: StreamParser>(&self, req: PreparedRequest, parser: P) -> EventStream {
         let driver = Driver {
             transport: self.clone(),
@@ -197,11 +282,34 @@ async fn read_capped(resp: reqwest::Response, cap: usize) -> Vec<u8> {
 }
 
 enum State {
-    Connect { attempt: u32 },
-    Wait { attempt: u32, delay: Duration },
-    Open { body: BoxStream<'static, reqwest::Result<Bytes>>, decoder: SseDecoder },
+    Connect {
+        attempt: u32,
+    },
+    Wait {
+        attempt: u32,
+        delay: Duration,
+    },
+    Open {
+        body: Body,
+        decoder: SseDecoder,
+        sniff: bool,
+        bytes: usize,
+    },
+    /// Reading a whole JSON reply.
+    Whole {
+        body: Body,
+        buf: Vec<u8>,
+    },
+    /// Reading the first bytes of an answer that is not the API, to show them.
+    Reject {
+        body: Body,
+        buf: Vec<u8>,
+        content_type: String,
+    },
     Done,
 }
+
+type Body = BoxStream<'static, reqwest::Result<Bytes>>;
 
 struct Driver<P> {
     transport: Transport,
@@ -209,8 +317,8 @@ struct Driver<P> {
     /// The parser as it was before the first byte, to start over on a retry.
     fresh: P,
     parser: P,
-    /// Whether anything the user sees (not usage, not retry notices) has been produced: after
-    /// that, a failure is reported rather than retried.
+    /// Whether anything the user sees (not usage, not retry notices) has been produced: a retry
+    /// after that restarts the reply.
     content_seen: bool,
     /// The attempt in progress.
     attempt: u32,
@@ -220,7 +328,41 @@ struct Driver<P> {
     sse: Vec<SseEvent>,
 }
 
+/// What reading one more chunk gave.
+enum Read {
+    Chunk(Bytes),
+    End,
+    Failed(ProviderError),
+}
+
+/// Reads the next chunk of `body`, failing as stalled after the transport's stall timeout.
+async fn read(transport: &Transport, body: &mut Body) -> Read {
+    let stall = transport.stall;
+    match tokio::time::timeout(stall, body.next()).await {
+        Err(_) => Read::Failed(ProviderError::Transport {
+            message: format!(
+                "endpoint `{}` stopped sending for {}s mid-response (stalled stream)",
+                transport.endpoint.name,
+                secs(stall)
+            ),
+        }),
+        Ok(Some(Err(e))) => Read::Failed(classify_transport(&e, &transport.endpoint, transport.secret())),
+        Ok(Some(Ok(chunk))) => Read::Chunk(chunk),
+        Ok(None) => Read::End,
+    }
+}
+
 impl<P: StreamParser> Driver<P> {
+    fn bad_endpoint(&self, content_type: &str, body: &[u8]) -> ProviderError {
+        content::bad_endpoint(
+            &self.transport.endpoint,
+            &self.req.url,
+            content_type,
+            body,
+            self.transport.secret(),
+        )
+    }
+
     async fn next(&mut self) -> Option<Result<StreamEvent, ProviderError>> {
         loop {
             if let Some(item) = self.queue.pop_front() {
@@ -237,49 +379,94 @@ impl<P: StreamParser> Driver<P> {
                     match self.transport.attempt(&self.req, false).await {
                         Ok(resp) => {
                             self.parser = self.fresh.clone();
-                            self.state =
-                                State::Open { body: resp.bytes_stream().boxed(), decoder: SseDecoder::new() }
+                            let kind = content::kind(resp.headers());
+                            let content_type = content::content_type(resp.headers());
+                            let body = resp.bytes_stream().boxed();
+                            self.state = match kind {
+                                Kind::Stream { sniff } => {
+                                    State::Open { body, decoder: SseDecoder::new(), sniff, bytes: 0 }
+                                }
+                                Kind::Json => State::Whole { body, buf: Vec::new() },
+                                Kind::Other(_) => State::Reject { body, buf: Vec::new(), content_type },
+                            };
                         }
                         Err(e) => self.fail(e),
                     }
                 }
-                State::Open { mut body, mut decoder } => {
-                    let stall = self.transport.stall;
-                    match tokio::time::timeout(stall, body.next()).await {
-                        Err(_) => {
-                            let e = ProviderError::Transport {
-                                message: format!(
-                                    "endpoint `{}` stopped sending for {}s mid-response (stalled stream)",
-                                    self.transport.endpoint.name,
-                                    stall.as_secs()
-                                ),
-                            };
-                            self.fail(e);
-                        }
-                        Ok(Some(Err(e))) => {
-                            let e = classify_transport(&e, &self.transport.endpoint, self.transport.secret());
-                            self.fail(e);
-                        }
-                        Ok(Some(Ok(chunk))) => {
-                            decoder.feed(&chunk, &mut self.sse);
-                            if self.parse_pending() {
-                                self.state = State::Open { body, decoder };
+                State::Whole { mut body, mut buf } => match read(&self.transport, &mut body).await {
+                    Read::Chunk(chunk) if buf.len() + chunk.len() > MAX_WHOLE_BODY => {
+                        self.fail(ProviderError::MalformedStream {
+                            message: format!("the reply is larger than {} MB", MAX_WHOLE_BODY >> 20),
+                        });
+                    }
+                    Read::Chunk(chunk) => {
+                        buf.extend_from_slice(&chunk);
+                        self.state = State::Whole { body, buf };
+                    }
+                    Read::Failed(e) => self.fail(e),
+                    Read::End => {
+                        let mut out = std::mem::take(&mut self.scratch);
+                        let parsed = self.parser.whole(&buf, &mut out);
+                        match parsed {
+                            Ok(()) => self.enqueue(&mut out),
+                            Err(e) => {
+                                out.clear();
+                                self.fail(e);
                             }
                         }
-                        Ok(None) => {
-                            decoder.finish(&mut self.sse);
-                            if self.parse_pending() {
-                                let mut out = std::mem::take(&mut self.scratch);
-                                let end = self.parser.end(&mut out);
-                                self.enqueue(&mut out);
-                                self.scratch = out;
-                                if let Err(e) = end {
-                                    self.fail(e);
+                        self.scratch = out;
+                    }
+                },
+                State::Reject { mut body, mut buf, content_type } => {
+                    match read(&self.transport, &mut body).await {
+                        Read::Chunk(chunk) if buf.len() < SHOWN_BYTES => {
+                            buf.extend_from_slice(&chunk);
+                            self.state = State::Reject { body, buf, content_type };
+                        }
+                        _ => {
+                            buf.truncate(SHOWN_BYTES);
+                            let e = self.bad_endpoint(&content_type, &buf);
+                            self.fail(e);
+                        }
+                    }
+                }
+                State::Open { mut body, mut decoder, sniff, bytes } => match read(&self.transport, &mut body)
+                    .await
+                {
+                    Read::Failed(e) => self.fail(e),
+                    Read::Chunk(chunk) => {
+                        // Without a content type, the first bytes say what the body is.
+                        match (sniff && bytes == 0).then(|| content::sniff(&chunk)).flatten() {
+                            Some(Kind::Json) => self.state = State::Whole { body, buf: chunk.to_vec() },
+                            Some(Kind::Other(ct)) => {
+                                self.state = State::Reject { body, buf: chunk.to_vec(), content_type: ct };
+                            }
+                            _ => {
+                                decoder.feed(&chunk, &mut self.sse);
+                                if self.parse_pending() {
+                                    let bytes = bytes + chunk.len();
+                                    self.state = State::Open { body, decoder, sniff, bytes };
                                 }
                             }
                         }
                     }
-                }
+                    Read::End if bytes == 0 => {
+                        let e = self.bad_endpoint(if sniff { "" } else { "text/event-stream" }, b"");
+                        self.fail(e);
+                    }
+                    Read::End => {
+                        decoder.finish(&mut self.sse);
+                        if self.parse_pending() {
+                            let mut out = std::mem::take(&mut self.scratch);
+                            let end = self.parser.end(&mut out);
+                            self.enqueue(&mut out);
+                            self.scratch = out;
+                            if let Err(e) = end {
+                                self.fail(e);
+                            }
+                        }
+                    }
+                },
             }
         }
     }
@@ -321,21 +508,24 @@ impl<P: StreamParser> Driver<P> {
         }
     }
 
-    /// Handles a failure of the current attempt: retry when nothing visible has been produced
-    /// and the error is retryable, else report it. The state is `Done` unless a retry is set up.
+    /// Handles a failure of the current attempt: retry when the error is retryable and attempts
+    /// are left (a restart, voiding what was streamed, when part of the reply had arrived), else
+    /// report it. The state is `Done` unless a retry is set up.
     fn fail(&mut self, e: ProviderError) {
         let next = self.attempt + 1;
-        match (self.content_seen, self.transport.retry.delay_before(next, &e)) {
-            (false, Some(delay)) => {
+        match self.transport.retry.delay_before(next, &e) {
+            Some(delay) => {
+                let restart = std::mem::take(&mut self.content_seen);
                 self.queue.push_back(Ok(StreamEvent::Retry {
                     attempt: next,
                     max_attempts: self.transport.retry.max_attempts,
                     delay,
                     reason: e.to_string(),
+                    restart,
                 }));
                 self.state = State::Wait { attempt: next, delay };
             }
-            _ => self.queue.push_back(Err(e)),
+            None => self.queue.push_back(Err(e)),
         }
     }
 }

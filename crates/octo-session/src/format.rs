@@ -57,6 +57,25 @@ pub enum Record {
         /// The new history.
         messages: Vec<Message>,
     },
+    /// The user sent this message and a turn started on it. Until a message record follows,
+    /// the turn has not completed a round: a crash or a failure leaves it unanswered, and a
+    /// resumed session offers to send it again.
+    Pending {
+        /// When, seconds since the Unix epoch.
+        #[serde(default)]
+        at: u64,
+        /// The message as the user sent it.
+        message: Message,
+    },
+    /// The pending message's turn failed or was cancelled before completing a round: the model
+    /// never saw an answer to it, and the history holds nothing of it.
+    RolledBack {
+        /// When, seconds since the Unix epoch.
+        #[serde(default)]
+        at: u64,
+        /// Why (`failed`, `cancelled`).
+        reason: String,
+    },
     /// The model changed.
     Model {
         /// Endpoint id.

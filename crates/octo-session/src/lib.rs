@@ -29,6 +29,7 @@
 
 mod format;
 mod load;
+pub mod private;
 mod store;
 mod writer;
 

@@ -20,6 +20,9 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// Byte length of the valid part of the file (a torn last line is beyond it).
     pub valid_len: u64,
+    /// The last message the user sent whose turn never completed a round (octo was killed, or
+    /// the turn failed or was cancelled): not in `messages`, kept so it can be sent again.
+    pub unanswered: Option<Message>,
 }
 
 /// Parses a whole session file's bytes.
@@ -57,6 +60,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
         messages: Vec::new(),
         warnings: Vec::new(),
         valid_len: first_end as u64,
+        unanswered: None,
     };
     let mut lineno = 1;
     for (line, end, terminated) in lines {
@@ -66,7 +70,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
             continue;
         }
         match serde_json::from_slice::<Record>(line) {
-            Ok(Record::Message { message, .. }) => loaded.messages.push(message),
+            Ok(Record::Message { message, .. }) => {
+                // A committed round: the pending message (its first message) was answered.
+                loaded.unanswered = None;
+                loaded.messages.push(message);
+            }
+            Ok(Record::Pending { message, .. }) => loaded.unanswered = Some(message),
+            Ok(Record::RolledBack { .. }) => {}
             Ok(Record::Title { title }) => loaded.title = Some(title),
             Ok(Record::Reset { messages }) => loaded.messages = messages,
             Ok(Record::Model { endpoint, model }) => loaded.model = (endpoint, model),

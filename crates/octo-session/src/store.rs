@@ -81,7 +81,7 @@ impl SessionStore {
         model: &str,
         parent: Option<&str>,
     ) -> Result<SessionWriter, StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
+        crate::private::create_dir(&self.dir).map_err(|e| io(&self.dir, e))?;
         let meta = Meta {
             version: FORMAT_VERSION,
             id: new_id(),
@@ -96,8 +96,7 @@ impl SessionStore {
         let mut line = serde_json::to_vec(&MetaLine { kind: "meta".into(), meta: meta.clone() })
             .map_err(|e| StoreError::Io { path: path.display().to_string(), reason: e.to_string() })?;
         line.push(b'\n');
-        let mut f =
-            std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io(&path, e))?;
+        let mut f = crate::private::create_new(&path).map_err(|e| io(&path, e))?;
         f.write_all(&line).and_then(|()| f.sync_all()).map_err(|e| io(&path, e))?;
         drop(f);
         SessionWriter::open(&path, &meta.id)
@@ -225,6 +224,8 @@ fn summarize(path: &Path) -> Option<Summary> {
         // Cheap checks first: most lines are messages that need no full parse.
         if line.starts_with("{\"type\":\"reset\"") {
             continue; // a compaction: prompts before it were already counted
+        } else if line.starts_with("{\"type\":\"pending\"") || line.starts_with("{\"type\":\"rolled_back\"") {
+            continue; // a prompt counts once its round is committed
         } else if line.contains("\"type\":\"title\"") || line.contains("\"type\":\"model\"") {
             match serde_json::from_str::<Record>(&line) {
                 Ok(Record::Title { title: t }) => title = Some(t),

@@ -90,6 +90,17 @@ impl SessionWriter {
         self.write_synced(&buf)
     }
 
+    /// Records that a turn started on `message` (before any of it is committed), so a crash
+    /// cannot lose what the user typed.
+    pub fn pending(&mut self, message: &Message) -> Result<(), StoreError> {
+        self.record(&Record::Pending { at: now(), message: message.clone() })
+    }
+
+    /// Records that the pending message's turn ended without a committed round.
+    pub fn rolled_back(&mut self, reason: &str) -> Result<(), StoreError> {
+        self.record(&Record::RolledBack { at: now(), reason: reason.to_owned() })
+    }
+
     /// Appends another record (a title, a model change).
     pub fn record(&mut self, record: &Record) -> Result<(), StoreError> {
         let mut buf = serde_json::to_vec(record)

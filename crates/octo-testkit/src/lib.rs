@@ -201,8 +201,16 @@ impl MockLlm {
             .await;
     }
 
-    /// Every request received so far, in order.
+    /// Every model request received so far (a POST to `…/messages` or `…/chat/completions`), in
+    /// order.
     pub async fn requests(&self) -> Vec<Recorded> {
+        let all = self.all_requests().await;
+        all.into_iter().filter(|r| r.method == "POST" && is_model_path(&r.path)).collect()
+    }
+
+    /// Every request the server received, model requests or not (a local server's discovery
+    /// requests, a probe), oldest first.
+    pub async fn all_requests(&self) -> Vec<Recorded> {
         self.server
             .received_requests()
             .await
@@ -227,6 +235,11 @@ impl MockLlm {
     pub async fn request_bodies(&self) -> Vec<serde_json::Value> {
         self.requests().await.iter().map(Recorded::json).collect()
     }
+}
+
+/// Whether `path` is a model request of either protocol (`/v1/messages`, `/chat/completions`).
+fn is_model_path(path: &str) -> bool {
+    path.ends_with("/messages") || path.ends_with("/chat/completions")
 }
 
 /// A temporary `OCTO_HOME` and workspace, removed when dropped.

@@ -45,6 +45,7 @@ mod error;
 pub mod fs;
 mod interact;
 pub mod path;
+mod private;
 pub mod search;
 pub mod shell;
 pub mod web;

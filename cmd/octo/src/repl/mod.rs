@@ -2,6 +2,7 @@
 //! approvals, slash commands, Ctrl-C to cancel a turn and Ctrl-D to leave.
 
 use crate::cli::Cli;
+use crate::sanitize::visible;
 use crate::{launch, out, EXIT_USAGE};
 use octo_app::{AgentEvent, Launcher, Mode, Session};
 use rustyline::error::ReadlineError;
@@ -46,7 +47,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     let workspace = launcher.workspace(cli.workspace.as_deref())?;
     for n in session.notes() {
-        out::status(&format!("octo: note: {n}"));
+        out::status(&visible(&format!("octo: note: {n}")));
     }
     let st = session.status();
     out::status(&format!(
@@ -61,7 +62,9 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let history = launcher.home().history_file();
     let _ = ed.load_history(&history);
     if cli.resume_pick {
-        ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await;
+        ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await?;
+    } else {
+        ed = offer_unanswered(&session, ed, cli.show_thinking).await?;
     }
     let mut last_was_interrupt = false;
     loop {
@@ -101,10 +104,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             continue;
         }
         let _ = ed.add_history_entry(line.as_str());
-        if let Some(parent) = history.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
-        let _ = ed.save_history(&history);
+        save_history(&mut ed, &history);
         if let Some(arg) = command_arg(line.trim(), "/compact") {
             let focus = Some(arg.trim().to_owned()).filter(|a| !a.is_empty());
             compact(&session, focus).await;
@@ -115,7 +115,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             continue;
         }
         if let Some(q) = command_arg(line.trim(), "/resume") {
-            ed = resume(&launcher, cli, &mut session, ed, q, &workspace).await;
+            ed = resume(&launcher, cli, &mut session, ed, q, &workspace).await?;
             continue;
         }
         if line.starts_with('/') {
@@ -142,8 +142,35 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let _ = ed.save_history(&history);
+    save_history(&mut ed, &history);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Saves the input history, readable only by the user: it holds everything they typed.
+fn save_history(ed: &mut Ed, path: &std::path::Path) {
+    if ed.save_history(path).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+    }
+}
+
+/// A resumed session whose last message was never answered (octo was killed, or its turn failed):
+/// show it and offer to send it again.
+async fn offer_unanswered(session: &Session, ed: Ed, show_thinking: bool) -> anyhow::Result<Ed> {
+    let Some(text) = session.unanswered().map(str::to_owned) else { return Ok(ed) };
+    out::status("octo: the last message of this session was never answered:");
+    for line in text.lines().take(10) {
+        out::status(&visible(&format!("  > {line}")));
+    }
+    let (ed, answer) = read_line(ed, "  send it again? [Y/n] ").await;
+    let answer = answer.unwrap_or_default().trim().to_ascii_lowercase();
+    if answer.is_empty() || answer == "y" || answer == "yes" {
+        return turn(session, ed, text, show_thinking).await;
+    }
+    Ok(ed)
 }
 
 /// `/compact [focus]`: compacts now and reports the result.
@@ -179,7 +206,7 @@ fn history_list(launcher: &Launcher, session: &Session, workspace: &std::path::P
             let current = session.session_id();
             for (i, s) in list.iter().enumerate() {
                 let mark = if current.as_deref() == Some(s.id.as_str()) { "*" } else { " " };
-                out::status(&format!("{mark}{:>3}. {}", i + 1, s.line(now)));
+                out::status(&visible(&format!("{mark}{:>3}. {}", i + 1, s.line(now))));
             }
             out::status("(/resume N, an id prefix or title words to continue one)");
         }
@@ -197,7 +224,7 @@ async fn resume(
     ed: Ed,
     query: &str,
     workspace: &std::path::Path,
-) -> Ed {
+) -> anyhow::Result<Ed> {
     let (ed, picked) = pick_session(launcher, ed, query.trim(), workspace).await;
     if let Some(id) = picked {
         match launch::start(launcher, cli, false, Some(id.clone())) {
@@ -205,11 +232,12 @@ async fn resume(
                 drop(std::mem::replace(session, s));
                 let n = session.history().await.map(|h| h.len()).unwrap_or(0);
                 out::status(&format!("octo: resumed session {id} ({n} messages)"));
+                return offer_unanswered(session, ed, cli.show_thinking).await;
             }
             Err(e) => out::error(&e.to_string()),
         }
     }
-    ed
+    Ok(ed)
 }
 
 async fn pick_session(
@@ -227,7 +255,7 @@ async fn pick_session(
         }
         let now = octo_app::session_store::now();
         for (i, s) in list.iter().enumerate().take(20) {
-            out::status(&format!("{:>3}. {}", i + 1, s.line(now)));
+            out::status(&visible(&format!("{:>3}. {}", i + 1, s.line(now))));
         }
         let (e, answer) = read_line(ed, "  resume which? ").await;
         ed = e;
@@ -305,12 +333,13 @@ fn slash(launcher: &Launcher, session: &Session, line: &str) -> Slash {
                 out::status(rules.trim_end());
             }
         }
-        "/tools" => out::status(&session.tool_names().join(", ")),
+        "/tools" => out::status(&visible(&session.tool_names().join(", "))),
         "/cost" => {
             let s = session.status();
             let cost = s.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "unknown price".into());
+            let estimated = if s.usage.estimated { " (estimated: the server reported no usage)" } else { "" };
             out::status(&format!(
-                "{} turns · {} input, {} output, {} cache read, {} cache write tokens · {cost}",
+                "{} turns · {} input, {} output, {} cache read, {} cache write tokens{estimated} · {cost}",
                 s.turns,
                 s.usage.input_tokens,
                 s.usage.output_tokens,

@@ -6,6 +6,7 @@
 use super::editor::{paint, read_line, Ed};
 use crate::out;
 use crate::output::first_line;
+use crate::sanitize::{visible, Filter, Mode};
 use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRenderer, TurnSummary};
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
@@ -15,6 +16,9 @@ const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"
 /// Renders a turn's events on the terminal.
 pub(super) struct ReplOutput {
     md: crate::render::Renderer,
+    /// The model's text and thinking come from outside: made inert before rendering.
+    text: Filter,
+    thinking: Filter,
     stdout: std::io::Stdout,
     show_thinking: bool,
     /// Waiting for the model (the spinner runs).
@@ -28,7 +32,15 @@ impl ReplOutput {
         use std::io::IsTerminal;
         let stdout = std::io::stdout();
         let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
-        Self { md: crate::render::Renderer::new(color), stdout, show_thinking, waiting: true, tokens: 0 }
+        Self {
+            md: crate::render::Renderer::new(color),
+            text: Filter::new(Mode::Visible),
+            thinking: Filter::new(Mode::Visible),
+            stdout,
+            show_thinking,
+            waiting: true,
+            tokens: 0,
+        }
     }
 
     /// Whether anything of `event` goes to stderr (then the answer's line is finished first, so a
@@ -50,8 +62,10 @@ impl ReplOutput {
     }
 }
 
-/// Prints a tool's diff output, coloured, at most 40 lines.
-fn print_diff(output: &str) {
+/// Prints a tool's diff output, coloured, at most 40 lines; returns whether the output is still
+/// there (always, for the renderer's `event`).
+fn print_diff(output: &str) -> bool {
+    let output = visible(output);
     for (i, l) in output.lines().enumerate() {
         if i >= 40 {
             out::status(&format!("  … {} more lines", output.lines().count() - 40));
@@ -66,6 +80,7 @@ fn print_diff(output: &str) {
         };
         out::status(&format!("  {colored}"));
     }
+    true
 }
 
 impl TurnRenderer for ReplOutput {
@@ -78,71 +93,95 @@ impl TurnRenderer for ReplOutput {
             AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
             AgentEvent::TextDelta { text } => {
                 self.waiting = false;
-                self.md.text(text, &mut self.stdout);
+                let mut safe = String::with_capacity(text.len());
+                self.text.push(text, &mut safe);
+                self.md.text(&safe, &mut self.stdout);
             }
             AgentEvent::ThinkingDelta { text } => {
                 self.waiting = !self.show_thinking;
                 if self.show_thinking {
+                    let mut safe = String::with_capacity(text.len());
+                    self.thinking.push(text, &mut safe);
                     let mut err = std::io::stderr();
-                    let _ = write!(err, "{}", paint("2", text));
+                    let _ = write!(err, "{}", paint("2", &safe));
                     let _ = err.flush();
                 }
             }
             AgentEvent::ToolCallStart { name, summary, .. } => {
                 self.waiting = false;
-                out::status(&paint("36", &format!("● {name} {summary}")));
+                out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
-            AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => match (outcome, kind)
-            {
-                (ToolOutcome::Ran, OutputKind::Diff) => print_diff(output),
-                (ToolOutcome::Ran, _) => out::status(&paint("2", &format!("  ✓ {name} ({duration_ms} ms)"))),
-                (ToolOutcome::Failed, _) => {
-                    out::status(&paint("31", &format!("  ✗ {name}: {}", first_line(output, 200))));
-                }
-                (other, _) => {
-                    out::status(&paint("31", &format!("  ✗ {name} [{other}]: {}", first_line(output, 200))));
-                }
-            },
+            AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
+                let line = match (outcome, kind) {
+                    (ToolOutcome::Ran, OutputKind::Diff) => return print_diff(output),
+                    (ToolOutcome::Ran, _) => paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))),
+                    (ToolOutcome::Failed, _) => {
+                        paint("31", &visible(&format!("  ✗ {name}: {}", first_line(output, 200))))
+                    }
+                    (other, _) => {
+                        paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(output, 200))))
+                    }
+                };
+                out::status(&line);
+            }
             AgentEvent::ApprovalRequired { request, .. } => {
                 self.waiting = false;
-                out::status(&paint("33", &format!("? {} wants to run: {}", request.tool, request.summary)));
+                let line = format!("? {} wants to run: {}", request.tool, request.summary);
+                out::status(&paint("33", &visible(&line)));
                 if let Some(r) = &request.reason {
-                    out::status(&format!("  ({r})"));
+                    out::status(&visible(&format!("  ({r})")));
                 }
             }
             AgentEvent::QuestionAsked { question, options, .. } => {
-                out::status(&paint("33", &format!("? {question}")));
+                out::status(&paint("33", &visible(&format!("? {question}"))));
                 for (i, o) in options.iter().enumerate() {
-                    out::status(&format!("  {}. {o}", i + 1));
+                    out::status(&visible(&format!("  {}. {o}", i + 1)));
                 }
             }
-            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason } => out::status(&paint(
-                "2",
-                &format!(
-                    "  retrying in {:.1}s ({attempt}/{max_attempts}): {reason}",
-                    *delay_ms as f64 / 1000.0
-                ),
-            )),
-            AgentEvent::Notice { message } => out::status(&paint("2", &format!("  {message}"))),
+            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason, restart } => {
+                let what = if *restart {
+                    "the reply broke off and is discarded; starting it again"
+                } else {
+                    "retrying"
+                };
+                out::status(&paint(
+                    "2",
+                    &visible(&format!(
+                        "  {what} in {:.1}s ({attempt}/{max_attempts}): {reason}",
+                        *delay_ms as f64 / 1000.0
+                    )),
+                ));
+                if *restart {
+                    self.waiting = true;
+                }
+            }
+            AgentEvent::Notice { message } => out::status(&paint("2", &visible(&format!("  {message}")))),
             AgentEvent::CompactionStart { reason, tokens_before } => out::status(&paint(
                 "2",
                 &format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…"),
             )),
             AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive } => {
-                let archived =
-                    archive.as_ref().map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
+                let archived = archive
+                    .as_ref()
+                    .map(|a| format!("; folded messages saved to {}", visible(a)))
+                    .unwrap_or_default();
                 out::status(&paint(
                     "2",
                     &format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"),
                 ));
             }
-            AgentEvent::Error { message, .. } => out::status(&paint("31", &format!("error: {message}"))),
+            AgentEvent::Error { message, .. } => {
+                out::status(&paint("31", &visible(&format!("error: {message}"))));
+            }
             _ => {}
         }
         true
     }
 
     fn finish(&mut self, _summary: &TurnSummary) {
+        let mut tail = String::new();
+        self.text.finish(&mut tail);
+        self.md.text(&tail, &mut self.stdout);
         self.md.finish(&mut self.stdout);
     }
 }

@@ -537,3 +537,138 @@ async fn continuing_explains_ambiguity_and_other_directories() {
         .unwrap()
         .starts_with(&format!("{}\n", home.workspace().canonicalize().unwrap().display())));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn escapes_in_an_answer_are_dropped_when_piped_and_kept_with_raw() {
+    let hostile = "ok\u{1b}]52;c;ZXZpbA==\u{7} \u{1b}[31mred\u{1b}[0m\u{0}";
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text(hostile).sse()),
+        Scripted::sse(Reply::new().text(hostile).sse()),
+        Scripted::sse(Reply::new().text(hostile).sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--no-save", "hi"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    assert_eq!(String::from_utf8(out).unwrap(), "ok red\n");
+    let mut c = octo(&home);
+    c.args(["--no-save", "--raw", "hi"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    assert_eq!(String::from_utf8(out).unwrap(), format!("{hostile}\n"), "--raw passes the bytes as sent");
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "hi"]);
+    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    assert_eq!(v["answer"], hostile, "machine output stays exact");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_typed_before_kill_9_is_offered_by_continue() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("never seen").sse()).delay(std::time::Duration::from_secs(60)),
+        Scripted::sse(Reply::new().text("Picked up.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .current_dir(home.workspace())
+        .arg("refactor the parser, keep the public API")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while llm.requests().await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "octo never sent its request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap(); // SIGKILL: no cleanup runs
+    child.wait().unwrap();
+    let mut c = octo(&home);
+    c.args(["-c", "what now?"]);
+    let out = assert_async(c).await.success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("never answered") && stderr.contains("refactor the parser, keep the public API"),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), "Picked up.\n");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn everything_octo_writes_in_its_home_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "write_file", json!({"path": "notes.txt", "content": "new\n"}))
+                .tool_use("t2", "terminal", json!({"command": "seq 1 20000"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Done.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("notes.txt", "old secret\n").unwrap();
+    // An older octo left its home readable by everyone.
+    std::fs::set_permissions(home.home(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "change the notes"]);
+    let out = assert_async(c).await.success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("made it private"), "the tightening is said: {stderr}");
+    let mut seen = (0, 0);
+    let mut stack = vec![home.home()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        let mode = meta.permissions().mode() & 0o777;
+        if meta.is_dir() {
+            assert_eq!(mode, 0o700, "{}", p.display());
+            seen.0 += 1;
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            assert_eq!(mode & 0o077, 0, "{} is {mode:o}", p.display());
+            seen.1 += 1;
+        }
+    }
+    for dir in ["sessions", "trash", "output"] {
+        assert!(home.home().join(dir).is_dir(), "{dir} was written: the check covered it");
+    }
+    assert!(seen.1 >= 4, "config, session, trash copy and spilled output: {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_configured_stall_timeout_ends_a_silent_stream_quickly() {
+    let mut head = octo_testkit::raw::sse_head();
+    head.extend(octo_testkit::raw::chunk(": ping\n\n"));
+    let base =
+        octo_testkit::raw::serve(head, octo_testkit::raw::After::Hang(std::time::Duration::from_secs(60)))
+            .await
+            .unwrap();
+    let home = TempHome::new().unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!(
+            "default = \"slow:m\"\n[endpoints.slow]\nprotocol = \"anthropic\"\nbase_url = \"{base}\"\napi_key_env = \"MOCK_KEY\"\nstall_timeout = 0.3\n"
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let mut c = octo(&home);
+    c.args(["--no-save", "hi"]);
+    let out = assert_async(c).await.failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("0.3s"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+}

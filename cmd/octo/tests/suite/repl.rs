@@ -201,3 +201,88 @@ async fn history_and_resume_in_the_repl() {
     .await
     .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn escape_sequences_from_the_model_and_tools_are_shown_inert() {
+    let hostile = "Done.\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\u{1b}]0;pwned\u{7} ok";
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "read_file", json!({"path": "evil.txt"}))
+                .tool_use(
+                    "t2",
+                    "write_file",
+                    json!({"path": "evil.txt", "content": "\u{1b}[8mhidden\u{1b}]8;;http://x\u{7}\n"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text(hostile).chunk_size(3).sse()),
+        Scripted::sse(Reply::new().text("title").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("evil.txt", "\u{1b}[31mred\u{7}").unwrap();
+    let cmd = octo(&home, &["--no-save", "--permission-mode", "accept-edits"]);
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("read it").unwrap();
+        let seen = p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+        seen
+    })
+    .await
+    .unwrap();
+    assert!(screen.contains("Done.^[]52;c;ZXZpbA==^G^[[2J^[]0;pwned^G ok"), "{screen:?}");
+    assert!(
+        screen.contains("-^[[31mred^G") && screen.contains("+^[[8mhidden^[]8;;http://x^G"),
+        "the diff: {screen:?}"
+    );
+    for raw in ["\u{1b}]52", "\u{1b}[2J", "\u{1b}]0;", "\u{7}", "\u{1b}[8m", "\u{1b}]8;", "\u{1b}[31m"] {
+        assert!(!screen.contains(raw), "a raw {raw:?} reached the terminal: {screen:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continuing_offers_to_send_an_unanswered_prompt_again() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("never seen").sse()).delay(std::time::Duration::from_secs(60)),
+        Scripted::sse(Reply::new().text("Answered at last.").sse()),
+        Scripted::sse(Reply::new().text("A Title").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut first = octo(&home, &["write the migration plan"]);
+    first
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = first.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while llm.requests().await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "octo never sent its request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let cmd = octo(&home, &["-c"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("never answered").unwrap();
+        p.exp_string("> write the migration plan").unwrap();
+        p.exp_string("send it again? [Y/n]").unwrap();
+        p.send_line("").unwrap();
+        p.exp_string("Answered at last.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let sent = &llm.request_bodies().await[1];
+    let last = sent["messages"].as_array().unwrap().last().unwrap().clone();
+    assert!(last.to_string().contains("write the migration plan"), "{last}");
+}

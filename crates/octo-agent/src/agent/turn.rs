@@ -165,6 +165,10 @@ impl Turn<'_, '_> {
     /// Step 1, prepare: compact when the window is filling up (or the model asked), then let
     /// plugins add context to the newest message.
     async fn prepare(&mut self) -> Result<(), AgentError> {
+        // A window the server reported (a local server, asked once) beats the catalog's guess.
+        if let Some(w) = self.t.agent.sender.context_window() {
+            self.t.agent.config.context.window = w;
+        }
         if self.st.compact_now || (!self.st.compaction_futile && needs_compaction(self.t.agent)) {
             let reason = if self.st.compact_now { CompactReason::Tool } else { CompactReason::Auto };
             self.st.compact_now = false;
@@ -251,7 +255,19 @@ impl Turn<'_, '_> {
             }
             Err(e) => return Err(self.fail(e)),
         };
-        let usage = assembled.response.usage;
+        let mut usage = assembled.response.usage;
+        if usage.is_zero() && !assembled.response.message.content.is_empty() {
+            // The server said nothing about tokens (some local servers): estimate, and say so.
+            let fixed = super::compact::fixed_tokens(self.t.agent);
+            usage = Usage {
+                input_tokens: fixed + crate::context::estimate_tokens(&self.t.agent.history[..asked_len]),
+                output_tokens: crate::context::estimate_tokens(std::slice::from_ref(
+                    &assembled.response.message,
+                )),
+                estimated: true,
+                ..Usage::default()
+            };
+        }
         self.usage += usage;
         self.ch.emit(AgentEvent::Usage { usage });
         self.last_stop = Some(assembled.response.stop_reason.clone());
@@ -525,8 +541,9 @@ async fn request(
                     crate::sender::StreamEvent::ThinkingDelta(t) => {
                         ch.emit(AgentEvent::ThinkingDelta { text: t.clone() });
                     }
-                    crate::sender::StreamEvent::Retry { attempt, max_attempts, delay, reason } => {
+                    crate::sender::StreamEvent::Retry { attempt, max_attempts, delay, reason, restart } => {
                         ch.emit(AgentEvent::Retry {
+                            restart: *restart,
                             attempt: *attempt,
                             max_attempts: *max_attempts,
                             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),

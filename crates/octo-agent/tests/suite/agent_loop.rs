@@ -594,6 +594,7 @@ async fn retry_notices_from_the_provider_become_events() {
             max_attempts: 4,
             delay: Duration::from_millis(1500),
             reason: "HTTP 529".into(),
+            restart: false,
         },
         StreamEvent::TextDelta("ok".into()),
     ])]);
@@ -603,8 +604,35 @@ async fn retry_notices_from_the_provider_become_events() {
         attempt: 2,
         max_attempts: 4,
         delay_ms: 1500,
-        reason: "HTTP 529".into()
+        reason: "HTTP 529".into(),
+        restart: false,
     }));
+}
+
+#[tokio::test]
+async fn a_restarted_reply_leaves_no_trace_of_the_broken_one() {
+    let sender = Scripted::new(vec![Reply::Events(vec![
+        StreamEvent::TextDelta("the broken par".into()),
+        StreamEvent::ToolUseStart { index: 0, id: "half".into(), name: "read".into() },
+        StreamEvent::ToolUseInputDelta { index: 0, partial_json: "{\"te".into() },
+        StreamEvent::Retry {
+            attempt: 2,
+            max_attempts: 5,
+            delay: Duration::ZERO,
+            reason: "connection reset".into(),
+            restart: true,
+        },
+        StreamEvent::TextDelta("the whole answer".into()),
+        StreamEvent::Stop(StopReason::EndTurn),
+    ])]);
+    let log = Log::default();
+    let mut agent = Agent::builder(sender).tools(registry(vec![TestTool::new("read", true, &log)])).build();
+    let events = collect(agent.turn_stream(Message::user("go"), CancellationToken::new())).await;
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Retry { restart: true, .. })));
+    assert_eq!(agent.history().len(), 2);
+    assert_eq!(agent.history()[1].text(), "the whole answer", "the void reply is not in the history");
+    assert!(!agent.history()[1].has_tool_use(), "nor its half tool call");
+    assert!(log.take().is_empty());
 }
 
 #[tokio::test]
@@ -773,4 +801,20 @@ async fn buffered_responses_with_unparseable_arguments_get_an_error_result() {
     assert_eq!(agent.history()[1].tool_uses().next().unwrap().input, &json!({}));
     let (t, e) = result_text(&agent.history()[2].content[0]);
     assert!(e && t.contains("not valid JSON"), "{t}");
+}
+
+#[tokio::test]
+async fn a_server_that_reports_no_usage_gets_an_estimate_that_says_so() {
+    let sender = Scripted::new(vec![Reply::Events(vec![
+        StreamEvent::TextDelta("an answer of some length".into()),
+        StreamEvent::Stop(StopReason::EndTurn),
+    ])]);
+    let mut agent = Agent::builder(sender).system_prompt("You are terse.").build();
+    let out = agent.turn(Message::user("a question of some length"), CancellationToken::new()).await.unwrap();
+    assert!(out.usage.estimated);
+    assert!(out.usage.input_tokens > 0 && out.usage.output_tokens > 0, "{:?}", out.usage);
+    // A reported usage is never marked.
+    let mut agent = Agent::builder(Scripted::new(vec![text("hi")])).build();
+    let out = agent.turn(Message::user("q"), CancellationToken::new()).await.unwrap();
+    assert!(!out.usage.estimated);
 }

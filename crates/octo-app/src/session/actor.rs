@@ -5,7 +5,7 @@ use super::{Command, SessionError, SessionOptions, Shared, State};
 use crate::config::Config;
 use crate::factory::Resolved;
 use futures_util::StreamExt;
-use octo_agent::{Agent, AgentEvent, CancellationToken, Message, Sender};
+use octo_agent::{Agent, AgentEvent, CancellationToken, Message, Sender, TurnEndReason};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
@@ -17,9 +17,9 @@ pub(super) fn persistence(
     resolved: &Resolved,
     session_id: &Arc<Mutex<Option<String>>>,
     notes: &mut Vec<String>,
-) -> Result<(Option<crate::persist::Persist>, Vec<Message>), SessionError> {
+) -> Result<Resumed, SessionError> {
     if !options.save && options.resume.is_none() {
-        return Ok((None, Vec::new()));
+        return Ok(Resumed::default());
     }
     let mut p = crate::persist::Persist {
         store: octo_session::SessionStore::new(crate::home::Home::new(&config.home).sessions()),
@@ -32,6 +32,7 @@ pub(super) fn persistence(
         id: Arc::clone(session_id),
     };
     let mut history = Vec::new();
+    let mut unanswered = None;
     if let Some(id) = &options.resume {
         let loaded = p.store.load(id)?;
         if loaded.meta.cwd != workspace {
@@ -43,11 +44,21 @@ pub(super) fn persistence(
         let (loaded, writer) = p.store.resume(id)?;
         notes.extend(loaded.warnings.iter().cloned());
         history = loaded.messages;
+        unanswered = loaded.unanswered.map(|m| m.text());
         p.titled = loaded.title.is_some();
         *session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
         p.writer = Some(writer);
     }
-    Ok((Some(p), history))
+    Ok(Resumed { persist: Some(p), history, unanswered })
+}
+
+/// What a session starts from when it is saved or resumed.
+#[derive(Default)]
+pub(super) struct Resumed {
+    pub persist: Option<crate::persist::Persist>,
+    pub history: Vec<Message>,
+    /// The last message sent in the resumed session whose turn never completed a round.
+    pub unanswered: Option<String>,
 }
 
 /// How the task behaves.
@@ -130,6 +141,10 @@ pub(super) async fn actor(
         match cmd {
             Command::Prompt(text) => {
                 let cancel = CancellationToken::new();
+                let input = Message::user(text);
+                if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
+                    let _ = task.events.send(AgentEvent::Notice { message });
+                }
                 {
                     let mut s = task.lock();
                     s.queued = s.queued.saturating_sub(1);
@@ -138,15 +153,32 @@ pub(super) async fn actor(
                 }
                 let sender = Arc::clone(agent.sender());
                 let mut stream = if task.flags.unattended {
-                    agent.turn_stream_unattended(Message::user(text), cancel)
+                    agent.turn_stream_unattended(input, cancel)
                 } else {
-                    agent.turn_stream(Message::user(text), cancel)
+                    agent.turn_stream(input, cancel)
                 };
+                // The first commit of a turn carries its input: after it, nothing can be lost.
+                let mut input_committed = false;
                 while let Some(ev) = stream.next().await {
                     match &ev {
                         AgentEvent::Usage { usage } => task.lock().usage += *usage,
-                        AgentEvent::TurnEnd { .. } => task.lock().turns += 1,
-                        AgentEvent::Committed { messages } => task.committed(messages, &sender),
+                        AgentEvent::TurnEnd { reason, .. } => {
+                            task.lock().turns += 1;
+                            if !input_committed {
+                                let why = match reason {
+                                    TurnEndReason::Cancelled => Some("cancelled"),
+                                    TurnEndReason::Failed => Some("failed"),
+                                    _ => None,
+                                };
+                                if let (Some(why), Some(p)) = (why, task.persist.as_mut()) {
+                                    p.rolled_back(why);
+                                }
+                            }
+                        }
+                        AgentEvent::Committed { messages } => {
+                            input_committed = true;
+                            task.committed(messages, &sender);
+                        }
                         AgentEvent::HistoryReplaced { messages } => {
                             if let Some(p) = task.persist.as_mut() {
                                 p.replaced(messages);

@@ -21,7 +21,7 @@ use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 mod actor;
-use actor::{actor, persistence, Flags, Task};
+use actor::{actor, persistence, Flags, Resumed, Task};
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_BUFFER: usize = 16 * 1024;
@@ -167,6 +167,7 @@ struct Setup {
     tool_names: Vec<String>,
     flags: Flags,
     persist: Option<crate::persist::Persist>,
+    unanswered: Option<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -216,7 +217,7 @@ impl Session {
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = Arc::new(PermissionEngine::new(config.rules.clone(), mode));
         let session_id = Arc::new(Mutex::new(None));
-        let (persist, history) =
+        let Resumed { persist, history, unanswered } =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
         let mut builder =
             Agent::builder(sender).archiver(Arc::new(crate::persist::FileArchiver { dir: home.folded() }));
@@ -247,6 +248,7 @@ impl Session {
             tool_names,
             flags: Flags { unattended: options.unattended, model_titles: options.model_titles },
             persist,
+            unanswered,
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -448,6 +450,13 @@ impl Session {
     /// resumed); `None` when the session is not saved.
     pub fn session_id(&self) -> Option<String> {
         self.session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// When the session was resumed: the last message sent in it whose turn never completed a
+    /// round (octo was killed, or the turn failed or was cancelled). It is not in the history;
+    /// front ends offer to send it again.
+    pub fn unanswered(&self) -> Option<&str> {
+        self.setup.unanswered.as_deref()
     }
 
     /// The names of the tools the model can call.

@@ -241,3 +241,30 @@ fn a_project_cannot_define_endpoints_that_would_receive_the_users_key() {
     let r = resolve(&c, None, &MemoryStore::default(), &env(&[("ANTHROPIC_API_KEY", "sk")])).unwrap();
     assert_eq!(r.base_url, "https://api.anthropic.com", "the key goes only where it belongs");
 }
+
+#[test]
+fn endpoint_timeouts_take_seconds_with_fractions_and_show_with_their_defaults() {
+    let d = dirs(
+        Some("[endpoints.local]\nprotocol = \"openai\"\nbase_url = \"http://localhost:8080/v1\"\nstall_timeout = 0.5\nconnect_timeout = 3\n"),
+        None,
+    );
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    let t = c.endpoints["local"].value.timeouts("local").unwrap();
+    assert_eq!(t.stall, Some(std::time::Duration::from_millis(500)));
+    assert_eq!(t.connect, Some(std::time::Duration::from_secs(3)));
+    assert_eq!(t.request, None);
+    let shown = c.show();
+    assert!(shown.contains("stall_timeout = 0.5\n"), "{shown}");
+    assert!(shown.contains("connect_timeout = 3\n"), "{shown}");
+    assert!(shown.contains("request_timeout = 600    # default"), "{shown}");
+    let r = resolve(&c, Some("local:m"), &MemoryStore::default(), &env(&[])).unwrap();
+    let http = r.settings(Default::default()).http;
+    assert_eq!(http.stall_timeout, std::time::Duration::from_millis(500));
+    assert_eq!(http.request_timeout, std::time::Duration::from_secs(600));
+
+    for bad in ["stall_timeout = 0", "stall_timeout = -1", "request_timeout = 1e12"] {
+        let d = dirs(Some(&format!("[endpoints.x]\nbase_url = \"http://h/v1\"\n{bad}\n")), None);
+        let msg = load(&d, &[], &Overrides::default()).unwrap_err().to_string();
+        assert!(msg.contains(bad.split(' ').next().unwrap()) && msg.contains("seconds"), "{bad}: {msg}");
+    }
+}

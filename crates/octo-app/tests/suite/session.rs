@@ -426,3 +426,28 @@ async fn compaction_is_saved_and_survives_a_resume() {
         "the folded part is archived"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_turn_is_recorded_and_its_prompt_offered_on_resume() {
+    let bad =
+        Scripted::json(400, &octo_testkit::anthropic::error_body("invalid_request_error", "no such thing"));
+    let (t, _sessions) = setup_saving(vec![answer("first"), bad], SessionOptions::default()).await;
+    assert_eq!(t.session.run("one").await.unwrap().answer, "first");
+    let r = t.session.run("the prompt that failed").await.unwrap();
+    assert!(r.failed());
+    let id = t.session.session_id().unwrap();
+    let home = t.ws.parent().unwrap().join("home");
+    let text = std::fs::read_to_string(home.join("sessions").join(format!("{id}.jsonl"))).unwrap();
+    assert!(text.contains("\"type\":\"pending\"") && text.contains("\"type\":\"rolled_back\""), "{text}");
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    drop(t.session);
+    let resumed = Session::start(
+        config,
+        SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(resumed.unanswered(), Some("the prompt that failed"));
+    assert_eq!(resumed.history().await.unwrap().len(), 2, "only the answered round");
+}

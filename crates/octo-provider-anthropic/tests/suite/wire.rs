@@ -128,7 +128,13 @@ async fn every_event_type_assembles_and_thinking_round_trips() {
     );
     assert_eq!(
         resp.usage,
-        Usage { input_tokens: 100, output_tokens: 50, cache_read_tokens: 1000, cache_write_tokens: 200 }
+        Usage {
+            input_tokens: 100,
+            output_tokens: 50,
+            cache_read_tokens: 1000,
+            cache_write_tokens: 200,
+            estimated: false
+        }
     );
     assert_eq!(resp.stop_reason, StopReason::ToolUse);
     assert!(
@@ -162,7 +168,13 @@ async fn non_streaming_send_parses_the_json_body() {
     assert_eq!(resp.message.text(), "Buffered answer.");
     assert_eq!(
         resp.usage,
-        Usage { input_tokens: 10, output_tokens: 5, cache_read_tokens: 3, cache_write_tokens: 2 }
+        Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cache_read_tokens: 3,
+            cache_write_tokens: 2,
+            estimated: false
+        }
     );
     let body = &llm.request_bodies().await[0];
     assert!(body.get("stream").is_none());
@@ -247,8 +259,9 @@ async fn prompt_too_long_is_context_too_long_with_the_deficit() {
 }
 
 #[tokio::test]
-async fn truncated_stream_is_a_transport_error() {
-    let (err, _) = turn_error(vec![Scripted::sse(Reply::new().text("partial answ").sse_truncated())]).await;
+async fn truncated_stream_is_a_transport_error_once_the_attempts_are_spent() {
+    let cut = || Scripted::sse(Reply::new().text("partial answ").sse_truncated());
+    let (err, _) = turn_error(vec![cut(), cut(), cut()]).await;
     assert!(
         matches!(&err, AgentError::Provider(ProviderError::Transport { message }) if message.contains("before the response was complete")),
         "{err:?}"
@@ -256,10 +269,10 @@ async fn truncated_stream_is_a_transport_error() {
 }
 
 #[tokio::test]
-async fn an_empty_body_is_retried_then_a_clear_error() {
+async fn an_empty_body_is_a_clear_error_at_once() {
     let (err, n) = turn_error(vec![Scripted::sse(""), Scripted::sse(""), Scripted::sse("")]).await;
-    assert!(err.to_string().contains("empty response"), "{err}");
-    assert_eq!(n, 3);
+    assert!(err.to_string().contains("empty body"), "{err}");
+    assert_eq!(n, 1, "an empty answer repeats itself: not retried");
 }
 
 #[tokio::test]
@@ -283,7 +296,9 @@ async fn malformed_json_in_a_data_line_is_malformed_stream() {
             "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\n\n",
         )
         .build();
-    let (err, _) = turn_error(vec![Scripted::sse(body)]).await;
+    let (err, n) =
+        turn_error(vec![Scripted::sse(body.clone()), Scripted::sse(body.clone()), Scripted::sse(body)]).await;
+    assert_eq!(n, 3, "a garbled stream is retried");
     assert!(
         matches!(&err, AgentError::Provider(ProviderError::MalformedStream { message }) if message.contains("content_block_delta")),
         "{err:?}"
@@ -294,9 +309,10 @@ async fn malformed_json_in_a_data_line_is_malformed_stream() {
 async fn an_error_event_mid_stream_is_classified() {
     let body = Reply::new().text("start").sse_truncated()
         + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
-    let (err, n) = turn_error(vec![Scripted::sse(body)]).await;
+    let (err, n) =
+        turn_error(vec![Scripted::sse(body.clone()), Scripted::sse(body.clone()), Scripted::sse(body)]).await;
     assert_eq!(err.kind(), ErrorKind::Overloaded);
-    assert_eq!(n, 1, "a stream that already produced output is not silently retried");
+    assert_eq!(n, 3, "the reply was restarted until the attempts were spent");
 }
 
 #[tokio::test]

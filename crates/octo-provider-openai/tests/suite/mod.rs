@@ -1,3 +1,4 @@
 mod common;
+mod recovery;
 mod request_bodies;
 mod wire;

@@ -137,7 +137,13 @@ async fn usage_is_normalized_for_openai_and_deepseek_shapes() {
         let usage = stream_once(&s, Request::new(&h)).await.1.unwrap().response.usage;
         assert_eq!(
             usage,
-            Usage { input_tokens: 200, output_tokens: 50, cache_read_tokens: 800, cache_write_tokens: 0 },
+            Usage {
+                input_tokens: 200,
+                output_tokens: 50,
+                cache_read_tokens: 800,
+                cache_write_tokens: 0,
+                estimated: false
+            },
             "{shape:?}"
         );
     }
@@ -164,13 +170,13 @@ async fn missing_done_and_empty_choices_chunks_are_fine() {
 
 #[tokio::test]
 async fn a_stream_without_finish_reason_or_done_is_an_error() {
-    let llm = start(vec![Scripted::sse(
-        Reply::new().text("cut").no_finish_reason().without_done().without_usage().sse(),
-    )])
-    .await;
+    let cut =
+        || Scripted::sse(Reply::new().text("cut").no_finish_reason().without_done().without_usage().sse());
+    let llm = start(vec![cut(), cut(), cut()]).await;
     let mut a = agent(sender("openai", &llm.uri()));
     let err = a.turn(Message::user("q"), CancellationToken::new()).await.unwrap_err();
     assert!(err.to_string().contains("without a finish_reason"), "{err}");
+    assert_eq!(llm.requests().await.len(), 3, "the reply was restarted until the attempts were spent");
     assert!(a.history().is_empty());
     // ...but a [DONE] without a finish_reason is a complete answer
     let llm = start(vec![Scripted::sse(Reply::new().text("fine").no_finish_reason().sse())]).await;
@@ -307,7 +313,13 @@ async fn non_streaming_send_parses_a_completion() {
     assert_eq!(resp.stop_reason, StopReason::ToolUse);
     assert_eq!(
         resp.usage,
-        Usage { input_tokens: 6, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0 }
+        Usage {
+            input_tokens: 6,
+            output_tokens: 3,
+            cache_read_tokens: 4,
+            cache_write_tokens: 0,
+            estimated: false
+        }
     );
     assert!(llm.request_bodies().await[0].get("stream").is_none());
 }

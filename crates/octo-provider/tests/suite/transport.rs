@@ -31,6 +31,11 @@ impl StreamParser for Echo {
     fn finished(&self) -> bool {
         self.done
     }
+    fn whole(&mut self, body: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        out.push(StreamEvent::TextDelta(format!("whole:{}", String::from_utf8_lossy(body))));
+        self.done = true;
+        Ok(())
+    }
 }
 
 fn transport(base: &str, retry: RetryPolicy, stall: Duration) -> Transport {
@@ -190,7 +195,7 @@ async fn a_failure_before_any_content_is_retried_with_a_fresh_parser() {
     let llm = MockLlm::start().await;
     llm.script_anthropic([
         Scripted::sse("event: error\ndata: overloaded\n\n"),
-        Scripted::sse(""),
+        Scripted::sse(": only a keep-alive, then the end\n\n"),
         Scripted::sse("data: fine\n\ndata: [END]\n\n"),
     ])
     .await;
@@ -218,11 +223,128 @@ async fn an_error_body_that_never_ends_does_not_hang() {
 }
 
 #[tokio::test]
-async fn an_error_event_mid_stream_ends_it() {
+async fn an_error_event_mid_stream_ends_it_when_no_attempts_are_left() {
     let llm = MockLlm::start().await;
     llm.script_anthropic([Scripted::sse("data: a\n\nevent: error\ndata: kaput\n\ndata: b\n\n")]).await;
     let t = transport(&llm.uri(), RetryPolicy::none(), Duration::from_secs(5));
     let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
     assert_eq!(items.len(), 2);
     assert!(matches!(&items[1], Err(ProviderError::Server { message, .. }) if message == "kaput"));
+}
+
+/// The items of a stream, with retries shown as `retry` or `restart` and errors as `err`.
+fn shape(items: &[Result<StreamEvent, ProviderError>]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| match i {
+            Ok(StreamEvent::TextDelta(t)) => t.clone(),
+            Ok(StreamEvent::Retry { restart: true, .. }) => "restart".into(),
+            Ok(StreamEvent::Retry { .. }) => "retry".into(),
+            Ok(other) => format!("{other:?}"),
+            Err(e) => format!("err: {e}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn failures_after_content_restart_the_reply_within_the_same_attempts() {
+    // An error event, a stream cut before its end, and a reset connection, each after content.
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse("data: a\n\nevent: error\ndata: overloaded\n\n"),
+        Scripted::sse("data: b\n\n"),
+        Scripted::sse("data: whole\n\ndata: [END]\n\n"),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(shape(&items), ["a", "restart", "b", "restart", "whole"]);
+    assert_eq!(llm.requests().await.len(), 3);
+
+    let mut resp = raw::sse_head();
+    resp.extend(raw::chunk("data: half\n\n"));
+    resp.extend(b"40\r\ndata: cut off her".to_vec());
+    let base = raw::serve(resp, After::Close).await.unwrap();
+    let t = transport(&base, fast_retry(2), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    let s = shape(&items);
+    assert_eq!(&s[..2], ["half", "restart"], "{s:?}");
+    assert!(s.last().is_some_and(|l| l.starts_with("err:")), "the budget is shared: {s:?}");
+}
+
+#[tokio::test]
+async fn a_stall_after_content_restarts_and_is_reported_once_the_budget_is_spent() {
+    let mut resp = raw::sse_head();
+    resp.extend(raw::chunk("data: first\n\n"));
+    let base = raw::serve(resp, After::Hang(Duration::from_secs(30))).await.unwrap();
+    let t = transport(&base, fast_retry(2), Duration::from_millis(300));
+    let items = collect(t.post_sse(req(&base), Echo::default())).await;
+    let s = shape(&items);
+    assert_eq!(&s[..2], ["first", "restart"], "{s:?}");
+    assert!(s.last().is_some_and(|l| l.contains("stalled") || l.contains("no response")), "{s:?}");
+}
+
+#[tokio::test]
+async fn a_non_retryable_error_after_content_is_not_retried() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse("data: a\n\nevent: error\ndata: kaput\n\n")]).await;
+    // The Echo parser reports error events as `Server`; an auth-like kind is not retried.
+    #[derive(Clone, Default)]
+    struct Strict(Echo);
+    impl StreamParser for Strict {
+        fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+            if ev.event == "error" {
+                return Err(ProviderError::InvalidRequest { status: None, message: ev.data });
+            }
+            self.0.event(ev, out)
+        }
+        fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+            self.0.end(out)
+        }
+        fn finished(&self) -> bool {
+            self.0.finished()
+        }
+        fn whole(&mut self, body: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+            self.0.whole(body, out)
+        }
+    }
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Strict::default())).await;
+    assert_eq!(shape(&items), ["a", "err: invalid request: kaput"]);
+    assert_eq!(llm.requests().await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_whole_json_reply_to_a_streaming_request_is_parsed_as_one() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::json(200, &serde_json::json!({"answer": 42}))]).await;
+    let t = transport(&llm.uri(), fast_retry(3), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(shape(&items), [r#"whole:{"answer":42}"#]);
+}
+
+#[tokio::test]
+async fn answers_that_are_not_the_api_are_explained_and_not_retried() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::raw(200, "text/html; charset=utf-8", "<!DOCTYPE html><html><title>Sign in</title></html>"),
+        Scripted::raw(200, "text/plain", "Not the API"),
+        Scripted::raw(200, "text/event-stream", ""),
+    ])
+    .await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let url = format!("{}/v1/messages", llm.uri());
+    for want in ["HTML page", "`text/plain` starting \"Not the API\"", "empty body"] {
+        let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+        assert_eq!(items.len(), 1, "{items:?}");
+        let Err(ProviderError::BadEndpoint { message }) = &items[0] else { panic!("{items:?}") };
+        assert!(message.contains(want) && message.contains(&url), "{message}");
+    }
+    assert_eq!(llm.requests().await.len(), 3, "one request each: nothing retried");
+    // The buffered path refuses them too.
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::raw(200, "text/html", "<html><body>portal</body></html>")]).await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let err = t.post_json(&req(&llm.uri())).await.unwrap_err();
+    assert!(matches!(err, ProviderError::BadEndpoint { .. }), "{err:?}");
 }

@@ -283,3 +283,49 @@ fn an_unwritable_directory_is_a_clear_error() {
         assert!(matches!(e, StoreError::Io { .. }) && e.to_string().contains("sessions"), "{e}");
     }
 }
+
+#[test]
+fn a_prompt_whose_turn_never_completed_is_kept_as_unanswered() {
+    let (_d, s) = store();
+    let cwd = std::path::Path::new("/ws");
+    let mut w = s.create(cwd, "mock", "m", None).unwrap();
+    let id = w.id().to_owned();
+    w.pending(&Message::user("first question")).unwrap();
+    w.append(&[Message::user("first question"), Message::assistant("first answer")]).unwrap();
+    w.pending(&Message::user("the lost one")).unwrap();
+    drop(w); // as if octo were killed here
+    let loaded = s.load(&id).unwrap();
+    assert_eq!(loaded.messages.len(), 2, "the unanswered prompt is not in the history");
+    assert_eq!(loaded.unanswered.map(|m| m.text()).as_deref(), Some("the lost one"));
+    let listed = &s.list(None).unwrap()[0];
+    assert_eq!(listed.turns, 1, "only committed prompts count as turns");
+
+    // A turn that failed says so, and its prompt is still offered.
+    let (_, mut w) = s.resume(&id).unwrap();
+    w.pending(&Message::user("a failing one")).unwrap();
+    w.rolled_back("failed").unwrap();
+    drop(w);
+    assert_eq!(s.load(&id).unwrap().unanswered.map(|m| m.text()).as_deref(), Some("a failing one"));
+
+    // Once a round is committed, nothing is pending.
+    let (_, mut w) = s.resume(&id).unwrap();
+    w.pending(&Message::user("answered")).unwrap();
+    w.append(&[Message::user("answered"), Message::assistant("yes")]).unwrap();
+    drop(w);
+    let loaded = s.load(&id).unwrap();
+    assert_eq!(loaded.unanswered, None);
+    assert_eq!(loaded.messages.len(), 4);
+}
+
+#[cfg(unix)]
+#[test]
+fn session_files_and_their_directory_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let s = SessionStore::new(d.path().join("deep/sessions"));
+    let w = s.create(std::path::Path::new("/ws"), "mock", "m", None).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(w.path()), 0o600);
+    assert_eq!(mode(&d.path().join("deep/sessions")), 0o700);
+    assert_eq!(mode(&d.path().join("deep")), 0o700);
+}

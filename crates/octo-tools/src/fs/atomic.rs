@@ -29,7 +29,7 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
 /// where it went. Nothing happens when there is no trash or no file.
 pub fn to_trash(trash_dir: Option<&Path>, path: &Path, content: &[u8]) -> std::io::Result<Option<PathBuf>> {
     let Some(dir) = trash_dir else { return Ok(None) };
-    std::fs::create_dir_all(dir)?;
+    crate::private::create_dir(dir)?;
     let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     let flat: String = path
         .to_string_lossy()
@@ -38,9 +38,22 @@ pub fn to_trash(trash_dir: Option<&Path>, path: &Path, content: &[u8]) -> std::i
         .collect();
     let flat: String =
         flat.trim_start_matches('_').chars().rev().take(150).collect::<Vec<_>>().into_iter().rev().collect();
-    let target = dir.join(format!("{stamp}-{flat}"));
-    std::fs::write(&target, content)?;
-    Ok(Some(target))
+    // A file's old content may hold secrets: the copy is the user's alone. Two copies of the same
+    // file in one millisecond get their own names rather than one overwriting the other.
+    for n in 0u32..100 {
+        let name = if n == 0 { format!("{stamp}-{flat}") } else { format!("{stamp}-{n}-{flat}") };
+        let target = dir.join(name);
+        match crate::private::new_file(&target) {
+            Ok(mut f) => {
+                use std::io::Write;
+                f.write_all(content)?;
+                return Ok(Some(target));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("could not find a free name in the trash"))
 }
 
 /// A unified diff of `old` → `new` for `label`, cut after a few hundred lines.

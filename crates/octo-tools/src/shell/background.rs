@@ -40,7 +40,7 @@ impl BackgroundShells {
     pub fn start(&self, command: &str, cwd: &Path, log_dir: &Path) -> std::io::Result<String> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("shell-{n}");
-        std::fs::create_dir_all(log_dir)?;
+        crate::private::create_dir(log_dir)?;
         let log = log_dir.join(format!("{}-{id}-{:x}.log", std::process::id(), super::unique()));
         let capture = Capture::to_file(log.clone())?;
         let mut running = spawn(command, cwd, capture.clone())?;

@@ -47,9 +47,9 @@ impl Capture {
     /// commands, whose output is read back from the file.
     pub fn to_file(path: PathBuf) -> std::io::Result<Self> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            crate::private::create_dir(parent)?;
         }
-        let file = private_new_file(&path)?;
+        let file = crate::private::new_file(&path)?;
         let cap = 4096;
         Ok(Self {
             state: Arc::new(Mutex::new(State {
@@ -83,8 +83,8 @@ impl Capture {
             let opened = self
                 .spill_path
                 .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| private_new_file(&self.spill_path));
+                .map_or(Ok(()), crate::private::create_dir)
+                .and_then(|()| crate::private::new_file(&self.spill_path));
             match opened {
                 Ok(mut f) => {
                     let _ = f.write_all(&s.mem);
@@ -138,19 +138,6 @@ impl Capture {
         };
         format!("{head}\n[... {cut} bytes cut from the middle; {where_} — read it with read_file or grep ...]\n{tail}")
     }
-}
-
-/// Creates a file that must not exist yet (so a planted symlink is never followed), readable by
-/// its owner only: command output can contain secrets.
-fn private_new_file(path: &std::path::Path) -> std::io::Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)
 }
 
 #[cfg(test)]

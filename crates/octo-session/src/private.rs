@@ -1,0 +1,28 @@
+//! Files and directories only the user can read: sessions hold code, command output and
+//! conversations.
+
+use std::path::Path;
+
+/// Creates `dir` and its missing parents, readable only by the user (0700 on Unix).
+pub fn create_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Creates a new file for writing, readable only by the user (0600 on Unix); fails if it exists.
+pub fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(path)
+}
