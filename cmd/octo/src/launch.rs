@@ -64,3 +64,11 @@ pub fn start(
 ) -> Result<Session, LaunchError> {
     launcher.start(launch_of(cli, unattended, resume))
 }
+
+/// Stops what the session's commands left running and names the background commands that were
+/// still running, so nothing outlives octo unnoticed.
+pub fn stop_processes(session: &octo_app::Session) {
+    for shell in session.stop_processes() {
+        crate::out::status(&format!("octo: stopped background command {shell}"));
+    }
+}

@@ -67,6 +67,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     if !closed_stdout {
         renderer.finish(&summary);
     }
+    crate::launch::stop_processes(&session);
     Ok(if interrupted || summary.end_reason == TurnEndReason::Cancelled && !closed_stdout {
         ExitCode::from(EXIT_INTERRUPTED)
     } else if summary.failed() || closed_stdout {

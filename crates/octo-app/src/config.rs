@@ -219,6 +219,23 @@ pub struct PermissionsConfig {
     pub deny: Vec<String>,
 }
 
+/// The `[shell_env]` table: which environment variables the commands the model runs see.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellEnvConfig {
+    /// `all` (default), `core` (PATH, HOME, locale and a few more) or `none`.
+    pub inherit: Option<String>,
+    /// More names to remove (`*` matches any run of characters, case ignored).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Names to keep although they look secret.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Variables set for every command.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+}
+
 /// One config file as written (every key optional).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -244,6 +261,9 @@ pub struct FileConfig {
     /// Permission rules.
     #[serde(default)]
     pub permissions: PermissionsConfig,
+    /// The commands' environment.
+    #[serde(default)]
+    pub shell_env: ShellEnvConfig,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -326,6 +346,8 @@ pub struct Config {
     pub endpoints: BTreeMap<String, Sourced<EndpointConfig>>,
     /// Permission rules, user's and project's.
     pub rules: RuleSet,
+    /// The environment of the commands the model runs.
+    pub shell_env: octo_tools::shell::env::ShellEnv,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -373,6 +395,7 @@ impl Config {
             lite_model: None,
             endpoints: BTreeMap::new(),
             rules: RuleSet::default(),
+            shell_env: octo_tools::shell::env::ShellEnv::default(),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -440,6 +463,7 @@ impl Config {
                 self.endpoints.insert(id, Sourced::new(ep, source.clone()));
             }
         }
+        self.apply_shell_env(f.shell_env, is_project, &desc)?;
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(
@@ -452,6 +476,34 @@ impl Config {
         self.rules
             .add(allow, &rules.ask, &rules.deny, &desc)
             .map_err(|e| ConfigError::Value { source_desc: desc.clone(), message: e.to_string() })?;
+        Ok(())
+    }
+
+    /// A project may only hide more variables; what commands inherit, keep or are given is the
+    /// user's choice.
+    fn apply_shell_env(
+        &mut self,
+        e: ShellEnvConfig,
+        is_project: bool,
+        desc: &str,
+    ) -> Result<(), ConfigError> {
+        self.shell_env.exclude.extend(e.exclude);
+        if is_project {
+            if e.inherit.is_some() || !e.include.is_empty() || !e.set.is_empty() {
+                self.warnings.push(format!(
+                    "{desc}: [shell_env] inherit, include and set are ignored in a project config (a repository may only hide more variables with `exclude`); put them in your user config"
+                ));
+            }
+            return Ok(());
+        }
+        if let Some(i) = e.inherit {
+            self.shell_env.inherit = i.parse().map_err(|m: String| ConfigError::Value {
+                source_desc: desc.to_owned(),
+                message: format!("[shell_env] inherit: {m}"),
+            })?;
+        }
+        self.shell_env.include.extend(e.include);
+        self.shell_env.set.extend(e.set);
         Ok(())
     }
 
@@ -589,6 +641,20 @@ impl Config {
                     None => (default, "    # default"),
                 };
                 out.push_str(&format!("{key} = {}{note}\n", octo_provider::secs(value)));
+            }
+        }
+        let env = &self.shell_env;
+        if env != &octo_tools::shell::env::ShellEnv::default() {
+            out.push_str("\n[shell_env]\n");
+            out.push_str(&format!("inherit = \"{}\"\n", env.inherit));
+            for (k, v) in [("exclude", &env.exclude), ("include", &env.include)] {
+                if !v.is_empty() {
+                    out.push_str(&format!("{k} = {v:?}\n"));
+                }
+            }
+            // Values may be secrets: only the names are shown.
+            for k in env.set.keys() {
+                out.push_str(&format!("set.{k} = \"****\"\n"));
             }
         }
         let rules = self.rules.describe();

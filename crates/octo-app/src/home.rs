@@ -101,6 +101,21 @@ impl Home {
         self.root.join("models")
     }
 
+    /// The secret locations the permission engine and the terminal guard: the usual ones under
+    /// the user's home directory (`~/.ssh`, cloud credentials, browser profiles, …) plus octo's
+    /// own files that hold keys or other projects' conversations: `config.toml` (endpoint
+    /// headers), `sessions/`, the REPL `history`, `logs/`, and the key file when one is used.
+    pub fn secrets(
+        &self,
+        user_home: Option<PathBuf>,
+        key_file: Option<PathBuf>,
+    ) -> octo_tools::secrets::Secrets {
+        let mut extra = vec![self.config_file(), self.sessions(), self.history_file(), self.logs()];
+        extra.extend(key_file);
+        let user_home = user_home.unwrap_or_else(|| PathBuf::from("/nonexistent-home"));
+        octo_tools::secrets::Secrets::new(user_home, extra)
+    }
+
     /// Makes the home private: creates it readable only by the user (0700) when it is missing;
     /// when it, or a directory octo writes in it, can be read by other users (made by an older
     /// octo, or by hand), tightens that tree — directories to 0700, files to their owner's bits

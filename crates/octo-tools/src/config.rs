@@ -23,6 +23,10 @@ pub struct ToolsConfig {
     pub read_default_lines: usize,
     /// Web tools' settings.
     pub web: WebConfig,
+    /// Which environment variables commands see.
+    pub shell_env: crate::shell::env::ShellEnv,
+    /// The user's secret locations (commands touching them are asked about).
+    pub secrets: crate::secrets::Secrets,
 }
 
 impl Default for ToolsConfig {
@@ -36,6 +40,8 @@ impl Default for ToolsConfig {
             shell_output_cap: 30_000,
             read_default_lines: 2_000,
             web: WebConfig::default(),
+            shell_env: crate::shell::env::ShellEnv::default(),
+            secrets: crate::secrets::Secrets::from_env(),
         }
     }
 }
@@ -59,6 +65,9 @@ pub struct WebConfig {
     pub timeout: Duration,
     /// Redirects followed before giving up.
     pub max_redirects: usize,
+    /// Hosts (globs such as `*.corp.example`) the user trusts to resolve to a private address:
+    /// `web_fetch` does not ask about them (octo passes the hosts of `web_fetch` allow rules).
+    pub trusted_hosts: Vec<String>,
 }
 
 impl Default for WebConfig {
@@ -72,6 +81,7 @@ impl Default for WebConfig {
             fetch_max_chars: 100_000,
             timeout: Duration::from_secs(30),
             max_redirects: 5,
+            trusted_hosts: Vec::new(),
         }
     }
 }

@@ -47,6 +47,7 @@ mod interact;
 pub mod path;
 mod private;
 pub mod search;
+pub mod secrets;
 pub mod shell;
 pub mod web;
 
@@ -75,17 +76,26 @@ pub const DEFAULT_TOOLS: &[&str] = &[
     "ask_user",
 ];
 
-/// Every built-in tool, ready for an [`octo_agent::Agent`]. The background shells it starts are
-/// killed when the last tool holding them is dropped.
+/// Every built-in tool, ready for an [`octo_agent::Agent`]. The background shells it starts (and
+/// whatever its commands left running) are killed when the last tool holding them is dropped.
 pub fn default_registry(config: ToolsConfig) -> ToolRegistry {
-    let bg = Arc::new(shell::BackgroundShells::default());
+    registry_with_shells(config, Arc::new(shell::BackgroundShells::default()))
+}
+
+/// [`default_registry`] around background shells the caller keeps, to stop them (and name the
+/// ones still running) when the session ends: [`shell::BackgroundShells::stop_all`].
+pub fn registry_with_shells(config: ToolsConfig, bg: Arc<shell::BackgroundShells>) -> ToolRegistry {
     let mut r = ToolRegistry::new();
     r.register(Arc::new(shell::Terminal::new(
         Arc::clone(&bg),
-        config.spill_dir.clone(),
-        config.shell_output_cap,
-        config.shell_timeout,
-        config.shell_timeout_max,
+        shell::ShellSettings {
+            spill_dir: config.spill_dir.clone(),
+            output_cap: config.shell_output_cap,
+            default_timeout: config.shell_timeout,
+            max_timeout: config.shell_timeout_max,
+            env: config.shell_env.clone(),
+            secrets: config.secrets.clone(),
+        },
     )))
     .register(Arc::new(shell::TerminalOutput::new(Arc::clone(&bg), config.shell_output_cap)))
     .register(Arc::new(shell::KillShell::new(bg)))

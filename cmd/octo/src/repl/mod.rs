@@ -143,6 +143,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
     }
     save_history(&mut ed, &history);
+    crate::launch::stop_processes(&session);
     Ok(ExitCode::SUCCESS)
 }
 

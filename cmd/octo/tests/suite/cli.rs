@@ -672,3 +672,55 @@ async fn a_configured_stall_timeout_ends_a_silent_stream_quickly() {
     assert!(stderr.contains("0.3s"), "{stderr}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
 }
+
+/// Whether `pid` is a live process (not a zombie waiting to be reaped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| !r.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// Commands see no secret variable, even in auto mode, and nothing they start outlives octo: a
+/// daemonised grandchild is killed, a background shell is stopped and named.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn commands_see_no_secrets_and_leave_nothing_running() {
+    let llm = MockLlm::start().await;
+    let daemon = "setsid nohup sh -c 'echo $$ > daemon.pid; exec sleep 1000' > /dev/null 2>&1 &";
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "terminal", json!({"command": format!("env; {daemon}")}))
+                .tool_use("t2", "terminal", json!({"command": "sleep 1000", "run_in_background": true}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("started").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.env("ANTHROPIC_API_KEY", "sk-ant-leak")
+        .env("AWS_SECRET_ACCESS_KEY", "aws-leak")
+        .env("GITHUB_TOKEN", "ghp-leak")
+        .env("DB_PASSWORD", "pw-leak")
+        .env("OCTO_NO_KEYRING", "1")
+        .args(["--permission-mode", "auto", "start things"]);
+    assert_async(c)
+        .await
+        .success()
+        .stderr(predicate::str::contains("stopped background command shell-1 (`sleep 1000`)"));
+    let bodies = llm.request_bodies().await;
+    let result = bodies[1]["messages"].to_string();
+    assert!(result.contains("PATH="), "the command ran: {result}");
+    for leak in ["sk-ant-leak", "aws-leak", "ghp-leak", "pw-leak", "sk-mock"] {
+        assert!(!result.contains(leak), "{leak} reached the model: {result}");
+    }
+    let pid: u32 =
+        std::fs::read_to_string(home.workspace().join("daemon.pid")).unwrap().trim().parse().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!running(pid), "the daemonised grandchild {pid} outlived octo");
+}

@@ -8,20 +8,27 @@
 
 mod mode;
 pub mod rules;
+mod target;
 
 pub use mode::{Mode, UnknownMode};
 pub use rules::{normalize_command, Action, Rule, RuleError, RuleSet};
 
 use octo_agent::{ApprovalDecision, DenyKind, PermissionDecision, PermissionGate, PermissionQuery, Subject};
-use rules::{inside, query_path};
-use std::path::PathBuf;
+use octo_tools::secrets::{Secret, Secrets};
+use octo_tools::web::host::HostKind;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
+use target::Target;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Remembered {
     Command(String, String),
     Path(String, PathBuf),
     Tool(String),
+    /// Reads anywhere under this directory (outside the workspace).
+    ReadDir(PathBuf),
+    /// Fetches from this host.
+    Host(String),
 }
 
 /// The engine octo installs as the agent's [`PermissionGate`].
@@ -30,12 +37,48 @@ pub struct PermissionEngine {
     rules: RwLock<RuleSet>,
     mode: RwLock<Mode>,
     remembered: Mutex<Vec<Remembered>>,
+    secrets: Secrets,
+    read_roots: Vec<PathBuf>,
+}
+
+/// What holds for a call before any rule or mode is consulted.
+enum Limit {
+    /// Refused, whatever the rules say (the hard-deny list, another process's memory).
+    Refuse(PermissionDecision),
+    /// A secret location: refused unless an explicit allow rule names it.
+    Secret(PermissionDecision),
+    /// Asked about in every mode, even when remembered; `liftable`: unless an explicit allow
+    /// rule names the target (a private host, a workspace `.env`). A command the shell analysis
+    /// flags is always asked.
+    Ask { reason: String, liftable: bool },
 }
 
 impl PermissionEngine {
-    /// An engine with these rules, starting in `mode`.
+    /// An engine with these rules, starting in `mode`; secret locations are those of `$HOME`.
     pub fn new(rules: RuleSet, mode: Mode) -> Self {
-        Self { rules: RwLock::new(rules), mode: RwLock::new(mode), remembered: Mutex::new(Vec::new()) }
+        Self {
+            rules: RwLock::new(rules),
+            mode: RwLock::new(mode),
+            remembered: Mutex::new(Vec::new()),
+            secrets: Secrets::from_env(),
+            read_roots: Vec::new(),
+        }
+    }
+
+    /// The secret locations to guard (the user's home and octo's own key, config and session
+    /// files).
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Directories outside the workspace that may be read without asking (octo's spilled
+    /// command output).
+    #[must_use]
+    pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
+        self.read_roots = roots;
+        self
     }
 
     /// The current mode.
@@ -58,53 +101,139 @@ impl PermissionEngine {
         self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(rule);
     }
 
-    fn remembered_allows(&self, q: &PermissionQuery<'_>) -> bool {
-        let list = self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        list.iter().any(|r| match r {
+    fn remembered(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
+        self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn remembered_allows(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
+        self.remembered().iter().any(|r| match r {
             Remembered::Command(tool, c) => {
                 tool == q.tool && q.subject_value().is_some_and(|x| normalize_command(x) == *c)
             }
-            Remembered::Path(tool, p) => tool == q.tool && query_path(q) == *p,
-            Remembered::Tool(t) => t == q.tool,
+            Remembered::Path(tool, p) => tool == q.tool && t.path.as_ref().is_some_and(|t| t.real == *p),
+            Remembered::Tool(tool) => tool == q.tool,
+            Remembered::ReadDir(_) | Remembered::Host(_) => false,
         })
+    }
+
+    fn read_remembered(&self, real: &Path) -> bool {
+        self.read_roots.iter().any(|r| real.starts_with(octo_tools::path::real_path(r)))
+            || self.remembered().iter().any(|r| matches!(r, Remembered::ReadDir(d) if real.starts_with(d)))
+    }
+
+    fn host_remembered(&self, host: &str) -> bool {
+        self.remembered().iter().any(|r| matches!(r, Remembered::Host(h) if h == host))
+    }
+
+    /// Refusals no rule or mode lifts (the hard-deny list, another process's memory) and the
+    /// calls that must be asked about in every mode.
+    fn limits(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<Limit> {
+        if let (Subject::Command { .. }, Some(cmd)) = (&q.meta.subject, q.subject_value()) {
+            let ctx = octo_tools::shell::Context { cwd: q.cwd, secrets: &self.secrets };
+            return match octo_tools::shell::check(cmd, &ctx) {
+                octo_tools::shell::Verdict::Run => None,
+                octo_tools::shell::Verdict::Refuse(why) => Some(Limit::Refuse(hard_deny(format!(
+                    "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
+                )))),
+                octo_tools::shell::Verdict::Ask(why) => Some(Limit::Ask { reason: why, liftable: false }),
+            };
+        }
+        if let Some(p) = &t.path {
+            let secret = self.secrets.check(&p.real).or_else(|| self.secrets.check(&p.lexical));
+            return match secret {
+                None => None,
+                Some(Secret::Process(what)) => Some(Limit::Refuse(hard_deny(format!(
+                    "refused: {what} holds another process's secrets; octo never reads or writes it."
+                )))),
+                Some(Secret::EnvFile(name)) if p.inside => Some(Limit::Ask {
+                    reason: format!("{name} usually holds the project's secrets"),
+                    liftable: true,
+                }),
+                Some(s) => Some(Limit::Secret(PermissionDecision::Deny {
+                    message: format!(
+                        "refused: {} is a secret location ({}), and no allow rule names it. If the user wants this, \
+                         they can add an allow rule such as `{}({})`.",
+                        p.real.display(),
+                        s.describe(),
+                        q.rule_name(),
+                        p.real.display()
+                    ),
+                    kind: DenyKind::HardDeny,
+                })),
+            };
+        }
+        if let Some(HostKind::Private(why)) = t.url.as_ref().map(|u| &u.kind) {
+            return Some(Limit::Ask {
+                reason: format!(
+                    "{why}: the request would reach your own machine or network{}",
+                    encoded_note(t)
+                ),
+                liftable: true,
+            });
+        }
+        None
+    }
+}
+
+fn hard_deny(message: String) -> PermissionDecision {
+    PermissionDecision::Deny { message, kind: DenyKind::HardDeny }
+}
+
+/// What the approval prompt adds about a URL carrying encoded-looking data.
+fn encoded_note(t: &Target) -> String {
+    match t.url.as_ref().and_then(|u| u.encoded) {
+        Some(n) => format!("; the URL carries {n} characters of what looks like encoded data, which could be something being sent out"),
+        None => String::new(),
     }
 }
 
 /// What an approval prompt shows: the command, the resolved path or the URL; `None` lets the
 /// loop use the tool's own summary.
-fn summary(q: &PermissionQuery<'_>) -> Option<String> {
+fn summary(q: &PermissionQuery<'_>, t: &Target) -> Option<String> {
     match &q.meta.subject {
         Subject::Command { .. } | Subject::Url { .. } => q.subject_value().map(str::to_owned),
-        Subject::Path { .. } => Some(query_path(q).display().to_string()),
+        Subject::Path { .. } => t.path.as_ref().map(|p| {
+            if p.real == p.lexical {
+                p.real.display().to_string()
+            } else {
+                format!("{} (really {})", p.lexical.display(), p.real.display())
+            }
+        }),
         _ => None,
     }
 }
 
-/// Paths that configure git or octo itself: editing them can run commands (a git hook, an
-/// fsmonitor) or change octo's rules, so they are always asked about in accept-edits mode.
-const PROTECTED: &[&str] = &[".git", ".octo", ".octorules", ".mcp.json", ".claude"];
+/// Files that configure git or octo, or are read into a prompt: editing them can run commands
+/// (a git hook, an fsmonitor) or steer every later session, so they are asked about in
+/// accept-edits mode. Matched on any path component, without regard to case.
+const PROTECTED: &[&str] =
+    &[".git", ".octo", ".claude", ".mcp.json", ".octorules", "claude.md", "claude.local.md", "agents.md"];
 
-fn protected(q: &PermissionQuery<'_>) -> bool {
-    let abs = query_path(q);
-    let rel = abs.strip_prefix(octo_tools::path::normalize(q.cwd)).unwrap_or(&abs);
-    rel.components().any(|c| PROTECTED.iter().any(|p| c.as_os_str() == *p))
+/// Whether the call touches a protected path, as written or as resolved.
+fn protected(t: &Target) -> Option<String> {
+    let p = t.path.as_ref()?;
+    let hit = |rel: &Path| {
+        rel.components().find_map(|c| {
+            let name = c.as_os_str().to_string_lossy().to_ascii_lowercase();
+            PROTECTED.contains(&name.as_str()).then(|| c.as_os_str().to_string_lossy().into_owned())
+        })
+    };
+    // Outside the workspace the whole resolved path counts: a symlink into another
+    // repository's `.git` is as dangerous as this one's.
+    let real = p.real_rel.as_deref().map_or_else(|| hit(&p.real), hit);
+    real.or_else(|| p.lexical_rel.as_deref().and_then(hit))
 }
 
 impl PermissionGate for PermissionEngine {
     fn check(&self, q: &PermissionQuery<'_>) -> PermissionDecision {
         let mode = self.mode();
-        if let (Subject::Command { .. }, Some(cmd)) = (&q.meta.subject, q.subject_value()) {
-            if let Some(why) = octo_tools::shell::hard_denied(cmd) {
-                return PermissionDecision::Deny {
-                    message: format!(
-                        "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
-                    ),
-                    kind: DenyKind::HardDeny,
-                };
-            }
+        let t = Target::of(q, self.secrets.home());
+        let limit = self.limits(q, &t);
+        if let Some(Limit::Refuse(refusal)) = limit {
+            return refusal;
         }
         let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let rule = rules.decide(q);
+        let rule = rules.decide(q, &t);
         if let Some(r) = rule.filter(|r| r.action() == Action::Deny) {
             return PermissionDecision::Deny {
                 message: format!(
@@ -126,45 +255,105 @@ impl PermissionGate for PermissionEngine {
                 kind: DenyKind::PlanMode,
             };
         }
+        // Only an allow rule that names its target (`read_file(~/.ssh/config)`) counts as the
+        // user's word about a secret location or a private host.
+        let explicit_allow = rule.is_some_and(|r| r.action() == Action::Allow && r.has_specifier());
+        match limit {
+            Some(Limit::Secret(refusal)) if !explicit_allow => return refusal,
+            Some(Limit::Ask { reason, liftable }) if !(liftable && explicit_allow) => {
+                return PermissionDecision::Ask { summary: summary(q, &t), reason: Some(reason) };
+            }
+            _ => {}
+        }
         // The user is told when a write leaves the workspace: their yes then covers that too, and
         // the tool does not ask a second time.
         let writes = q.meta.subject.writes_path();
-        let outside = writes && !inside(&query_path(q), q.cwd);
-        let ask = PermissionDecision::Ask {
-            summary: summary(q),
-            reason: outside.then(|| "the path is outside the workspace".to_owned()),
-        };
+        let outside = t.path.as_ref().is_some_and(|p| !p.inside);
+        let ask = |reason: Option<String>| PermissionDecision::Ask { summary: summary(q, &t), reason };
         match rule.map(Rule::action) {
-            Some(Action::Ask) if mode == Mode::Auto => PermissionDecision::Allow,
-            Some(Action::Ask) => PermissionDecision::Ask {
-                summary: summary(q),
-                reason: rule.map(|r| {
+            Some(Action::Ask) if mode == Mode::Auto => return PermissionDecision::Allow,
+            Some(Action::Ask) => {
+                return ask(rule.map(|r| {
                     let also = if outside { "; the path is outside the workspace" } else { "" };
                     format!("the rule `{}` ({}) asks first{also}", r.text(), r.origin())
-                }),
-            },
-            Some(Action::Allow) => PermissionDecision::Allow,
-            _ if self.remembered_allows(q) => PermissionDecision::Allow,
-            _ if q.meta.read_only || mode == Mode::Auto => PermissionDecision::Allow,
-            _ if mode == Mode::AcceptEdits && writes && !outside && !protected(q) => {
-                PermissionDecision::Allow
+                }))
             }
-            _ => ask,
+            Some(Action::Allow) => return PermissionDecision::Allow,
+            _ => {}
+        }
+        if self.remembered_allows(q, &t) {
+            return PermissionDecision::Allow;
+        }
+        if let Some(u) = &t.url {
+            let known =
+                u.kind == HostKind::Docs || u.host.as_deref().is_some_and(|h| self.host_remembered(h));
+            return match (mode, known, u.encoded) {
+                (Mode::Auto, ..) | (_, true, None) => PermissionDecision::Allow,
+                (_, true, Some(_)) => {
+                    ask(Some(format!("the URL looks like it carries data{}", encoded_note(&t))))
+                }
+                (_, false, _) => ask(Some(format!(
+                    "first fetch from {} in this session{}",
+                    u.host.as_deref().unwrap_or("this host"),
+                    encoded_note(&t)
+                ))),
+            };
+        }
+        if let Some(p) = t.path.as_ref().filter(|p| q.meta.read_only && !p.inside) {
+            if mode == Mode::Auto || self.read_remembered(&p.real) {
+                return PermissionDecision::Allow;
+            }
+            return ask(Some(format!("{} is outside the workspace", p.real.display())));
+        }
+        if q.meta.read_only || mode == Mode::Auto {
+            return PermissionDecision::Allow;
+        }
+        match protected(&t) {
+            _ if mode == Mode::AcceptEdits && writes && outside => {
+                ask(Some("the path is outside the workspace".to_owned()))
+            }
+            Some(name) if writes => ask(Some(format!(
+                "{name} configures git or octo, or is read into the prompt: a change there can run commands or steer \
+                 later sessions"
+            ))),
+            None if mode == Mode::AcceptEdits && writes => PermissionDecision::Allow,
+            _ => ask(outside.then(|| "the path is outside the workspace".to_owned())),
         }
     }
 
     fn remember(&self, q: &PermissionQuery<'_>, decision: &ApprovalDecision) {
-        if *decision != ApprovalDecision::AllowAlways {
+        if !decision.is_allowed() {
             return;
         }
+        let t = Target::of(q, self.secrets.home());
+        let always = *decision == ApprovalDecision::AllowAlways;
         let entry = match (&q.meta.subject, q.subject_value()) {
+            // A host is remembered on any yes: the question was whether to talk to it at all.
+            (Subject::Url { .. }, _) => match t.url.as_ref() {
+                Some(u) if !matches!(u.kind, HostKind::Private(_)) => u.host.clone().map(Remembered::Host),
+                _ => None,
+            },
+            _ if !always => None,
             (Subject::Command { .. }, Some(c)) => {
-                Remembered::Command(q.tool.to_owned(), normalize_command(c))
+                Some(Remembered::Command(q.tool.to_owned(), normalize_command(c)))
             }
-            (Subject::Path { .. }, _) => Remembered::Path(q.tool.to_owned(), query_path(q)),
-            _ => Remembered::Tool(q.tool.to_owned()),
+            (Subject::Path { .. }, _) => t.path.as_ref().map(|p| {
+                if q.meta.read_only && !p.inside {
+                    let dir = if p.real.is_dir() {
+                        p.real.clone()
+                    } else {
+                        p.real.parent().unwrap_or(&p.real).to_path_buf()
+                    };
+                    Remembered::ReadDir(dir)
+                } else {
+                    Remembered::Path(q.tool.to_owned(), p.real.clone())
+                }
+            }),
+            _ => Some(Remembered::Tool(q.tool.to_owned())),
         };
-        self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(entry);
+        if let Some(e) = entry {
+            self.remembered().push(e);
+        }
     }
 }
 
@@ -285,12 +474,13 @@ mod tests {
             ("edit_file", json!({"path": "/etc/hosts"}), false, D::Deny),
             ("read_file", json!({"path": "src/main.rs"}), true, D::Allow),
             ("read_file", json!({"path": "config/.env"}), true, D::Ask),
-            ("read_file", json!({"path": "/etc/passwd"}), true, D::Allow),
+            ("read_file", json!({"path": "/etc/passwd"}), true, D::Ask),
             ("web_fetch", json!({"url": "https://docs.rs/tokio"}), true, D::Allow),
             ("web_fetch", json!({"url": "https://api.github.com/repos"}), true, D::Allow),
             ("web_fetch", json!({"url": "http://x.evil.com:8080/a"}), true, D::Deny),
             ("web_fetch", json!({"url": "https://user@x.evil.com/"}), true, D::Deny),
-            ("web_fetch", json!({"url": "https://example.com"}), true, D::Allow),
+            ("web_fetch", json!({"url": "https://example.com"}), true, D::Ask),
+            ("web_fetch", json!({"url": "https://doc.rust-lang.org/std/"}), true, D::Allow),
             ("grep", json!({"pattern": "x"}), true, D::Allow),
             ("mcp__github__create_issue", json!({}), false, D::Ask),
         ];
@@ -393,6 +583,55 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("default, accept-edits, plan or auto"));
+    }
+
+    #[test]
+    fn secrets_private_hosts_and_outside_reads_need_the_users_word() {
+        let e = engine(&["read_file(~/.ssh/config)", "web_fetch(localhost)"], &[], &[], Mode::Auto);
+        assert_eq!(
+            decide(&e, "read_file", json!({"path": "~/.ssh/config"}), true),
+            D::Allow,
+            "named by an allow rule"
+        );
+        assert_eq!(decide(&e, "read_file", json!({"path": "~/.ssh/id_rsa"}), true), D::Deny);
+        assert_eq!(decide(&e, "web_fetch", json!({"url": "http://localhost:3000/"}), true), D::Allow);
+        assert_eq!(
+            decide(&e, "web_fetch", json!({"url": "http://127.0.0.1:3000/"}), true),
+            D::Ask,
+            "another host"
+        );
+        let broad = engine(&["read_file", "read_file(**)"], &[], &[], Mode::Default);
+        assert_eq!(
+            decide(&broad, "read_file", json!({"path": "/proc/self/environ"}), true),
+            D::Deny,
+            "never, whatever the rules"
+        );
+
+        let e = engine(&[], &[], &[], Mode::Default);
+        let url = json!({"url": "https://example.com/a"});
+        assert_eq!(decide(&e, "web_fetch", url.clone(), true), D::Ask);
+        let m = meta("web_fetch");
+        e.remember(&query("web_fetch", &url, &m), &ApprovalDecision::Allow);
+        assert_eq!(
+            decide(&e, "web_fetch", json!({"url": "https://example.com/b"}), true),
+            D::Allow,
+            "host remembered"
+        );
+        let b64 = "c2stYW50LWFwaTAzLXNlY3JldC1rZXktdGhhdC1zaG91bGQtbmV2ZXItbGVhdmUtdGhlLW1hY2hpbmU";
+        assert_eq!(
+            decide(&e, "web_fetch", json!({"url": format!("https://example.com/?d={b64}")}), true),
+            D::Ask
+        );
+
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let input = json!({"path": file.display().to_string()});
+        let m = meta("read_file");
+        assert_eq!(decide(&e, "read_file", input.clone(), true), D::Ask, "outside the workspace");
+        e.remember(&query("read_file", &input, &m), &ApprovalDecision::AllowAlways);
+        let sibling = json!({"path": tmp.path().join("b.txt").display().to_string()});
+        assert_eq!(decide(&e, "read_file", sibling, true), D::Allow, "the directory is remembered");
     }
 
     /// A tool that exists only in this test: rules and modes apply to it from what it declares.

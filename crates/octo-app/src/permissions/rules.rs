@@ -6,9 +6,9 @@
 //! A command with shell metacharacters (`;`, `&&`, `|`, `$(…)`, backticks, redirections) is never
 //! matched by an allow rule, while deny and ask rules also look at each of its parts.
 
+use super::target::Target;
 use globset::{GlobBuilder, GlobMatcher};
 use octo_agent::{PermissionQuery, Subject, ToolRegistry};
-use std::path::Path;
 use thiserror::Error;
 
 /// What a rule does.
@@ -103,7 +103,7 @@ impl Pattern {
             text: text.to_owned(),
             command: normalize_command(text.trim_end_matches('*').trim_end_matches(':')),
             prefix: text.ends_with('*'),
-            path: glob(text),
+            path: glob(&expand_home(text)),
             host: glob(&text.to_ascii_lowercase()),
         }
     }
@@ -141,6 +141,11 @@ impl Rule {
         Ok(Self { text: t.to_owned(), tool: tool.to_owned(), spec, action, origin: origin.to_owned() })
     }
 
+    /// Whether the rule names what it allows (`read_file(~/.ssh/config)`), not just the tool.
+    pub fn has_specifier(&self) -> bool {
+        self.spec.is_some()
+    }
+
     /// What the rule does.
     pub fn action(&self) -> Action {
         self.action
@@ -166,7 +171,7 @@ impl Rule {
         }
     }
 
-    pub(super) fn matches(&self, q: &PermissionQuery<'_>) -> bool {
+    pub(super) fn matches(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
         if !self.tool_matches(q.rule_name()) {
             return false;
         }
@@ -196,12 +201,16 @@ impl Rule {
                 }
             }
             Subject::Path { .. } => {
-                let Ok(g) = &p.path else { return false };
-                query_paths(q).iter().any(|path| g.is_match(path))
+                let (Ok(g), Some(path)) = (&p.path, &t.path) else { return false };
+                // An allow rule must hold where the call really lands (symlinks resolved); deny
+                // and ask rules catch either spelling.
+                path.forms(self.action == Action::Allow).iter().any(|f| g.is_match(f))
             }
             Subject::Url { .. } => {
-                let Ok(g) = &p.host else { return false };
-                q.subject_value().and_then(url_host).is_some_and(|h| g.is_match(h.to_ascii_lowercase()))
+                let (Ok(g), Some(host)) = (&p.host, t.url.as_ref().and_then(|u| u.host.as_deref())) else {
+                    return false;
+                };
+                g.is_match(host)
             }
             _ => false,
         }
@@ -229,6 +238,15 @@ impl Rule {
     }
 }
 
+/// A path pattern with a leading `~/` made absolute (the user's home).
+fn expand_home(p: &str) -> String {
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
+    match (p.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => format!("{}/{rest}", std::path::Path::new(&h).display()),
+        _ => p.to_owned(),
+    }
+}
+
 /// Collapses runs of whitespace.
 pub fn normalize_command(c: &str) -> String {
     c.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -244,35 +262,6 @@ fn command_parts(c: &str) -> Vec<String> {
         .map(|p| p.trim().trim_start_matches('$').trim().to_owned())
         .filter(|p| !p.is_empty())
         .collect()
-}
-
-/// The absolute path a path-subject call names (the workspace when it names none).
-pub(super) fn query_path(q: &PermissionQuery<'_>) -> std::path::PathBuf {
-    octo_tools::path::resolve(q.cwd, q.subject_value().unwrap_or("."))
-}
-
-/// The path forms a rule can match: relative to the workspace (when inside) and absolute.
-fn query_paths(q: &PermissionQuery<'_>) -> Vec<String> {
-    let abs = query_path(q);
-    let ws = octo_tools::path::normalize(q.cwd);
-    let mut out = vec![abs.to_string_lossy().into_owned()];
-    if let Ok(rel) = abs.strip_prefix(&ws) {
-        out.push(rel.to_string_lossy().into_owned());
-    }
-    out
-}
-
-/// The host of a URL (without user info or port).
-pub(super) fn url_host(url: &str) -> Option<&str> {
-    let rest = url.split("://").nth(1)?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?;
-    Some(host.split(':').next().unwrap_or(host))
-}
-
-/// Whether `path` is inside the workspace `cwd` (symlinks resolved).
-pub(super) fn inside(path: &Path, cwd: &Path) -> bool {
-    octo_tools::path::is_within(path, cwd)
 }
 
 /// Rules from every config layer.
@@ -304,8 +293,17 @@ impl RuleSet {
     }
 
     /// The strongest matching rule: deny, then ask, then allow.
-    pub fn decide(&self, q: &PermissionQuery<'_>) -> Option<&Rule> {
-        self.rules.iter().filter(|r| r.matches(q)).max_by_key(|r| r.action)
+    pub(super) fn decide(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<&Rule> {
+        self.rules.iter().filter(|r| r.matches(q, t)).max_by_key(|r| r.action)
+    }
+
+    /// The specifiers of the allow rules for `tool` (for `web_fetch`, the hosts the user trusts).
+    pub fn allowed_specifiers(&self, tool: &str) -> Vec<String> {
+        self.rules
+            .iter()
+            .filter(|r| r.action == Action::Allow && r.tool == tool)
+            .filter_map(|r| r.spec.as_ref().map(|p| p.text.clone()))
+            .collect()
     }
 
     /// Checks every rule that names a tool of `tools` exactly against what that tool declares:

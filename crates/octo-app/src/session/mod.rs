@@ -168,6 +168,8 @@ struct Setup {
     flags: Flags,
     persist: Option<crate::persist::Persist>,
     unanswered: Option<String>,
+    /// The built-in tools' background shells (and the session's command tag).
+    shells: Option<Arc<octo_tools::shell::BackgroundShells>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -195,10 +197,17 @@ impl Session {
         let sender = build_sender(&resolved, http.clone())?;
         let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
         let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
+        let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+        let secrets =
+            home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));
+        let mut shells = None;
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
-            let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(crate::tools::builtin(&home))];
+            let settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+            let builtin = crate::tools::builtin(&home, &settings);
+            shells = Some(builtin.shells);
+            let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(builtin.tools)];
             let (tools, left_out) = crate::tools::assemble(&sources);
             notes.extend(left_out);
             tools
@@ -215,7 +224,11 @@ impl Session {
         let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
         let system = assemble(&home, &env_info, &parts);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
-        let engine = Arc::new(PermissionEngine::new(config.rules.clone(), mode));
+        let engine = Arc::new(
+            PermissionEngine::new(config.rules.clone(), mode)
+                .with_secrets(secrets)
+                .with_read_roots(vec![home.output()]),
+        );
         let session_id = Arc::new(Mutex::new(None));
         let Resumed { persist, history, unanswered } =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
@@ -249,6 +262,7 @@ impl Session {
             flags: Flags { unattended: options.unattended, model_titles: options.model_titles },
             persist,
             unanswered,
+            shells,
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -457,6 +471,14 @@ impl Session {
     /// front ends offer to send it again.
     pub fn unanswered(&self) -> Option<&str> {
         self.setup.unanswered.as_deref()
+    }
+
+    /// Stops every process the session's commands left running (background shells and
+    /// daemonised grandchildren alike) and returns the background commands that were still
+    /// running, to be named to the user (`shell-1 (`npm run dev`)`). Front ends call it when
+    /// the session ends; dropping the session does the same without naming them.
+    pub fn stop_processes(&self) -> Vec<String> {
+        self.setup.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default()
     }
 
     /// The names of the tools the model can call.

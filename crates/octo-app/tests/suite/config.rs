@@ -268,3 +268,28 @@ fn endpoint_timeouts_take_seconds_with_fractions_and_show_with_their_defaults() 
         assert!(msg.contains(bad.split(' ').next().unwrap()) && msg.contains("seconds"), "{bad}: {msg}");
     }
 }
+
+#[test]
+fn shell_env_is_the_users_to_widen_and_a_projects_only_to_narrow() {
+    let d = dirs(
+        Some("[shell_env]\ninherit = \"core\"\ninclude = [\"GITHUB_TOKEN\"]\nset = { CI = \"1\" }\n"),
+        Some("[shell_env]\nexclude = [\"AWS_*\"]\ninherit = \"all\"\ninclude = [\"*\"]\nset = { EVIL = \"1\" }\n"),
+    );
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    let env = &c.shell_env;
+    assert_eq!(env.inherit, octo_tools::shell::env::Inherit::Core, "the project cannot widen inheritance");
+    assert_eq!(env.include, ["GITHUB_TOKEN"]);
+    assert_eq!(env.exclude, ["AWS_*"], "the project may hide more");
+    assert_eq!(env.set.keys().collect::<Vec<_>>(), ["CI"]);
+    assert!(
+        c.warnings.iter().any(|w| w.contains("[shell_env] inherit, include and set are ignored")),
+        "{:?}",
+        c.warnings
+    );
+    let shown = c.show();
+    assert!(shown.contains("inherit = \"core\"") && shown.contains("set.CI = \"****\""), "{shown}");
+
+    let bad = dirs(Some("[shell_env]\ninherit = \"some\"\n"), None);
+    let err = load(&bad, &[], &Overrides::default()).unwrap_err().to_string();
+    assert!(err.contains("inherit") && err.contains("all, core or none"), "{err}");
+}

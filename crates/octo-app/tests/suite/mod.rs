@@ -1,4 +1,6 @@
 mod config;
 mod extension;
+#[cfg(unix)]
+mod hostile;
 mod launcher;
 mod session;

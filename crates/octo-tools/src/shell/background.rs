@@ -1,6 +1,7 @@
 //! Commands running in the background: `terminal` with `run_in_background`, read with
-//! `terminal_output`, stopped with `kill_shell`. All of them die when the registry is dropped
-//! (when octo exits).
+//! `terminal_output`, stopped with `kill_shell`. They, and every process any command of the
+//! session started (found by the session's tag, see [`super::reaper`]), are stopped by
+//! [`BackgroundShells::stop_all`] when the session ends, or when the registry is dropped.
 
 use super::capture::Capture;
 use super::process::{kill_group, spawn, Ending};
@@ -18,11 +19,24 @@ struct Shell {
     ending: Arc<Mutex<Option<Ending>>>,
 }
 
-/// The background commands of one octo process.
-#[derive(Default)]
+/// The background commands of one session, and the tag every command of the session carries.
 pub struct BackgroundShells {
     shells: Mutex<HashMap<String, Arc<Shell>>>,
     next: AtomicU64,
+    tag: String,
+    /// Whether any command carried the tag (else there is nothing to look for at the end).
+    used: std::sync::atomic::AtomicBool,
+}
+
+impl Default for BackgroundShells {
+    fn default() -> Self {
+        Self {
+            shells: Mutex::default(),
+            next: AtomicU64::new(0),
+            tag: super::reaper::new_tag(),
+            used: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
 }
 
 impl std::fmt::Debug for BackgroundShells {
@@ -36,14 +50,48 @@ impl BackgroundShells {
         self.shells.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The tag a command of the session carries in its environment (asking for it means a
+    /// command is about to run, so [`Self::stop_all`] will look for its leftovers).
+    pub fn tag(&self) -> &str {
+        self.used.store(true, Ordering::Relaxed);
+        &self.tag
+    }
+
+    /// Stops every background command and every process a command of the session left behind;
+    /// returns the background commands that were still running (`id (`command`)`), to be named.
+    pub fn stop_all(&self) -> Vec<String> {
+        let shells: Vec<(String, Arc<Shell>)> = self.lock().drain().collect();
+        let mut named: Vec<(u64, String)> = Vec::new();
+        for (id, shell) in shells {
+            let running = shell.ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_none();
+            kill_group(shell.group, true);
+            if running {
+                let n = id.trim_start_matches("shell-").parse().unwrap_or(u64::MAX);
+                named.push((n, format!("{id} (`{}`)", shell.command)));
+            }
+        }
+        if self.used.load(Ordering::Relaxed) {
+            super::reaper::kill_tagged(&self.tag);
+            super::reaper::reap_soon();
+        }
+        named.sort();
+        named.into_iter().map(|(_, s)| s).collect()
+    }
+
     /// Starts `command`; its output goes to a log file in `log_dir`. Returns the shell's id.
-    pub fn start(&self, command: &str, cwd: &Path, log_dir: &Path) -> std::io::Result<String> {
+    pub fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        log_dir: &Path,
+        env: &super::env::ShellEnv,
+    ) -> std::io::Result<String> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("shell-{n}");
         crate::private::create_dir(log_dir)?;
         let log = log_dir.join(format!("{}-{id}-{:x}.log", std::process::id(), super::unique()));
         let capture = Capture::to_file(log.clone())?;
-        let mut running = spawn(command, cwd, capture.clone())?;
+        let mut running = spawn(command, cwd, capture.clone(), env, self.tag())?;
         let ending = Arc::new(Mutex::new(None));
         let shell = Arc::new(Shell {
             command: command.to_owned(),
@@ -55,6 +103,7 @@ impl BackgroundShells {
         tokio::spawn(async move {
             let status = running.child.wait().await;
             running.finish_output(std::time::Duration::from_millis(200)).await;
+            super::reaper::reap_soon();
             drop(capture);
             let end = match status {
                 Ok(s) => Ending::from_status(s),
@@ -99,6 +148,7 @@ impl BackgroundShells {
         let shell = removed.ok_or_else(|| self.unknown(id))?;
         kill_group(shell.group, false);
         kill_group(shell.group, true);
+        super::reaper::reap_soon();
         Ok(format!("{id} (`{}`) stopped; its output is in {}", shell.command, shell.log.display()))
     }
 
@@ -131,9 +181,7 @@ fn read_tail(log: &std::path::Path, read_to: &mut u64, max: usize) -> (u64, Vec<
 
 impl Drop for BackgroundShells {
     fn drop(&mut self) {
-        for shell in self.lock().values() {
-            kill_group(shell.group, true);
-        }
+        self.stop_all();
     }
 }
 

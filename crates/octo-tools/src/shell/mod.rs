@@ -3,11 +3,14 @@
 mod background;
 mod capture;
 mod deny;
+pub mod env;
 mod process;
+pub mod reaper;
+pub mod syntax;
 
 pub use background::BackgroundShells;
 pub use capture::Capture;
-pub use deny::{canonical_segment, command_segments, hard_denied};
+pub use deny::{check, command_segments, hard_denied, Context, Verdict};
 pub use process::{kill_group, shell_command, spawn, Ending, Running};
 
 use octo_agent::{
@@ -21,26 +24,68 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How commands run: where long output goes, their limits, their environment, and the secret
+/// locations a command must ask about.
+#[derive(Debug, Clone)]
+pub struct ShellSettings {
+    /// Where full output too long to return is written.
+    pub spill_dir: PathBuf,
+    /// Bytes of output returned before head and tail are kept.
+    pub output_cap: usize,
+    /// Timeout when the model gives none.
+    pub default_timeout: Duration,
+    /// The longest timeout a call may ask for.
+    pub max_timeout: Duration,
+    /// Which environment variables commands see.
+    pub env: env::ShellEnv,
+    /// Secret locations (and the home directory) commands are checked against.
+    pub secrets: crate::secrets::Secrets,
+}
+
 /// Runs shell commands.
 #[derive(Debug, Clone)]
 pub struct Terminal {
     background: Arc<BackgroundShells>,
-    spill_dir: PathBuf,
-    output_cap: usize,
-    default_timeout: Duration,
-    max_timeout: Duration,
+    settings: ShellSettings,
 }
 
 impl Terminal {
     /// A terminal tool sharing `background` with `terminal_output` and `kill_shell`.
-    pub fn new(
-        background: Arc<BackgroundShells>,
-        spill_dir: PathBuf,
-        output_cap: usize,
-        default_timeout: Duration,
-        max_timeout: Duration,
-    ) -> Self {
-        Self { background, spill_dir, output_cap, default_timeout, max_timeout }
+    pub fn new(background: Arc<BackgroundShells>, settings: ShellSettings) -> Self {
+        Self { background, settings }
+    }
+
+    /// What octo decides about `command` before running it: refused, asked about (when the
+    /// user did not already approve this very call), or run.
+    async fn vet(&self, command: &str, ctx: &ToolContext) -> Option<ToolOutput> {
+        let verdict = check(command, &Context { cwd: ctx.cwd(), secrets: &self.settings.secrets });
+        match verdict {
+            Verdict::Run => None,
+            Verdict::Refuse(why) => Some(ToolOutput::refused(
+                format!("refused: this command would do {why}. octo never runs it, whatever the permission rules say."),
+                ToolOutcome::HardDenied,
+            )),
+            Verdict::Ask(_) if ctx.user_approved() => None,
+            Verdict::Ask(why) => {
+                let mut req = octo_agent::ApprovalRequest::new(
+                    ctx.tool_use_id(),
+                    "terminal",
+                    serde_json::json!({ "command": command }),
+                    command,
+                );
+                req.reason = Some(why.clone());
+                let (decision, by) = ctx.ask_approval(req).await;
+                if decision.is_allowed() {
+                    return None;
+                }
+                let outcome = match by {
+                    octo_agent::AnsweredBy::User => ToolOutcome::DeniedByUser,
+                    octo_agent::AnsweredBy::Nobody => ToolOutcome::DeniedUnattended,
+                    _ => ToolOutcome::Interrupted,
+                };
+                Some(ToolOutput::refused(format!("not run: {why}, and it was not approved."), outcome))
+            }
+        }
     }
 }
 
@@ -81,9 +126,9 @@ impl ToolExecutor for Terminal {
                  `run_in_background` for servers and watchers: you get an id for `terminal_output` and \
                  `kill_shell`. Commands run unattended (no TTY): avoid interactive programs and pass flags such \
                  as `--yes`/`-y`. Prefer `read_file`, `grep`, `glob` and `edit_file` over cat/grep/find/sed.",
-                self.default_timeout.as_secs(),
-                self.max_timeout.as_secs(),
-                self.output_cap
+                self.settings.default_timeout.as_secs(),
+                self.settings.max_timeout.as_secs(),
+                self.settings.output_cap
             ),
             json!({
                 "type": "object",
@@ -111,14 +156,12 @@ impl ToolExecutor for Terminal {
         if input.command.trim().is_empty() {
             return ToolOutput::error("`command` is empty");
         }
-        if let Some(why) = hard_denied(&input.command) {
-            return ToolOutput::refused(
-                format!("refused: this command would do {why}. octo never runs it, whatever the permission rules say."),
-                ToolOutcome::HardDenied,
-            );
+        if let Some(refusal) = self.vet(&input.command, ctx).await {
+            return refusal;
         }
+        let s = &self.settings;
         if input.run_in_background {
-            return match self.background.start(&input.command, ctx.cwd(), &self.spill_dir) {
+            return match self.background.start(&input.command, ctx.cwd(), &s.spill_dir, &s.env) {
                 Ok(id) => ToolOutput::text(format!(
                     "started in the background as {id}. Read its output with terminal_output(id: \"{id}\"); stop it \
                      with kill_shell(id: \"{id}\")."
@@ -129,18 +172,19 @@ impl ToolExecutor for Terminal {
         let timeout = input
             .timeout
             .map(Duration::from_secs)
-            .unwrap_or(self.default_timeout)
-            .clamp(Duration::from_secs(1), self.max_timeout);
-        let capture = Capture::new(self.output_cap, spill_path(&self.spill_dir));
-        let mut running = match spawn(&input.command, ctx.cwd(), capture.clone()) {
-            Ok(r) => r,
-            Err(e) => {
-                return ToolOutput::error(format!(
-                    "could not start the command in {}: {e}",
-                    ctx.cwd().display()
-                ))
-            }
-        };
+            .unwrap_or(s.default_timeout)
+            .clamp(Duration::from_secs(1), s.max_timeout);
+        let capture = Capture::new(s.output_cap, spill_path(&s.spill_dir));
+        let mut running =
+            match spawn(&input.command, ctx.cwd(), capture.clone(), &s.env, self.background.tag()) {
+                Ok(r) => r,
+                Err(e) => {
+                    return ToolOutput::error(format!(
+                        "could not start the command in {}: {e}",
+                        ctx.cwd().display()
+                    ))
+                }
+            };
         let ending = tokio::select! {
             status = running.child.wait() => match status {
                 Ok(s) => Ending::from_status(s),
@@ -156,6 +200,7 @@ impl ToolExecutor for Terminal {
             }
         };
         running.finish_output(Duration::from_millis(250)).await;
+        reaper::reap_soon();
         let mut text = capture.render();
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');

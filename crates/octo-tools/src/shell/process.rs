@@ -42,9 +42,18 @@ pub struct Running {
 
 /// Starts `command` in `cwd`, both output streams going into `capture` through one pipe, so
 /// their interleaving is exactly what a terminal would show.
-pub fn spawn(command: &str, cwd: &Path, capture: Capture) -> std::io::Result<Running> {
+pub fn spawn(
+    command: &str,
+    cwd: &Path,
+    capture: Capture,
+    env: &super::env::ShellEnv,
+    tag: &str,
+) -> std::io::Result<Running> {
+    super::reaper::become_subreaper();
     let (mut reader, writer) = std::io::pipe()?;
     let mut cmd = shell_command(command);
+    env.apply(&mut cmd);
+    cmd.env(super::reaper::TAG_VAR, tag);
     cmd.current_dir(cwd).stdin(Stdio::null()).stdout(writer.try_clone()?).stderr(writer);
     // Tools run unattended: no pager or editor may wait for a keypress.
     cmd.env("PAGER", "cat").env("GIT_PAGER", "cat").env("GIT_TERMINAL_PROMPT", "0");
@@ -66,6 +75,7 @@ pub fn spawn(command: &str, cwd: &Path, capture: Capture) -> std::io::Result<Run
     // reader sees EOF when every process of the group has closed them.
     drop(tokio_cmd);
     let group = child.id().unwrap_or(0);
+    super::reaper::set_managed(group, true);
     let reader = std::thread::Builder::new().name("octo-shell-output".into()).spawn(move || {
         use std::io::Read;
         let mut buf = vec![0u8; 16 * 1024];
@@ -97,6 +107,9 @@ impl Running {
         }
         if handle.is_finished() {
             let _ = handle.join();
+        }
+        if self.child.try_wait().is_ok_and(|s| s.is_some()) {
+            super::reaper::set_managed(self.group, false);
         }
     }
 

@@ -1,5 +1,6 @@
 //! `web_fetch`: a URL's content as readable text.
 
+use super::host;
 use super::html::to_markdown;
 use crate::config::WebConfig;
 use crate::error::ToolError;
@@ -16,13 +17,30 @@ pub const USER_AGENT: &str =
 
 /// Builds the web tools' HTTP client.
 pub fn client(cfg: &WebConfig) -> Result<reqwest::Client, ToolError> {
+    builder(cfg)
+        .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
+        .build()
+        .map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))
+}
+
+fn builder(cfg: &WebConfig) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .timeout(cfg.timeout)
         .connect_timeout(cfg.timeout.min(std::time::Duration::from_secs(10)))
-        .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
-        .build()
-        .map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))
+}
+
+/// A client that follows no redirect and connects `host` only to `addrs` (the addresses that
+/// were checked, so a second lookup cannot answer differently).
+fn pinned_client(
+    cfg: &WebConfig,
+    host: Option<(&str, &[std::net::SocketAddr])>,
+) -> Result<reqwest::Client, ToolError> {
+    let mut b = builder(cfg).redirect(reqwest::redirect::Policy::none());
+    if let Some((name, addrs)) = host {
+        b = b.resolve_to_addrs(name, addrs);
+    }
+    b.build().map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))
 }
 
 /// Fetches web pages.
@@ -51,8 +69,8 @@ impl ToolExecutor for WebFetch {
             format!(
                 "Fetch a URL (http or https) and return its content as text: HTML pages are converted to \
                  Markdown (scripts, styles and markup removed), JSON and plain text come back as they are, other \
-                 types (images, PDFs, archives) are described, not dumped. Redirects are followed (up to {}); \
-                 downloads stop at {}, and at most {} characters are returned. Use `web_search` first when you do \
+                 types (images, PDFs, archives) are described, not dumped. Redirects within the same host are followed \
+                 (up to {}); one to another host is reported for you to fetch. Downloads stop at {}, and at most {} characters are returned. Use `web_search` first when you do \
                  not know the URL.",
                 self.cfg.max_redirects,
                 human_size(self.cfg.fetch_max_bytes as u64),
@@ -77,14 +95,14 @@ impl ToolExecutor for WebFetch {
             Err(e) => return e,
         };
         tokio::select! {
-            out = fetch(&self.cfg, &input.url) => out.unwrap_or_else(ToolError::into_output),
+            out = fetch(&self.cfg, &input.url, ctx) => out.unwrap_or_else(ToolError::into_output),
             () = ctx.cancel().cancelled() => ToolOutput::error("cancelled by the user"),
         }
     }
 }
 
-async fn fetch(cfg: &WebConfig, raw_url: &str) -> Result<ToolOutput, ToolError> {
-    let url = reqwest::Url::parse(raw_url.trim()).map_err(|e| {
+async fn fetch(cfg: &WebConfig, raw_url: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let mut url = reqwest::Url::parse(raw_url.trim()).map_err(|e| {
         ToolError::Invalid(format!("`{raw_url}` is not a valid URL ({e}); give an absolute http(s) URL"))
     })?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -93,8 +111,45 @@ async fn fetch(cfg: &WebConfig, raw_url: &str) -> Result<ToolOutput, ToolError> 
             url.scheme()
         )));
     }
-    let client = client(cfg)?;
-    let mut resp = client.get(url.clone()).send().await.map_err(|e| describe_error(&e, &url))?;
+    let mut hops = 0;
+    // Redirects are followed one by one: each hop's address is checked, and a hop to another
+    // host is handed back to the model, whose next fetch goes through the permission gate.
+    let mut resp = loop {
+        let addrs = vet_addresses(cfg, &url, ctx).await?;
+        let name = url.host_str().map(str::to_owned);
+        let pin = name.as_deref().zip(addrs.as_deref());
+        let client = pinned_client(cfg, pin)?;
+        let resp = client.get(url.clone()).send().await.map_err(|e| describe_error(&e, &url))?;
+        if !resp.status().is_redirection() {
+            break resp;
+        }
+        let Some(next) = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| url.join(l).ok())
+        else {
+            break resp;
+        };
+        if !matches!(next.scheme(), "http" | "https") {
+            return Err(ToolError::Invalid(format!("{url} redirects to `{next}`, which is not http(s)")));
+        }
+        if !same_site(&url, &next) {
+            return Ok(ToolOutput::text(format!(
+                "{url} ({}) redirects to {next}, on another host. It was not followed: to read it, call web_fetch \
+                 with that URL.",
+                resp.status().as_u16()
+            )));
+        }
+        hops += 1;
+        if hops > cfg.max_redirects {
+            return Err(ToolError::Network(format!(
+                "fetching {raw_url} failed: more than {} redirects",
+                cfg.max_redirects
+            )));
+        }
+        url = next;
+    };
     let status = resp.status();
     let final_url = resp.url().clone();
     let content_type = resp
@@ -157,6 +212,85 @@ async fn fetch(cfg: &WebConfig, raw_url: &str) -> Result<ToolOutput, ToolError> 
         return Ok(ToolOutput::error(out));
     }
     Ok(ToolOutput::text(out))
+}
+
+/// Resolves the host of a public-looking URL and checks every address: a name that points at
+/// the user's own machine or network is asked about (unless the user trusts that host). Returns
+/// the checked addresses to connect to; `None` for an address given literally or a name the
+/// permission gate already judged private.
+async fn vet_addresses(
+    cfg: &WebConfig,
+    url: &reqwest::Url,
+    ctx: &ToolContext,
+) -> Result<Option<Vec<std::net::SocketAddr>>, ToolError> {
+    let Some(url::Host::Domain(name)) = url.host() else { return Ok(None) };
+    if matches!(host::classify(url), host::HostKind::Private(_)) {
+        return Ok(None);
+    }
+    let port = url.port_or_known_default().unwrap_or(80);
+    // A proxy resolves names itself; the lookup here would check the wrong thing.
+    if proxied(url) {
+        return Ok(None);
+    }
+    let Ok(found) = tokio::net::lookup_host((name, port)).await else {
+        return Err(ToolError::Network(format!("could not resolve {name}")));
+    };
+    let addrs: Vec<std::net::SocketAddr> = found.collect();
+    let private = addrs.iter().find_map(|a| host::private_ip(a.ip()).map(|what| (a.ip(), what)));
+    if let Some((ip, what)) = private {
+        let lower = name.trim_end_matches('.').to_ascii_lowercase();
+        if !cfg.trusted_hosts.iter().any(|t| host_matches(t, &lower)) {
+            let mut req = octo_agent::ApprovalRequest::new(
+                ctx.tool_use_id(),
+                "web_fetch",
+                json!({ "url": url.as_str() }),
+                format!("web_fetch {url}"),
+            );
+            req.reason = Some(format!(
+                "{name} resolves to {ip}, {what}: the request would reach your own machine or network"
+            ));
+            let (decision, by) = ctx.ask_approval(req).await;
+            if !decision.is_allowed() {
+                let text = format!(
+                    "refused to fetch {url}: {name} resolves to {ip}, {what}, and the user did not agree to reach it"
+                );
+                return Err(match by {
+                    octo_agent::AnsweredBy::User => ToolError::NotApproved(text),
+                    octo_agent::AnsweredBy::Nobody => ToolError::Unattended(text),
+                    _ => ToolError::Interrupted(text),
+                });
+            }
+        }
+    }
+    Ok(Some(addrs))
+}
+
+/// Whether a redirect stays on the same host and port (an upgrade from http to https on the
+/// default ports counts as the same).
+fn same_site(from: &reqwest::Url, to: &reqwest::Url) -> bool {
+    host::host_of(from) == host::host_of(to)
+        && (from.port_or_known_default() == to.port_or_known_default()
+            || (from.port().is_none() && to.port().is_none()))
+}
+
+/// Whether a proxy from the environment would carry the request.
+fn proxied(url: &reqwest::Url) -> bool {
+    let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+    let proxy = if url.scheme() == "https" {
+        var("HTTPS_PROXY").or_else(|| var("https_proxy"))
+    } else {
+        var("HTTP_PROXY").or_else(|| var("http_proxy"))
+    };
+    proxy.or_else(|| var("ALL_PROXY").or_else(|| var("all_proxy"))).is_some()
+}
+
+/// Whether `host` matches the host glob `pattern` (`*.example.com`, exact otherwise).
+fn host_matches(pattern: &str, host: &str) -> bool {
+    let p = pattern.to_ascii_lowercase();
+    match p.strip_prefix("*.") {
+        Some(suffix) => host.ends_with(&format!(".{suffix}")),
+        None => p == host || p == "*",
+    }
 }
 
 fn looks_like_html(body: &[u8]) -> bool {

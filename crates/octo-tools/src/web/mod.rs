@@ -1,6 +1,7 @@
 //! Web tools: `web_fetch` and `web_search`.
 
 pub mod fetch;
+pub mod host;
 pub mod html;
 pub mod search;
 

@@ -62,6 +62,28 @@ async fn fetch_follows_redirects_within_limits() {
     assert!(looped.is_error && looped.text_content().contains("redirect"), "{}", looped.text_content());
 }
 
+/// A redirect to another host (or port) is not followed: the model's next fetch of that URL goes
+/// through the permission gate like any other.
+#[tokio::test]
+async fn fetch_reports_a_redirect_to_another_host_instead_of_following_it() {
+    let other = MockServer::start().await;
+    Mock::given(path("/secret-admin"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("internal", "text/plain"))
+        .expect(0)
+        .mount(&other)
+        .await;
+    let s = MockServer::start().await;
+    let target = format!("http://localhost:{}/secret-admin", other.address().port());
+    Mock::given(path("/go"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", target.as_str()))
+        .mount(&s)
+        .await;
+    let out = call(WebConfig::default(), "web_fetch", json!({"url": format!("{}/go", s.uri())})).await;
+    let text = out.text_content();
+    assert!(!out.is_error && text.contains("another host") && text.contains(&target), "{text}");
+    assert!(!text.contains("internal"));
+}
+
 #[tokio::test]
 async fn fetch_describes_binaries_caps_size_and_flags_http_errors() {
     let s = MockServer::start().await;

@@ -1,0 +1,169 @@
+//! Where secrets live on a typical machine. The permission engine refuses tools that read these
+//! (unless an explicit allow rule names the path) and asks before any command that touches them,
+//! in every mode; the list is short, fixed and documented — a seatbelt, not a wall.
+//!
+//! | where | why |
+//! |---|---|
+//! | `~/.ssh`, `~/.gnupg` | private keys |
+//! | `~/.aws`, `~/.config/gcloud`, `~/.azure`, `~/.kube`, `~/.docker/config.json` | cloud and cluster credentials |
+//! | `~/.netrc`, `~/.git-credentials`, `~/.npmrc`, `~/.pypirc`, `~/.cargo/credentials(.toml)`, `~/.config/gh/hosts.yml`, `~/.vault-token`, `~/.pgpass`, `~/.password-store`, `~/.local/share/keyrings` | tokens and passwords |
+//! | browser profiles (Firefox, Chrome, Chromium, Brave, Edge, Vivaldi, Opera; Safari and the keychains on macOS) | cookies, saved passwords |
+//! | octo's key file and configuration, and saved sessions (given by the application) | keys, other projects' conversations |
+//! | `.env`, `.env.*`, `.envrc` anywhere (not `.env.example`, `.sample`, `.template`, `.dist`) | a project's secrets |
+//! | `/proc/*/environ`, `/proc/*/mem` (any task) | another process's secrets — refused even with an allow rule |
+
+use std::path::{Path, PathBuf};
+
+/// Paths under the home directory that hold secrets.
+const HOME_SECRETS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/gh/hosts.yml",
+    ".vault-token",
+    ".pgpass",
+    ".password-store",
+    ".local/share/keyrings",
+    // Browser profiles.
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    ".config/vivaldi",
+    ".config/opera",
+    "snap/firefox",
+    "snap/chromium",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+    "Library/Application Support/BraveSoftware",
+    "Library/Application Support/Microsoft Edge",
+    "Library/Safari",
+    "Library/Cookies",
+    "Library/Keychains",
+];
+
+/// What kind of secret a path is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Secret {
+    /// Another process's environment or memory: refused in every case.
+    Process(String),
+    /// A secret location of the user (`~/.ssh`), named for messages.
+    Location(String),
+    /// A `.env`-style file (inside a workspace it may be asked about rather than refused).
+    EnvFile(String),
+}
+
+impl Secret {
+    /// How to name it in a message.
+    pub fn describe(&self) -> &str {
+        match self {
+            Self::Process(s) | Self::Location(s) | Self::EnvFile(s) => s,
+        }
+    }
+}
+
+/// The secret locations of one user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secrets {
+    home: PathBuf,
+    extra: Vec<PathBuf>,
+}
+
+impl Secrets {
+    /// The locations under `home`, plus `extra` paths the application knows (its key file, its
+    /// configuration, its saved sessions).
+    pub fn new(home: impl Into<PathBuf>, extra: Vec<PathBuf>) -> Self {
+        Self { home: home.into(), extra }
+    }
+
+    /// The locations under `$HOME`, with no extra paths.
+    pub fn from_env() -> Self {
+        let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from);
+        Self::new(home.unwrap_or_else(|| PathBuf::from("/nonexistent-home")), Vec::new())
+    }
+
+    /// The home directory these locations are in.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// Whether `path` (absolute, already normalized; symlinks resolved by the caller when it
+    /// matters) is, or is inside, a secret location.
+    pub fn check(&self, path: &Path) -> Option<Secret> {
+        if let Some(what) = proc_secret(path) {
+            return Some(Secret::Process(what));
+        }
+        for s in HOME_SECRETS {
+            let p = self.home.join(s);
+            if path.starts_with(&p) {
+                return Some(Secret::Location(format!("~/{s}")));
+            }
+        }
+        for p in &self.extra {
+            if path.starts_with(p) {
+                return Some(Secret::Location(p.display().to_string()));
+            }
+        }
+        let name = path.file_name()?.to_str()?;
+        is_env_file(name).then(|| Secret::EnvFile(name.to_owned()))
+    }
+}
+
+/// `.env`, `.env.local`, `.envrc`; not the committed examples.
+fn is_env_file(name: &str) -> bool {
+    if name == ".envrc" || name == ".env" {
+        return true;
+    }
+    match name.strip_prefix(".env.") {
+        Some(rest) => !matches!(rest, "example" | "sample" | "template" | "dist" | "defaults"),
+        None => false,
+    }
+}
+
+/// `/proc/<pid|self|thread-self>/environ|mem`, also through `task/<tid>/`.
+fn proc_secret(path: &Path) -> Option<String> {
+    let rest = path.strip_prefix("/proc").ok()?;
+    let parts: Vec<&str> = rest.iter().filter_map(|p| p.to_str()).collect();
+    let last = *parts.last()?;
+    (parts.len() >= 2 && matches!(last, "environ" | "mem")).then(|| format!("/proc/…/{last}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_locations_are_found_and_ordinary_files_are_not() {
+        let s = Secrets::new("/home/u", vec![PathBuf::from("/home/u/.octo/config.toml")]);
+        let check = |p: &str| s.check(Path::new(p));
+        assert_eq!(check("/home/u/.ssh/id_rsa"), Some(Secret::Location("~/.ssh".into())));
+        assert!(matches!(check("/home/u/.docker/config.json"), Some(Secret::Location(_))));
+        assert!(matches!(check("/home/u/.octo/config.toml"), Some(Secret::Location(_))));
+        assert!(matches!(check("/home/u/.config/google-chrome/Default/Cookies"), Some(Secret::Location(_))));
+        assert!(matches!(check("/proc/self/environ"), Some(Secret::Process(_))));
+        assert!(matches!(check("/proc/1234/task/1235/mem"), Some(Secret::Process(_))));
+        assert!(matches!(check("/ws/app/.env"), Some(Secret::EnvFile(_))));
+        assert!(matches!(check("/ws/.env.production"), Some(Secret::EnvFile(_))));
+        for fine in [
+            "/home/u/.bashrc",
+            "/home/u/.sshd_notes",
+            "/ws/.env.example",
+            "/proc/cpuinfo",
+            "/home/u/.octo/output/x",
+            "/ws/src/env.rs",
+        ] {
+            assert_eq!(check(fine), None, "{fine}");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! No process outlives octo. Every command runs with a tag in its environment that is the same
+//! for one session's commands; a daemonised grandchild (`setsid nohup … &`) leaves its process
+//! group but keeps the tag, so when the session ends it is found and killed. On Linux octo is also
+//! a child subreaper (`PR_SET_CHILD_SUBREAPER`): orphans of its commands become its children
+//! rather than init's, and the ones that exit on their own are reaped.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
+/// The environment variable that carries a session's tag.
+pub const TAG_VAR: &str = "OCTO_SESSION_TAG";
+
+/// Children started (and waited for) by octo's own process handling; everything else that is
+/// octo's child was adopted.
+fn managed() -> &'static Mutex<HashSet<u32>> {
+    static M: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    M.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// The process groups octo's commands ran in: a zombie in one of them that octo adopted is a
+/// command's orphan, never a child another part of octo waits for.
+fn groups() -> &'static Mutex<HashSet<u32>> {
+    static G: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    G.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Marks `pid` as a child octo waits for itself (or no longer does); a command's shell also
+/// leads its process group.
+pub(crate) fn set_managed(pid: u32, yes: bool) {
+    if yes {
+        lock(groups()).insert(pid);
+    }
+    let mut m = lock(managed());
+    if yes {
+        m.insert(pid);
+    } else {
+        m.remove(&pid);
+    }
+}
+
+/// Makes octo the reaper of its commands' orphans (Linux; once per process).
+pub fn become_subreaper() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        {
+            let _ = nix::sys::prctl::set_child_subreaper(true);
+        }
+    });
+}
+
+/// A new tag for one session's commands.
+pub fn new_tag() -> String {
+    format!("{}-{:x}-{:x}", std::process::id(), super::unique(), {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        N.fetch_add(1, Ordering::Relaxed)
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn proc_pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// What `/proc/<pid>/stat` says about a process.
+#[cfg(target_os = "linux")]
+struct Stat {
+    ppid: u32,
+    state: char,
+    group: u32,
+}
+
+#[cfg(target_os = "linux")]
+fn stat(pid: u32) -> Option<Stat> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain anything: parse after the last `)`.
+    let rest = &s[s.rfind(')')? + 2..];
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    let group = f.next()?.parse().ok()?;
+    Some(Stat { ppid, state, group })
+}
+
+/// Orphans of octo's commands that octo (as their subreaper) adopted, seen alive; only these are
+/// ever reaped here, so a child some other part of octo waits for is never taken from it.
+fn adopted() -> &'static Mutex<HashSet<u32>> {
+    static A: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    A.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+#[cfg(target_os = "linux")]
+fn has_tag(pid: u32, needle: &[u8]) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv.starts_with(needle)))
+}
+
+/// Kills every process (of this user) that carries `tag`, except octo itself, and reaps the
+/// ones octo adopted; returns how many were killed.
+pub fn kill_tagged(tag: &str) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id();
+        let needle = format!("{TAG_VAR}={tag}");
+        let mut killed = 0;
+        // A process may fork while it is being killed: look again until nothing is left.
+        for _ in 0..5 {
+            let found: Vec<u32> = proc_pids()
+                .into_iter()
+                .filter(|p| *p != me && stat(*p).is_some_and(|s| s.state != 'Z'))
+                .filter(|p| {
+                    std::fs::read(format!("/proc/{p}/environ"))
+                        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+                })
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            for pid in found {
+                if let Ok(p) = i32::try_from(pid) {
+                    if nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(p),
+                        nix::sys::signal::Signal::SIGKILL,
+                    )
+                    .is_ok()
+                    {
+                        killed += 1;
+                    }
+                }
+                if stat(pid).is_some_and(|s| s.ppid == me) && !is_managed(pid) {
+                    lock(adopted()).insert(pid);
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        reap_adopted();
+        killed
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = tag;
+        0
+    }
+}
+
+fn lock(m: &Mutex<HashSet<u32>>) -> std::sync::MutexGuard<'_, HashSet<u32>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn is_managed(pid: u32) -> bool {
+    lock(managed()).contains(&pid)
+}
+
+/// Reaps the orphans of octo's commands that octo adopted and that have exited, and notes the
+/// living ones that left their process group (a daemon) for later.
+pub fn reap_adopted() {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id();
+        let needle = format!("{TAG_VAR}=");
+        for pid in proc_pids() {
+            let Some(st) = stat(pid) else { continue };
+            if st.ppid != me || is_managed(pid) {
+                continue;
+            }
+            if st.state == 'Z' {
+                let ours = lock(adopted()).remove(&pid) || lock(groups()).contains(&st.group);
+                if ours {
+                    if let Ok(p) = i32::try_from(pid) {
+                        let _ = nix::sys::wait::waitpid(
+                            nix::unistd::Pid::from_raw(p),
+                            Some(nix::sys::wait::WaitPidFlag::WNOHANG),
+                        );
+                    }
+                }
+            } else if has_tag(pid, needle.as_bytes()) {
+                lock(adopted()).insert(pid);
+            }
+        }
+    }
+}
+
+/// Reaps now and a few times over the next second (killed processes take a moment to die).
+pub fn reap_soon() {
+    reap_adopted();
+    #[cfg(target_os = "linux")]
+    {
+        let _ = std::thread::Builder::new().name("octo-reaper".into()).spawn(|| {
+            for ms in [30, 150, 800] {
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+                reap_adopted();
+            }
+        });
+    }
+}
