@@ -3,7 +3,7 @@
 //! servers, skills and sub-agents plug in as more.
 
 use crate::home::Home;
-use octo_agent::{ToolList, ToolRegistry, ToolSource};
+use octo_agent::{Subject, ToolList, ToolRegistry, ToolSource};
 use octo_tools::shell::BackgroundShells;
 use std::sync::Arc;
 
@@ -14,8 +14,9 @@ pub struct BuiltinSettings {
     pub shell_env: octo_tools::shell::env::ShellEnv,
     /// The secret locations commands are checked against.
     pub secrets: octo_tools::secrets::Secrets,
-    /// Hosts `web_fetch` may find on a private address without asking (from allow rules).
-    pub trusted_hosts: Vec<String>,
+    /// The permission rules: allow rules that name a host of a URL tool let that tool reach the
+    /// host on a private address without asking.
+    pub rules: crate::permissions::RuleSet,
 }
 
 impl Default for BuiltinSettings {
@@ -23,18 +24,18 @@ impl Default for BuiltinSettings {
         Self {
             shell_env: octo_tools::shell::env::ShellEnv::default(),
             secrets: octo_tools::secrets::Secrets::from_env(),
-            trusted_hosts: Vec::new(),
+            rules: crate::permissions::RuleSet::default(),
         }
     }
 }
 
 impl BuiltinSettings {
     /// From the configuration: its `[shell_env]`, with every endpoint's key variable hidden as
-    /// well (whatever its name), and the hosts of `web_fetch` allow rules.
+    /// well (whatever its name), and its rules.
     pub fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
         let mut shell_env = config.shell_env.clone();
         shell_env.exclude.extend(config.endpoints.values().filter_map(|e| e.value.api_key_env.clone()));
-        Self { shell_env, secrets, trusted_hosts: config.rules.allowed_specifiers("web_fetch") }
+        Self { shell_env, secrets, rules: config.rules.clone() }
     }
 }
 
@@ -50,19 +51,26 @@ pub struct Builtin {
 /// The built-in tools (octo-tools' registry and the compaction tool), with their files in `home`.
 pub fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
     let shells = Arc::new(BackgroundShells::default());
-    let mut web = octo_tools::WebConfig::from_env();
-    web.trusted_hosts.clone_from(&settings.trusted_hosts);
-    let registry = octo_tools::registry_with_shells(
-        octo_tools::ToolsConfig {
-            trash_dir: Some(home.trash()),
-            spill_dir: home.output(),
-            web,
-            shell_env: settings.shell_env.clone(),
-            secrets: settings.secrets.clone(),
-            ..octo_tools::ToolsConfig::default()
-        },
-        Arc::clone(&shells),
-    );
+    let mut config = octo_tools::ToolsConfig {
+        trash_dir: Some(home.trash()),
+        spill_dir: home.output(),
+        web: octo_tools::WebConfig::from_env(),
+        shell_env: settings.shell_env.clone(),
+        secrets: settings.secrets.clone(),
+        ..octo_tools::ToolsConfig::default()
+    };
+    let mut registry = octo_tools::registry_with_shells(config.clone(), Arc::clone(&shells));
+    // The hosts the user's allow rules name for the tools that fetch URLs (known by what they
+    // declare, not by name).
+    let trusted: Vec<String> = registry
+        .names()
+        .filter_map(|n| registry.meta(n).filter(|m| matches!(m.subject, Subject::Url { .. })).map(|m| (n, m)))
+        .flat_map(|(n, m)| settings.rules.allowed_specifiers(m.rule_name.as_deref().unwrap_or(n)))
+        .collect();
+    if !trusted.is_empty() {
+        config.web.trusted_hosts = trusted;
+        registry = octo_tools::registry_with_shells(config, Arc::clone(&shells));
+    }
     let mut tools = registry.executors().to_vec();
     tools.push(Arc::new(octo_agent::context::CompactTool));
     Builtin { tools: ToolList::builtin("builtin", tools), shells }
