@@ -103,14 +103,23 @@ impl Home {
 
     /// The secret locations the permission engine and the terminal guard: the usual ones under
     /// the user's home directory (`~/.ssh`, cloud credentials, browser profiles, …) plus octo's
-    /// own files that hold keys or other projects' conversations: `config.toml` (endpoint
-    /// headers), `sessions/`, the REPL `history`, `logs/`, and the key file when one is used.
+    /// own files that hold keys or other projects' work: `config.toml` (endpoint headers),
+    /// `sessions/`, the REPL `history`, `logs/`, `trash/` (old contents of edited files, `.env`
+    /// included), `output/` (other sessions' command output; a session reads its own through
+    /// the permission engine's read roots), and the key file when one is used.
     pub fn secrets(
         &self,
         user_home: Option<PathBuf>,
         key_file: Option<PathBuf>,
     ) -> octo_tools::secrets::Secrets {
-        let mut extra = vec![self.config_file(), self.sessions(), self.history_file(), self.logs()];
+        let mut extra = vec![
+            self.config_file(),
+            self.sessions(),
+            self.history_file(),
+            self.logs(),
+            self.trash(),
+            self.output(),
+        ];
         extra.extend(key_file);
         let user_home = user_home.unwrap_or_else(|| PathBuf::from("/nonexistent-home"));
         octo_tools::secrets::Secrets::new(user_home, extra)

@@ -106,6 +106,18 @@ pub struct PromptParts {
 /// octo's home) and the project's
 /// `.octorules`, `AGENTS.md` and `CLAUDE.md`.
 pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts) -> String {
+    assemble_with_sources(home, env, parts).0
+}
+
+/// [`assemble`], and every file the project's rules read or would read (the rules files and
+/// their `@include` targets, also missing ones): a change to any of them steers later sessions,
+/// so the permission engine protects them.
+pub fn assemble_with_sources(
+    home: &crate::home::Home,
+    env: &Environment,
+    parts: &PromptParts,
+) -> (String, Vec<PathBuf>) {
+    let mut sources = Vec::new();
     let mut out = String::new();
     out.push_str(parts.base_override.as_deref().unwrap_or(BASE_PROMPT).trim());
     out.push_str("\n\n# Environment\n");
@@ -119,7 +131,7 @@ pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts
         env.os, env.shell, env.date, env.model
     ));
     let user = home.rules_file();
-    if let Some(text) = load_rules(&user) {
+    if let Some(text) = load_rules_noting(&user, &mut sources) {
         out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
     }
     let mut seen: Vec<PathBuf> = Vec::new();
@@ -129,7 +141,7 @@ pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts
         if seen.contains(&real) {
             continue;
         }
-        if let Some(text) = load_rules(&p) {
+        if let Some(text) = load_rules_noting(&p, &mut sources) {
             seen.push(real);
             out.push_str(&format!("\n# Project rules ({name})\n{text}\n"));
         }
@@ -140,17 +152,23 @@ pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts
     if let Some(m) = parts.memory.as_deref().filter(|s| !s.trim().is_empty()) {
         out.push_str(&format!("\n# Memory\n{}\n", m.trim()));
     }
-    out
+    (out, sources)
 }
 
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
 /// Includes must stay inside the rules file's own directory tree.
 pub fn load_rules(path: &Path) -> Option<String> {
+    load_rules_noting(path, &mut Vec::new())
+}
+
+/// [`load_rules`], noting every file it reads or tries to include in `sources`.
+fn load_rules_noting(path: &Path, sources: &mut Vec<PathBuf>) -> Option<String> {
     let text = read_capped(path).ok()?;
+    sources.push(path.to_path_buf());
     let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let root = root.canonicalize().unwrap_or(root);
     let mut stack = vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
-    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &root, &mut stack);
+    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &root, &mut stack, sources);
     Some(cap(expanded.trim()))
 }
 
@@ -162,7 +180,13 @@ fn read_capped(path: &Path) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-fn expand(text: &str, dir: &Path, root: &Path, stack: &mut Vec<PathBuf>) -> String {
+fn expand(
+    text: &str,
+    dir: &Path,
+    root: &Path,
+    stack: &mut Vec<PathBuf>,
+    sources: &mut Vec<PathBuf>,
+) -> String {
     let mut out = String::new();
     for line in text.lines() {
         let Some(target) = line.trim().strip_prefix("@include ").map(str::trim) else {
@@ -172,8 +196,12 @@ fn expand(text: &str, dir: &Path, root: &Path, stack: &mut Vec<PathBuf>) -> Stri
         };
         let path = dir.join(target);
         let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        sources.push(path.clone());
         if path.exists() && !real.starts_with(root) {
             out.push_str(&format!("[@include {target} skipped: it is outside {}]\n", root.display()));
+        } else if octo_tools::secrets::Secrets::from_env().check(&real).is_some() {
+            // A rules file must not pull a secret (`.env`) into what is sent to the model.
+            out.push_str(&format!("[@include {target} skipped: it holds secrets]\n"));
         } else if stack.contains(&real) {
             out.push_str(&format!("[@include {target} skipped: it includes itself]\n"));
         } else if stack.len() > MAX_INCLUDE_DEPTH {
@@ -184,7 +212,7 @@ fn expand(text: &str, dir: &Path, root: &Path, stack: &mut Vec<PathBuf>) -> Stri
             match read_capped(&path) {
                 Ok(inner) => {
                     stack.push(real);
-                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), root, stack));
+                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), root, stack, sources));
                     stack.pop();
                 }
                 Err(e) => out.push_str(&format!("[@include {target} skipped: {e}]\n")),

@@ -17,6 +17,8 @@ pub struct BuiltinSettings {
     /// The permission rules: allow rules that name a host of a URL tool let that tool reach the
     /// host on a private address without asking.
     pub rules: crate::permissions::RuleSet,
+    /// Where this session's long command output goes (default: `output/` in octo's home).
+    pub output: Option<std::path::PathBuf>,
 }
 
 impl Default for BuiltinSettings {
@@ -25,6 +27,7 @@ impl Default for BuiltinSettings {
             shell_env: octo_tools::shell::env::ShellEnv::default(),
             secrets: octo_tools::secrets::Secrets::from_env(),
             rules: crate::permissions::RuleSet::default(),
+            output: None,
         }
     }
 }
@@ -35,7 +38,7 @@ impl BuiltinSettings {
     pub fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
         let mut shell_env = config.shell_env.clone();
         shell_env.exclude.extend(config.endpoints.values().filter_map(|e| e.value.api_key_env.clone()));
-        Self { shell_env, secrets, rules: config.rules.clone() }
+        Self { shell_env, secrets, rules: config.rules.clone(), output: None }
     }
 }
 
@@ -53,7 +56,7 @@ pub fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
     let shells = Arc::new(BackgroundShells::default());
     let mut config = octo_tools::ToolsConfig {
         trash_dir: Some(home.trash()),
-        spill_dir: home.output(),
+        spill_dir: settings.output.clone().unwrap_or_else(|| home.output()),
         web: octo_tools::WebConfig::from_env(),
         shell_env: settings.shell_env.clone(),
         secrets: settings.secrets.clone(),

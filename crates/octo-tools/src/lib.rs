@@ -104,7 +104,7 @@ pub fn registry_with_shells(config: ToolsConfig, bg: Arc<shell::BackgroundShells
     .register(Arc::new(fs::EditFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
     .register(Arc::new(fs::MultiEdit::new(config.trash_dir.clone(), config.writable_roots.clone())))
     .register(Arc::new(search::Glob))
-    .register(Arc::new(search::Grep))
+    .register(Arc::new(search::Grep::new(config.secrets.clone())))
     .register(Arc::new(fs::ListDir))
     .register(Arc::new(web::WebFetch::new(config.web.clone())))
     .register(Arc::new(web::WebSearch::new(config.web)))

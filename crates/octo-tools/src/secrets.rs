@@ -77,6 +77,8 @@ impl Secret {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Secrets {
     home: PathBuf,
+    /// The home as resolved on disk, when that differs (`/home` a symlink to `/var/home`).
+    real_home: Option<PathBuf>,
     extra: Vec<PathBuf>,
 }
 
@@ -84,7 +86,12 @@ impl Secrets {
     /// The locations under `home`, plus `extra` paths the application knows (its key file, its
     /// configuration, its saved sessions).
     pub fn new(home: impl Into<PathBuf>, extra: Vec<PathBuf>) -> Self {
-        Self { home: home.into(), extra }
+        let home = home.into();
+        let real_home = Some(crate::path::real_path(&home)).filter(|r| *r != home);
+        // Each extra path in both spellings, too.
+        let mut all = extra.clone();
+        all.extend(extra.iter().map(|p| crate::path::real_path(p)).filter(|r| !extra.contains(r)));
+        Self { home, real_home, extra: all }
     }
 
     /// The locations under `$HOME`, with no extra paths.
@@ -104,10 +111,11 @@ impl Secrets {
         if let Some(what) = proc_secret(path) {
             return Some(Secret::Process(what));
         }
-        for s in HOME_SECRETS {
-            let p = self.home.join(s);
-            if path.starts_with(&p) {
-                return Some(Secret::Location(format!("~/{s}")));
+        for home in std::iter::once(&self.home).chain(self.real_home.as_ref()) {
+            for s in HOME_SECRETS {
+                if path.starts_with(home.join(s)) {
+                    return Some(Secret::Location(format!("~/{s}")));
+                }
             }
         }
         for p in &self.extra {
@@ -117,6 +125,21 @@ impl Secrets {
         }
         let name = path.file_name()?.to_str()?;
         is_env_file(name).then(|| Secret::EnvFile(name.to_owned()))
+    }
+}
+
+impl Secrets {
+    /// The secret location a partly known path mentions (`$X/.ssh/id_rsa`, `${D}/.aws`), for
+    /// words whose beginning is only known at run time.
+    pub fn mentions(&self, text: &str) -> Option<String> {
+        let padded = format!("{}/", text.trim_end_matches('/'));
+        for s in HOME_SECRETS {
+            if padded.contains(&format!("/{s}/")) || padded.starts_with(&format!("{s}/")) {
+                return Some(format!("~/{s}"));
+            }
+        }
+        let name = text.rsplit('/').next().unwrap_or(text);
+        is_env_file(name).then(|| name.to_owned())
     }
 }
 

@@ -39,18 +39,30 @@ pub struct PermissionEngine {
     remembered: Mutex<Vec<Remembered>>,
     secrets: Secrets,
     read_roots: Vec<PathBuf>,
+    /// Files read into the prompt beyond the protected names (`@include` targets).
+    protected: Vec<PathBuf>,
 }
 
 /// What holds for a call before any rule or mode is consulted.
 enum Limit {
     /// Refused, whatever the rules say (the hard-deny list, another process's memory).
     Refuse(PermissionDecision),
-    /// A secret location: refused unless an explicit allow rule names it.
-    Secret(PermissionDecision),
-    /// Asked about in every mode, even when remembered; `liftable`: unless an explicit allow
-    /// rule names the target (a private host, a workspace `.env`). A command the shell analysis
-    /// flags is always asked.
-    Ask { reason: String, liftable: bool },
+    /// A secret location: refused unless an allow rule names it (`key` must appear in the rule).
+    Secret { refusal: PermissionDecision, key: String },
+    /// Asked about in every mode, auto included.
+    Ask { reason: String, lift: Lift },
+}
+
+/// What, besides the user's answer to the question, settles a [`Limit::Ask`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lift {
+    /// Nothing: a command the shell analysis flags.
+    Never,
+    /// An allow rule whose specifier names the target: it contains this text (a `.env` file's
+    /// name), or is exactly the host (a private address).
+    NamedBy(String),
+    /// Any allow rule matching the command, or "always" (a command naming `.env`).
+    RuleOrRemembered,
 }
 
 impl PermissionEngine {
@@ -62,6 +74,7 @@ impl PermissionEngine {
             remembered: Mutex::new(Vec::new()),
             secrets: Secrets::from_env(),
             read_roots: Vec::new(),
+            protected: Vec::new(),
         }
     }
 
@@ -78,6 +91,14 @@ impl PermissionEngine {
     #[must_use]
     pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
         self.read_roots = roots;
+        self
+    }
+
+    /// More files to protect like `CLAUDE.md`: the ones the project's rules include.
+    #[must_use]
+    pub fn with_protected(mut self, files: Vec<PathBuf>) -> Self {
+        self.protected =
+            files.iter().map(|f| octo_tools::path::real_path(f)).chain(files.iter().cloned()).collect();
         self
     }
 
@@ -135,10 +156,18 @@ impl PermissionEngine {
                 octo_tools::shell::Verdict::Refuse(why) => Some(Limit::Refuse(hard_deny(format!(
                     "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
                 )))),
-                octo_tools::shell::Verdict::Ask(why) => Some(Limit::Ask { reason: why, liftable: false }),
+                octo_tools::shell::Verdict::Ask(why) => Some(Limit::Ask { reason: why, lift: Lift::Never }),
+                octo_tools::shell::Verdict::Caution(why) => {
+                    Some(Limit::Ask { reason: why, lift: Lift::RuleOrRemembered })
+                }
             };
         }
         if let Some(p) = &t.path {
+            // octo's own files for this session (spilled output) are readable, though the rest
+            // of their directory is not.
+            if self.read_roots.iter().any(|r| p.real.starts_with(octo_tools::path::real_path(r))) {
+                return None;
+            }
             let secret = self.secrets.check(&p.real).or_else(|| self.secrets.check(&p.lexical));
             return match secret {
                 None => None,
@@ -147,9 +176,11 @@ impl PermissionEngine {
                 )))),
                 Some(Secret::EnvFile(name)) if p.inside => Some(Limit::Ask {
                     reason: format!("{name} usually holds the project's secrets"),
-                    liftable: true,
+                    lift: Lift::NamedBy(name),
                 }),
-                Some(s) => Some(Limit::Secret(PermissionDecision::Deny {
+                Some(s) => Some(Limit::Secret {
+                    key: secret_key(&s),
+                    refusal: PermissionDecision::Deny {
                     message: format!(
                         "refused: {} is a secret location ({}), and no allow rule names it. If the user wants this, \
                          they can add an allow rule such as `{}({})`.",
@@ -158,21 +189,53 @@ impl PermissionEngine {
                         q.rule_name(),
                         p.real.display()
                     ),
-                    kind: DenyKind::HardDeny,
-                })),
+                        kind: DenyKind::HardDeny,
+                    },
+                }),
             };
         }
-        if let Some(HostKind::Private(why)) = t.url.as_ref().map(|u| &u.kind) {
-            return Some(Limit::Ask {
-                reason: format!(
-                    "{why}: the request would reach your own machine or network{}",
-                    encoded_note(t)
-                ),
-                liftable: true,
-            });
+        if let Some(u) = &t.url {
+            if let HostKind::Private(why) = &u.kind {
+                return Some(Limit::Ask {
+                    reason: format!(
+                        "{why}: the request would reach your own machine or network{}",
+                        encoded_note(t)
+                    ),
+                    lift: Lift::NamedBy(u.host.clone().unwrap_or_default()),
+                });
+            }
         }
         None
     }
+}
+
+/// The text an allow rule must contain to name a secret location: `.ssh` for `~/.ssh`, the
+/// whole path of one of octo's own files, the file name of a `.env`.
+fn secret_key(s: &Secret) -> String {
+    match s {
+        Secret::Location(d) if d.starts_with("~/") => d.trim_start_matches("~/").to_owned(),
+        Secret::Location(d) => d.clone(),
+        Secret::EnvFile(name) => name.clone(),
+        Secret::Process(_) => String::from("\0never"),
+    }
+}
+
+/// Whether an allow rule's specifier names `key` (a secret's key, or a private host exactly:
+/// `web_fetch(*.*)` or `read_file(**)` names nothing).
+fn names(spec: &str, key: &str, host: bool) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    if host {
+        let spec = spec.to_ascii_lowercase();
+        return spec == key
+            || spec.strip_prefix("*.").is_some_and(|suffix| {
+                suffix.contains('.')
+                    && !suffix.contains(['*', '?', '['])
+                    && key.ends_with(&format!(".{suffix}"))
+            });
+    }
+    spec.contains(key)
 }
 
 fn hard_deny(message: String) -> PermissionDecision {
@@ -257,11 +320,21 @@ impl PermissionGate for PermissionEngine {
         }
         // Only an allow rule that names its target (`read_file(~/.ssh/config)`) counts as the
         // user's word about a secret location or a private host.
-        let explicit_allow = rule.is_some_and(|r| r.action() == Action::Allow && r.has_specifier());
+        let allow_spec = rule.filter(|r| r.action() == Action::Allow).and_then(Rule::specifier);
+        let host = t.url.is_some();
         match limit {
-            Some(Limit::Secret(refusal)) if !explicit_allow => return refusal,
-            Some(Limit::Ask { reason, liftable }) if !(liftable && explicit_allow) => {
-                return PermissionDecision::Ask { summary: summary(q, &t), reason: Some(reason) };
+            Some(Limit::Secret { refusal, key }) if !allow_spec.is_some_and(|s| names(s, &key, false)) => {
+                return refusal
+            }
+            Some(Limit::Ask { reason, lift }) => {
+                let lifted = match &lift {
+                    Lift::Never => false,
+                    Lift::NamedBy(key) => allow_spec.is_some_and(|s| names(s, key, host)),
+                    Lift::RuleOrRemembered => allow_spec.is_some() || self.remembered_allows(q, &t),
+                };
+                if !lifted {
+                    return PermissionDecision::Ask { summary: summary(q, &t), reason: Some(reason) };
+                }
             }
             _ => {}
         }
@@ -308,7 +381,12 @@ impl PermissionGate for PermissionEngine {
         if q.meta.read_only || mode == Mode::Auto {
             return PermissionDecision::Allow;
         }
-        match protected(&t) {
+        let included = t
+            .path
+            .as_ref()
+            .filter(|p| self.protected.contains(&p.real) || self.protected.contains(&p.lexical));
+        let protected = protected(&t).or_else(|| included.map(|p| p.real.display().to_string()));
+        match protected {
             _ if mode == Mode::AcceptEdits && writes && outside => {
                 ask(Some("the path is outside the workspace".to_owned()))
             }
@@ -600,6 +678,26 @@ mod tests {
             D::Ask,
             "another host"
         );
+        // A rule that only matches by wildcard names nothing.
+        let wild = engine(
+            &["read_file(**)", "read_file(~/**)", "web_fetch(*.*)", "web_fetch(*)"],
+            &[],
+            &[],
+            Mode::Auto,
+        );
+        assert_eq!(decide(&wild, "read_file", json!({"path": "~/.ssh/id_rsa"}), true), D::Deny);
+        assert_eq!(decide(&wild, "web_fetch", json!({"url": "http://169.254.169.254/"}), true), D::Ask);
+        assert_eq!(decide(&wild, "read_file", json!({"path": "/ws/.env"}), true), D::Ask);
+        // A command naming `.env` asks, in auto too, until the user says "always".
+        let e = engine(&[], &[], &[], Mode::Auto);
+        let cmd = json!({"command": "docker compose --env-file .env up"});
+        assert_eq!(decide(&e, "terminal", cmd.clone(), false), D::Ask);
+        let m = meta("terminal");
+        e.remember(&query("terminal", &cmd, &m), &ApprovalDecision::AllowAlways);
+        assert_eq!(decide(&e, "terminal", cmd, false), D::Allow);
+        let key = json!({"command": "cat ~/.ssh/id_rsa"});
+        e.remember(&query("terminal", &key, &m), &ApprovalDecision::AllowAlways);
+        assert_eq!(decide(&e, "terminal", key, false), D::Ask, "a key is asked about every time");
         let broad = engine(&["read_file", "read_file(**)"], &[], &[], Mode::Default);
         assert_eq!(
             decide(&broad, "read_file", json!({"path": "/proc/self/environ"}), true),

@@ -80,6 +80,8 @@ pub enum RuleError {
 struct Pattern {
     /// As written.
     text: String,
+    /// With a leading `~/` made absolute.
+    expanded: String,
     /// The command form: normalized text, and whether it is a prefix (`git status*`).
     command: String,
     prefix: bool,
@@ -101,6 +103,7 @@ impl Pattern {
     fn new(text: &str) -> Self {
         Self {
             text: text.to_owned(),
+            expanded: expand_home(text),
             command: normalize_command(text.trim_end_matches('*').trim_end_matches(':')),
             prefix: text.ends_with('*'),
             path: glob(&expand_home(text)),
@@ -141,9 +144,9 @@ impl Rule {
         Ok(Self { text: t.to_owned(), tool: tool.to_owned(), spec, action, origin: origin.to_owned() })
     }
 
-    /// Whether the rule names what it allows (`read_file(~/.ssh/config)`), not just the tool.
-    pub fn has_specifier(&self) -> bool {
-        self.spec.is_some()
+    /// The specifier, with a leading `~/` made absolute, if the rule has one.
+    pub fn specifier(&self) -> Option<&str> {
+        self.spec.as_ref().map(|p| p.expanded.as_str())
     }
 
     /// What the rule does.

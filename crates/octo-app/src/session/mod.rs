@@ -9,7 +9,7 @@ use crate::factory::{build_sender, resolve, EndpointError};
 use crate::fold::{TurnFold, TurnSummary};
 use crate::home::Home;
 use crate::permissions::{Mode, PermissionEngine, Rule};
-use crate::prompt::{assemble, Environment, PromptParts};
+use crate::prompt::{Environment, PromptParts};
 use octo_agent::{
     Agent, AgentEvent, ApprovalBroker, ApprovalDecision, CancellationToken, Message, ReasoningEffort, Sender,
     ToolRegistry, ToolSource, UnknownApproval, Usage,
@@ -200,11 +200,14 @@ impl Session {
         let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
         let secrets =
             home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));
+        // This session's own spilled output: readable by it, not by other sessions.
+        let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
         let mut shells = None;
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
-            let settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+            let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+            settings.output = Some(run_output.clone());
             let builtin = crate::tools::builtin(&home, &settings);
             shells = Some(builtin.shells);
             let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(builtin.tools)];
@@ -222,12 +225,13 @@ impl Session {
         let registry = tools.clone();
         let env_info = Environment::detect(&workspace, &resolved.label());
         let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
-        let system = assemble(&home, &env_info, &parts);
+        let (system, prompt_sources) = crate::prompt::assemble_with_sources(&home, &env_info, &parts);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = Arc::new(
             PermissionEngine::new(config.rules.clone(), mode)
                 .with_secrets(secrets)
-                .with_read_roots(vec![home.output()]),
+                .with_read_roots(vec![run_output])
+                .with_protected(prompt_sources),
         );
         let session_id = Arc::new(Mutex::new(None));
         let Resumed { persist, history, unanswered } =

@@ -134,6 +134,16 @@ impl Sink for Collect<'_> {
 
 /// Runs a search under `workspace`. Returns the rendered result, or an error for the model.
 pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, ToolError> {
+    search_skipping(workspace, req, None)
+}
+
+/// [`search`], never looking inside `secrets` (a `.env`, `~/.ssh`, …): a glob override would
+/// otherwise reach files the permission engine refuses to read one by one.
+pub fn search_skipping(
+    workspace: &Path,
+    req: &GrepRequest,
+    secrets: Option<&crate::secrets::Secrets>,
+) -> Result<String, ToolError> {
     let root = resolve(workspace, req.path.as_deref().unwrap_or("."));
     if !root.exists() {
         return Err(ToolError::NotFound(format!("{} does not exist", root.display())));
@@ -168,6 +178,12 @@ pub fn search(workspace: &Path, req: &GrepRequest) -> Result<String, ToolError> 
                 .map_err(|e| ToolError::Invalid(format!("invalid exclude glob `{x}`: {e}")))?;
         }
         walk.overrides(ov.build().map_err(|e| ToolError::Invalid(format!("invalid glob: {e}")))?);
+    }
+    if let Some(secrets) = secrets.cloned() {
+        walk.filter_entry(move |e| {
+            secrets.check(e.path()).is_none()
+                && (!e.path_is_symlink() || secrets.check(&crate::path::real_path(e.path())).is_none())
+        });
     }
     let hits: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let lines_budget = AtomicUsize::new(0);
@@ -262,8 +278,17 @@ fn render(hits: &[FileHits], req: &GrepRequest, limit: usize) -> String {
 }
 
 /// The `grep` tool.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Grep;
+#[derive(Debug, Clone, Default)]
+pub struct Grep {
+    secrets: Option<crate::secrets::Secrets>,
+}
+
+impl Grep {
+    /// A grep that never searches inside `secrets`.
+    pub fn new(secrets: crate::secrets::Secrets) -> Self {
+        Self { secrets: Some(secrets) }
+    }
+}
 
 #[async_trait]
 impl ToolExecutor for Grep {
@@ -275,7 +300,7 @@ impl ToolExecutor for Grep {
                  workspace or `path`. Respects .gitignore, skips hidden and binary files. `output_mode`: \
                  `files_with_matches` (default: paths only), `content` (matching lines as `path:line:text`, with \
                  optional `context`/`before`/`after` lines), or `count`. Filter files with `glob` (e.g. `*.rs`, \
-                 `src/**/*.ts`) and `exclude`. Returns at most `limit` lines or files (default {DEFAULT_LIMIT}). Use \
+                 `src/**/*.ts`) and `exclude`. Secret files (`.env`, keys) are never searched. Returns at most `limit` lines or files (default {DEFAULT_LIMIT}). Use \
                  this instead of running grep or rg in the terminal."
             ),
             json!({
@@ -310,7 +335,8 @@ impl ToolExecutor for Grep {
             Err(e) => return e,
         };
         let ws = ctx.cwd().to_path_buf();
-        match tokio::task::spawn_blocking(move || search(&ws, &req)).await {
+        let secrets = self.secrets.clone();
+        match tokio::task::spawn_blocking(move || search_skipping(&ws, &req, secrets.as_ref())).await {
             Ok(Ok(text)) => ToolOutput::text(text),
             Ok(Err(e)) => e.into_output(),
             Err(e) => ToolOutput::error(format!("grep failed: {e}")),

@@ -64,7 +64,7 @@ impl BackgroundShells {
         let mut named: Vec<(u64, String)> = Vec::new();
         for (id, shell) in shells {
             let running = shell.ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_none();
-            kill_group(shell.group, true);
+            self.stop_group(&shell, running);
             if running {
                 let n = id.trim_start_matches("shell-").parse().unwrap_or(u64::MAX);
                 named.push((n, format!("{id} (`{}`)", shell.command)));
@@ -146,10 +146,21 @@ impl BackgroundShells {
     pub fn kill(&self, id: &str) -> Result<String, ToolError> {
         let removed = self.lock().remove(id);
         let shell = removed.ok_or_else(|| self.unknown(id))?;
-        kill_group(shell.group, false);
-        kill_group(shell.group, true);
+        let running = shell.ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_none();
+        self.stop_group(&shell, running);
         super::reaper::reap_soon();
         Ok(format!("{id} (`{}`) stopped; its output is in {}", shell.command, shell.log.display()))
+    }
+
+    /// Stops a shell's process group: by its number while the shell runs (the number is still
+    /// its own), else only the members that carry the session's tag.
+    fn stop_group(&self, shell: &Shell, running: bool) {
+        if running {
+            kill_group(shell.group, false);
+            kill_group(shell.group, true);
+        } else {
+            super::reaper::kill_group_tagged(shell.group, &self.tag);
+        }
     }
 
     fn unknown(&self, id: &str) -> ToolError {

@@ -41,8 +41,17 @@ impl std::str::FromStr for Inherit {
 }
 
 /// Names removed unless `include` keeps them (matched without regard to case).
-pub const DEFAULT_EXCLUDES: &[&str] =
-    &["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*"];
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    "*KEY*",
+    "*SECRET*",
+    "*TOKEN*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*PASSPHRASE*",
+    "*CREDENTIAL*",
+    "*_PAT",
+    "*_PWD",
+];
 
 const CORE: &[&str] =
     &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "LC_*", "TMPDIR", "TZ"];
@@ -129,6 +138,9 @@ mod tests {
             ("AWS_SECRET_ACCESS_KEY", "aws"),
             ("GITHUB_TOKEN", "ghp"),
             ("db_password", "pw"),
+            ("MYSQL_PWD", "pw"),
+            ("GITLAB_PAT", "glpat"),
+            ("PWD", "/ws"),
             ("LC_ALL", "C"),
             ("EDITOR", "vi"),
         ]
@@ -142,13 +154,13 @@ mod tests {
 
     #[test]
     fn secret_looking_names_are_removed_unless_kept() {
-        assert_eq!(names(&ShellEnv::default()), ["PATH", "HOME", "LC_ALL", "EDITOR"]);
+        assert_eq!(names(&ShellEnv::default()), ["PATH", "HOME", "PWD", "LC_ALL", "EDITOR"]);
         let env = ShellEnv {
             include: vec!["GITHUB_TOKEN".into()],
             exclude: vec!["EDIT*".into()],
             ..ShellEnv::default()
         };
-        assert_eq!(names(&env), ["PATH", "HOME", "GITHUB_TOKEN", "LC_ALL"]);
+        assert_eq!(names(&env), ["PATH", "HOME", "GITHUB_TOKEN", "PWD", "LC_ALL"]);
         let core = ShellEnv { inherit: Inherit::Core, ..ShellEnv::default() };
         assert_eq!(names(&core), ["PATH", "HOME", "LC_ALL"]);
         let none = ShellEnv {

@@ -60,7 +60,9 @@ impl Terminal {
     async fn vet(&self, command: &str, ctx: &ToolContext) -> Option<ToolOutput> {
         let verdict = check(command, &Context { cwd: ctx.cwd(), secrets: &self.settings.secrets });
         match verdict {
-            Verdict::Run => None,
+            // A `.env` named in a command is the permission engine's to ask about (an allow rule
+            // or "always" may settle it); asking here too would ask twice.
+            Verdict::Run | Verdict::Caution(_) => None,
             Verdict::Refuse(why) => Some(ToolOutput::refused(
                 format!("refused: this command would do {why}. octo never runs it, whatever the permission rules say."),
                 ToolOutcome::HardDenied,

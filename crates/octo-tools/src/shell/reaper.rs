@@ -49,13 +49,22 @@ pub fn become_subreaper() {
     });
 }
 
+/// The tags this process made: only processes carrying one of them are its commands' (an octo
+/// run from an octo command inherits its parent's tag, which is not its own).
+fn own_tags() -> &'static Mutex<HashSet<String>> {
+    static T: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
 /// A new tag for one session's commands.
 pub fn new_tag() -> String {
-    format!("{}-{:x}-{:x}", std::process::id(), super::unique(), {
+    let tag = format!("{}-{:x}-{:x}", std::process::id(), super::unique(), {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
         N.fetch_add(1, Ordering::Relaxed)
-    })
+    });
+    own_tags().lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(tag.clone());
+    tag
 }
 
 #[cfg(target_os = "linux")]
@@ -77,7 +86,7 @@ struct Stat {
 fn stat(pid: u32) -> Option<Stat> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may contain anything: parse after the last `)`.
-    let rest = &s[s.rfind(')')? + 2..];
+    let rest = s.get(s.rfind(')')? + 2..)?;
     let mut f = rest.split_whitespace();
     let state = f.next()?.chars().next()?;
     let ppid = f.next()?.parse().ok()?;
@@ -92,10 +101,40 @@ fn adopted() -> &'static Mutex<HashSet<u32>> {
     A.get_or_init(|| Mutex::new(HashSet::new()))
 }
 
+/// Whether `pid` carries one of this process's tags.
 #[cfg(target_os = "linux")]
-fn has_tag(pid: u32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv.starts_with(needle)))
+fn has_own_tag(pid: u32) -> bool {
+    let prefix = format!("{TAG_VAR}=");
+    let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
+    let tags = own_tags().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    env.split(|b| *b == 0).any(|kv| {
+        kv.strip_prefix(prefix.as_bytes())
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .is_some_and(|v| tags.contains(v))
+    })
+}
+
+/// Kills the processes of process group `group` that carry `tag` (what is left of a command
+/// whose shell already ended: its number may since belong to someone else's group).
+pub fn kill_group_tagged(group: u32, tag: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        let needle = format!("{TAG_VAR}={tag}");
+        for pid in
+            proc_pids().into_iter().filter(|p| stat(*p).is_some_and(|s| s.group == group && s.state != 'Z'))
+        {
+            let tagged = std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()));
+            if let (true, Ok(p)) = (tagged, i32::try_from(pid)) {
+                let _ =
+                    nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), nix::sys::signal::Signal::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (group, tag);
+    }
 }
 
 /// Kills every process (of this user) that carries `tag`, except octo itself, and reaps the
@@ -160,14 +199,17 @@ pub fn reap_adopted() {
     #[cfg(target_os = "linux")]
     {
         let me = std::process::id();
-        let needle = format!("{TAG_VAR}=");
         for pid in proc_pids() {
             let Some(st) = stat(pid) else { continue };
             if st.ppid != me || is_managed(pid) {
                 continue;
             }
             if st.state == 'Z' {
-                let ours = lock(adopted()).remove(&pid) || lock(groups()).contains(&st.group);
+                // A zombie in one of the commands' groups is a command's orphan — unless it leads
+                // its own group (a child some other part of octo started could reuse an old
+                // group's number); those only when seen alive carrying the tag.
+                let ours =
+                    lock(adopted()).remove(&pid) || (st.group != pid && lock(groups()).contains(&st.group));
                 if ours {
                     if let Ok(p) = i32::try_from(pid) {
                         let _ = nix::sys::wait::waitpid(
@@ -176,7 +218,7 @@ pub fn reap_adopted() {
                         );
                     }
                 }
-            } else if has_tag(pid, needle.as_bytes()) {
+            } else if has_own_tag(pid) {
                 lock(adopted()).insert(pid);
             }
         }

@@ -48,6 +48,12 @@ pub struct Simple {
     pub words: Vec<Word>,
     /// The directory it runs in, as far as earlier `cd`s show.
     pub cwd: PathBuf,
+    /// Whether `cwd` is certain: false after a `cd` to a place only known at run time (`cd -`,
+    /// `cd "$X"`, `popd`), when relative paths cannot be resolved.
+    pub cwd_known: bool,
+    /// The values of assignments before it (`F=~/.ssh/id_rsa cmd`), or of a statement that only
+    /// assigns (then `words` is empty).
+    pub assignments: Vec<Word>,
     /// What a pipeline feeds it.
     pub stdin: Feed,
     /// Its redirections.
@@ -66,7 +72,12 @@ pub struct Script {
     pub fork_bombs: Vec<String>,
     /// The grammar could not parse part of it.
     pub error: bool,
+    /// It nests deeper than octo follows.
+    pub too_deep: bool,
 }
+
+/// How deep octo follows nested constructs before giving up (and asking).
+const MAX_NESTING: usize = 200;
 
 /// Parses `command` as bash would, run in `cwd` by a user whose home is `home`.
 pub fn parse(command: &str, cwd: &Path, home: &Path) -> Script {
@@ -82,7 +93,14 @@ pub fn parse(command: &str, cwd: &Path, home: &Path) -> Script {
     };
     let root = tree.root_node();
     script.error = root.has_error();
-    let mut w = Walker { src: command.as_bytes(), home, cwd: lexical(cwd), script: &mut script };
+    let mut w = Walker {
+        src: command.as_bytes(),
+        home,
+        cwd: lexical(cwd),
+        cwd_known: true,
+        depth: 0,
+        script: &mut script,
+    };
     w.node(root, &Feed::None);
     script
 }
@@ -106,6 +124,8 @@ struct Walker<'a> {
     src: &'a [u8],
     home: &'a Path,
     cwd: PathBuf,
+    cwd_known: bool,
+    depth: usize,
     script: &'a mut Script,
 }
 
@@ -132,7 +152,54 @@ impl Walker<'_> {
 
     /// Walks any node, collecting the simple commands inside it.
     fn node(&mut self, n: Node<'_>, feed: &Feed) {
+        if self.depth >= MAX_NESTING {
+            self.script.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.node_inner(n, feed);
+        self.depth -= 1;
+    }
+
+    fn simple(&self, words: Vec<Word>, feed: Feed, redirects: Vec<Redirect>) -> Simple {
+        Simple {
+            words,
+            cwd: self.cwd.clone(),
+            cwd_known: self.cwd_known,
+            assignments: Vec::new(),
+            stdin: feed,
+            redirects,
+            process_substitution: false,
+        }
+    }
+
+    fn node_inner(&mut self, n: Node<'_>, feed: &Feed) {
         match n.kind() {
+            // `for f in ~/.ssh/*`: the list is checked like arguments.
+            "for_statement" => {
+                let mut cursor = n.walk();
+                let values: Vec<Node<'_>> = n.children_by_field_name("value", &mut cursor).collect();
+                if !values.is_empty() {
+                    let mut list = self.simple(Vec::new(), Feed::None, Vec::new());
+                    list.assignments = values.iter().map(|v| self.word(*v)).collect();
+                    self.script.commands.push(list);
+                }
+                for v in values {
+                    self.nested(v);
+                }
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.node(body, feed);
+                }
+            }
+            // A statement that only assigns: its value is checked like an argument.
+            "variable_assignment" => {
+                if let Some(v) = n.child_by_field_name("value") {
+                    let mut only = self.simple(Vec::new(), Feed::None, Vec::new());
+                    only.assignments.push(self.word(v));
+                    self.script.commands.push(only);
+                    self.nested(v);
+                }
+            }
             "command" => self.command(n, feed, Vec::new()),
             "redirected_statement" => {
                 let redirects = self.redirects(n);
@@ -142,14 +209,8 @@ impl Walker<'_> {
                         self.node(body, feed);
                         // Redirections of a compound statement: checked as a command of their own.
                         if !redirects.is_empty() {
-                            let cwd = self.cwd.clone();
-                            self.script.commands.push(Simple {
-                                words: Vec::new(),
-                                cwd,
-                                stdin: Feed::None,
-                                redirects,
-                                process_substitution: false,
-                            });
+                            let only = self.simple(Vec::new(), Feed::None, redirects);
+                            self.script.commands.push(only);
                         }
                     }
                     None => {}
@@ -199,7 +260,11 @@ impl Walker<'_> {
         let words = self.words_of(cmd);
         match words.split_first() {
             Some((prog, args)) if !prog.dynamic && matches!(prog.text.as_str(), "echo" | "printf") => {
-                if args.iter().any(|a| a.dynamic) {
+                // Escapes (`\176` is `~` to printf and to dash's echo) and printf's formats make
+                // the output differ from the words.
+                if args.iter().any(|a| {
+                    a.dynamic || a.text.contains('\\') || (prog.text == "printf" && a.text.contains('%'))
+                }) {
                     return Feed::Dynamic;
                 }
                 let args: Vec<&str> =
@@ -231,6 +296,7 @@ impl Walker<'_> {
         let mut cursor = n.walk();
         let children: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
         let mut words = Vec::new();
+        let mut assignments = Vec::new();
         let mut process_substitution = false;
         for child in children {
             match child.kind() {
@@ -242,6 +308,7 @@ impl Walker<'_> {
                 }
                 "variable_assignment" => {
                     if let Some(v) = child.child_by_field_name("value") {
+                        assignments.push(self.word(v));
                         self.nested(v);
                     }
                 }
@@ -259,36 +326,66 @@ impl Walker<'_> {
                 }
             }
         }
-        // `cd DIR` changes where later commands run.
-        if let Some((prog, args)) = words.split_first() {
-            if prog.text == "cd" && !prog.dynamic {
-                match args.iter().find(|a| !a.text.starts_with('-')) {
-                    Some(a) if !a.dynamic => self.cwd = resolve(&self.cwd, &a.text),
-                    None => self.cwd = self.home.to_path_buf(),
-                    Some(_) => {}
-                }
+        self.follow_cd(&words);
+        let mut simple = self.simple(words, feed.clone(), redirects);
+        simple.assignments = assignments;
+        simple.process_substitution = process_substitution;
+        self.script.commands.push(simple);
+    }
+
+    /// `cd DIR` (also `builtin cd`, `command cd`, `pushd`) changes where later commands run; a
+    /// directory only known at run time (`cd -`, `cd "$X"`, `popd`) makes it unknown.
+    fn follow_cd(&mut self, words: &[Word]) {
+        let mut rest = words;
+        while let Some((first, tail)) = rest.split_first() {
+            if !first.dynamic && matches!(first.text.as_str(), "builtin" | "command") {
+                rest = tail;
+            } else {
+                break;
             }
         }
-        let cwd = self.cwd.clone();
-        self.script.commands.push(Simple {
-            words,
-            cwd,
-            stdin: feed.clone(),
-            redirects,
-            process_substitution,
-        });
+        let Some((prog, args)) = rest.split_first() else { return };
+        if prog.dynamic {
+            return;
+        }
+        match prog.text.as_str() {
+            "cd" | "pushd" => match args.iter().find(|a| !a.text.starts_with('-') || a.text == "-") {
+                None if prog.text == "cd" => {
+                    self.cwd = self.home.to_path_buf();
+                    self.cwd_known = true;
+                }
+                Some(a) if !a.dynamic && a.text != "-" && !a.text.starts_with('+') => {
+                    let absolute = Path::new(&a.text).is_absolute();
+                    self.cwd = resolve(&self.cwd, &a.text);
+                    self.cwd_known = self.cwd_known || absolute;
+                }
+                _ => self.cwd_known = false,
+            },
+            "popd" => self.cwd_known = false,
+            _ => {}
+        }
     }
 
     /// Commands inside a word (`$(…)`, backticks, `<(…)`) run too.
     fn nested(&mut self, n: Node<'_>) {
+        if self.depth >= MAX_NESTING {
+            self.script.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.nested_inner(n);
+        self.depth -= 1;
+    }
+
+    fn nested_inner(&mut self, n: Node<'_>) {
         if matches!(n.kind(), "command_substitution" | "process_substitution") {
-            let saved = self.cwd.clone();
+            let saved = (self.cwd.clone(), self.cwd_known);
             let mut cursor = n.walk();
             let children: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
             for child in children {
                 self.node(child, &Feed::None);
             }
-            self.cwd = saved;
+            (self.cwd, self.cwd_known) = saved;
             return;
         }
         let mut cursor = n.walk();
@@ -355,6 +452,24 @@ impl Walker<'_> {
                 w.text = self.home.display().to_string();
             } else if let Some(rest) = w.text.strip_prefix("~/") {
                 w.text = format!("{}/{rest}", self.home.display());
+            } else if let Some(named) = w.text.strip_prefix('~') {
+                // `~user`: that user's home, taken to sit beside this user's (`/home/<user>`).
+                let (user, rest) = named.split_once('/').unwrap_or((named, ""));
+                if !user.is_empty()
+                    && user.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                {
+                    let parent = self.home.parent().unwrap_or(self.home);
+                    let dir = if self.home.file_name().is_some_and(|n| n == user) {
+                        self.home.to_path_buf()
+                    } else {
+                        parent.join(user)
+                    };
+                    w.text = if rest.is_empty() {
+                        dir.display().to_string()
+                    } else {
+                        format!("{}/{rest}", dir.display())
+                    };
+                }
             }
         }
         w

@@ -9,7 +9,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Hosts of documentation and package registries that may be fetched without asking (their
-/// subdomains too). Short on purpose: each one serves only what its owners publish.
+/// subdomains too). Short on purpose: each one serves only what its owners publish, and none
+/// shows a publisher who fetched which page (so no `readthedocs.io`, whose projects see their
+/// traffic).
 pub const DOC_HOSTS: &[&str] = &[
     "docs.rs",
     "crates.io",
@@ -17,7 +19,6 @@ pub const DOC_HOSTS: &[&str] = &[
     "rust-lang.github.io",
     "docs.python.org",
     "pypi.org",
-    "readthedocs.io",
     "npmjs.com",
     "nodejs.org",
     "developer.mozilla.org",
@@ -147,25 +148,53 @@ fn private_v6(ip: Ipv6Addr) -> Option<&'static str> {
     }
 }
 
+/// Whether a command argument reaches a cloud metadata service (which hands out the machine's
+/// credentials): a link-local address, or a metadata host name, bare or in a URL.
+pub fn metadata_service(arg: &str) -> Option<String> {
+    let host = match parse(arg).filter(reqwest::Url::has_host) {
+        Some(u) => host_of(&u)?,
+        None => {
+            let bare = arg.split(['/', ':']).next().unwrap_or(arg);
+            parse(&format!("http://{bare}/")).and_then(|u| host_of(&u)).filter(|_| !bare.is_empty())?
+        }
+    };
+    if host == "metadata.google.internal" || host == "metadata" || host == "instance-data" {
+        return Some(format!("{host}, a cloud metadata service"));
+    }
+    let ip: IpAddr = host.parse().ok()?;
+    let link_local = match ip {
+        IpAddr::V4(v4) => v4.octets()[..2] == [169, 254],
+        IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80 || v6.segments()[..2] == [0xfd00, 0x0ec2],
+    };
+    link_local.then(|| format!("{ip}, a link-local address where cloud metadata services answer"))
+}
+
 /// How many characters of the URL's path and query look like encoded data (base64, hex,
 /// percent-encoded bytes), when that is more than a small amount; `None` otherwise.
 pub fn encoded_data(url: &reqwest::Url) -> Option<usize> {
-    const RUN: usize = 24;
+    const TOKEN: usize = 8;
     const FLAG: usize = 64;
     let text = format!("{}?{}", url.path(), url.query().unwrap_or(""));
-    let mut total = 0;
-    for token in text.split(['/', '?', '&', '=', ';', ',', '#', '.', '~']) {
-        let percent = token.matches('%').count();
-        let looks = token.len() >= RUN
-            && token.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | '%'))
-            && (percent * 3 >= token.len() / 2
-                || (token.chars().any(|c| c.is_ascii_digit())
-                    && token.chars().any(|c| c.is_ascii_alphabetic())));
-        if looks {
-            total += token.len();
-        }
-    }
+    let total: usize = text
+        .split(['/', '?', '&', '=', ';', ',', '#', '.', '~'])
+        .filter(|t| t.len() >= TOKEN && looks_encoded(t))
+        .map(str::len)
+        .sum();
     (total >= FLAG).then_some(total)
+}
+
+/// Whether a piece of a URL looks like data rather than words: percent-encoded bytes, letters
+/// mixed with digits, or case changing inside it the way base64 does.
+fn looks_encoded(t: &str) -> bool {
+    if !t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | '%')) {
+        return false;
+    }
+    let percent = t.matches('%').count();
+    let digits = t.chars().any(|c| c.is_ascii_digit());
+    let letters = t.chars().any(|c| c.is_ascii_alphabetic());
+    let inner_upper = t.chars().skip(1).filter(char::is_ascii_uppercase).count();
+    let lower = t.chars().filter(char::is_ascii_lowercase).count();
+    percent * 3 >= t.len() / 2 || (digits && letters) || (inner_upper >= 3 && lower >= 3)
 }
 
 #[cfg(test)]
@@ -223,6 +252,12 @@ mod tests {
         let hex = "6b65793d736b2d616e742d6170693033".repeat(3);
         assert!(flagged(&format!("https://evil.com/x?h={hex}")).is_some());
         assert!(flagged(&format!("https://evil.com/x?h={}", "%41%42%43".repeat(10))).is_some());
+        let chunked: Vec<&str> =
+            (0..b64.len()).step_by(12).map(|i| &b64[i..(i + 12).min(b64.len())]).collect();
+        assert!(
+            flagged(&format!("https://evil.com/{}", chunked.join("/"))).is_some(),
+            "split into short pieces"
+        );
         for fine in [
             "https://docs.rs/tokio/latest/tokio/sync/struct.Mutex.html",
             "https://github.com/rust-lang/rust/commit/0123456789abcdef0123456789abcdef01234567",

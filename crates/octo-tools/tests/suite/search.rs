@@ -129,3 +129,23 @@ async fn grep_limits_output_and_reports_bad_patterns() {
     let missing = call(t.path(), "grep", json!({"pattern": "x", "path": "nope"})).await;
     assert!(missing.is_error && missing.text_content().contains("does not exist"));
 }
+
+/// A glob override would reach hidden files the permission engine refuses one by one: secret
+/// files are never searched, however the call is spelled.
+#[tokio::test]
+async fn grep_never_searches_secret_files() {
+    let t = tree();
+    std::fs::write(t.path().join(".env"), "API_TOKEN=sk-live-123\n").unwrap();
+    std::fs::write(t.path().join(".env.example"), "API_TOKEN=\n").unwrap();
+    for input in [
+        json!({"pattern": "API_TOKEN", "glob": ".env", "output_mode": "content"}),
+        json!({"pattern": "API_TOKEN", "glob": "*", "output_mode": "content"}),
+        json!({"pattern": "sk-live", "glob": ".env*", "output_mode": "content"}),
+    ] {
+        let out = call(t.path(), "grep", input.clone()).await.text_content();
+        assert!(!out.contains("sk-live-123") && !out.contains(".env:"), "{input}: {out}");
+    }
+    let example =
+        call(t.path(), "grep", json!({"pattern": "API_TOKEN", "glob": ".env*"})).await.text_content();
+    assert!(example.contains(".env.example"), "committed examples are searched: {example}");
+}
