@@ -61,10 +61,18 @@ pub struct Cli {
     )]
     pub continue_session: Option<String>,
 
-    /// Pick a saved session of this directory from a numbered list, then continue it in the REPL
-    /// (needs a terminal; use -c=ID in scripts).
-    #[arg(short = 'r', long = "resume", conflicts_with = "continue_session")]
-    pub resume_pick: bool,
+    /// Continue a saved session of this directory: its number in `octo sessions` (1 is the
+    /// newest), an id prefix or title words; without one, pick from a numbered list (that needs
+    /// a terminal).
+    #[arg(
+        short = 'r',
+        long = "resume",
+        value_name = "SESSION",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "continue_session"
+    )]
+    pub resume: Option<String>,
 
     /// Do not save this conversation.
     #[arg(long)]
@@ -89,6 +97,14 @@ pub struct Cli {
     /// Replace octo's base system prompt (environment and project rules are still added).
     #[arg(long, value_name = "TEXT")]
     pub system: Option<String>,
+
+    /// Add this text at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+
+    /// Add this file's text at the end of the system prompt.
+    #[arg(long, value_name = "FILE")]
+    pub append_system_prompt_file: Option<PathBuf>,
 
     /// Output token cap per model request.
     #[arg(long, value_name = "N")]
@@ -135,8 +151,39 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
 
+    /// text (the prompt) or stream-json: user messages as JSON lines on stdin, in Claude Code's
+    /// shape (`{"type":"user","message":{"role":"user","content":"..."}}`), each answered in turn
+    /// in one session (with --output-format stream-json).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
+
+    /// How a headless run answers approvals: `deny` (default: what needs one is refused) or
+    /// `stdio` (an `approval_required` event goes to stdout and the answer is read from stdin as
+    /// `{"type":"approval","approval_id":"...","decision":"allow|allow_always|deny"}`; needs
+    /// --input-format stream-json).
+    #[arg(long, value_enum, default_value_t = PermissionPrompt::Deny)]
+    pub permission_prompt: PermissionPrompt,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// How a headless run reads its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// The prompt from the arguments, a file or stdin.
+    Text,
+    /// JSON lines of user messages (and approval answers) on stdin.
+    StreamJson,
+}
+
+/// Who answers approvals in a headless run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PermissionPrompt {
+    /// Nobody: the call is refused, and the model told so.
+    Deny,
+    /// The program driving octo, over stdin and stdout.
+    Stdio,
 }
 
 /// How a headless run prints its result.
@@ -173,6 +220,31 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<SessionsAction>,
     },
+    /// Set up an endpoint: pick a provider, store its key, pick a model, test it, and write
+    /// ~/.octo/config.toml (comments and other settings kept). Without flags it asks; with
+    /// --endpoint it runs without questions.
+    Setup {
+        /// The endpoint (a preset such as `deepseek`, `anthropic`, `ollama`).
+        #[arg(long, value_name = "ENDPOINT")]
+        endpoint: Option<String>,
+        /// The model (default: the endpoint's first).
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// Read the key from this environment variable at run time (nothing is stored).
+        #[arg(long, value_name = "VAR")]
+        key_env: Option<String>,
+        /// The server's base URL (for a custom or local endpoint).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Do not send the test request.
+        #[arg(long)]
+        no_test: bool,
+    },
+    /// The previous contents of files octo changed: list them, restore one, or empty the trash.
+    Trash {
+        #[command(subcommand)]
+        action: TrashAction,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.
@@ -202,6 +274,28 @@ pub enum SessionsAction {
         /// The session.
         id: String,
     },
+}
+
+/// `octo trash ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum TrashAction {
+    /// Every change octo's file tools made, newest first (with --all, in every directory).
+    List {
+        /// Changes outside this directory too.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Put back what a file held before a change (an entry id from `list`, or a path: its
+    /// newest change). A file changed since is only overwritten with --force.
+    Restore {
+        /// Entry id or file path.
+        what: String,
+        /// Overwrite a file that changed after octo wrote it.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Delete every kept copy and the journal.
+    Empty,
 }
 
 /// `octo auth ...`

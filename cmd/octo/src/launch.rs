@@ -20,9 +20,10 @@ pub fn overrides(cli: &Cli) -> Overrides {
 
 /// The session `-c` asks for, unless `resume` names one.
 fn resume_of(cli: &Cli, resume: Option<String>) -> Resume {
-    match (resume, &cli.continue_session) {
+    let asked = cli.continue_session.clone().or_else(|| cli.resume.clone().filter(|q| !q.is_empty()));
+    match (resume, asked) {
         (Some(id), _) => Resume::Id(id),
-        (None, Some(q)) => Resume::Find(q.clone()),
+        (None, Some(q)) => Resume::Find(q),
         (None, None) => Resume::New,
     }
 }
@@ -36,6 +37,7 @@ pub fn launch_of(cli: &Cli, unattended: bool, resume: Option<String>) -> Launch 
         options: SessionOptions {
             no_tools: cli.no_tools,
             system_prompt: cli.system.clone(),
+            append_system_prompt: cli.append_system_prompt.clone(),
             unattended,
             no_stream: cli.no_stream,
             save: !cli.no_save,

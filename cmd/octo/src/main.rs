@@ -12,6 +12,9 @@ mod output;
 mod render;
 mod repl;
 mod sanitize;
+mod setup;
+mod stream_input;
+mod trash;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
@@ -47,7 +50,22 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(file) = cli.append_system_prompt_file.take() {
+        match std::fs::read_to_string(&file) {
+            Ok(text) => {
+                let joined = match cli.append_system_prompt.take() {
+                    Some(t) => format!("{t}\n\n{text}"),
+                    None => text,
+                };
+                cli.append_system_prompt = Some(joined);
+            }
+            Err(e) => {
+                out::error(&format!("cannot read --append-system-prompt-file {}: {e}", file.display()));
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        }
+    }
     match &cli.command {
         Some(Command::Completion { shell }) => {
             let mut buf = Vec::new();
@@ -65,6 +83,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sessions { all, action }) => {
             return commands::sessions(&octo_app::Launcher::from_env(), &cli, *all, action.as_ref())
         }
+        Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
+        Some(Command::Setup { endpoint, model, key_env, base_url, no_test }) => {
+            let args = setup::Args {
+                endpoint: endpoint.clone(),
+                model: model.clone(),
+                key_env: key_env.clone(),
+                base_url: base_url.clone(),
+                test: !no_test,
+            };
+            return runtime()?.block_on(setup::run(&octo_app::Launcher::from_env(), args));
+        }
         None => {}
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
@@ -72,11 +101,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if interactive && no_prompt {
         return runtime()?.block_on(repl::run(&cli));
     }
-    if cli.resume_pick {
+    if cli.resume.as_deref() == Some("") {
         out::error(
-            "--resume picks a session from a list and needs a terminal without a prompt; \
-             use -c (the last session) or -c=ID to continue one in a script",
+            "--resume without a session picks one from a list and needs a terminal without a prompt; \
+             name one (--resume 2, an id prefix or title words) or use -c for the last session",
         );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    if cli.input_format == cli::InputFormat::StreamJson {
+        return runtime()?.block_on(stream_input::run(&cli));
+    }
+    if cli.permission_prompt == cli::PermissionPrompt::Stdio {
+        out::error("--permission-prompt stdio needs --input-format stream-json (the answers come on stdin)");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let prompt = match gather_prompt(&cli) {

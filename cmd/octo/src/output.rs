@@ -114,7 +114,15 @@ impl TurnRenderer for Json {
     }
 
     fn finish(&mut self, s: &TurnSummary) {
-        let result = json!({
+        out::stdout(&format!("{}\n", result_object(s, self.started)));
+    }
+}
+
+/// The result object of a turn (`--output-format json`, and after each turn of a stream-json
+/// input run).
+pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
+    {
+        json!({
             "type": "result",
             "is_error": s.failed() || s.end_reason == TurnEndReason::Cancelled,
             "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
@@ -126,11 +134,10 @@ impl TurnRenderer for Json {
             "turns": s.turns,
             "usage": s.usage,
             "cost_usd": s.cost_usd,
-            "duration_ms": u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             "tool_calls": s.tool_calls,
             "denied_tool_calls": s.denied,
-        });
-        out::stdout(&format!("{result}\n"));
+        })
     }
 }
 

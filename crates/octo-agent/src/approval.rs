@@ -125,6 +125,10 @@ pub struct ApprovalRequest {
     /// Why approval is needed, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The argument a front end may let the user edit before allowing (the command of a
+    /// command tool), answered with [`ApprovalDecision::Edited`]; `None`: no edit offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editable: Option<String>,
 }
 
 impl ApprovalRequest {
@@ -141,6 +145,7 @@ impl ApprovalRequest {
             input,
             summary: summary.into(),
             reason: None,
+            editable: None,
         }
     }
 }
@@ -158,6 +163,14 @@ pub enum ApprovalDecision {
         /// What the user wants the model to know.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+    },
+    /// Run it with these arguments instead (the user edited the call, say the command). The
+    /// edited call is checked by the permission gate again (a deny rule or the hard-deny list
+    /// still refuse it), then runs as approved; the model is told it was edited. A tool's own
+    /// question does not take edits: there it counts as a refusal.
+    Edited {
+        /// The arguments to run with.
+        input: Value,
     },
 }
 

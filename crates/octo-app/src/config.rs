@@ -204,6 +204,47 @@ impl ModelOverride {
     }
 }
 
+/// How the REPL announces the end of a long turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotifyMethod {
+    /// A desktop notification (OSC 9) where the terminal is known to show one, else the bell.
+    Auto,
+    /// The terminal bell.
+    Bell,
+    /// OSC 9 (iTerm2, WezTerm, Ghostty, Windows Terminal).
+    Osc9,
+    /// Nothing.
+    Off,
+}
+
+impl std::str::FromStr for NotifyMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "bell" => Ok(Self::Bell),
+            "osc9" => Ok(Self::Osc9),
+            "off" | "none" => Ok(Self::Off),
+            other => Err(format!("notify must be auto, bell, osc9 or off, not `{other}`")),
+        }
+    }
+}
+
+/// `notify` and `notify_after`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Notify {
+    /// How.
+    pub method: NotifyMethod,
+    /// After how long a turn.
+    pub after: std::time::Duration,
+}
+
+impl Default for Notify {
+    fn default() -> Self {
+        Self { method: NotifyMethod::Auto, after: std::time::Duration::from_secs(30) }
+    }
+}
+
 /// The `[permissions]` table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,6 +296,10 @@ pub struct FileConfig {
     pub compact_threshold: Option<f64>,
     /// `endpoint:model` used for summaries (a cheaper model); default: the main one.
     pub lite_model: Option<String>,
+    /// How the REPL says a long turn is over: `auto`, `bell`, `osc9` or `off`.
+    pub notify: Option<String>,
+    /// Seconds a turn must take before it is announced (default 30).
+    pub notify_after: Option<f64>,
     /// Named endpoints.
     #[serde(default)]
     pub endpoints: BTreeMap<String, EndpointConfig>,
@@ -342,6 +387,8 @@ pub struct Config {
     pub compact_threshold: Sourced<f64>,
     /// Model for summaries.
     pub lite_model: Option<Sourced<String>>,
+    /// How a long turn's end is announced.
+    pub notify: Notify,
     /// Endpoints by id (user's, then the project's added or replacing).
     pub endpoints: BTreeMap<String, Sourced<EndpointConfig>>,
     /// Permission rules, user's and project's.
@@ -393,6 +440,7 @@ impl Config {
             max_tokens: None,
             compact_threshold: Sourced::new(0.75, Source::Default),
             lite_model: None,
+            notify: Notify::default(),
             endpoints: BTreeMap::new(),
             rules: RuleSet::default(),
             shell_env: octo_tools::shell::env::ShellEnv::default(),
@@ -449,6 +497,19 @@ impl Config {
         }
         if let Some(m) = f.lite_model {
             self.lite_model = Some(Sourced::new(m, source.clone()));
+        }
+        if let Some(n) = f.notify {
+            self.notify.method =
+                n.parse().map_err(|message| ConfigError::Value { source_desc: desc.clone(), message })?;
+        }
+        if let Some(s) = f.notify_after {
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(ConfigError::Value {
+                    source_desc: desc,
+                    message: format!("notify_after must be a number of seconds, 0 or more, not {s}"),
+                });
+            }
+            self.notify.after = std::time::Duration::from_secs_f64(s);
         }
         // A cloned repository is not trusted with the user's keys or approvals: it may tighten
         // (ask, deny) but not define endpoints (which receive an API key) or allow rules.

@@ -14,8 +14,19 @@ use thiserror::Error;
 const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 
 /// Built-in endpoints tried, in this order, when none is chosen: the first whose key is set wins.
-const AUTO_ORDER: &[&str] =
-    &["anthropic", "openai", "deepseek", "openrouter", "moonshot", "qwen", "glm", "zhipu", "xai", "groq"];
+const AUTO_ORDER: &[&str] = &[
+    "anthropic",
+    "openai",
+    "gemini",
+    "deepseek",
+    "openrouter",
+    "moonshot",
+    "qwen",
+    "glm",
+    "zhipu",
+    "xai",
+    "groq",
+];
 
 /// Why no client could be built.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]

@@ -96,6 +96,11 @@ impl Home {
         self.root.join("mcp.json")
     }
 
+    /// `keys.json`: API keys, when `octo setup` found no keyring service to keep them in.
+    pub fn key_file(&self) -> PathBuf {
+        self.root.join("keys.json")
+    }
+
     /// `models/`: downloaded local models.
     pub fn models(&self) -> PathBuf {
         self.root.join("models")
@@ -119,6 +124,7 @@ impl Home {
             self.logs(),
             self.trash(),
             self.output(),
+            self.key_file(),
         ];
         extra.extend(key_file);
         let user_home = user_home.unwrap_or_else(|| PathBuf::from("/nonexistent-home"));

@@ -104,6 +104,12 @@ impl LaunchError {
         }
     }
 
+    /// Whether nothing is configured at all (no endpoint chosen and no known key set): a first
+    /// run, for which front ends offer `octo setup`.
+    pub fn is_unconfigured(&self) -> bool {
+        matches!(self, Self::Session(SessionError::Endpoint(crate::factory::EndpointError::NoEndpoint(_))))
+    }
+
     /// Whether the session to continue is open in another octo process.
     pub fn is_in_use(&self) -> bool {
         matches!(self, Self::Session(SessionError::Store(StoreError::InUse { .. })))
@@ -127,13 +133,19 @@ impl std::fmt::Debug for Launcher {
 
 impl Launcher {
     /// The launcher of this process: `OCTO_HOME` (or `~/.octo`), the process environment, and
-    /// the key store it names (`OCTO_KEYRING_FILE`, `OCTO_NO_KEYRING`, else the OS keyring).
+    /// the key store it names (`OCTO_KEYRING_FILE`, `OCTO_NO_KEYRING`, else the OS keyring —
+    /// or `keys.json` in octo's home when `octo setup` had to keep the key there because the
+    /// machine has no keyring service).
     pub fn from_env() -> Self {
         // Set-but-empty counts for OCTO_NO_KEYRING, so this lookup keeps empty values.
-        let keys =
+        let mut keys =
             KeyStore::from_env(&|k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()));
+        let home = Home::from_env();
+        if keys == KeyStore::OsKeyring && home.key_file().is_file() {
+            keys = KeyStore::File(home.key_file());
+        }
         let store = keys.open();
-        Self { home: Home::from_env(), env: Arc::new(process_env), keys, store }
+        Self { home, env: Arc::new(process_env), keys, store }
     }
 
     /// A launcher with everything given (tests, embedding).

@@ -73,6 +73,7 @@ pub mod permissions;
 mod persist;
 pub mod prompt;
 pub mod session;
+pub mod setup;
 pub mod tools;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).
@@ -81,11 +82,23 @@ pub use octo_session as session_store;
 pub use fold::{ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
 pub use home::Home;
 pub use launcher::{Env, Launch, LaunchError, Launcher, Resume};
+/// Reading the clipboard for a paste.
+pub use octo_tools::clipboard;
+/// Preparing images to attach (checked, capped, downscaled).
+pub use octo_tools::image;
+/// octo's trash of previous file contents (for `octo trash`).
+pub use octo_tools::trash;
+/// What undoing a file change does.
+pub use octo_tools::trash::Undo;
+/// The model's task list, as [`Session::todos`] returns it.
+pub use octo_tools::{Todo, TodoStatus};
 pub use permissions::{Mode, PermissionEngine};
-pub use session::{RunResult, Session, SessionError, SessionOptions, State, Status};
+pub use session::{
+    FileUndo, RewindPlan, RewindReport, RunResult, Session, SessionError, SessionOptions, State, Status,
+};
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.
 pub use octo_agent::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, CompactReason, ContentBlock, ErrorKind, Message,
-    OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
+    AgentEvent, ApprovalDecision, ApprovalRequest, CompactReason, ContentBlock, ErrorKind, ImageSource,
+    Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
 };

@@ -100,6 +100,8 @@ pub struct PromptParts {
     pub skills: Option<String>,
     /// Memory (filled by a later feature).
     pub memory: Option<String>,
+    /// Text added at the very end (`--append-system-prompt`).
+    pub append: Option<String>,
 }
 
 /// Builds the system prompt for a session in `cwd`, reading the user's rules (`octorules.md` in
@@ -151,6 +153,9 @@ pub fn assemble_with_sources(
     }
     if let Some(m) = parts.memory.as_deref().filter(|s| !s.trim().is_empty()) {
         out.push_str(&format!("\n# Memory\n{}\n", m.trim()));
+    }
+    if let Some(a) = parts.append.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push_str(&format!("\n{}\n", a.trim()));
     }
     (out, sources)
 }

@@ -44,7 +44,7 @@ mod sender;
 mod wire;
 
 pub use config::OpenAiConfig;
-pub use discover::LocalServer;
+pub use discover::{is_local_url, LocalServer};
 pub use parse::OpenAiParser;
 pub use preset::{
     accepts_reasoning_effort, is_openai_reasoning_model, preset_by_id, MaxTokensField, Preset, Quirks,

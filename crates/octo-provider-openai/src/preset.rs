@@ -93,6 +93,14 @@ pub const PRESETS: &[Preset] = &[
         },
     ),
     preset(
+        "gemini",
+        "Google Gemini",
+        "https://generativelanguage.googleapis.com/v1beta/openai",
+        "GEMINI_API_KEY",
+        "gemini-2.5-pro",
+        Quirks { reasoning: ReasoningStyle::Effort, ..STANDARD },
+    ),
+    preset(
         "deepseek",
         "DeepSeek",
         "https://api.deepseek.com/v1",

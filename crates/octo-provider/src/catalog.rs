@@ -70,6 +70,12 @@ const BUILTIN: &[(&str, ModelInfo)] = &[
     ("claude-3-5-haiku", m(200_000, 8_192, p(0.8, 4.0, 0.08, 1.0))),
     ("claude-3-haiku", m(200_000, 4_096, p(0.25, 1.25, 0.03, 0.3))),
     ("claude", m(200_000, 8_192, None)),
+    // Google (through its OpenAI-compatible endpoint); prices for prompts up to 200k tokens
+    ("gemini-2.5-pro", m(1_048_576, 65_536, p(1.25, 10.0, 0.31, 0.0))),
+    ("gemini-2.5-flash-lite", m(1_048_576, 65_536, p(0.1, 0.4, 0.025, 0.0))),
+    ("gemini-2.5-flash", m(1_048_576, 65_536, p(0.3, 2.5, 0.075, 0.0))),
+    ("gemini-2.0-flash", m(1_048_576, 8_192, p(0.1, 0.4, 0.025, 0.0))),
+    ("gemini", m(1_048_576, 8_192, None)),
     // OpenAI
     ("gpt-5-mini", m(400_000, 128_000, p(0.25, 2.0, 0.025, 0.0))),
     ("gpt-5-nano", m(400_000, 128_000, p(0.05, 0.4, 0.005, 0.0))),
@@ -101,6 +107,39 @@ const BUILTIN: &[(&str, ModelInfo)] = &[
     ("grok-code-fast", m(256_000, 10_000, p(0.2, 1.5, 0.02, 0.0))),
     ("grok-4", m(256_000, 64_000, p(3.0, 15.0, 0.75, 0.0))),
 ];
+
+/// Families known to read images, and families known not to (by the longest matching prefix of
+/// the bare model id); anything else is unknown and gets the benefit of the doubt.
+const IMAGES: &[(&str, bool)] = &[
+    ("claude", true),
+    ("gpt-4o", true),
+    ("gpt-4.1", true),
+    ("gpt-5", true),
+    ("o3", true),
+    ("o4", true),
+    ("gemini", true),
+    ("grok-4", true),
+    ("qwen-vl", true),
+    ("qwen2.5-vl", true),
+    ("glm-4.5v", true),
+    ("llava", true),
+    ("gpt-oss", false),
+    ("deepseek", false),
+    ("kimi-k2", false),
+    ("qwen3-coder", false),
+    ("qwen-max", false),
+    ("glm-4.6", false),
+    ("glm-4.5", false),
+    ("grok-code", false),
+    ("o3-mini", false),
+];
+
+/// Whether `model` takes images: `Some(false)` for families known not to (so front ends can say
+/// so before a request fails), `None` when unknown.
+pub fn accepts_images(model: &str) -> Option<bool> {
+    let bare = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    IMAGES.iter().filter(|(p, _)| bare.starts_with(p)).max_by_key(|(p, _)| p.len()).map(|(_, yes)| *yes)
+}
 
 /// Model limits and prices: the built-in table plus configured overrides.
 #[derive(Debug, Clone, Default)]

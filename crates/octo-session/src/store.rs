@@ -151,8 +151,8 @@ impl SessionStore {
         Ok(out)
     }
 
-    /// Finds a session of `cwd` (or any directory when `None`) by `last`, an id prefix, or a
-    /// title substring.
+    /// Finds a session of `cwd` (or any directory when `None`) by `last`, a position in the
+    /// directory's list (1 is the newest), an id prefix, or a title substring.
     pub fn find(&self, query: &str, cwd: Option<&Path>) -> Result<Found, StoreError> {
         let all = self.list(cwd)?;
         let q = query.trim();
@@ -161,6 +161,13 @@ impl SessionStore {
         }
         if let Some(exact) = all.iter().find(|s| s.id == q) {
             return Ok(Found::One(Box::new(exact.clone())));
+        }
+        // A short number is a position in the directory's list, newest first (`octo -r 2`); ids
+        // start with an eight-digit date, so they never look like one.
+        if let (Some(_), true, Ok(n)) = (cwd, q.len() <= 3, q.parse::<usize>()) {
+            if let Some(s) = n.checked_sub(1).and_then(|i| all.get(i)) {
+                return Ok(Found::One(Box::new(s.clone())));
+            }
         }
         let lower = q.to_lowercase();
         let mut hits: Vec<Summary> = all

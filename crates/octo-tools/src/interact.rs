@@ -42,6 +42,13 @@ struct TodoInput {
 
 #[async_trait]
 impl ToolExecutor for TodoWrite {
+    fn summary(&self, input: &Value) -> Option<String> {
+        let items = input.get("todos")?.as_array()?;
+        let done =
+            items.iter().filter(|t| t.get("status").and_then(Value::as_str) == Some("completed")).count();
+        Some(format!("{} items, {done} done", items.len()))
+    }
+
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "todo_write",

@@ -40,15 +40,18 @@
 //! # }
 //! ```
 
+pub mod clipboard;
 pub mod config;
 mod error;
 pub mod fs;
+pub mod image;
 mod interact;
 pub mod path;
 mod private;
 pub mod search;
 pub mod secrets;
 pub mod shell;
+pub mod trash;
 pub mod web;
 
 pub use config::{SearchEndpoints, ToolsConfig, WebConfig};

@@ -94,7 +94,11 @@ pub async fn check_writable(
     let (decision, by) = ctx.ask_approval(req).await;
     match decision {
         ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Ok(()),
-        ApprovalDecision::Deny { message } => {
+        ApprovalDecision::Deny { .. } | ApprovalDecision::Edited { .. } => {
+            let message = match decision {
+                ApprovalDecision::Deny { message } => message,
+                _ => Some("an edited call cannot be taken here".to_owned()),
+            };
             let text = format!(
                 "refused to write {shown}: it is outside the workspace {} and was not approved{}. \
                  Write inside the workspace instead.",

@@ -13,25 +13,6 @@ use std::path::PathBuf;
 pub(super) const PROMPT: &str = "octo> ";
 pub(super) const MORE: &str = "   .. ";
 
-/// Slash commands and what they do, for /help and completion.
-pub(super) const COMMANDS: &[(&str, &str)] = &[
-    ("/help", "this list"),
-    ("/model", "show the model, or switch: /model endpoint:model (the conversation is kept)"),
-    ("/mode", "show the permission mode, or switch: /mode default|accept-edits|plan|auto"),
-    ("/plan", "plan mode: read-only tools only"),
-    ("/build", "leave plan mode"),
-    ("/permissions", "the mode and the permission rules"),
-    ("/tools", "the tools the model can call"),
-    ("/cost", "tokens and cost so far"),
-    ("/compact", "compact the conversation now: /compact [what to focus the summary on]"),
-    ("/history", "this directory's saved sessions"),
-    ("/resume", "continue a saved session: /resume [N | id prefix | title words]"),
-    ("/clear", "forget the conversation (also /new)"),
-    ("/new", "start a fresh conversation"),
-    ("/exit", "leave (also /quit, Ctrl-D)"),
-    ("/quit", "leave"),
-];
-
 pub(super) struct OctoHelper {
     pub workspace: PathBuf,
 }
@@ -42,10 +23,10 @@ impl Completer for OctoHelper {
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
         if before.starts_with('/') && !before.contains(' ') {
-            let c = COMMANDS
+            let c = super::slash::COMMANDS
                 .iter()
-                .filter(|(c, _)| c.starts_with(before))
-                .map(|(c, _)| Pair { display: (*c).to_owned(), replacement: format!("{c} ") })
+                .filter(|c| c.name.starts_with(before))
+                .map(|c| Pair { display: c.name.to_owned(), replacement: format!("{} ", c.name) })
                 .collect();
             return Ok((0, c));
         }
@@ -85,6 +66,38 @@ impl Helper for OctoHelper {}
 
 pub(super) type Ed = Editor<OctoHelper, DefaultHistory>;
 
+/// Ctrl-V: pastes the clipboard — an image is saved (privately, in octo's output folder) and
+/// mentioned as `@path`, so it is attached; text is inserted. Without a clipboard program the
+/// key keeps its usual meaning.
+pub(super) struct Paste {
+    pub dir: PathBuf,
+}
+
+impl rustyline::ConditionalEventHandler for Paste {
+    fn handle(
+        &self,
+        _evt: &rustyline::Event,
+        _n: rustyline::RepeatCount,
+        _positive: bool,
+        _ctx: &rustyline::EventContext<'_>,
+    ) -> Option<rustyline::Cmd> {
+        match octo_app::clipboard::read()? {
+            octo_app::clipboard::Clip::Text(t) => Some(rustyline::Cmd::Insert(1, t)),
+            octo_app::clipboard::Clip::Image(png) => {
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or(0);
+                let path = self.dir.join(format!("clipboard-{stamp}.png"));
+                octo_app::session_store::private::create_dir(&self.dir).ok()?;
+                let mut f = octo_app::session_store::private::create_new(&path).ok()?;
+                std::io::Write::write_all(&mut f, &png).ok()?;
+                Some(rustyline::Cmd::Insert(1, format!("@{} ", path.display())))
+            }
+        }
+    }
+}
+
 /// Reads a line on a blocking thread (the editor moves there and back).
 pub(super) async fn read_line(mut ed: Ed, prompt: &'static str) -> (Ed, Result<String, ReadlineError>) {
     match tokio::task::spawn_blocking(move || {
@@ -102,6 +115,26 @@ pub(super) async fn read_line(mut ed: Ed, prompt: &'static str) -> (Ed, Result<S
     }
 }
 
+/// Reads a line with `initial` already typed (for editing a command before it runs).
+pub(super) async fn read_line_with(
+    mut ed: Ed,
+    prompt: &'static str,
+    initial: String,
+) -> (Ed, Result<String, ReadlineError>) {
+    match tokio::task::spawn_blocking(move || {
+        let r = ed.readline_with_initial(prompt, (&initial, ""));
+        (ed, r)
+    })
+    .await
+    {
+        Ok(pair) => pair,
+        Err(e) => {
+            out::error(&format!("the line editor failed: {e}"));
+            std::process::exit(1)
+        }
+    }
+}
+
 pub(super) fn paint(code: &str, text: &str) -> String {
     if std::env::var_os("NO_COLOR").is_some() {
         text.to_owned()
@@ -110,22 +143,62 @@ pub(super) fn paint(code: &str, text: &str) -> String {
     }
 }
 
-/// Replaces `@path` mentions with the file's content attached after the message.
-pub(super) fn expand_mentions(line: &str, workspace: &std::path::Path) -> String {
+/// The message for `line`: `@path` mentions of text files have their content attached after
+/// the message; mentions of images (PNG, JPEG, GIF, WebP, by their bytes) become image blocks,
+/// downscaled when too large. `images` false (a model that takes none) leaves them out, saying so.
+pub(super) fn expand_mentions(line: &str, workspace: &std::path::Path, images: bool) -> octo_app::Message {
     let mut attached = String::new();
+    let mut blocks = Vec::new();
     for word in line.split_whitespace() {
         let Some(path) = word.strip_prefix('@').filter(|p| !p.is_empty()) else { continue };
         let full = workspace.join(path);
-        match std::fs::read_to_string(&full) {
-            Ok(text) => {
-                let text: String = text.chars().take(100_000).collect();
-                attached.push_str(&format!("\n\n<file path=\"{path}\">\n{text}\n</file>"));
+        let Ok(meta) = std::fs::metadata(&full) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let looks_image = {
+            let lower = path.to_ascii_lowercase();
+            [".png", ".jpg", ".jpeg", ".gif", ".webp"].iter().any(|e| lower.ends_with(e))
+        };
+        let shown = crate::sanitize::visible(path);
+        if (looks_image || meta.len() > 2 * 1024 * 1024) && meta.len() > octo_app::image::MAX_INPUT as u64 {
+            out::status(&format!(
+                "octo: could not attach {shown}: it is {} MB, more than the {} MB an attached file may be",
+                meta.len() / (1024 * 1024),
+                octo_app::image::MAX_INPUT / (1024 * 1024)
+            ));
+            continue;
+        }
+        let bytes = match std::fs::read(&full) {
+            Ok(b) => b,
+            Err(e) => {
+                out::status(&format!("octo: could not attach {shown}: {e}"));
+                continue;
             }
-            Err(e) if full.exists() => out::status(&format!("octo: could not attach {path}: {e}")),
-            Err(_) => {}
+        };
+        match octo_app::image::prepare(&bytes) {
+            Ok(img) if images => {
+                if let Some(n) = &img.note {
+                    out::status(&format!("octo: attached {shown} ({n})"));
+                }
+                blocks.push(octo_app::ContentBlock::Image { source: img.source() });
+            }
+            Ok(_) => out::status(&format!(
+                "octo: {shown} was not attached: this model does not take images (switch with /model)"
+            )),
+            Err(e) if looks_image => out::status(&format!("octo: could not attach {shown}: {e}")),
+            Err(_) => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let text: String = text.chars().take(100_000).collect();
+                    attached.push_str(&format!("\n\n<file path=\"{path}\">\n{text}\n</file>"));
+                }
+                Err(_) => out::status(&format!("octo: could not attach {shown}: it is a binary file")),
+            },
         }
     }
-    format!("{line}{attached}")
+    let mut content = vec![octo_app::ContentBlock::text(format!("{line}{attached}"))];
+    content.extend(blocks);
+    octo_app::Message { role: octo_app::Role::User, content }
 }
 
 #[cfg(test)]

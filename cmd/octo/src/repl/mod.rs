@@ -4,27 +4,37 @@
 use crate::cli::Cli;
 use crate::sanitize::visible;
 use crate::{launch, out, EXIT_USAGE};
-use octo_app::{AgentEvent, Launcher, Mode, Session};
+use octo_app::{AgentEvent, Launcher, Session};
 use rustyline::error::ReadlineError;
 use rustyline::Editor;
 use std::process::ExitCode;
 use tokio::sync::broadcast::error::RecvError;
 
 mod editor;
+mod rewind;
+mod slash;
 mod turn;
 
-use editor::{expand_mentions, paint, read_line, Ed, OctoHelper, COMMANDS, MORE, PROMPT};
+use editor::{expand_mentions, paint, read_line, Ed, OctoHelper, MORE, PROMPT};
 use turn::turn;
 
 /// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
 pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    let launcher = Launcher::from_env();
-    let mut session = match launch::start(&launcher, cli, false, None) {
+    let mut launcher = Launcher::from_env();
+    let mut first = launch::start(&launcher, cli, false, None);
+    if first.as_ref().is_err_and(octo_app::LaunchError::is_unconfigured)
+        && crate::setup::first_run(&launcher).await
+    {
+        // The key may have gone into a new key file: look again.
+        launcher = Launcher::from_env();
+        first = launch::start(&launcher, cli, false, None);
+    }
+    let mut session = match first {
         Ok(s) => s,
         Err(e) if e.is_in_use() => {
             out::error(&e.to_string());
             out::status("octo: starting a new session instead");
-            let fresh = Cli { continue_session: None, ..cli.clone() };
+            let fresh = Cli { continue_session: None, resume: None, ..cli.clone() };
             match launch::start(&launcher, &fresh, false, None) {
                 Ok(s) => s,
                 Err(e) => {
@@ -38,7 +48,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(launch::exit_code(&e)));
         }
     };
-    if cli.continue_session.is_some() {
+    if cli.continue_session.is_some() || cli.resume.as_deref().is_some_and(|q| !q.is_empty()) {
         let n = session.history().await.map(|h| h.len()).unwrap_or(0);
         out::status(&format!(
             "octo: continuing session {} ({n} messages)",
@@ -59,9 +69,13 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
     ed.set_helper(Some(OctoHelper { workspace: workspace.clone() }));
+    ed.bind_sequence(
+        rustyline::KeyEvent::ctrl('V'),
+        rustyline::EventHandler::Conditional(Box::new(editor::Paste { dir: launcher.home().output() })),
+    );
     let history = launcher.home().history_file();
     let _ = ed.load_history(&history);
-    if cli.resume_pick {
+    if cli.resume.as_deref() == Some("") {
         ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await?;
     } else {
         ed = offer_unanswered(&session, ed, cli.show_thinking).await?;
@@ -105,27 +119,34 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         let _ = ed.add_history_entry(line.as_str());
         save_history(&mut ed, &history);
-        if let Some(arg) = command_arg(line.trim(), "/compact") {
-            let focus = Some(arg.trim().to_owned()).filter(|a| !a.is_empty());
-            compact(&session, focus).await;
-            continue;
-        }
-        if line.trim() == "/history" {
-            history_list(&launcher, &session, &workspace);
-            continue;
-        }
-        if let Some(q) = command_arg(line.trim(), "/resume") {
-            ed = resume(&launcher, cli, &mut session, ed, q, &workspace).await?;
-            continue;
-        }
-        if line.starts_with('/') {
-            match slash(&launcher, &session, line.trim()) {
-                Slash::Handled => continue,
-                Slash::Exit => break,
-                Slash::NotACommand => {}
+        match slash::parse(&line) {
+            slash::Parsed::Invalid(why) => {
+                out::error(&why);
+                continue;
             }
+            slash::Parsed::Command("/compact", arg) => {
+                compact(&session, Some(arg.to_owned()).filter(|a| !a.is_empty())).await;
+                continue;
+            }
+            slash::Parsed::Command("/history", _) => {
+                history_list(&launcher, &session, &workspace);
+                continue;
+            }
+            slash::Parsed::Command("/resume", arg) => {
+                ed = resume(&launcher, cli, &mut session, ed, arg, &workspace).await?;
+                continue;
+            }
+            slash::Parsed::Command("/rewind", arg) => {
+                ed = rewind::run(&session, ed, arg.parse().unwrap_or(1)).await;
+                continue;
+            }
+            slash::Parsed::Command(name, arg) => match slash::run(&launcher, &session, name, arg) {
+                slash::Done::Handled => continue,
+                slash::Done::Exit => break,
+            },
+            slash::Parsed::Message => {}
         }
-        let message = expand_mentions(&line, &workspace);
+        let message = expand_mentions(&line, &workspace, session.accepts_images() != Some(false));
         ed = turn(&session, ed, message, cli.show_thinking).await?;
         if cli.verbose {
             let s = session.status();
@@ -169,7 +190,7 @@ async fn offer_unanswered(session: &Session, ed: Ed, show_thinking: bool) -> any
     let (ed, answer) = read_line(ed, "  send it again? [Y/n] ").await;
     let answer = answer.unwrap_or_default().trim().to_ascii_lowercase();
     if answer.is_empty() || answer == "y" || answer == "yes" {
-        return turn(session, ed, text, show_thinking).await;
+        return turn(session, ed, octo_app::Message::user(text), show_thinking).await;
     }
     Ok(ed)
 }
@@ -274,100 +295,5 @@ async fn pick_session(
             out::error(&e.to_string());
             (ed, None)
         }
-    }
-}
-
-/// The argument of `name` when `line` is that command (`/compact focus` → `focus`); `None` for
-/// another word that merely starts the same way (`/compacted`).
-fn command_arg<'a>(line: &'a str, name: &str) -> Option<&'a str> {
-    let rest = line.strip_prefix(name)?;
-    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
-}
-
-enum Slash {
-    Handled,
-    Exit,
-    NotACommand,
-}
-
-fn slash(launcher: &Launcher, session: &Session, line: &str) -> Slash {
-    let (cmd, arg) = match line.split_once(char::is_whitespace) {
-        Some((c, a)) => (c, a.trim()),
-        None => (line, ""),
-    };
-    match cmd {
-        "/help" => {
-            for (c, what) in COMMANDS {
-                out::status(&format!("  {c:<13} {what}"));
-            }
-            out::status("  @path        attach a file's content to your message\n  a line ending in \\ continues on the next line; Ctrl-C cancels a running turn");
-        }
-        "/model" if arg.is_empty() => out::status(&format!("model: {}", session.status().model)),
-        "/model" => match session.set_model(arg, launcher.credentials(), launcher.env()) {
-            Ok(label) => out::status(&format!("model: {label} (the conversation is kept)")),
-            Err(e) => out::error(&e.to_string()),
-        },
-        "/mode" if arg.is_empty() => out::status(&format!("permission mode: {}", session.status().mode)),
-        "/mode" => match arg.parse::<Mode>() {
-            Ok(m) => {
-                session.set_mode(m);
-                out::status(&format!("permission mode: {m}"));
-            }
-            Err(e) => out::error(&e.to_string()),
-        },
-        "/plan" => {
-            session.set_mode(Mode::Plan);
-            out::status("plan mode: read-only tools only; /build to leave");
-        }
-        "/build" => {
-            let configured = session.config().map(|c| c.permission_mode.value).unwrap_or_default();
-            let m = if configured == Mode::Plan { Mode::Default } else { configured };
-            session.set_mode(m);
-            out::status(&format!("permission mode: {m}"));
-        }
-        "/permissions" => {
-            out::status(&format!("permission mode: {}", session.status().mode));
-            let rules = session.rules().describe();
-            if rules.is_empty() {
-                out::status("no permission rules (add them under [permissions] in config.toml)");
-            } else {
-                out::status(rules.trim_end());
-            }
-        }
-        "/tools" => out::status(&visible(&session.tool_names().join(", "))),
-        "/cost" => {
-            let s = session.status();
-            let cost = s.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "unknown price".into());
-            let estimated = if s.usage.estimated { " (estimated: the server reported no usage)" } else { "" };
-            out::status(&format!(
-                "{} turns · {} input, {} output, {} cache read, {} cache write tokens{estimated} · {cost}",
-                s.turns,
-                s.usage.input_tokens,
-                s.usage.output_tokens,
-                s.usage.cache_read_tokens,
-                s.usage.cache_write_tokens
-            ));
-        }
-        "/clear" | "/new" => match session.clear() {
-            Ok(()) => out::status("started a fresh conversation"),
-            Err(e) => out::error(&e.to_string()),
-        },
-        "/exit" | "/quit" => return Slash::Exit,
-        _ => return Slash::NotACommand,
-    }
-    Slash::Handled
-}
-
-#[cfg(test)]
-mod tests {
-    use super::command_arg;
-
-    #[test]
-    fn commands_match_whole_words_only() {
-        assert_eq!(command_arg("/compact", "/compact"), Some(""));
-        assert_eq!(command_arg("/compact  the parser ", "/compact"), Some("the parser"));
-        assert_eq!(command_arg("/compactx", "/compact"), None);
-        assert_eq!(command_arg("/resumefoo", "/resume"), None);
-        assert_eq!(command_arg("/resume\tabc", "/resume"), Some("abc"));
     }
 }

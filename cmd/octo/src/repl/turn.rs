@@ -3,11 +3,12 @@
 //! [`ReplOutput`] renders events (it is the REPL's [`TurnRenderer`]); the loop here adds what only
 //! an interactive terminal does: the spinner, reading answers to approvals and questions, Ctrl-C.
 
-use super::editor::{paint, read_line, Ed};
+use super::editor::{paint, read_line, read_line_with, Ed};
 use crate::out;
 use crate::output::first_line;
 use crate::sanitize::{visible, Filter, Mode};
 use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRenderer, TurnSummary};
+use rustyline::error::ReadlineError;
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -51,6 +52,7 @@ impl ReplOutput {
             AgentEvent::ToolCallStart { .. }
             | AgentEvent::ToolCallEnd { .. }
             | AgentEvent::ApprovalRequired { .. }
+            | AgentEvent::ToolUpdate { .. }
             | AgentEvent::QuestionAsked { .. }
             | AgentEvent::Retry { .. }
             | AgentEvent::Notice { .. }
@@ -111,9 +113,18 @@ impl TurnRenderer for ReplOutput {
                 self.waiting = false;
                 out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
+            AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
+                if let Ok(todos) = serde_json::from_value::<Vec<octo_app::Todo>>(data.clone()) {
+                    for line in super::slash::checklist(&todos) {
+                        out::status(&line);
+                    }
+                }
+            }
             AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
                 let line = match (outcome, kind) {
                     (ToolOutcome::Ran, OutputKind::Diff) => return print_diff(output),
+                    // The checklist was shown when it changed.
+                    (ToolOutcome::Ran, OutputKind::Todos) => return true,
                     (ToolOutcome::Ran, _) => paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))),
                     (ToolOutcome::Failed, _) => {
                         paint("31", &visible(&format!("  ✗ {name}: {}", first_line(output, 200))))
@@ -195,16 +206,81 @@ fn clear_spinner(drawn: &mut bool) {
     }
 }
 
+/// Asks about one approval: yes, no, always, or (for a command) edit it first. Ctrl-C (or
+/// Ctrl-D) at the question refuses the call and cancels the turn.
+async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::ApprovalRequest) -> Ed {
+    let field = request.editable.clone();
+    let prompt = if field.is_some() {
+        "  allow? [y]es / [n]o / [a]lways / [e]dit: "
+    } else {
+        "  allow? [y]es / [n]o / [a]lways: "
+    };
+    let (mut ed, answer) = read_line(ed, prompt).await;
+    let answer = match answer {
+        Ok(a) => a.trim().to_ascii_lowercase(),
+        Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
+            let _ = session.reject(id, Some("the user cancelled the turn".into()));
+            session.abort();
+            out::status(&paint("2", "  cancelled"));
+            return ed;
+        }
+        Err(_) => String::new(),
+    };
+    let _ = match (answer.as_str(), field) {
+        ("y" | "yes", _) => session.approve(id),
+        ("a" | "always", _) => session.approve_always(id),
+        ("e" | "edit", Some(field)) => {
+            let current = request.input.get(&field).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+            let (e, edited) = read_line_with(ed, "  run instead: ", current).await;
+            ed = e;
+            match edited.map(|t| t.trim().to_owned()) {
+                Ok(text) if !text.is_empty() => {
+                    let mut input = request.input.clone();
+                    input[field.as_str()] = serde_json::Value::String(text);
+                    session.approve_edited(id, input)
+                }
+                _ => session.reject(id, Some("the user cancelled the edit".into())),
+            }
+        }
+        _ => session.reject(id, None),
+    };
+    ed
+}
+
+/// Says a long turn is over: the bell, or a desktop notification (OSC 9) where the terminal
+/// shows one.
+fn announce(notify: octo_app::config::Notify, took: std::time::Duration) {
+    use octo_app::config::NotifyMethod;
+    use std::io::IsTerminal;
+    if took < notify.after || !std::io::stderr().is_terminal() {
+        return;
+    }
+    let osc9_terminal = || {
+        let program = std::env::var("TERM_PROGRAM").unwrap_or_default();
+        matches!(program.as_str(), "iTerm.app" | "WezTerm" | "ghostty")
+            || std::env::var_os("WT_SESSION").is_some()
+    };
+    let seq = match notify.method {
+        NotifyMethod::Off => return,
+        NotifyMethod::Osc9 => "\x1b]9;octo: the turn is done\x07",
+        NotifyMethod::Auto if osc9_terminal() => "\x1b]9;octo: the turn is done\x07",
+        NotifyMethod::Auto | NotifyMethod::Bell => "\x07",
+    };
+    let mut err = std::io::stderr();
+    let _ = write!(err, "{seq}");
+    let _ = err.flush();
+}
+
 /// Runs one turn, rendering its events; Ctrl-C cancels it.
 pub(super) async fn turn(
     session: &Session,
     mut ed: Ed,
-    message: String,
+    message: octo_app::Message,
     show_thinking: bool,
 ) -> anyhow::Result<Ed> {
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
-    session.prompt(message)?;
+    session.prompt_message(message)?;
     let mut view = ReplOutput::new(show_thinking);
     let mut fold = TurnFold::new();
     let spinner = std::io::stderr().is_terminal();
@@ -238,15 +314,8 @@ pub(super) async fn turn(
         let done = fold.push(&event);
         view.event(&event, &fold);
         match event {
-            AgentEvent::ApprovalRequired { approval_id, .. } => {
-                let (e, answer) = read_line(ed, "  allow? [y]es / [n]o / [a]lways: ").await;
-                ed = e;
-                let answer = answer.unwrap_or_default().trim().to_ascii_lowercase();
-                let _ = match answer.as_str() {
-                    "y" | "yes" => session.approve(&approval_id),
-                    "a" | "always" => session.approve_always(&approval_id),
-                    _ => session.reject(&approval_id, None),
-                };
+            AgentEvent::ApprovalRequired { approval_id, request } => {
+                ed = approve(session, ed, &approval_id, &request).await;
             }
             AgentEvent::QuestionAsked { question_id, options, .. } => {
                 let (e, answer) = read_line(ed, "  answer: ").await;
@@ -261,6 +330,8 @@ pub(super) async fn turn(
         }
         if done {
             view.finish(&session.summarize(&fold));
+            let notify = session.config().map(|c| c.notify).unwrap_or_default();
+            announce(notify, started.elapsed());
             return Ok(ed);
         }
     }

@@ -59,7 +59,7 @@ fn usage_errors_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("cannot read the prompt file does-not-exist.txt"));
     octo(&home).write_stdin("").assert().code(2).stderr(predicate::str::contains("no prompt given"));
-    octo(&home).args(["-r", "hi"]).assert().code(2).stderr(predicate::str::contains("needs a terminal"));
+    octo(&home).args(["hi", "-r"]).assert().code(2).stderr(predicate::str::contains("needs a terminal"));
 }
 
 #[test]
@@ -723,4 +723,213 @@ async fn commands_see_no_secrets_and_leave_nothing_running() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(!running(pid), "the daemonised grandchild {pid} outlived octo");
+}
+
+/// An OpenAI-compatible chat completion, whole (the setup test request is not streamed).
+fn chat_json(text: &str) -> Value {
+    json!({"id": "c1", "object": "chat.completion", "model": "m1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}})
+}
+
+async fn models_endpoint(llm: &MockLlm) {
+    use octo_testkit::wiremock::matchers::{method, path};
+    use octo_testkit::wiremock::{Mock, ResponseTemplate};
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{"id": "m1"}, {"id": "m2"}]})))
+        .mount(llm.server())
+        .await;
+}
+
+/// `octo setup` without questions: the model list, one test request, then the config written
+/// around what was there; a failed test writes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn setup_without_questions_tests_then_writes_the_config() {
+    let llm = MockLlm::start().await;
+    models_endpoint(&llm).await;
+    llm.script_openai([
+        Scripted::json(200, &chat_json("ready")),
+        Scripted::json(401, &json!({"error": {"message": "bad key"}})),
+    ])
+    .await;
+    let home = TempHome::new().unwrap();
+    let config = home.home().join("config.toml");
+    std::fs::write(&config, "# mine\nmax_turns = 12\n").unwrap();
+    let mut c = octo(&home);
+    c.args([
+        "setup",
+        "--endpoint",
+        "custom",
+        "--base-url",
+        &format!("{}/v1", llm.uri()),
+        "--key-env",
+        "MOCK_KEY",
+    ]);
+    assert_async(c).await.success().stderr(predicate::str::contains("it answered: ready"));
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with("# mine\nmax_turns = 12\n"), "{text}");
+    assert!(
+        text.contains("default = \"custom:m1\"") && text.contains("api_key_env = \"MOCK_KEY\""),
+        "{text}"
+    );
+    let req = &llm.requests().await[0];
+    assert_eq!(req.header("authorization"), Some("Bearer sk-mock"));
+    // The configured endpoint now answers a one-shot run.
+    let before = text.clone();
+    let mut c = octo(&home);
+    c.args([
+        "setup",
+        "--endpoint",
+        "custom",
+        "--base-url",
+        &format!("{}/v1", llm.uri()),
+        "--key-env",
+        "MOCK_KEY",
+        "--model",
+        "m2",
+    ]);
+    assert_async(c).await.code(1).stderr(predicate::str::contains("nothing was written"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before, "a failed test changes nothing");
+    let mut c = octo(&home);
+    c.args(["setup"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("needs a terminal"));
+}
+
+/// Programs written for Claude Code's headless mode can drive octo: JSON lines in, events and a
+/// result per turn out; a bad line is an error event and the session goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_json_input_answers_each_message_in_one_session() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("First.").sse()),
+        Scripted::sse(Reply::new().text("Second.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--no-save", "--input-format", "stream-json", "--output-format", "stream-json"]).write_stdin(
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"one\"}}\nthis is not json\n\
+         {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"two\"}]}}\n",
+    );
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let lines: Vec<Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 2, "{lines:?}");
+    assert_eq!(
+        (results[0]["answer"].as_str(), results[1]["answer"].as_str()),
+        (Some("First."), Some("Second."))
+    );
+    assert!(lines
+        .iter()
+        .any(|l| l["type"] == "error" && l["message"].as_str().unwrap().contains("input line 2")));
+    let second = &llm.request_bodies().await[1];
+    assert_eq!(second["messages"].as_array().unwrap().len(), 3, "one session: {second}");
+    let mut c = octo(&home);
+    c.args(["--input-format", "stream-json"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("needs --output-format stream-json"));
+}
+
+/// With `--permission-prompt stdio` the driving program answers approvals on stdin.
+#[tokio::test(flavor = "multi_thread")]
+async fn approvals_can_be_answered_over_stdio() {
+    use std::io::{BufRead, Write};
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new().tool_use("toolu_1", "write_file", json!({"path": "x.txt", "content": "x"})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("Wrote it.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let ws = home.workspace();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .current_dir(&ws)
+        .args([
+            "--no-save",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--permission-prompt",
+            "stdio",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"write x\"}}}}")
+            .unwrap();
+        let mut answer = None;
+        for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+            let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if v["type"] == "approval_required" {
+                let id = v["approval_id"].as_str().unwrap().to_owned();
+                writeln!(stdin, "{{\"type\":\"approval\",\"approval_id\":\"{id}\",\"decision\":\"allow\"}}")
+                    .unwrap();
+            }
+            if v["type"] == "result" {
+                answer = v["answer"].as_str().map(str::to_owned);
+                break;
+            }
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        answer
+    })
+    .await
+    .unwrap();
+    assert_eq!(answer.as_deref(), Some("Wrote it."));
+    assert_eq!(std::fs::read_to_string(home.workspace().join("x.txt")).unwrap(), "x");
+}
+
+/// `--resume N` continues this directory's Nth newest session; `octo trash` lists and restores.
+#[tokio::test(flavor = "multi_thread")]
+async fn resume_by_number_and_the_trash() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("toolu_1", "write_file", json!({"path": "f.txt", "content": "octo's"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Wrote f.").sse()),
+        Scripted::sse(Reply::new().text("Second session.").sse()),
+        Scripted::sse(Reply::new().text("Back in the first.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("f.txt", "mine\n").unwrap();
+    for (args, answer) in [
+        (vec!["--permission-mode", "accept-edits", "first task"], "Wrote f."),
+        (vec!["second task"], "Second session."),
+        (vec!["--resume", "2", "and again"], "Back in the first."),
+    ] {
+        let mut c = octo(&home);
+        c.args(args);
+        assert_async(c).await.success().stdout(format!("{answer}\n"));
+    }
+    let bodies = llm.request_bodies().await;
+    let last = bodies.last().unwrap()["messages"].to_string();
+    assert!(last.contains("first task") && !last.contains("second task"), "{last}");
+    let mut c = octo(&home);
+    c.args(["trash", "list"]);
+    let listed = assert_async(c).await.success().get_output().stdout.clone();
+    assert!(String::from_utf8_lossy(&listed).contains("f.txt"), "{}", String::from_utf8_lossy(&listed));
+    let mut c = octo(&home);
+    c.args(["trash", "restore", "f.txt"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("restored"));
+    assert_eq!(std::fs::read_to_string(home.workspace().join("f.txt")).unwrap(), "mine\n");
+    let mut c = octo(&home);
+    c.args(["trash", "restore", "nothing-here"]);
+    assert_async(c).await.code(2);
 }

@@ -286,3 +286,271 @@ async fn continuing_offers_to_send_an_unanswered_prompt_again() {
     let last = sent["messages"].as_array().unwrap().last().unwrap().clone();
     assert!(last.to_string().contains("write the migration plan"), "{last}");
 }
+
+/// The approval answer shows once; `e` edits the command before it runs (the model is told);
+/// Ctrl-C at the question refuses the call and cancels the turn.
+#[tokio::test(flavor = "multi_thread")]
+async fn approvals_echo_once_take_edits_and_ctrl_c() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("toolu_1", "terminal", json!({"command": "echo one"})).sse()),
+        Scripted::sse(Reply::new().text("Ran it.").sse()),
+        Scripted::sse(Reply::new().tool_use("toolu_2", "terminal", json!({"command": "echo three"})).sse()),
+        Scripted::sse(Reply::new().text("unused").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("run it").unwrap();
+        p.exp_string("[e]dit: ").unwrap();
+        p.send_line("e").unwrap();
+        p.exp_string("run instead: ").unwrap();
+        // Ctrl-U clears the pre-filled command.
+        p.send_control('u').unwrap();
+        p.send_line("echo two").unwrap();
+        let shown = p.exp_string("Ran it.").unwrap();
+        assert!(shown.contains("terminal echo two"), "{shown:?}");
+        assert_eq!(shown.matches("allow?").count(), 0, "asked once: {shown:?}");
+        p.exp_string("octo> ").unwrap();
+        p.send_line("again").unwrap();
+        p.exp_string("[e]dit: ").unwrap();
+        p.send_control('c').unwrap();
+        let shown = p.exp_string("octo> ").unwrap();
+        assert!(shown.contains("cancelled"), "{shown:?}");
+        assert!(!shown.contains("terminal echo three"), "the refused call never ran: {shown:?}");
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let bodies = llm.request_bodies().await;
+    let result = bodies[1]["messages"].to_string();
+    assert!(result.contains("the user edited this call") && result.contains("two"), "{result}");
+    assert_eq!(bodies.len(), 3, "the cancelled turn asked nothing more");
+}
+
+/// `/todos`, the checklist as it changes, `/permissions allow`, `/mode build`, `/status`, and
+/// arguments a command does not take.
+#[tokio::test(flavor = "multi_thread")]
+async fn commands_check_their_arguments_and_show_todos() {
+    let llm = MockLlm::start().await;
+    let todos = json!({"todos": [
+        {"content": "write the test", "status": "completed"},
+        {"content": "fix the parser", "status": "in_progress"},
+        {"content": "update the docs", "status": "pending"}
+    ]});
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("toolu_1", "todo_write", todos).sse()),
+        Scripted::sse(Reply::new().text("Planned.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("plan it").unwrap();
+        let shown = p.exp_string("Planned.").unwrap();
+        assert!(shown.contains("todo_write 3 items, 1 done"), "{shown:?}");
+        let order: Vec<usize> = ["write the test", "fix the parser", "update the docs"]
+            .iter()
+            .map(|t| shown.find(t).unwrap_or_else(|| panic!("{t} in {shown:?}")))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "the checklist in order: {shown:?}");
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/todos").unwrap();
+        p.exp_string("write the test").unwrap();
+        p.exp_string("update the docs").unwrap();
+        p.send_line("/permissions auto-on").unwrap();
+        p.exp_string("is not a permissions command").unwrap();
+        p.exp_string("Usage: /permissions").unwrap();
+        p.send_line("/permissions allow terminal(cargo test*)").unwrap();
+        p.exp_string("added for this session").unwrap();
+        p.send_line("/permissions").unwrap();
+        p.exp_string("allow terminal(cargo test*)").unwrap();
+        p.send_line("/permissions remove terminal(cargo test*)").unwrap();
+        p.exp_string("removed 1 rule").unwrap();
+        p.send_line("/plan now").unwrap();
+        p.exp_string("/plan takes no argument").unwrap();
+        p.send_line("/mode build").unwrap();
+        p.exp_string("permission mode: default").unwrap();
+        p.send_line("/mode sometimes").unwrap();
+        p.exp_string("unknown permission mode").unwrap();
+        p.send_line("/status").unwrap();
+        p.exp_string("model: mock:claude-sonnet-4-5").unwrap();
+        p.exp_string("context: ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(llm.request_bodies().await.len(), 2, "no command reached the model");
+}
+
+/// `/rewind` undoes the last turn's file changes and forgets the turn; a file someone changed
+/// after the turn is named and only overwritten when the user says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn rewind_restores_files_and_respects_later_changes() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("toolu_1", "write_file", json!({"path": "new.txt", "content": "fresh"}))
+                .tool_use(
+                    "toolu_2",
+                    "edit_file",
+                    json!({"path": "b.txt", "old_string": "old", "new_string": "new"}),
+                )
+                .tool_use("toolu_3", "terminal", json!({"command": "touch made-by-shell"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Changed them.").sse()),
+        Scripted::sse(
+            Reply::new()
+                .tool_use("toolu_4", "write_file", json!({"path": "c.txt", "content": "by octo"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Wrote c.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("b.txt", "old\n").unwrap();
+    let ws = home.workspace().to_path_buf();
+    let cmd = octo(&home, &["--no-save", "--permission-mode", "auto"]);
+    let w = ws.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("change things").unwrap();
+        p.exp_string("Changed them.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/rewind 2").unwrap();
+        p.exp_string("rewind the last 1 turn").unwrap();
+        p.exp_string("delete (the turn created it)").unwrap();
+        p.exp_string("not undone (a shell command): touch made-by-shell").unwrap();
+        p.exp_string("rewind? [y/N]").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("forgot the last 1 turn").unwrap();
+        assert!(!w.join("new.txt").exists());
+        assert_eq!(std::fs::read_to_string(w.join("b.txt")).unwrap(), "old\n");
+        p.send_line("write c").unwrap();
+        p.exp_string("Wrote c.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        std::fs::write(w.join("c.txt"), "edited by hand").unwrap();
+        p.send_line("/rewind").unwrap();
+        p.exp_string("changed since the turn").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("overwrite it with the old content? [y/N]").unwrap();
+        p.send_line("n").unwrap();
+        p.exp_string("changed after the turn; left as it is").unwrap();
+        p.send_line("/rewind x").unwrap();
+        p.exp_string("Usage: /rewind [N]").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("c.txt")).unwrap(), "edited by hand");
+    let last = &llm.request_bodies().await[2];
+    assert_eq!(last["messages"].as_array().unwrap().len(), 1, "the rewound turn was forgotten: {last}");
+}
+
+/// `octo setup` on a terminal: provider, URL, key (hidden), a model from the server's list, a
+/// test request, then the config and the key written; stopped halfway, nothing is.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_setup_wizard_asks_tests_and_writes_or_writes_nothing() {
+    use octo_testkit::wiremock::matchers::{method, path};
+    use octo_testkit::wiremock::{Mock, ResponseTemplate};
+    let llm = MockLlm::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{"id": "m1"}, {"id": "m2"}]})))
+        .mount(llm.server())
+        .await;
+    let reply = json!({"id": "c", "object": "chat.completion", "model": "m2",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ready"}, "finish_reason": "stop"}]});
+    llm.script_openai([Scripted::json(200, &reply)]).await;
+    let home = TempHome::new().unwrap();
+    let keys = home.home().join("k.json");
+    let mut cmd = octo(&home, &["setup"]);
+    cmd.env_remove("OCTO_NO_KEYRING").env("OCTO_KEYRING_FILE", &keys);
+    let url = format!("{}/v1", llm.uri());
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("provider (number or name): ").unwrap();
+        p.send_line("custom").unwrap();
+        p.exp_string("server URL").unwrap();
+        p.send_line(&url).unwrap();
+        p.exp_string("API key").unwrap();
+        p.send_line("sk-typed").unwrap();
+        p.exp_string("2. m2").unwrap();
+        p.exp_string("model").unwrap();
+        p.send_line("2").unwrap();
+        p.exp_string("it answered: ready").unwrap();
+        p.exp_string("set up custom:m2").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    assert!(config.contains("default = \"custom:m2\""), "{config}");
+    assert!(std::fs::read_to_string(&keys).unwrap().contains("sk-typed"));
+    assert_eq!(llm.requests().await[0].header("authorization"), Some("Bearer sk-typed"));
+    let cmd = octo(&home, &["setup"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("provider (number or name): ").unwrap();
+        p.send_line("deepseek").unwrap();
+        p.exp_string("API key").unwrap();
+        p.send_control('c').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(home.home().join("config.toml")).unwrap(),
+        config,
+        "nothing half-written"
+    );
+}
+
+/// `@image.png` attaches an image block; a text file named `.png` and a 50 MB file are refused
+/// with a reason; a turn longer than `notify_after` rings the bell.
+#[tokio::test(flavor = "multi_thread")]
+async fn images_are_attached_checked_and_long_turns_ring() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("A red square.").sse())]).await;
+    let home = home_for(&llm);
+    let config = home.home().join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.insert_str(0, "notify = \"bell\"\nnotify_after = 0\n");
+    std::fs::write(&config, text).unwrap();
+    // A 2×2 PNG.
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x02\x08\x02\x00\x00\x00\xfd\xd4\x9as\x00\x00\x00\x16IDATx\x9cc\xf8\xcf\xc0\xc0\xf0\x9f\x81\x81\x81\x81\xe1?\x03\x00\x1a\xeb\x03\xfd\xa7\x9f\x11\x1b\x00\x00\x00\x00IEND\xaeB`\x82";
+    home.write("red.png", png).unwrap();
+    home.write("fake.png", "just text").unwrap();
+    let big = std::fs::File::create(home.workspace().join("big.png")).unwrap();
+    big.set_len(50 * 1024 * 1024).unwrap();
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("what is in @red.png and @fake.png and @big.png").unwrap();
+        p.exp_string("could not attach fake.png: it is not a PNG, JPEG, GIF or WebP image").unwrap();
+        p.exp_string("could not attach big.png: it is 50 MB").unwrap();
+        p.exp_string("A red square.").unwrap();
+        p.exp_string("\x07").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let body = &llm.request_bodies().await[0];
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "the text and one image: {body}");
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(content[1]["source"]["media_type"], "image/png");
+}

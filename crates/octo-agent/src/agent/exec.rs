@@ -34,6 +34,8 @@ pub(super) struct PlannedCall {
     pub input: Value,
     /// Why the arguments could not be parsed, when they could not.
     pub invalid_input: Option<String>,
+    /// The user changed the arguments before it ran (the model is told).
+    pub edited: bool,
 }
 
 enum Prepared {
@@ -168,6 +170,9 @@ async fn prepare(
         summary.unwrap_or_else(|| agent.tools.summary(&call.name, &call.input)),
     );
     request.reason = reason;
+    if let crate::spec::Subject::Command { field } = &meta.subject {
+        request.editable = Some(field.clone());
+    }
     let (decision, by) = ch.ask_approval(request, cancel).await;
     // Only the user's own answer is remembered (not a denial for want of anyone to ask).
     if by == AnsweredBy::User && !cancel.is_cancelled() {
@@ -176,6 +181,35 @@ async fn prepare(
     match (decision, by) {
         (ApprovalDecision::Allow | ApprovalDecision::AllowAlways, _) => {
             Prepared::Run { call, tool, approved: gate_asked }
+        }
+        (ApprovalDecision::Edited { input }, AnsweredBy::User) if input.is_object() => {
+            call.input = input;
+            call.edited = true;
+            let query = PermissionQuery {
+                tool_use_id: &call.id,
+                tool: &call.name,
+                input: &call.input,
+                meta,
+                cwd: &agent.config.cwd,
+            };
+            // The user wrote these arguments, so their yes covers them; what no yes lifts still
+            // holds.
+            if let PermissionDecision::Deny { message, kind } = agent.gate.check(&query) {
+                let outcome = match kind {
+                    DenyKind::Rule => ToolOutcome::DeniedByRule,
+                    DenyKind::PlanMode => ToolOutcome::BlockedByPlanMode,
+                    DenyKind::HardDeny => ToolOutcome::HardDenied,
+                };
+                return refused(
+                    call,
+                    format!("the user's edit of this call was refused: {message}"),
+                    outcome,
+                );
+            }
+            Prepared::Run { call, tool, approved: true }
+        }
+        (ApprovalDecision::Edited { .. }, _) => {
+            refused(call, "The user's edit was not a valid set of arguments.", ToolOutcome::DeniedByUser)
         }
         (ApprovalDecision::Deny { .. }, AnsweredBy::Cancelled) => {
             Prepared::Done { call, output: interrupted_before_start() }
@@ -238,7 +272,14 @@ async fn finish(
             (call, output, ms)
         }
     };
-    let output = cap_output(output, agent.config.max_tool_output_bytes);
+    let mut output = cap_output(output, agent.config.max_tool_output_bytes);
+    if call.edited && output.outcome().ran() {
+        let note = format!(
+            "[the user edited this call before it ran; it ran with these arguments: {}]\n",
+            call.input
+        );
+        output.content.insert(0, ToolResultPart::Text { text: note });
+    }
     let outcome = output.outcome();
     let kind = match agent.tools.meta(&call.name) {
         Some(m) if outcome == ToolOutcome::Ran => m.output,

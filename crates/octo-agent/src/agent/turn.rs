@@ -328,6 +328,7 @@ impl Turn<'_, '_> {
                 name: t.name.to_owned(),
                 input: t.input.clone(),
                 invalid_input: invalid.get(t.id).cloned(),
+                edited: false,
             })
             .collect();
         // An empty answer is not stored: providers reject empty assistant messages.

@@ -122,6 +122,11 @@ impl PermissionEngine {
         self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(rule);
     }
 
+    /// Removes the rules written as `text` for the rest of the session; returns how many.
+    pub fn remove_rule(&self, text: &str) -> usize {
+        self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).remove(text)
+    }
+
     fn remembered(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
         self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -660,7 +665,7 @@ mod tests {
             .parse::<Mode>()
             .unwrap_err()
             .to_string()
-            .contains("default, accept-edits, plan or auto"));
+            .contains("default (or build), accept-edits, plan or auto"));
     }
 
     #[test]

@@ -20,14 +20,14 @@ pub enum Mode {
 
 /// A permission mode name that octo does not know.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown permission mode `{0}`: use default, accept-edits, plan or auto")]
+#[error("unknown permission mode `{0}`: use default (or build), accept-edits, plan or auto")]
 pub struct UnknownMode(pub String);
 
 impl FromStr for Mode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Self, UnknownMode> {
         match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
-            "default" | "ask" => Ok(Self::Default),
+            "default" | "ask" | "build" => Ok(Self::Default),
             "accept-edits" | "acceptedits" => Ok(Self::AcceptEdits),
             "plan" => Ok(Self::Plan),
             "auto" | "yolo" | "bypass" => Ok(Self::Auto),

@@ -295,6 +295,15 @@ impl RuleSet {
         self.rules.push(rule);
     }
 
+    /// Removes the rules written as `text` (whitespace ignored), from any layer; returns how
+    /// many there were.
+    pub fn remove(&mut self, text: &str) -> usize {
+        let want: String = text.split_whitespace().collect();
+        let before = self.rules.len();
+        self.rules.retain(|r| r.text.split_whitespace().collect::<String>() != want);
+        before - self.rules.len()
+    }
+
     /// The strongest matching rule: deny, then ask, then allow.
     pub(super) fn decide(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<&Rule> {
         self.rules.iter().filter(|r| r.matches(q, t)).max_by_key(|r| r.action)

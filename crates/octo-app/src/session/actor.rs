@@ -139,9 +139,8 @@ pub(super) async fn actor(
             Some(t) = titles.recv() => Command::Title(t),
         };
         match cmd {
-            Command::Prompt(text) => {
+            Command::Prompt(input) => {
                 let cancel = CancellationToken::new();
-                let input = Message::user(text);
                 if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
                     let _ = task.events.send(AgentEvent::Notice { message });
                 }
@@ -161,7 +160,17 @@ pub(super) async fn actor(
                 let mut input_committed = false;
                 while let Some(ev) = stream.next().await {
                     match &ev {
-                        AgentEvent::Usage { usage } => task.lock().usage += *usage,
+                        AgentEvent::Usage { usage } => {
+                            let mut s = task.lock();
+                            s.usage += *usage;
+                            s.context_tokens =
+                                usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+                        }
+                        AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
+                            if let Ok(todos) = serde_json::from_value::<Vec<octo_tools::Todo>>(data.clone()) {
+                                task.lock().todos = todos;
+                            }
+                        }
                         AgentEvent::TurnEnd { reason, .. } => {
                             task.lock().turns += 1;
                             if !input_committed {
@@ -223,6 +232,18 @@ pub(super) async fn actor(
             }
             Command::History(reply) => {
                 let _ = reply.send(agent.history().to_vec());
+            }
+            Command::Truncate { keep, expect, reply } => {
+                let history = agent.history();
+                let ok = history.len() == expect && keep <= history.len();
+                if ok {
+                    let kept = history[..keep].to_vec();
+                    if let Some(p) = task.persist.as_mut() {
+                        p.replaced(&kept);
+                    }
+                    agent.set_history(kept);
+                }
+                let _ = reply.send(ok);
             }
             Command::Clear => {
                 agent.clear_history();

@@ -21,7 +21,9 @@ use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 mod actor;
+mod rewind;
 use actor::{actor, persistence, Flags, Resumed, Task};
+pub use rewind::{FileUndo, RewindPlan, RewindReport};
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_BUFFER: usize = 16 * 1024;
@@ -39,6 +41,9 @@ pub enum SessionError {
     /// The session's task has ended.
     #[error("the session has ended")]
     Closed,
+    /// The conversation changed between planning an action and carrying it out.
+    #[error("the conversation moved on since; look again and retry")]
+    Moved,
     /// A saved session could not be resumed.
     #[error(transparent)]
     Store(#[from] octo_session::StoreError),
@@ -75,6 +80,8 @@ pub struct SessionOptions {
     pub max_turns: Option<u32>,
     /// Replaces octo's base system prompt.
     pub system_prompt: Option<String>,
+    /// Added at the end of the system prompt (`--append-system-prompt`).
+    pub append_system_prompt: Option<String>,
     /// Output cap per request.
     pub max_tokens: Option<u32>,
     /// Reasoning effort.
@@ -120,17 +127,27 @@ pub struct Status {
     pub mode: Mode,
     /// Prompts waiting behind the running turn.
     pub queued: usize,
+    /// Tokens the conversation filled at the last request (input, cache read and write).
+    pub context_tokens: u64,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
 }
 
 /// The result of [`Session::run`]: the turn's summary.
 pub type RunResult = TurnSummary;
 
 enum Command {
-    Prompt(String),
+    Prompt(Message),
     Compact(Option<String>),
     Title(String),
     SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
     History(oneshot::Sender<Vec<Message>>),
+    /// Keeps the first `keep` messages (when the history still has at least `expect`).
+    Truncate {
+        keep: usize,
+        expect: usize,
+        reply: oneshot::Sender<bool>,
+    },
     Clear,
 }
 
@@ -142,6 +159,10 @@ struct Shared {
     info: ModelInfo,
     queued: usize,
     current: Option<CancellationToken>,
+    /// What the last request filled of the context window.
+    context_tokens: u64,
+    /// The model's task list, as its last `todos` update left it.
+    todos: Vec<octo_tools::Todo>,
 }
 
 /// A running conversation. Cheap to share (`Arc`) between front ends; dropping the last handle
@@ -170,6 +191,8 @@ struct Setup {
     unanswered: Option<String>,
     /// The built-in tools' background shells (and the session's command tag).
     shells: Option<Arc<octo_tools::shell::BackgroundShells>>,
+    /// Where the file tools keep old contents and their journal (for `/rewind`).
+    trash: Option<octo_tools::trash::Trash>,
 }
 
 impl std::fmt::Debug for Session {
@@ -224,7 +247,11 @@ impl Session {
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let registry = tools.clone();
         let env_info = Environment::detect(&workspace, &resolved.label());
-        let parts = PromptParts { base_override: options.system_prompt.clone(), ..PromptParts::default() };
+        let parts = PromptParts {
+            base_override: options.system_prompt.clone(),
+            append: options.append_system_prompt.clone(),
+            ..PromptParts::default()
+        };
         let (system, prompt_sources) = crate::prompt::assemble_with_sources(&home, &env_info, &parts);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = Arc::new(
@@ -267,6 +294,7 @@ impl Session {
             persist,
             unanswered,
             shells,
+            trash: (!options.no_tools).then(|| octo_tools::trash::Trash::new(home.trash())),
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -302,6 +330,8 @@ impl Session {
             info,
             queued: 0,
             current: None,
+            context_tokens: 0,
+            todos: Vec::new(),
         }));
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
         let task = Task {
@@ -321,8 +351,14 @@ impl Session {
 
     /// Queues a prompt; it runs when the turn before it has finished.
     pub fn prompt(&self, text: impl Into<String>) -> Result<(), SessionError> {
+        self.prompt_message(Message::user(text.into()))
+    }
+
+    /// Queues a user message with any blocks (text and images, as attached files or a program
+    /// driving octo send them).
+    pub fn prompt_message(&self, message: Message) -> Result<(), SessionError> {
         self.lock().queued += 1;
-        self.commands.send(Command::Prompt(text.into())).map_err(|_| SessionError::Closed)
+        self.commands.send(Command::Prompt(message)).map_err(|_| SessionError::Closed)
     }
 
     /// Receives every event from now on. Subscribe before prompting to see the whole turn.
@@ -367,6 +403,12 @@ impl Session {
         self.broker.resolve(approval_id, ApprovalDecision::Allow)
     }
 
+    /// Allows a pending tool call with arguments the user changed (an edited command). The
+    /// permission gate checks them again; the model is told they were edited.
+    pub fn approve_edited(&self, approval_id: &str, input: serde_json::Value) -> Result<(), UnknownApproval> {
+        self.broker.resolve(approval_id, ApprovalDecision::Edited { input })
+    }
+
     /// Allows a pending tool call and remembers the answer for the rest of the session.
     pub fn approve_always(&self, approval_id: &str) -> Result<(), UnknownApproval> {
         self.broker.resolve(approval_id, ApprovalDecision::AllowAlways)
@@ -403,6 +445,12 @@ impl Session {
         one.check(&self.setup.tools)?;
         self.engine.add_rule(rule);
         Ok(())
+    }
+
+    /// Removes the rules written as `text` (from any layer) for the rest of the session;
+    /// returns how many there were.
+    pub fn remove_rule(&self, text: &str) -> usize {
+        self.engine.remove_rule(text)
     }
 
     /// The permission rules in force.
@@ -455,7 +503,20 @@ impl Session {
             model: s.model.clone(),
             mode: self.engine.mode(),
             queued: s.queued,
+            context_tokens: s.context_tokens,
+            context_window: Some(s.info.context_window).filter(|w| *w > 0),
         }
+    }
+
+    /// Whether the current model takes images: `Some(false)` when it is known not to.
+    pub fn accepts_images(&self) -> Option<bool> {
+        let model = self.lock().model.clone();
+        octo_provider::catalog::accepts_images(model.split_once(':').map_or(model.as_str(), |(_, m)| m))
+    }
+
+    /// The model's task list as it last set it (`todo_write`); empty when it has none.
+    pub fn todos(&self) -> Vec<octo_tools::Todo> {
+        self.lock().todos.clone()
     }
 
     /// Things the user should know about how the session was set up (an unavailable keyring, an
@@ -483,6 +544,37 @@ impl Session {
     /// the session ends; dropping the session does the same without naming them.
     pub fn stop_processes(&self) -> Vec<String> {
         self.setup.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default()
+    }
+
+    /// What undoing the last `n` turns would do: the files their tool calls changed (and
+    /// whether each was changed since), the shell commands whose effects stay, the turns dropped.
+    pub async fn rewind_plan(&self, n: usize) -> Result<RewindPlan, SessionError> {
+        let history = self.history().await?;
+        Ok(rewind::plan(&history, n, self.setup.trash.as_ref(), &self.setup.tools))
+    }
+
+    /// Carries out `plan`: undoes the file changes (a file changed since is only overwritten when
+    /// listed in `overwrite`) and drops the turns from the conversation (and the saved session).
+    /// Fails with nothing undone when the conversation moved on since the plan was made.
+    pub async fn rewind(
+        &self,
+        plan: &RewindPlan,
+        overwrite: &[PathBuf],
+    ) -> Result<RewindReport, SessionError> {
+        let now = self.history().await?;
+        let fresh = rewind::plan(&now, plan.turns, self.setup.trash.as_ref(), &self.setup.tools);
+        if fresh.keep != plan.keep || now.len() < plan.keep {
+            return Err(SessionError::Moved);
+        }
+        let report = rewind::apply_files(plan, self.setup.trash.as_ref(), overwrite);
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Truncate { keep: plan.keep, expect: now.len(), reply: tx })
+            .map_err(|_| SessionError::Closed)?;
+        if !rx.await.map_err(|_| SessionError::Closed)? {
+            return Err(SessionError::Moved);
+        }
+        Ok(report)
     }
 
     /// The names of the tools the model can call.

@@ -1,9 +1,8 @@
-//! Writing files atomically, keeping the previous content in the trash, and describing changes as
-//! unified diffs.
+//! Writing files atomically and describing changes as unified diffs (the previous content goes to
+//! [`crate::trash`]).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
 
 /// Most diff lines returned to the model; the rest is counted.
 const MAX_DIFF_LINES: usize = 400;
@@ -23,37 +22,6 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// Copies the current content of `path` into `trash_dir` (named by time and path), returning
-/// where it went. Nothing happens when there is no trash or no file.
-pub fn to_trash(trash_dir: Option<&Path>, path: &Path, content: &[u8]) -> std::io::Result<Option<PathBuf>> {
-    let Some(dir) = trash_dir else { return Ok(None) };
-    crate::private::create_dir(dir)?;
-    let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-    let flat: String = path
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' })
-        .collect();
-    let flat: String =
-        flat.trim_start_matches('_').chars().rev().take(150).collect::<Vec<_>>().into_iter().rev().collect();
-    // A file's old content may hold secrets: the copy is the user's alone. Two copies of the same
-    // file in one millisecond get their own names rather than one overwriting the other.
-    for n in 0u32..100 {
-        let name = if n == 0 { format!("{stamp}-{flat}") } else { format!("{stamp}-{n}-{flat}") };
-        let target = dir.join(name);
-        match crate::private::new_file(&target) {
-            Ok(mut f) => {
-                use std::io::Write;
-                f.write_all(content)?;
-                return Ok(Some(target));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other("could not find a free name in the trash"))
 }
 
 /// A unified diff of `old` → `new` for `label`, cut after a few hundred lines.
@@ -107,15 +75,6 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(names.iter().all(|n| !n.starts_with(".octo-write-")), "temp file cleaned up: {names:?}");
-    }
-
-    #[test]
-    fn trash_keeps_the_old_content() {
-        let tmp = tempfile::tempdir().unwrap();
-        let t = to_trash(Some(tmp.path()), Path::new("/x/y/z.rs"), b"old").unwrap().unwrap();
-        assert_eq!(std::fs::read_to_string(&t).unwrap(), "old");
-        assert!(t.file_name().unwrap().to_string_lossy().ends_with("x_y_z.rs"));
-        assert!(to_trash(None, Path::new("/x"), b"old").unwrap().is_none());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
 
-use super::atomic::{to_trash, unified_diff, write_atomic};
+use super::atomic::{unified_diff, write_atomic};
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
@@ -126,8 +126,11 @@ async fn edit_file(
         return refusal.into_output();
     }
     let label = display_relative(&path, ctx.cwd());
+    let trash = trash.map(crate::trash::Trash::new);
+    let call = ctx.tool_use_id().to_owned();
     let result =
-        tokio::task::spawn_blocking(move || edit_blocking(&path, &label, &edits, trash.as_deref())).await;
+        tokio::task::spawn_blocking(move || edit_blocking(&path, &label, &edits, trash.as_ref(), &call))
+            .await;
     match result {
         Ok(Ok(text)) => ToolOutput::text(text),
         Ok(Err(e)) => e.into_output(),
@@ -139,7 +142,8 @@ fn edit_blocking(
     path: &Path,
     label: &str,
     edits: &[Edit],
-    trash: Option<&Path>,
+    trash: Option<&crate::trash::Trash>,
+    call: &str,
 ) -> Result<String, ToolError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
@@ -167,8 +171,11 @@ fn edit_blocking(
             }
         })?;
     }
-    to_trash(trash, path, original.as_bytes())
-        .map_err(|e| ToolError::Io(format!("could not keep a copy in the trash: {e}")))?;
+    if let Some(trash) = trash {
+        trash
+            .record(path, Some(original.as_bytes()), content.as_bytes(), call)
+            .map_err(|e| ToolError::Io(format!("could not keep a copy in the trash: {e}")))?;
+    }
     write_atomic(path, content.as_bytes())
         .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))?;
     Ok(format!("edited {label}\n{}", unified_diff(label, &original, &content)))

@@ -13,8 +13,6 @@ use std::io::{BufRead, BufReader, Read};
 
 /// Lines longer than this are cut, so one minified line cannot flood the context.
 const MAX_LINE_CHARS: usize = 2_000;
-/// Images larger than this are described instead of attached.
-const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Reads files for the model.
 #[derive(Debug, Clone)]
@@ -111,20 +109,27 @@ fn read(
     let n = read_fully(&mut file, &mut head);
     head.truncate(n);
     if let Some(media_type) = image_type(&head) {
-        if meta.len() > MAX_IMAGE_BYTES {
+        if meta.len() > crate::image::MAX_INPUT as u64 {
             return ToolOutput::error(format!(
                 "{shown} is a {media_type} image of {}, too large to attach (limit {}).",
                 human_size(meta.len()),
-                human_size(MAX_IMAGE_BYTES)
+                human_size(crate::image::MAX_INPUT as u64)
             ));
         }
-        return match std::fs::read(path) {
-            Ok(bytes) => ToolOutput::text(format!("{shown}: {media_type} image, {}", human_size(meta.len())))
-                .with_image(ImageSource {
-                    media_type: media_type.into(),
-                    data: base64::engine::general_purpose::STANDARD.encode(bytes),
-                }),
-            Err(e) => ToolOutput::error(format!("cannot read {shown}: {e}")),
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+        };
+        return match crate::image::prepare(&bytes) {
+            Ok(img) => {
+                let note = img.note.as_deref().map(|n| format!(", {n}")).unwrap_or_default();
+                ToolOutput::text(format!("{shown}: {media_type} image, {}{note}", human_size(meta.len())))
+                    .with_image(ImageSource {
+                        media_type: img.media_type.into(),
+                        data: base64::engine::general_purpose::STANDARD.encode(img.data),
+                    })
+            }
+            Err(e) => ToolOutput::error(format!("{shown} cannot be attached: {e}")),
         };
     }
     if looks_binary(&head) {

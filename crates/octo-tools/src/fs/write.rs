@@ -1,6 +1,6 @@
 //! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
 
-use super::atomic::{to_trash, unified_diff, write_atomic};
+use super::atomic::{unified_diff, write_atomic};
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
@@ -72,11 +72,12 @@ impl ToolExecutor for WriteFile {
             return ToolOutput::error(format!("{} is a directory; give a file path.", input.path));
         }
         let label = display_relative(&path, ctx.cwd());
-        let trash = self.trash_dir.clone();
+        let trash = self.trash_dir.clone().map(crate::trash::Trash::new);
+        let call = ctx.tool_use_id().to_owned();
         let result = tokio::task::spawn_blocking(move || {
             let old = std::fs::read(&path).ok();
-            if let Some(old) = &old {
-                to_trash(trash.as_deref(), &path, old).map_err(|e| {
+            if let Some(trash) = &trash {
+                trash.record(&path, old.as_deref(), input.content.as_bytes(), &call).map_err(|e| {
                     ToolError::Io(format!("could not keep a copy of the old content in the trash: {e}"))
                 })?;
             }

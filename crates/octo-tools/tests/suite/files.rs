@@ -73,10 +73,16 @@ async fn read_file_refuses_binaries_and_attaches_images() {
     let out = w.call("read_file", json!({"path": "prog"})).await;
     assert!(out.is_error);
     assert!(out.text_content().contains("binary file (ELF executable, 16 B)"), "{}", out.text_content());
-    w.write("pic.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    // A 2×2 PNG.
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x02\x08\x02\x00\x00\x00\xfd\xd4\x9as\x00\x00\x00\x16IDATx\x9cc\xf8\xcf\xc0\xc0\xf0\x9f\x81\x81\x81\x81\xe1?\x03\x00\x1a\xeb\x03\xfd\xa7\x9f\x11\x1b\x00\x00\x00\x00IEND\xaeB`\x82";
+    w.write("pic.png", png);
     let out = w.call("read_file", json!({"path": "pic.png"})).await;
-    assert!(!out.is_error);
+    assert!(!out.is_error, "{}", out.text_content());
     assert!(matches!(&out.content[1], ToolResultPart::Image { source } if source.media_type == "image/png"));
+    // A damaged image or a text file named like one is refused with the reason.
+    w.write("broken.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    let out = w.call("read_file", json!({"path": "broken.png"})).await;
+    assert!(out.is_error && out.text_content().contains("cannot be read"), "{}", out.text_content());
 }
 
 #[tokio::test]
@@ -117,7 +123,11 @@ async fn write_file_creates_overwrites_with_diff_and_keeps_the_old_content() {
         w.call("write_file", json!({"path": "src/new/mod.rs", "content": "a\nB\n"})).await.text_content();
     assert!(out.contains("-b\n+B"), "{out}");
     assert_eq!(w.read("src/new/mod.rs"), "a\nB\n");
-    let trashed: Vec<_> = std::fs::read_dir(&w.trash).unwrap().map(|e| e.unwrap().path()).collect();
+    let trashed: Vec<_> = std::fs::read_dir(&w.trash)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("journal.jsonl"))
+        .collect();
     assert_eq!(trashed.len(), 1);
     assert_eq!(std::fs::read_to_string(&trashed[0]).unwrap(), "a\nb\n");
 }
