@@ -76,8 +76,18 @@ pub fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, SetupError> {
     Ok(map)
 }
 
+/// Makes rustls's ring provider the process's TLS crypto (once; a provider someone else
+/// installed first is kept). Every HTTP client is built after this.
+pub fn install_tls() {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// Builds a client for one endpoint.
 pub fn build_client(config: &HttpConfig) -> Result<reqwest::Client, SetupError> {
+    install_tls();
     let mut builder = reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .connect_timeout(config.connect_timeout)

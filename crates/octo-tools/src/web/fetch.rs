@@ -24,6 +24,11 @@ pub fn client(cfg: &WebConfig) -> Result<reqwest::Client, ToolError> {
 }
 
 fn builder(cfg: &WebConfig) -> reqwest::ClientBuilder {
+    // The ring provider for rustls (the same one every octo client uses).
+    static TLS: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    TLS.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
     reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .timeout(cfg.timeout)
