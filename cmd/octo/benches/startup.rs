@@ -76,6 +76,60 @@ fn main() {
     let rss = peak_rss_mb();
     println!("one-shot answer:      min {:>6.2} ms, median {:>6.2} ms, peak RSS {rss:.1} MB (largest child so far)", ms(min), ms(median));
     drop(llm);
+    mcp(&rt, median);
+}
+
+/// With three stdio MCP servers configured: how long one server takes to start on its own, and
+/// how much longer a one-shot answer takes than without servers. The first request waits for the
+/// servers, but they start in parallel with the rest of octo's start-up, so the difference should
+/// be about one server's start, not three.
+fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
+    use rmcp::ServiceExt;
+    let bin = octo_testkit::mcp::server_bin();
+    let runs = 10;
+    let mut starts = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        rt.block_on(async {
+            let child = rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&bin)).unwrap();
+            let client = ().serve(child).await.unwrap();
+            client.list_all_tools().await.unwrap();
+            starts.push(t.elapsed());
+            let _ = client.cancel().await;
+        });
+    }
+    starts.sort();
+    let one = starts[runs / 2];
+    let llm = rt.block_on(async {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic((0..runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())))
+            .await;
+        llm
+    });
+    let home = TempHome::new().unwrap();
+    let mut config = format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri());
+    for name in ["a", "b", "c"] {
+        config.push_str(&format!("[mcp_servers.{name}]\ncommand = \"{}\"\n", bin.display()));
+    }
+    std::fs::write(home.home().join("config.toml"), config).unwrap();
+    let (min, median) = time(runs, || {
+        let mut c = Command::new(BIN);
+        c.arg("what is the answer?")
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .current_dir(home.workspace())
+            .stdin(Stdio::null());
+        c
+    });
+    println!(
+        "one MCP server start: median {:>6.2} ms; one-shot with 3 MCP servers: min {:>6.2} ms, median {:>6.2} ms ({:+.2} ms over none)",
+        ms(one),
+        ms(min),
+        ms(median),
+        ms(median) - ms(without)
+    );
+    drop(llm);
 }
 
 fn ms(d: Duration) -> f64 {

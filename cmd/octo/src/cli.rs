@@ -240,6 +240,12 @@ pub enum Command {
         #[arg(long)]
         no_test: bool,
     },
+    /// MCP servers: list them, show one, add or remove one (in ~/.octo/config.toml), or serve
+    /// octo's own tools over MCP.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// The previous contents of files octo changed: list them, restore one, or empty the trash.
     Trash {
         #[command(subcommand)]
@@ -273,6 +279,50 @@ pub enum SessionsAction {
     Export {
         /// The session.
         id: String,
+    },
+}
+
+/// `octo mcp ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum McpAction {
+    /// Every configured server: state, transport, tool count (starts them to find out).
+    List,
+    /// One server: where it is configured, what it runs, its tools.
+    Get {
+        /// The server's name.
+        name: String,
+    },
+    /// Add a server to the user config: `octo mcp add NAME -- COMMAND ARGS...` (stdio) or
+    /// `octo mcp add NAME --url URL` (streamable HTTP).
+    Add {
+        /// The server's name.
+        name: String,
+        /// Its URL (streamable HTTP).
+        #[arg(long)]
+        url: Option<String>,
+        /// An environment variable for it, `KEY=VALUE` (repeatable; `${VAR}` is expanded when it starts).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header for it, `NAME=VALUE` (repeatable; HTTP).
+        #[arg(long = "header", value_name = "NAME=VALUE")]
+        headers: Vec<String>,
+        /// The environment variable holding its bearer token (HTTP).
+        #[arg(long, value_name = "VAR")]
+        bearer_env: Option<String>,
+        /// The command and its arguments (after `--`).
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Remove a server from the user config.
+    Remove {
+        /// The server's name.
+        name: String,
+    },
+    /// Serve octo's tools over MCP on stdio (read-only tools, unless --allow-writes).
+    Serve {
+        /// Offer every tool (in auto mode: deny rules and hard limits still hold).
+        #[arg(long)]
+        allow_writes: bool,
     },
 }
 

@@ -6,6 +6,7 @@
 mod cli;
 mod commands;
 mod launch;
+mod mcp;
 mod oneshot;
 mod out;
 mod output;
@@ -82,6 +83,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Sessions { all, action }) => {
             return commands::sessions(&octo_app::Launcher::from_env(), &cli, *all, action.as_ref())
+        }
+        Some(Command::Mcp { action }) => {
+            return runtime()?.block_on(mcp::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
         Some(Command::Setup { endpoint, model, key_env, base_url, no_test }) => {

@@ -342,6 +342,19 @@ pub trait ToolSource: Send + Sync {
 
     /// The tools it offers now.
     fn tools(&self) -> Vec<Arc<dyn ToolExecutor>>;
+
+    /// A number that changes whenever the tools it offers change (a fixed source keeps 0): the
+    /// application then assembles its registry again — between turns, never mid-request, so the
+    /// request prefix stays stable within a turn.
+    fn generation(&self) -> u64 {
+        0
+    }
+
+    /// Resolves once the source knows its tools (its servers started, or failed); a fixed source
+    /// is ready at once. Applications wait for it, for a bounded time, before the first request.
+    fn ready(&self) -> futures_util::future::BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// A fixed list of tools as a source.

@@ -309,6 +309,11 @@ pub struct FileConfig {
     /// The commands' environment.
     #[serde(default)]
     pub shell_env: ShellEnvConfig,
+    /// MCP servers.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, octo_mcp::ServerSpec>,
+    /// Seconds the first request waits for MCP servers to start (default 5).
+    pub mcp_startup_wait: Option<f64>,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -395,6 +400,11 @@ pub struct Config {
     pub rules: RuleSet,
     /// The environment of the commands the model runs.
     pub shell_env: octo_tools::shell::env::ShellEnv,
+    /// MCP servers: the user's, the project's `.mcp.json`, the project's config (later entries of
+    /// one name replace earlier ones).
+    pub mcp_servers: Vec<octo_mcp::ServerConfig>,
+    /// How long the first request waits for MCP servers to start.
+    pub mcp_startup_wait: std::time::Duration,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -444,6 +454,8 @@ impl Config {
             endpoints: BTreeMap::new(),
             rules: RuleSet::default(),
             shell_env: octo_tools::shell::env::ShellEnv::default(),
+            mcp_servers: Vec::new(),
+            mcp_startup_wait: std::time::Duration::from_secs(5),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -452,10 +464,18 @@ impl Config {
             project.map(|f| (f, Source::Project(project_path.clone()))),
         ];
         for (file, source) in layers.into_iter().flatten() {
+            // A project's `.mcp.json` (Claude Code's) sits between the user's and the project's
+            // octo config.
+            if matches!(source, Source::Project(_)) {
+                cfg.read_mcp_json(workspace);
+            }
             cfg.apply_file(file, &source)?;
             if let Source::User(p) | Source::Project(p) = &source {
                 cfg.files.push(p.clone());
             }
+        }
+        if !cfg.files.contains(&project_path) {
+            cfg.read_mcp_json(workspace);
         }
         cfg.apply_env(env)?;
         cfg.apply_overrides(overrides)?;
@@ -525,6 +545,19 @@ impl Config {
             }
         }
         self.apply_shell_env(f.shell_env, is_project, &desc)?;
+        let origin = if is_project { octo_mcp::Origin::ProjectConfig } else { octo_mcp::Origin::User };
+        for (name, spec) in f.mcp_servers {
+            self.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin });
+        }
+        if let Some(w) = f.mcp_startup_wait {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(ConfigError::Value {
+                    source_desc: desc,
+                    message: format!("mcp_startup_wait must be a number of seconds, 0 or more, not {w}"),
+                });
+            }
+            self.mcp_startup_wait = std::time::Duration::from_secs_f64(w.min(600.0));
+        }
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(
@@ -566,6 +599,26 @@ impl Config {
         self.shell_env.include.extend(e.include);
         self.shell_env.set.extend(e.set);
         Ok(())
+    }
+
+    /// Adds the servers of the project's `.mcp.json`; problems become warnings (the other
+    /// servers still load).
+    fn read_mcp_json(&mut self, workspace: &Path) {
+        let path = workspace.join(".mcp.json");
+        if self.files.contains(&path) {
+            return;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { return };
+        let parsed = octo_mcp::parse_mcp_json(&path, &text);
+        self.warnings.extend(parsed.errors);
+        for (name, spec) in parsed.servers {
+            self.mcp_servers.push(octo_mcp::ServerConfig {
+                name,
+                spec,
+                origin: octo_mcp::Origin::ProjectJson,
+            });
+        }
+        self.files.push(path);
     }
 
     fn apply_env(&mut self, env: EnvLookup<'_>) -> Result<(), ConfigError> {
@@ -716,6 +769,34 @@ impl Config {
             // Values may be secrets: only the names are shown.
             for k in env.set.keys() {
                 out.push_str(&format!("set.{k} = \"****\"\n"));
+            }
+        }
+        for m in &self.mcp_servers {
+            let from = match m.origin {
+                octo_mcp::Origin::User => "user config",
+                octo_mcp::Origin::ProjectJson => "project .mcp.json",
+                octo_mcp::Origin::ProjectConfig => "project config",
+            };
+            out.push_str(&format!("\n[mcp_servers.{}]    # {from}\n", m.name));
+            let spec = &m.spec;
+            if let Some(c) = &spec.command {
+                out.push_str(&format!("command = {c:?}\n"));
+            }
+            if !spec.args.is_empty() {
+                out.push_str(&format!("args = {:?}\n", spec.args));
+            }
+            if let Some(u) = &spec.url {
+                out.push_str(&format!("url = {u:?}\n"));
+            }
+            // Values may be secrets: only the names are shown.
+            for k in spec.env.keys() {
+                out.push_str(&format!("env.{k} = \"****\"\n"));
+            }
+            for k in spec.headers.keys() {
+                out.push_str(&format!("headers.{k} = \"****\"\n"));
+            }
+            if !spec.enabled() {
+                out.push_str("enabled = false\n");
             }
         }
         let rules = self.rules.describe();

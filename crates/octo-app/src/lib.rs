@@ -67,6 +67,11 @@ pub mod config;
 pub mod credentials;
 pub mod factory;
 pub mod fold;
+pub mod mcp;
+/// Where an MCP server is configured.
+pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
+/// What `toml_edit` tables `octo mcp add` builds.
+pub use toml_edit;
 mod home;
 mod launcher;
 pub mod permissions;

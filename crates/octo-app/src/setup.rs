@@ -236,8 +236,14 @@ pub fn write_config(
             table[endpoint][k] = toml_edit::value(v);
         }
     }
-    let text = doc.to_string();
-    parse_file(path, &text)?;
+    replace_file(path, &doc.to_string())
+}
+
+/// Replaces the config file at `path` with `text` after checking that it loads: written to a
+/// private temporary file beside it and renamed over it, so an error or an interruption leaves
+/// the old file as it was.
+pub(crate) fn replace_file(path: &Path, text: &str) -> Result<(), ConfigError> {
+    parse_file(path, text)?;
     let write = |e: std::io::Error| ConfigError::Read {
         path: path.to_path_buf(),
         reason: format!("cannot write: {e}"),

@@ -19,8 +19,10 @@ pub struct Summary {
     pub title: String,
     /// Creation time (seconds since the epoch).
     pub created: u64,
-    /// Last write time.
+    /// Last write time (seconds since the epoch).
     pub updated: u64,
+    /// Last write time in milliseconds, to order sessions written within one second.
+    pub updated_ms: u128,
     /// User prompts (not tool results) in it.
     pub turns: usize,
     /// `endpoint:model` last used.
@@ -147,7 +149,7 @@ impl SessionStore {
                 }
             }
         }
-        out.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.id.cmp(&a.id)));
+        out.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id)));
         Ok(out)
     }
 
@@ -220,7 +222,8 @@ impl SessionStore {
 /// Reads just enough of a file for a listing: the meta line, titles, and a count of prompts.
 fn summarize(path: &Path) -> Option<Summary> {
     let f = std::fs::File::open(path).ok()?;
-    let updated = f.metadata().ok()?.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let modified = f.metadata().ok()?.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let (updated, updated_ms) = (modified.as_secs(), modified.as_millis());
     let mut lines = std::io::BufReader::new(f).lines();
     let meta: MetaLine = serde_json::from_str(&lines.next()?.ok()?).ok()?;
     let meta = meta.meta;
@@ -250,7 +253,16 @@ fn summarize(path: &Path) -> Option<Summary> {
     }
     let title =
         title.or_else(|| first_prompt.map(|p| title_from_prompt(&p))).unwrap_or_else(|| "(empty)".into());
-    Some(Summary { id: meta.id, cwd: meta.cwd, title, created: meta.created, updated, turns, model })
+    Some(Summary {
+        id: meta.id,
+        cwd: meta.cwd,
+        title,
+        created: meta.created,
+        updated,
+        updated_ms,
+        turns,
+        model,
+    })
 }
 
 /// A title from the first line of a prompt, at most 60 characters.

@@ -75,6 +75,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     );
     let history = launcher.home().history_file();
     let _ = ed.load_history(&history);
+    ed = approve_project_servers(&session, ed).await;
     if cli.resume.as_deref() == Some("") {
         ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await?;
     } else {
@@ -144,6 +145,12 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 slash::Done::Handled => continue,
                 slash::Done::Exit => break,
             },
+            slash::Parsed::Message if line.trim_start().starts_with("/mcp__") => {
+                if let Some(text) = mcp_prompt(&session, line.trim()).await {
+                    ed = turn(&session, ed, octo_app::Message::user(text), cli.show_thinking).await?;
+                }
+                continue;
+            }
             slash::Parsed::Message => {}
         }
         let message = expand_mentions(&line, &workspace, session.accepts_images() != Some(false));
@@ -166,6 +173,64 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     save_history(&mut ed, &history);
     crate::launch::stop_processes(&session);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Asks about each MCP server the project configures and the user has not approved yet: a
+/// repository must not start programs on its own. A yes is remembered for that exact command.
+async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
+    for s in session.mcp_status().into_iter().filter(|s| s.state == "needs approval") {
+        let from = match s.origin {
+            octo_app::McpOrigin::ProjectJson => ".mcp.json",
+            _ => ".octo/config.toml",
+        };
+        out::status(&visible(&format!(
+            "octo: this project's {from} configures the MCP server `{}`, which runs: {}",
+            s.name, s.target
+        )));
+        let (e, answer) =
+            read_line(ed, "  start it (and remember this for this exact command)? [y/N] ").await;
+        ed = e;
+        if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+            match session.approve_mcp(&s.name) {
+                Ok(()) => out::status(&visible(&format!(
+                    "  starting `{}`; its tools join before your next message",
+                    s.name
+                ))),
+                Err(e) => out::error(&visible(&e)),
+            }
+        } else {
+            out::status(&visible(&format!("  `{}` stays off", s.name)));
+        }
+    }
+    ed
+}
+
+/// `/mcp__server__prompt ARGS`: the server's prompt, rendered, as the next message.
+async fn mcp_prompt(session: &Session, line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    let command = words.next()?;
+    let args: Vec<String> = words.map(str::to_owned).collect();
+    let prompts = session.mcp_prompts().await;
+    let Some(p) = prompts.iter().find(|p| p.command == command) else {
+        let known: Vec<&str> = prompts.iter().map(|p| p.command.as_str()).collect();
+        out::error(&visible(&format!(
+            "no MCP prompt {command}{}",
+            if known.is_empty() { String::new() } else { format!("; there are: {}", known.join(", ")) }
+        )));
+        return None;
+    };
+    match session.mcp_prompt_text(p, &args).await {
+        Ok(text) => Some(text),
+        Err(e) => {
+            let usage: Vec<String> = p
+                .arguments
+                .iter()
+                .map(|(n, req)| if *req { n.to_uppercase() } else { format!("[{}]", n.to_uppercase()) })
+                .collect();
+            out::error(&visible(&format!("{e}. Usage: {command} {}", usage.join(" "))));
+            None
+        }
+    }
 }
 
 /// Saves the input history, readable only by the user: it holds everything they typed.

@@ -55,6 +55,12 @@ pub(super) const COMMANDS: &[Spec] = &[
         Takes::Text,
     ),
     spec("/tools", "/tools", "the tools the model can call", Takes::Nothing),
+    spec(
+        "/mcp",
+        "/mcp",
+        "MCP servers: their state and tools (their prompts run as /mcp__server__prompt)",
+        Takes::Nothing,
+    ),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
     spec(
@@ -148,6 +154,24 @@ pub(super) fn run(launcher: &Launcher, session: &Session, name: &str, arg: &str)
         }
         "/permissions" => permissions(session, arg),
         "/tools" => out::status(&visible(&session.tool_names().join(", "))),
+        "/mcp" => {
+            let servers = session.mcp_status();
+            if servers.is_empty() {
+                out::status("no MCP servers (add one: octo mcp add NAME -- COMMAND ARGS, or a .mcp.json in the project)");
+            }
+            for s in servers {
+                out::status(&visible(&format!(
+                    "  {} · {} · {} · {}",
+                    s.name, s.state, s.transport, s.target
+                )));
+                if let Some(e) = &s.error {
+                    out::status(&visible(&format!("    {}", e.lines().next().unwrap_or(""))));
+                }
+                if !s.tools.is_empty() {
+                    out::status(&visible(&format!("    tools: {}", s.tools.join(", "))));
+                }
+            }
+        }
         "/todos" => {
             let todos = session.todos();
             if todos.is_empty() {
@@ -215,6 +239,11 @@ fn status(session: &Session) {
         s.usage.output_tokens
     ));
     out::status(&format!("tools: {}", session.tool_names().len()));
+    let mcp = session.mcp_status();
+    if !mcp.is_empty() {
+        let ready = mcp.iter().filter(|s| s.state == "ready").count();
+        out::status(&format!("MCP servers: {ready} of {} ready (/mcp)", mcp.len()));
+    }
 }
 
 /// `/permissions [allow|ask|deny RULE | remove RULE]`.

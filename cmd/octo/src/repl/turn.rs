@@ -219,8 +219,10 @@ async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::Approv
     let answer = match answer {
         Ok(a) => a.trim().to_ascii_lowercase(),
         Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
-            let _ = session.reject(id, Some("the user cancelled the turn".into()));
+            // Cancel first: then no further request can start between the refusal and the
+            // cancellation.
             session.abort();
+            let _ = session.reject(id, Some("the user cancelled the turn".into()));
             out::status(&paint("2", "  cancelled"));
             return ed;
         }

@@ -554,3 +554,62 @@ async fn images_are_attached_checked_and_long_turns_ring() {
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["source"]["media_type"], "image/png");
 }
+
+/// A project's MCP server is asked about at start and remembered; its tool's permission prompt
+/// names it; its prompt runs as a slash command.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_mcp_server_is_approved_called_and_its_prompts_run() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("t1", "mcp__proj__add", json!({"a": 2, "b": 3})).sse()),
+        Scripted::sse(Reply::new().text("The sum is 5.").sse()),
+        Scripted::sse(Reply::new().text("Reviewed.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let bin = octo_testkit::mcp::server_bin();
+    home.write(
+        ".mcp.json",
+        format!("{{\"mcpServers\": {{\"proj\": {{\"command\": \"{}\"}}}}}}", bin.display()),
+    )
+    .unwrap();
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("configures the MCP server `proj`").unwrap();
+        p.exp_string("[y/N]").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("add two and three").unwrap();
+        p.exp_string("mcp__proj__add wants to run").unwrap();
+        p.exp_string("allow?").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("The sum is 5.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/mcp").unwrap();
+        p.exp_string("proj").unwrap();
+        p.exp_string("mcp__proj__echo").unwrap();
+        p.send_line("/mcp__proj__review").unwrap();
+        p.exp_string("needs file").unwrap();
+        p.send_line("/mcp__proj__review lib.rs").unwrap();
+        p.exp_string("Reviewed.").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let bodies = llm.request_bodies().await;
+    assert!(bodies[1]["messages"].to_string().contains('5'));
+    assert!(bodies[2]["messages"].to_string().contains("Please review lib.rs carefully."));
+    // Remembered: the next start does not ask.
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        let before = p.exp_string("octo> ").unwrap();
+        assert!(!before.contains("configures the MCP server"), "{before:?}");
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+}

@@ -68,6 +68,16 @@ pub(super) struct Flags {
     pub model_titles: bool,
 }
 
+/// Where the agent's tools come from, and when they were last assembled.
+pub(super) struct Tools {
+    pub sources: Vec<Arc<dyn octo_agent::ToolSource>>,
+    pub mcp: Option<Arc<octo_mcp::McpHub>>,
+    /// How long the first request waits for sources still starting (MCP servers).
+    pub startup_wait: std::time::Duration,
+    pub waited: bool,
+    pub generation: u64,
+}
+
 /// What the task needs besides the agent.
 pub(super) struct Task {
     pub events: broadcast::Sender<AgentEvent>,
@@ -75,9 +85,39 @@ pub(super) struct Task {
     pub flags: Flags,
     pub persist: Option<crate::persist::Persist>,
     pub titles: mpsc::UnboundedSender<String>,
+    pub tools: Tools,
 }
 
 impl Task {
+    /// Before a turn: waits (once, briefly) for sources still starting, reports servers that
+    /// failed, and assembles the tools again when a source's changed — so the tool list never
+    /// changes within a turn.
+    async fn refresh_tools(&mut self, agent: &mut Agent) {
+        if self.tools.sources.len() < 2 {
+            return;
+        }
+        if !self.tools.waited {
+            self.tools.waited = true;
+            let all = futures_util::future::join_all(self.tools.sources.iter().map(|s| s.ready()));
+            let _ = tokio::time::timeout(self.tools.startup_wait, all).await;
+        }
+        if let Some(hub) = &self.tools.mcp {
+            for message in hub.take_notices() {
+                let _ = self.events.send(AgentEvent::Notice { message });
+            }
+        }
+        let generation: u64 = self.tools.sources.iter().map(|s| s.generation()).fold(0, u64::wrapping_add);
+        if generation != self.tools.generation {
+            self.tools.generation = generation;
+            let (registry, left_out) = crate::tools::assemble(&self.tools.sources);
+            for message in left_out {
+                let _ = self.events.send(AgentEvent::Notice { message });
+            }
+            self.lock().tool_names = registry.names().map(str::to_owned).collect();
+            *agent.tools_mut() = registry;
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -140,6 +180,7 @@ pub(super) async fn actor(
         };
         match cmd {
             Command::Prompt(input) => {
+                task.refresh_tools(&mut agent).await;
                 let cancel = CancellationToken::new();
                 if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
                     let _ = task.events.send(AgentEvent::Notice { message });

@@ -163,6 +163,8 @@ struct Shared {
     context_tokens: u64,
     /// The model's task list, as its last `todos` update left it.
     todos: Vec<octo_tools::Todo>,
+    /// The tools the model has now.
+    tool_names: Vec<String>,
 }
 
 /// A running conversation. Cheap to share (`Arc`) between front ends; dropping the last handle
@@ -193,6 +195,11 @@ struct Setup {
     shells: Option<Arc<octo_tools::shell::BackgroundShells>>,
     /// Where the file tools keep old contents and their journal (for `/rewind`).
     trash: Option<octo_tools::trash::Trash>,
+    /// The session's MCP servers.
+    mcp: Option<Arc<octo_mcp::McpHub>>,
+    /// Where the tools come from (handed to the task, which assembles them again when they
+    /// change).
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -226,6 +233,8 @@ impl Session {
         // This session's own spilled output: readable by it, not by other sessions.
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
         let mut shells = None;
+        let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
+        let mut mcp = None;
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
@@ -233,7 +242,22 @@ impl Session {
             settings.output = Some(run_output.clone());
             let builtin = crate::tools::builtin(&home, &settings);
             shells = Some(builtin.shells);
-            let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(builtin.tools)];
+            sources.push(Arc::new(builtin.tools));
+            // MCP servers start now, in the background; the first request waits for them a
+            // little (see the actor), and their tools join between turns.
+            if let Some(hub) = crate::mcp::hub(&config.mcp_servers, &home, &workspace, env) {
+                hub.start();
+                if options.unattended {
+                    for s in hub.status().iter().filter(|s| s.state == "needs approval") {
+                        notes.push(format!(
+                            "the project's MCP server `{}` ({}) was not started: a project's servers run only after you approve them in the REPL",
+                            s.name, s.target
+                        ));
+                    }
+                }
+                sources.push(Arc::new(octo_mcp::McpSource(Arc::clone(&hub))));
+                mcp = Some(hub);
+            }
             let (tools, left_out) = crate::tools::assemble(&sources);
             notes.extend(left_out);
             tools
@@ -294,6 +318,8 @@ impl Session {
             persist,
             unanswered,
             shells,
+            mcp,
+            sources,
             trash: (!options.no_tools).then(|| octo_tools::trash::Trash::new(home.trash())),
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
@@ -332,14 +358,24 @@ impl Session {
             current: None,
             context_tokens: 0,
             todos: Vec::new(),
+            tool_names: setup.tool_names.clone(),
         }));
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
+        let startup_wait =
+            setup.config.as_ref().map_or(std::time::Duration::from_secs(5), |c| c.mcp_startup_wait);
         let task = Task {
             events: events.clone(),
             shared: Arc::clone(&shared),
             flags: setup.flags,
             persist: setup.persist.take(),
             titles: titles_tx,
+            tools: actor::Tools {
+                sources: std::mem::take(&mut setup.sources),
+                mcp: setup.mcp.clone(),
+                startup_wait,
+                waited: false,
+                generation: 0,
+            },
         };
         tokio::spawn(actor(agent, rx, titles_rx, task));
         Self { commands, events, broker, engine, shared, setup, session_id }
@@ -543,6 +579,9 @@ impl Session {
     /// running, to be named to the user (`shell-1 (`npm run dev`)`). Front ends call it when
     /// the session ends; dropping the session does the same without naming them.
     pub fn stop_processes(&self) -> Vec<String> {
+        if let Some(hub) = &self.setup.mcp {
+            hub.shutdown();
+        }
         self.setup.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default()
     }
 
@@ -577,9 +616,56 @@ impl Session {
         Ok(report)
     }
 
-    /// The names of the tools the model can call.
-    pub fn tool_names(&self) -> &[String] {
-        &self.setup.tool_names
+    /// The names of the tools the model can call (MCP servers' tools join once they started,
+    /// between turns).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.lock().tool_names.clone()
+    }
+
+    /// The session's MCP servers, as they are now.
+    pub fn mcp_status(&self) -> Vec<octo_mcp::ServerStatus> {
+        self.setup.mcp.as_ref().map(|h| h.status()).unwrap_or_default()
+    }
+
+    /// Approves a project's MCP server (remembered by its fingerprint, so later runs start it
+    /// too) and starts it; its tools join between turns.
+    pub fn approve_mcp(&self, name: &str) -> Result<(), String> {
+        let (Some(hub), Some(config)) = (self.setup.mcp.as_ref(), self.setup.config.as_ref()) else {
+            return Err("this session has no MCP servers".into());
+        };
+        let server = config
+            .mcp_servers
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .ok_or_else(|| format!("no MCP server `{name}`"))?;
+        crate::mcp::remember_approval(&Home::new(&config.home), server)
+            .map_err(|e| format!("could not remember the approval: {e}"))?;
+        if hub.approve(name) {
+            Ok(())
+        } else {
+            Err(format!("`{name}` does not need approval"))
+        }
+    }
+
+    /// The prompts the running MCP servers offer (slash commands `/mcp__<server>__<prompt>`).
+    pub async fn mcp_prompts(&self) -> Vec<octo_mcp::prompts::PromptInfo> {
+        match &self.setup.mcp {
+            Some(h) => h.prompts().await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The text an MCP prompt renders to, with `args` in the order of its arguments.
+    pub async fn mcp_prompt_text(
+        &self,
+        prompt: &octo_mcp::prompts::PromptInfo,
+        args: &[String],
+    ) -> Result<String, String> {
+        match &self.setup.mcp {
+            Some(h) => h.render_prompt(prompt, args).await,
+            None => Err("this session has no MCP servers".into()),
+        }
     }
 
     /// The configuration the session started from (for `/permissions`, `config show`).

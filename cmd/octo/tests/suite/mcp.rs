@@ -1,0 +1,219 @@
+//! MCP end to end: a scripted model calls a real MCP server's tool through the `octo` binary;
+//! a project's servers wait for the user's yes; `octo mcp list|add|remove`; `octo mcp serve`
+//! driven by an MCP client; nothing outlives octo.
+
+use super::common::home_for;
+use assert_cmd::Command;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use predicates::prelude::*;
+use serde_json::json;
+
+fn octo(home: &TempHome) -> Command {
+    let mut c = Command::cargo_bin("octo").unwrap();
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
+    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
+}
+
+fn server_toml(name: &str) -> String {
+    format!(
+        "\n[mcp_servers.{name}]\ncommand = \"{}\"\nstartup_timeout = 20\n",
+        octo_testkit::mcp::server_bin().display()
+    )
+}
+
+fn add_to_config(home: &TempHome, text: &str) {
+    let path = home.home().join("config.toml");
+    let mut c = std::fs::read_to_string(&path).unwrap_or_default();
+    c.push_str(text);
+    std::fs::write(path, c).unwrap();
+}
+
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+}
+
+/// The first request already has the server's tools (it waited for the start); the call's
+/// result reaches the model; the server and what it started are gone when octo exits.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_calls_an_mcp_tool_and_nothing_outlives_octo() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "mcp__t__add", json!({"a": 2, "b": 40}))
+                .tool_use("t2", "mcp__t__spawn", json!({}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("It is 42.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    add_to_config(&home, &server_toml("t"));
+    let mut c = octo(&home);
+    c.args(["--no-save", "--permission-mode", "auto", "--output-format", "json", "add them"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["answer"], "It is 42.");
+    let bodies = llm.request_bodies().await;
+    let tools: Vec<&str> =
+        bodies[0]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(tools.contains(&"mcp__t__add"), "{tools:?}");
+    let results = bodies[1]["messages"].to_string();
+    assert!(results.contains("42"), "{results}");
+    let spawned: i32 =
+        bodies[1]["messages"][2]["content"][1]["content"][0]["text"].as_str().unwrap().parse().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(spawned) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!running(spawned), "the server's child {spawned} outlived octo");
+}
+
+/// A project's `.mcp.json` server does not start headless (a notice says why), and a broken
+/// `.mcp.json` is named while the user's servers still load.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_servers_wait_for_approval_and_bad_files_are_named() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("ok").sse()),
+        Scripted::sse(Reply::new().text("ok").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let bin = octo_testkit::mcp::server_bin();
+    home.write(
+        ".mcp.json",
+        format!("{{\"mcpServers\": {{\"proj\": {{\"command\": \"{}\"}}}}}}", bin.display()),
+    )
+    .unwrap();
+    let mut c = octo(&home);
+    c.args(["--no-save", "hi"]);
+    assert_async(c)
+        .await
+        .success()
+        .stderr(predicate::str::contains("MCP server `proj`").and(predicate::str::contains("approve")));
+    let tools = llm.request_bodies().await[0]["tools"].to_string();
+    assert!(!tools.contains("mcp__proj__"), "an unapproved project server never runs");
+    home.write(".mcp.json", "{\"mcpServers\": {\"proj\": {\"command\": 5}, }").unwrap();
+    add_to_config(&home, &server_toml("mine"));
+    let mut c = octo(&home);
+    c.args(["mcp", "list"]);
+    assert_async(c)
+        .await
+        .success()
+        .stderr(predicate::str::contains(".mcp.json: line 1"))
+        .stdout(predicate::str::contains("mine").and(predicate::str::contains("ready")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_add_list_get_remove_keep_the_rest_of_the_config() {
+    let home = TempHome::new().unwrap();
+    std::fs::write(home.home().join("config.toml"), "# mine\nmax_turns = 9\n").unwrap();
+    let bin = octo_testkit::mcp::server_bin();
+    let mut c = octo(&home);
+    c.args(["mcp", "add", "t", "--env", "A=1", "--"]).arg(&bin).arg("--weird-names");
+    assert_async(c).await.success();
+    let text = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    assert!(text.starts_with("# mine\nmax_turns = 9\n") && text.contains("[mcp_servers.t]"), "{text}");
+    let mut c = octo(&home);
+    c.args(["mcp", "get", "t"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("ready").and(predicate::str::contains("tool: mcp__t__echo")));
+    let mut c = octo(&home);
+    c.args(["mcp", "add", "web", "--url", "http://127.0.0.1:1/mcp"]);
+    assert_async(c).await.success();
+    let mut c = octo(&home);
+    c.args(["mcp", "list"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("web").and(predicate::str::contains("failed")));
+    for name in ["t", "web"] {
+        let mut c = octo(&home);
+        c.args(["mcp", "remove", name]);
+        assert_async(c).await.success();
+    }
+    let mut c = octo(&home);
+    c.args(["mcp", "remove", "t"]);
+    assert_async(c).await.code(2);
+    assert_eq!(
+        std::fs::read_to_string(home.home().join("config.toml")).unwrap().trim(),
+        "# mine\nmax_turns = 9"
+    );
+}
+
+/// `octo mcp serve` as an MCP client sees it: read-only tools unless --allow-writes, the
+/// permission engine in front of every call.
+#[tokio::test(flavor = "multi_thread")]
+async fn octo_serves_its_tools_over_mcp_behind_its_permissions() {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::ServiceExt;
+    let home = TempHome::new().unwrap();
+    home.write("notes.txt", "hello from the workspace").unwrap();
+    std::fs::create_dir_all(home.home().join(".ssh")).unwrap();
+    std::fs::write(home.home().join(".ssh/id_rsa"), "PRIVATE").unwrap();
+    let start = |writes: bool| {
+        let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.home())
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .current_dir(home.workspace())
+            .args(["mcp", "serve"]);
+        if writes {
+            cmd.arg("--allow-writes");
+        }
+        rmcp::transport::TokioChildProcess::new(cmd).unwrap()
+    };
+    let client = ().serve(start(false)).await.unwrap();
+    let tools: Vec<String> =
+        client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+    assert!(
+        tools.contains(&"read_file".to_owned()) && !tools.contains(&"write_file".to_owned()),
+        "{tools:?}"
+    );
+    let args = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let read = client
+        .call_tool(CallToolRequestParams::new("read_file").with_arguments(args(json!({"path": "notes.txt"}))))
+        .await
+        .unwrap();
+    assert!(format!("{:?}", read.content).contains("hello from the workspace"));
+    let secret = client
+        .call_tool(
+            CallToolRequestParams::new("read_file").with_arguments(args(json!({"path": "~/.ssh/id_rsa"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(secret.is_error, Some(true));
+    assert!(!format!("{:?}", secret.content).contains("PRIVATE"));
+    let _ = client.cancel().await;
+    let client = ().serve(start(true)).await.unwrap();
+    let wrote = client
+        .call_tool(
+            CallToolRequestParams::new("write_file")
+                .with_arguments(args(json!({"path": "out.txt", "content": "x"}))),
+        )
+        .await
+        .unwrap();
+    assert_ne!(wrote.is_error, Some(true), "{:?}", wrote.content);
+    assert_eq!(std::fs::read_to_string(home.workspace().join("out.txt")).unwrap(), "x");
+    let _ = client.cancel().await;
+}

@@ -1,0 +1,128 @@
+//! MCP in a session: the servers of the configuration as a hub, the user's approvals of a
+//! project's servers (remembered by fingerprint in `mcp-approved.json` in octo's home), and the
+//! user config's `[mcp_servers]` changed in place (`octo mcp add|remove`).
+
+use crate::config::ConfigError;
+use crate::home::Home;
+use octo_mcp::{McpHub, ServerConfig};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+fn approvals_file(home: &Home) -> std::path::PathBuf {
+    home.root().join("mcp-approved.json")
+}
+
+/// The fingerprints the user approved, with the server names they were approved as.
+pub fn approvals(home: &Home) -> BTreeMap<String, String> {
+    std::fs::read_to_string(approvals_file(home))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// Remembers that the user approved `config` (as it is now: a changed command asks again).
+pub fn remember_approval(home: &Home, config: &ServerConfig) -> std::io::Result<()> {
+    let mut all = approvals(home);
+    all.insert(config.spec.fingerprint(), config.name.clone());
+    let text = serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?;
+    let path = approvals_file(home);
+    octo_session::private::create_dir(home.root())?;
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    {
+        use std::io::Write;
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = octo_session::private::create_new(&tmp)?;
+        f.write_all(text.as_bytes())?;
+    }
+    std::fs::rename(&tmp, &path)
+}
+
+/// The hub of `servers` (a project's servers start only when approved); `None` without servers.
+pub fn hub(
+    servers: &[ServerConfig],
+    home: &Home,
+    workspace: &Path,
+    env: crate::config::EnvLookup<'_>,
+) -> Option<Arc<McpHub>> {
+    if servers.is_empty() {
+        return None;
+    }
+    let approved = approvals(home);
+    let hub = McpHub::new(servers.to_vec(), workspace.to_path_buf(), env, &|c: &ServerConfig| {
+        approved.contains_key(&c.spec.fingerprint())
+    });
+    Some(hub)
+}
+
+/// Adds (or replaces) `[mcp_servers.<name>]` in the config file at `path`, keeping everything
+/// else as it was; the result must load, or nothing is written.
+pub fn add_server(path: &Path, name: &str, spec: &toml_edit::Table) -> Result<(), ConfigError> {
+    edit(path, |doc| {
+        if doc.get("mcp_servers").is_none() {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            doc["mcp_servers"] = toml_edit::Item::Table(t);
+        }
+        if let Some(t) = doc["mcp_servers"].as_table_mut() {
+            t[name] = toml_edit::Item::Table(spec.clone());
+        }
+    })
+}
+
+/// Removes `[mcp_servers.<name>]`; returns whether it was there.
+pub fn remove_server(path: &Path, name: &str) -> Result<bool, ConfigError> {
+    let mut found = false;
+    edit(path, |doc| {
+        if let Some(t) = doc.get_mut("mcp_servers").and_then(toml_edit::Item::as_table_mut) {
+            found = t.remove(name).is_some();
+        }
+    })?;
+    Ok(found)
+}
+
+fn edit(path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result<(), ConfigError> {
+    let old = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(ConfigError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+    };
+    crate::config::parse_file(path, &old)?;
+    let mut doc: toml_edit::DocumentMut = old.parse().map_err(|e: toml_edit::TomlError| {
+        ConfigError::Invalid { path: path.to_path_buf(), line: 1, column: 1, message: e.to_string() }
+    })?;
+    change(&mut doc);
+    crate::setup::replace_file(path, &doc.to_string())
+}
+
+/// `octo mcp serve`: octo's built-in tools over MCP on stdio, in `workspace`, behind the
+/// permission engine with the user's rules. Read-only tools only, unless `allow_writes` (then
+/// every tool, in auto mode: deny rules and the hard limits still hold). Nobody can be asked, so
+/// what would need a question is refused.
+pub async fn serve(
+    launcher: &crate::Launcher,
+    workspace: Option<&Path>,
+    allow_writes: bool,
+) -> Result<(), String> {
+    let ws = launcher.workspace(workspace).map_err(|e| e.to_string())?;
+    let config = launcher.config(&ws, &crate::config::Overrides::default()).map_err(|e| e.to_string())?;
+    let home = launcher.home().clone();
+    let env = launcher.env();
+    let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let secrets = home.secrets(path_env("HOME"), path_env("OCTO_KEYRING_FILE"));
+    let settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+    let builtin = crate::tools::builtin(&home, &settings);
+    let mut registry = octo_agent::ToolRegistry::new();
+    // Compacting belongs to a conversation, which an MCP client has and octo does not.
+    let compact = octo_agent::ToolExecutor::definition(&octo_agent::context::CompactTool).name;
+    for tool in octo_agent::ToolSource::tools(&builtin.tools) {
+        if tool.definition().name != compact && (allow_writes || tool.meta().read_only) {
+            registry.register(tool);
+        }
+    }
+    let mode = if allow_writes { crate::Mode::Auto } else { crate::Mode::Default };
+    let engine = crate::PermissionEngine::new(config.rules.clone(), mode).with_secrets(secrets);
+    octo_mcp::serve::OctoServer::new(registry, Arc::new(engine), ws).serve_stdio().await?;
+    builtin.shells.stop_all();
+    Ok(())
+}

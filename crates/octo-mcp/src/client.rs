@@ -1,0 +1,236 @@
+//! One connection to an MCP server over `rmcp`: a child process in its own process group (so
+//! everything it starts can be killed with it), its stderr kept as a short tail for error
+//! messages, or a streamable HTTP endpoint on the shared HTTP client. The client handler only
+//! listens for `tools/list_changed`.
+
+use crate::config::Transport;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Lines of a server's stderr kept for error messages.
+const STDERR_TAIL: usize = 20;
+/// The longest message read from a stdio server: big enough that a huge result arrives (and is
+/// cut by octo) instead of being dropped, leaving its call without an answer.
+const MAX_LINE: usize = 96 * 1024 * 1024;
+
+/// What a connection tells its owner.
+#[derive(Debug, Default)]
+pub(crate) struct Signals {
+    /// The server said its tools changed.
+    pub tools_changed: AtomicBool,
+    /// Someone waits for news.
+    pub notify: tokio::sync::Notify,
+}
+
+/// The client side: octo's name, and the list-changed notification.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    signals: Arc<Signals>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("octo", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.signals.tools_changed.store(true, Ordering::SeqCst);
+        self.signals.notify.notify_waiters();
+    }
+}
+
+/// A server's stderr, the last lines of it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if q.len() == STDERR_TAIL {
+            q.pop_front();
+        }
+        q.push_back(line.chars().take(300).collect());
+    }
+
+    /// The tail as text to append to an error (empty when the server printed nothing).
+    pub fn describe(&self) -> String {
+        let q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if q.is_empty() {
+            return String::new();
+        }
+        let lines: Vec<&str> = q.iter().map(String::as_str).collect();
+        format!("; its stderr ended with:\n    {}", lines.join("\n    "))
+    }
+}
+
+/// A live connection.
+pub(crate) struct Connection {
+    pub service: RunningService<RoleClient, Handler>,
+    /// Its tools, as it last listed them.
+    pub tools: Mutex<Vec<Tool>>,
+    /// Whether the server offers resources and prompts.
+    pub resources: bool,
+    pub prompts: bool,
+    /// The child's process group (stdio), killed with the connection.
+    group: Option<u32>,
+    /// The child itself (stdio), reaped when it exits.
+    _child: Option<tokio::process::Child>,
+}
+
+impl Connection {
+    /// Its tools now.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        kill_group(self.group);
+    }
+}
+
+/// Kills a server's process group (and so whatever it started).
+pub(crate) fn kill_group(group: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(g) = group.and_then(|g| i32::try_from(g).ok()).filter(|g| *g > 1) {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), nix::sys::signal::Signal::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+}
+
+/// Why a server could not be used.
+fn io_error(command: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("the command `{command}` was not found (is it installed and on PATH?)")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("the command `{command}` cannot be run (permission denied)")
+        }
+        _ => format!("could not start `{command}`: {e}"),
+    }
+}
+
+/// Connects: starts the process or reaches the URL, initializes, lists the tools — all within
+/// `timeout`.
+pub(crate) async fn connect(
+    transport: &Transport,
+    workspace: &Path,
+    timeout: Duration,
+    signals: Arc<Signals>,
+    stderr: StderrTail,
+) -> Result<Connection, String> {
+    let handler = Handler { signals };
+    let (service, group, child) = match transport {
+        Transport::Stdio { command, args, env, cwd } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .envs(env)
+                .current_dir(cwd.as_deref().map_or(workspace.to_path_buf(), |c| workspace.join(c)));
+            #[cfg(unix)]
+            cmd.process_group(0);
+            cmd.kill_on_drop(true)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().map_err(|e| io_error(command, &e))?;
+            let group = child.id();
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                kill_group(group);
+                return Err("its standard streams could not be opened".into());
+            };
+            let proc = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+                .with_max_line_length(MAX_LINE);
+            if let Some(err) = child.stderr.take() {
+                let tail = stderr.clone();
+                tokio::spawn(async move {
+                    use tokio::io::AsyncBufReadExt;
+                    let mut lines = tokio::io::BufReader::new(err).lines();
+                    while let Ok(Some(l)) = lines.next_line().await {
+                        tail.push(l);
+                    }
+                });
+            }
+            let served = tokio::time::timeout(timeout, handler.serve(proc)).await;
+            let service = match served {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => {
+                    kill_group(group);
+                    return Err(format!("it did not start: {e}{}", stderr.describe()));
+                }
+                Err(_) => {
+                    kill_group(group);
+                    return Err(format!(
+                        "it did not answer `initialize` within {}s{}",
+                        timeout.as_secs(),
+                        stderr.describe()
+                    ));
+                }
+            };
+            (service, group, Some(child))
+        }
+        Transport::Http { url, headers, bearer } => {
+            let http = octo_provider::HttpConfig {
+                connect_timeout: timeout.min(Duration::from_secs(10)),
+                ..octo_provider::HttpConfig::default()
+            };
+            let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
+            let mut custom = std::collections::HashMap::new();
+            for (k, v) in headers {
+                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                    .map_err(|e| format!("header `{k}`: {e}"))?;
+                let value =
+                    reqwest::header::HeaderValue::from_str(v).map_err(|e| format!("header `{k}`: {e}"))?;
+                custom.insert(name, value);
+            }
+            let mut cfg =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                    url.as_str(),
+                )
+                .custom_headers(custom);
+            if let Some(b) = bearer {
+                cfg = cfg.auth_header(b.clone());
+            }
+            let t = rmcp::transport::StreamableHttpClientTransport::with_client(client, cfg);
+            let service = match tokio::time::timeout(timeout, handler.serve(t)).await {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => return Err(format!("{url} did not start an MCP session: {e}")),
+                Err(_) => {
+                    return Err(format!("{url} did not answer `initialize` within {}s", timeout.as_secs()))
+                }
+            };
+            (service, None, None)
+        }
+    };
+    // The capabilities say what to ask for; a server that declares none is asked for its tools
+    // anyway (some leave them out), and one that has none answers with an empty list or an
+    // error, both of which mean no tools.
+    let caps = service.peer_info().map(|i| i.capabilities.clone());
+    let declared = caps.as_ref().is_some_and(|c| c.tools.is_some());
+    let tools = match tokio::time::timeout(timeout, service.list_all_tools()).await {
+        Ok(Ok(t)) => t,
+        Ok(Err(_)) if !declared => Vec::new(),
+        Ok(Err(e)) => {
+            kill_group(group);
+            return Err(format!("listing its tools failed: {e}{}", stderr.describe()));
+        }
+        Err(_) => {
+            kill_group(group);
+            return Err(format!("it did not list its tools within {}s", timeout.as_secs()));
+        }
+    };
+    let resources = caps.as_ref().is_none_or(|c| c.resources.is_some());
+    let prompts = caps.as_ref().is_none_or(|c| c.prompts.is_some());
+    Ok(Connection { service, tools: Mutex::new(tools), resources, prompts, group, _child: child })
+}

@@ -1,0 +1,351 @@
+//! MCP server settings: `[mcp_servers.<name>]` in octo's TOML files and the `mcpServers` of a
+//! project's `.mcp.json` (Claude Code's format), one shape for both, with `${VAR}` and
+//! `${VAR:-default}` expanded from the environment when a server starts.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One server as written (every field optional; [`ServerSpec::transport`] checks them).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    /// `stdio` (default with `command`), `http`/`streamable-http` (default with `url`), `sse`.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// The program to start (stdio).
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables for it (on top of octo's environment).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Its working directory (default: the workspace).
+    pub cwd: Option<PathBuf>,
+    /// The endpoint (HTTP).
+    pub url: Option<String>,
+    /// Headers sent with every HTTP request.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The environment variable holding a bearer token (HTTP); octo never writes a token into a
+    /// config file.
+    #[serde(default, alias = "bearerTokenEnv")]
+    pub bearer_token_env: Option<String>,
+    /// `false` keeps it configured but off.
+    pub enabled: Option<bool>,
+    /// Seconds to wait for it to start and list its tools (default 30).
+    #[serde(default, alias = "startupTimeout")]
+    pub startup_timeout: Option<f64>,
+    /// Seconds one call may take (default 600).
+    #[serde(default, alias = "callTimeout", alias = "timeout")]
+    pub call_timeout: Option<f64>,
+    /// Only these of its tools (default: all).
+    #[serde(default, alias = "enabledTools")]
+    pub tools: Option<Vec<String>>,
+    /// Never these of its tools.
+    #[serde(default, alias = "disabledTools")]
+    pub disabled_tools: Vec<String>,
+}
+
+/// How to reach a server, with variables expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking JSON-RPC on stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment.
+        env: BTreeMap<String, String>,
+        /// Working directory.
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra headers.
+        headers: BTreeMap<String, String>,
+        /// A bearer token (from the environment or the key store), never printed.
+        bearer: Option<String>,
+    },
+}
+
+impl Transport {
+    /// `stdio` or `http`, for listings.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { .. } => "http",
+        }
+    }
+
+    /// What it runs or reaches, for listings and approval prompts (no secrets: header values
+    /// and tokens are left out).
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Self::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// Where a server's settings came from. A project's servers run only once the user approved
+/// them (a repository must not start programs on its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Origin {
+    /// The user's `~/.octo/config.toml`.
+    User,
+    /// The project's `.mcp.json`.
+    ProjectJson,
+    /// The project's `.octo/config.toml`.
+    ProjectConfig,
+}
+
+impl Origin {
+    /// Whether the user must approve the server before it runs.
+    pub fn needs_approval(self) -> bool {
+        self != Self::User
+    }
+}
+
+/// A server ready to start: its name, settings and origin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// Its name (the `<server>` in `mcp__<server>__<tool>`).
+    pub name: String,
+    /// As written.
+    pub spec: ServerSpec,
+    /// Where from.
+    pub origin: Origin,
+}
+
+/// Looks a variable up (the process environment, or a map in tests).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Expands `${VAR}` and `${VAR:-default}`; an unset variable without a default is an error naming
+/// it.
+pub fn expand(text: &str, env: Env<'_>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match (env(name).filter(|v| !v.is_empty()), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => return Err(format!("it uses ${{{name}}}, which is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+impl ServerSpec {
+    /// Whether it is turned on.
+    pub fn enabled(&self) -> bool {
+        self.enabled.unwrap_or(true)
+    }
+
+    /// How long to wait for it to start.
+    pub fn startup_timeout(&self) -> Duration {
+        secs(self.startup_timeout, 30.0)
+    }
+
+    /// How long one call may take.
+    pub fn call_timeout(&self) -> Duration {
+        secs(self.call_timeout, 600.0)
+    }
+
+    /// Whether its tool `name` is offered.
+    pub fn offers(&self, name: &str) -> bool {
+        self.tools.as_ref().is_none_or(|allow| allow.iter().any(|t| t == name))
+            && !self.disabled_tools.iter().any(|t| t == name)
+    }
+
+    /// The transport, variables expanded; the error says what is wrong.
+    pub fn transport(&self, env: Env<'_>) -> Result<Transport, String> {
+        let kind = self.kind.as_deref().map(str::to_ascii_lowercase);
+        match (&self.command, &self.url, kind.as_deref()) {
+            (Some(_), Some(_), _) => Err("give either `command` (stdio) or `url` (http), not both".into()),
+            (Some(command), None, None | Some("stdio")) => Ok(Transport::Stdio {
+                command: expand(command, env)?,
+                args: self.args.iter().map(|a| expand(a, env)).collect::<Result<_, _>>()?,
+                env: self
+                    .env
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), expand(v, env)?)))
+                    .collect::<Result<_, String>>()?,
+                cwd: self.cwd.clone(),
+            }),
+            (None, Some(url), None | Some("http" | "streamable-http" | "streamable_http" | "sse")) => {
+                let url = expand(url, env)?;
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!("`url` must be http(s), not `{url}`"));
+                }
+                let bearer = match &self.bearer_token_env {
+                    Some(var) => Some(
+                        env(var)
+                            .filter(|v| !v.is_empty())
+                            .ok_or_else(|| format!("its token variable {var} is not set"))?,
+                    ),
+                    None => None,
+                };
+                Ok(Transport::Http {
+                    url,
+                    headers: self
+                        .headers
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), expand(v, env)?)))
+                        .collect::<Result<_, String>>()?,
+                    bearer,
+                })
+            }
+            (_, _, Some(other))
+                if !matches!(other, "stdio" | "http" | "streamable-http" | "streamable_http" | "sse") =>
+            {
+                Err(format!("unknown `type` `{other}`: stdio or http"))
+            }
+            (None, None, _) => Err("it needs `command` (stdio) or `url` (http)".into()),
+            (Some(_), None, Some(k)) => Err(format!("`type = {k}` needs `url`, not `command`")),
+            (None, Some(_), Some(k)) => Err(format!("`type = {k}` needs `command`, not `url`")),
+        }
+    }
+
+    /// A stable fingerprint of what the server runs or reaches, as written (before expansion):
+    /// the approval of a project's server covers exactly this, so a changed command is asked
+    /// about again.
+    pub fn fingerprint(&self) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |s: &str| {
+            for b in s.bytes().chain(std::iter::once(0)) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        feed(self.kind.as_deref().unwrap_or(""));
+        feed(self.command.as_deref().unwrap_or(""));
+        for a in &self.args {
+            feed(a);
+        }
+        for (k, v) in &self.env {
+            feed(k);
+            feed(v);
+        }
+        feed(&self.cwd.as_ref().map(|c| c.display().to_string()).unwrap_or_default());
+        feed(self.url.as_deref().unwrap_or(""));
+        format!("{h:016x}")
+    }
+}
+
+fn secs(v: Option<f64>, default: f64) -> Duration {
+    Duration::from_secs_f64(v.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(default).min(86_400.0))
+}
+
+/// What a `.mcp.json` holds: its servers, and the ones that could not be read (each named).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpJson {
+    /// Servers, in file order.
+    pub servers: Vec<(String, ServerSpec)>,
+    /// Problems, one per server or one for the whole file.
+    pub errors: Vec<String>,
+}
+
+/// Reads a `.mcp.json` (Claude Code's format). A file that is not JSON is one error naming its
+/// line and column; a server entry that is wrong is an error naming it, and the other servers
+/// still load.
+pub fn parse_mcp_json(path: &Path, text: &str) -> McpJson {
+    let mut out = McpJson::default();
+    let v: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            out.errors.push(format!("{}: line {}, column {}: {e}", path.display(), e.line(), e.column()));
+            return out;
+        }
+    };
+    let Some(servers) = v.get("mcpServers") else {
+        out.errors.push(format!("{}: no `mcpServers` object", path.display()));
+        return out;
+    };
+    let Some(map) = servers.as_object() else {
+        out.errors.push(format!("{}: `mcpServers` must be an object of servers", path.display()));
+        return out;
+    };
+    for (name, entry) in map {
+        match serde_json::from_value::<ServerSpec>(entry.clone()) {
+            Ok(spec) => out.servers.push((name.clone(), spec)),
+            Err(e) => out.errors.push(format!("{}: mcpServers.{name}: {e}", path.display())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn env(k: &str) -> Option<String> {
+        match k {
+            "TOKEN" => Some("t0k".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn claude_codes_mcp_json_is_read_and_bad_entries_named() {
+        let text = r#"{"mcpServers": {
+            "files": {"command": "npx", "args": ["-y", "server-fs", "${HOME}/code"], "env": {"T": "${TOKEN}"}},
+            "remote": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"X-Team": "${TEAM:-core}"}},
+            "broken": {"command": 5},
+            "neither": {}
+        }}"#;
+        let j = parse_mcp_json(Path::new(".mcp.json"), text);
+        assert_eq!(j.servers.len(), 3, "{:?}", j.errors);
+        assert_eq!(j.errors.len(), 1);
+        assert!(j.errors[0].contains("mcpServers.broken"), "{}", j.errors[0]);
+        let files = j.servers.iter().find(|(n, _)| n == "files").unwrap().1.transport(&env).unwrap();
+        assert_eq!(files.describe(), "npx -y server-fs /home/u/code");
+        let Transport::Stdio { env: e, .. } = &files else { panic!() };
+        assert_eq!(e["T"], "t0k");
+        let remote = j.servers.iter().find(|(n, _)| n == "remote").unwrap().1.transport(&env).unwrap();
+        assert!(matches!(&remote, Transport::Http { headers, .. } if headers["X-Team"] == "core"));
+        let neither = j.servers.iter().find(|(n, _)| n == "neither").unwrap().1.transport(&env).unwrap_err();
+        assert!(neither.contains("needs `command`"), "{neither}");
+        let bad = parse_mcp_json(Path::new("p/.mcp.json"), "{\n \"mcpServers\": {,}\n}");
+        assert!(bad.errors[0].contains("line 2"), "{:?}", bad.errors);
+    }
+
+    #[test]
+    fn variables_tools_and_fingerprints() {
+        assert_eq!(expand("a ${TOKEN} b ${NOPE:-x}", &env).unwrap(), "a t0k b x");
+        assert!(expand("${NOPE}", &env).unwrap_err().contains("${NOPE}"));
+        let spec = ServerSpec {
+            command: Some("srv".into()),
+            tools: Some(vec!["a".into()]),
+            disabled_tools: vec!["b".into()],
+            ..ServerSpec::default()
+        };
+        assert!(spec.offers("a") && !spec.offers("b") && !spec.offers("c"));
+        let other = ServerSpec { args: vec!["--evil".into()], ..spec.clone() };
+        assert_ne!(spec.fingerprint(), other.fingerprint(), "a changed command is a new server");
+        assert_eq!(spec.fingerprint(), spec.fingerprint());
+    }
+}

@@ -1,0 +1,1 @@
+//! `octo mcp serve`'s server side, driven by an rmcp client.

@@ -1,0 +1,275 @@
+//! A real MCP server for tests, written with `rmcp`'s server side: served on stdio by the
+//! `octo-test-mcp` binary (a child process, as users' servers are), or over streamable HTTP on
+//! loopback in-process. Its behaviour is chosen by flags, so tests can make it misbehave.
+//!
+//! Tools: `echo` (read-only), `add`, `image` (a PNG), `fail` (an error result), `slow` (waits
+//! until cancelled, writing `cancelled` to `$MCP_MARK` when it is), `crash` (the process exits
+//! mid-call), `big` (a 50 MB result), `grow` (adds the tool `late` and says the list changed),
+//! `pid` (the server's pid), `spawn` (starts a `sleep` grandchild and returns its pid); a text
+//! resource `mem://notes`; a prompt `review` with a required argument `file`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test support: fail loudly
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How the test server behaves.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Offer a tool whose input schema is not an object schema.
+    pub bad_schema: bool,
+    /// Offer tools whose names providers reject or that collide once cleaned.
+    pub weird_names: bool,
+}
+
+/// The test server.
+#[derive(Clone, Default)]
+pub struct TestServer {
+    options: Options,
+    grown: Arc<AtomicBool>,
+    peer: Arc<Mutex<Option<rmcp::Peer<RoleServer>>>>,
+}
+
+/// A 1×1 PNG, base64.
+pub const PNG_B64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+fn schema(v: serde_json::Value) -> Arc<JsonObject> {
+    Arc::new(serde_json::from_value(v).unwrap())
+}
+
+fn object(props: serde_json::Value) -> Arc<JsonObject> {
+    schema(json!({"type": "object", "properties": props}))
+}
+
+impl TestServer {
+    /// A server with these options.
+    pub fn new(options: Options) -> Self {
+        Self { options, ..Self::default() }
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        let mut t = vec![
+            Tool::new("echo", "Echoes `text`.", object(json!({"text": {"type": "string"}})))
+                .with_annotations(ToolAnnotations::new().read_only(true)),
+            Tool::new(
+                "add",
+                "Adds a and b.",
+                object(json!({"a": {"type": "number"}, "b": {"type": "number"}})),
+            ),
+            Tool::new("image", "Returns a picture.", object(json!({}))),
+            Tool::new("fail", "Always fails.", object(json!({}))),
+            Tool::new("slow", "Waits until cancelled.", object(json!({}))),
+            Tool::new("crash", "Exits the server.", object(json!({}))),
+            Tool::new("big", "Returns 50 MB of text.", object(json!({}))),
+            Tool::new("grow", "Adds a tool.", object(json!({}))),
+            Tool::new("pid", "The server's process id.", object(json!({}))),
+            Tool::new("spawn", "Starts a grandchild process.", object(json!({}))),
+        ];
+        if self.grown.load(Ordering::SeqCst) {
+            t.push(Tool::new("late", "Added later.", object(json!({}))));
+        }
+        if self.options.bad_schema {
+            t.push(Tool::new(
+                "odd",
+                "Has an odd schema.",
+                schema(json!({"type": "string", "required": "x"})),
+            ));
+        }
+        if self.options.weird_names {
+            t.push(Tool::new("files/read.all", "A slash and a dot.", object(json!({}))));
+            t.push(Tool::new("files_read_all", "Collides once cleaned.", object(json!({}))));
+        }
+        t
+    }
+}
+
+fn text(t: impl Into<String>) -> Result<CallToolResponse, ErrorData> {
+    Ok(CallToolResult::success(vec![ContentBlock::text(t)]).into())
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("octo-test-mcp", "1.0"))
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        *self.peer.lock().unwrap() = Some(cx.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _page: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        req: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = req.arguments.clone().unwrap_or_default();
+        match req.name.as_ref() {
+            "echo" => text(args.get("text").and_then(|v| v.as_str()).unwrap_or("")),
+            "add" => {
+                let n = |k: &str| args.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+                text(format!("{}", n("a") + n("b")))
+            }
+            "image" => Ok(CallToolResult::success(vec![
+                ContentBlock::text("a pixel"),
+                ContentBlock::image(PNG_B64, "image/png"),
+            ])
+            .into()),
+            "fail" => Ok(CallToolResult::error(vec![ContentBlock::text("it failed on purpose")]).into()),
+            "slow" => {
+                cx.ct.cancelled().await;
+                if let Ok(mark) = std::env::var("MCP_MARK") {
+                    let _ = std::fs::write(mark, "cancelled");
+                }
+                text("cancelled")
+            }
+            "crash" => std::process::exit(3),
+            "big" => text("x".repeat(50 * 1024 * 1024)),
+            "grow" => {
+                self.grown.store(true, Ordering::SeqCst);
+                let peer = self.peer.lock().unwrap().clone();
+                if let Some(p) = peer {
+                    let _ = p.notify_tool_list_changed().await;
+                }
+                text("grown")
+            }
+            "pid" => text(std::process::id().to_string()),
+            "spawn" => {
+                let mut child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+                let pid = child.id();
+                // Reaped if it ever ends while the server lives.
+                std::thread::spawn(move || child.wait());
+                text(pid.to_string())
+            }
+            "late" => text("late tool"),
+            "odd" | "files/read.all" | "files_read_all" => text(req.name.to_string()),
+            other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _page: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let r = Resource::new("mem://notes", "notes");
+        Ok(ListResourcesResult::with_all_items(vec![r]))
+    }
+
+    async fn read_resource(
+        &self,
+        req: ReadResourceRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        if req.uri == "mem://notes" {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text("remember the milk", "mem://notes")])
+                .into())
+        } else {
+            Err(ErrorData::resource_not_found(format!("no resource {}", req.uri), None))
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _page: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let p = Prompt::new(
+            "review",
+            Some("Review a file"),
+            Some(vec![PromptArgument::new("file").with_required(true)]),
+        );
+        Ok(ListPromptsResult::with_all_items(vec![p]))
+    }
+
+    async fn get_prompt(
+        &self,
+        req: GetPromptRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        let file = req.arguments.as_ref().and_then(|a| a.get("file")).and_then(|v| v.as_str()).unwrap_or("?");
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Please review {file} carefully."),
+        )])
+        .into())
+    }
+}
+
+/// Serves the test server over streamable HTTP on a loopback port; returns the URL and the
+/// token that stops it.
+pub async fn serve_http(options: Options) -> (String, tokio_util::sync::CancellationToken) {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    let ct = tokio_util::sync::CancellationToken::new();
+    let svc = StreamableHttpService::new(
+        move || Ok(TestServer::new(options.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
+    );
+    let app = axum::Router::new().nest_service("/mcp", svc);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = ct.clone();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+            .await;
+    });
+    (url, ct)
+}
+
+/// The path of the `octo-test-mcp` binary. `make test` builds it with the workspace's binaries;
+/// when a narrower run did not, it is built here into a target directory of its own (so this
+/// never waits on the lock of the build that runs the tests).
+pub fn server_bin() -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            // target/<profile>/deps/<test> → target/<profile>/octo-test-mcp
+            let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
+            let name = format!("octo-test-mcp{}", std::env::consts::EXE_SUFFIX);
+            let bin = profile_dir.join(&name);
+            if bin.is_file() {
+                return bin;
+            }
+            let own = profile_dir.join("octo-test-mcp-build");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "--quiet", "-p", "octo-testkit", "--bin", "octo-test-mcp", "--target-dir"])
+                .arg(&own)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("cargo runs");
+            let built = own.join("debug").join(&name);
+            assert!(status.success() && built.is_file(), "could not build {}", built.display());
+            built
+        })
+        .clone()
+}
