@@ -1,0 +1,3 @@
+//! octo-skills' integration tests, on real temporary folders.
+
+mod suite;

@@ -1,0 +1,2 @@
+mod discover;
+mod tool;
