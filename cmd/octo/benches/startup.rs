@@ -76,7 +76,74 @@ fn main() {
     let rss = peak_rss_mb();
     println!("one-shot answer:      min {:>6.2} ms, median {:>6.2} ms, peak RSS {rss:.1} MB (largest child so far)", ms(min), ms(median));
     drop(llm);
+    skills(&rt);
     mcp(&rt, median);
+}
+
+/// 200 skills in `~/.octo/skills`: discovery and the prompt listing measured in-process, and a
+/// one-shot answer with them against one without (run alternately, so both see the same machine).
+fn skills(rt: &tokio::runtime::Runtime) {
+    use octo_app::skill_files::{listing, Catalog, Root, RootKind, LISTING_BUDGET};
+    let runs = 20;
+    let llm = rt.block_on(async {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic(
+            (0..2 * runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())),
+        )
+        .await;
+        llm
+    });
+    let config = format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri());
+    let (with, without) = (TempHome::new().unwrap(), TempHome::new().unwrap());
+    for h in [&with, &without] {
+        std::fs::write(h.home().join("config.toml"), &config).unwrap();
+    }
+    let dir = with.home().join("skills");
+    for i in 0..200 {
+        let d = dir.join(format!("skill-{i:03}"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("SKILL.md"),
+            format!("---\nname: skill-{i:03}\ndescription: Does task number {i} the way this team likes it done\nallowed-tools: Read, Grep\n---\n{}", "Step.\n".repeat(200)),
+        )
+        .unwrap();
+    }
+    let roots = [Root::new(&dir, "~/.octo/skills", RootKind::Skills)];
+    let mut times: Vec<Duration> = (0..50)
+        .map(|_| {
+            let t = Instant::now();
+            let (c, _) = Catalog::discover(&roots);
+            let _ = listing(&c, "skill", LISTING_BUDGET);
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    let one_shot = |home: &TempHome| {
+        let mut c = Command::new(BIN);
+        c.arg("what is the answer?")
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .current_dir(home.workspace())
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        a.push(time(1, || one_shot(&with)).0);
+        b.push(time(1, || one_shot(&without)).0);
+    }
+    a.sort();
+    b.sort();
+    println!(
+        "200 skills: discovery + listing median {:>5.2} ms in-process; one-shot median {:>6.2} ms with them, {:>6.2} ms without ({:+.2} ms)",
+        ms(times[times.len() / 2]),
+        ms(a[runs / 2]),
+        ms(b[runs / 2]),
+        ms(a[runs / 2]) - ms(b[runs / 2])
+    );
+    drop(llm);
 }
 
 /// With three stdio MCP servers configured: how long one server takes to start on its own, and

@@ -25,6 +25,10 @@ Environment:
 /// asking before anything risky (headless runs deny what would need an answer unless
 /// --permission-mode allows it).
 ///
+/// Skills and custom commands (Claude Code's `.claude/skills`, `.claude/commands` and octo's
+/// `.octo/...`, in the project and in your home) run as `/name args`, in the REPL or as the
+/// prompt (`octo "/review src/lib.rs"`).
+///
 /// Conversations are saved under ~/.octo/sessions (unless --no-save); `octo -c` continues the
 /// last one of this directory and `octo sessions` lists them.
 #[derive(Debug, Clone, Parser)]
@@ -246,6 +250,12 @@ pub enum Command {
         #[command(subcommand)]
         action: McpAction,
     },
+    /// What octo remembers across sessions (yours and this workspace's): list, show or delete
+    /// entries, or consolidate the workspace's index with one model call.
+    Memory {
+        #[command(subcommand)]
+        action: MemoryAction,
+    },
     /// The previous contents of files octo changed: list them, restore one, or empty the trash.
     Trash {
         #[command(subcommand)]
@@ -255,6 +265,30 @@ pub enum Command {
     Completion {
         /// bash, zsh, fish or powershell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `octo memory ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum MemoryAction {
+    /// Both scopes' entries and where their indexes are.
+    List,
+    /// One entry (the workspace's first, then yours).
+    Show {
+        /// The entry's name.
+        name: String,
+    },
+    /// Delete an entry (the workspace's first, then yours).
+    Rm {
+        /// The entry's name.
+        name: String,
+    },
+    /// Consolidate this workspace's index (Scratch Notes into sections, duplicates merged):
+    /// shows the diff, then asks (or writes with --yes). The old index goes to octo's trash.
+    Dream {
+        /// Write without asking.
+        #[arg(long)]
+        yes: bool,
     },
 }
 

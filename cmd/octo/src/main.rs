@@ -5,8 +5,10 @@
 
 mod cli;
 mod commands;
+mod invoke;
 mod launch;
 mod mcp;
+mod memory;
 mod oneshot;
 mod out;
 mod output;
@@ -86,6 +88,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Mcp { action }) => {
             return runtime()?.block_on(mcp::run(&octo_app::Launcher::from_env(), &cli, action))
+        }
+        Some(Command::Memory { action }) => {
+            return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
         Some(Command::Setup { endpoint, model, key_env, base_url, no_test }) => {

@@ -30,11 +30,35 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
             )));
         }
     }
+    // `/name args`: a skill or custom command (an unknown one is an error, not a message).
+    let prepared = match slash_word(&prompt) {
+        Some((name, arg)) => match crate::invoke::headless(&session, name, arg).await {
+            Some(Ok(p)) => {
+                if !cli.quiet {
+                    for n in &p.notes {
+                        out::status(&crate::sanitize::visible(&format!("octo: note: {n}")));
+                    }
+                }
+                p
+            }
+            Some(Err(e)) => {
+                out::error(&crate::sanitize::visible(&e));
+                crate::launch::stop_processes(&session);
+                return Ok(ExitCode::from(crate::EXIT_ERROR));
+            }
+            None => {
+                out::error(&crate::invoke::unknown(&session, name, &[]));
+                crate::launch::stop_processes(&session);
+                return Ok(ExitCode::from(crate::EXIT_USAGE));
+            }
+        },
+        None => octo_app::Message::user(prompt).into(),
+    };
     let mut rx = session.subscribe();
     // Listen for Ctrl-C before the request starts, so an early one is not lost to the default
     // handler (which would end the process without the usual cleanup and exit code).
     let mut interrupts = Interrupts::new();
-    session.prompt(prompt)?;
+    session.prompt_prepared(prepared)?;
     let mut renderer = output::for_cli(cli, started);
     let mut fold = TurnFold::new();
     let mut interrupted = false;
@@ -75,6 +99,14 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `/name` and its arguments, when `prompt` is a slash command (not `/ …` or a path such as
+/// `/usr/bin/env is broken`).
+pub fn slash_word(prompt: &str) -> Option<(&str, &str)> {
+    let p = prompt.trim();
+    let (name, arg) = p.split_once(char::is_whitespace).map_or((p, ""), |(n, a)| (n, a.trim()));
+    (name.len() > 1 && name.starts_with('/') && !name[1..].contains('/')).then_some((name, arg))
 }
 
 /// Ctrl-C, listened for from the moment this is created.

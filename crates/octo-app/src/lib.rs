@@ -16,6 +16,10 @@
 //! - [`permissions`]: allow / ask / deny rules, modes, and remembered answers, as the agent's
 //!   permission gate; tools are checked by what they declare, never by name.
 //! - [`prompt`]: the system prompt, assembled once per session in a fixed order.
+//! - [`memory`]: the user's and the workspace's memory: the prompt section, the model's tools,
+//!   `/remember`, the dream.
+//! - [`skills`]: skills and custom commands from Claude Code's and octo's folders; `/name args`
+//!   checked by the permission engine before anything runs.
 //! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
 //! - [`fold`]: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
 //!   every output implements.
@@ -68,6 +72,7 @@ pub mod credentials;
 pub mod factory;
 pub mod fold;
 pub mod mcp;
+pub mod memory;
 /// Where an MCP server is configured.
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.
@@ -79,6 +84,7 @@ mod persist;
 pub mod prompt;
 pub mod session;
 pub mod setup;
+pub mod skills;
 pub mod tools;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).
@@ -87,6 +93,10 @@ pub use octo_session as session_store;
 pub use fold::{ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
 pub use home::Home;
 pub use launcher::{Env, Launch, LaunchError, Launcher, Resume};
+/// Memory entries, scopes and indexes (`octo-memory`).
+pub use octo_memory as memory_files;
+/// Skills and custom commands (`octo-skills`).
+pub use octo_skills as skill_files;
 /// Reading the clipboard for a paste.
 pub use octo_tools::clipboard;
 /// Preparing images to attach (checked, capped, downscaled).
@@ -99,7 +109,8 @@ pub use octo_tools::trash::Undo;
 pub use octo_tools::{Todo, TodoStatus};
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{
-    FileUndo, RewindPlan, RewindReport, RunResult, Session, SessionError, SessionOptions, State, Status,
+    DreamPlan, FileUndo, RewindPlan, RewindReport, RunResult, Session, SessionError, SessionOptions, State,
+    Status,
 };
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.

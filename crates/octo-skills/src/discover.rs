@@ -120,8 +120,14 @@ fn kind_word(k: Kind) -> &'static str {
     }
 }
 
-/// The entries of `dir`, sorted; an unreadable folder is a notice (a missing one is not).
-fn sorted_entries(dir: &Path, label: &str, notices: &mut Vec<String>) -> Vec<PathBuf> {
+/// An entry of a folder: its path and whether it is a folder (symlinks followed; a broken one
+/// or a loop is the error).
+type Found = (PathBuf, Result<bool, std::io::Error>);
+
+/// The entries of `dir`, sorted, each with whether it is a folder — from the directory listing
+/// itself where it says, so only symlinks cost a `stat`. An unreadable folder is a notice (a
+/// missing one is not).
+fn sorted_entries(dir: &Path, label: &str, notices: &mut Vec<String>) -> Vec<Found> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e)
@@ -134,35 +140,48 @@ fn sorted_entries(dir: &Path, label: &str, notices: &mut Vec<String>) -> Vec<Pat
             return Vec::new();
         }
     };
-    let mut out: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    out.sort();
+    let mut out: Vec<Found> = rd
+        .flatten()
+        .map(|e| {
+            let path = e.path();
+            let is_dir = match e.file_type() {
+                Ok(t) if !t.is_symlink() => Ok(t.is_dir()),
+                _ => std::fs::metadata(&path).map(|m| m.is_dir()),
+            };
+            (path, is_dir)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
 fn skill_folders(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
     let mut out = Vec::new();
-    for path in sorted_entries(&root.dir, &root.label, notices) {
+    for (path, is_dir) in sorted_entries(&root.dir, &root.label, notices) {
         let dir_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if dir_name.starts_with('.') {
             continue;
         }
         // Follows symlinks (users link ~/.claude/skills entries); a loop is reported.
-        let meta = match std::fs::metadata(&path) {
-            Ok(m) => m,
+        match is_dir {
+            Ok(true) => {}
+            Ok(false) => continue,
             Err(e) => {
                 notices.push(format!("skipped the skill {}: {}", path.display(), io_reason(&e)));
                 continue;
             }
-        };
-        if !meta.is_dir() {
-            continue;
         }
         let file = path.join("SKILL.md");
-        match std::fs::symlink_metadata(&file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            _ => {}
-        }
-        match load_skill(&file, &dir_name, Some(path.clone()), root) {
+        let text = match read_limited(&file) {
+            Ok(t) => t,
+            // A folder without SKILL.md is not a skill.
+            Err(_) if !file.exists() && std::fs::symlink_metadata(&file).is_err() => continue,
+            Err(why) => {
+                notices.push(format!("skipped the skill {}: {why}", file.display()));
+                continue;
+            }
+        };
+        match load_skill(&text, &file, &dir_name, Some(path.clone()), root) {
             Ok(s) => out.push(s),
             Err(why) => notices.push(format!("skipped the skill {}: {why}", file.display())),
         }
@@ -172,12 +191,12 @@ fn skill_folders(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
 
 fn skill_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
     let mut out = Vec::new();
-    for path in sorted_entries(&root.dir, &root.label, notices) {
+    for (path, _) in sorted_entries(&root.dir, &root.label, notices) {
         if path.extension().and_then(|e| e.to_str()) != Some("md") {
             continue;
         }
         let stem = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        match load_skill(&path, &stem, None, root) {
+        match read_limited(&path).and_then(|text| load_skill(&text, &path, &stem, None, root)) {
             Ok(s) => out.push(s),
             Err(why) => notices.push(format!("skipped the skill {}: {why}", path.display())),
         }
@@ -185,9 +204,14 @@ fn skill_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
     out
 }
 
-fn load_skill(file: &Path, expected: &str, dir: Option<PathBuf>, root: &Root) -> Result<Skill, String> {
-    let text = read_limited(file)?;
-    let split = frontmatter::split(&text)?;
+fn load_skill(
+    text: &str,
+    file: &Path,
+    expected: &str,
+    dir: Option<PathBuf>,
+    root: &Root,
+) -> Result<Skill, String> {
+    let split = frontmatter::split(text)?;
     let Some(yaml) = split.yaml else {
         return Err("it has no frontmatter (a `---` block with `name` and `description` at the top)".into());
     };
@@ -223,20 +247,20 @@ fn command_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
     let mut out = Vec::new();
     let mut stack = vec![(root.dir.clone(), Vec::<String>::new())];
     while let Some((dir, prefix)) = stack.pop() {
-        for path in sorted_entries(&dir, &root.label, notices) {
+        for (path, is_dir) in sorted_entries(&dir, &root.label, notices) {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if name.starts_with('.') {
                 continue;
             }
-            let meta = match std::fs::metadata(&path) {
-                Ok(m) => m,
+            let is_dir = match is_dir {
+                Ok(d) => d,
                 Err(e) => {
                     notices.push(format!("skipped the command {}: {}", path.display(), io_reason(&e)));
                     continue;
                 }
             };
             // Folders are followed only to a fixed depth, so a symlink loop ends.
-            if meta.is_dir() {
+            if is_dir {
                 if prefix.len() + 1 < MAX_COMMAND_DEPTH {
                     let mut p = prefix.clone();
                     p.push(name);

@@ -53,17 +53,21 @@ impl Skill {
     }
 }
 
-/// Reads a file of at most [`MAX_FILE_BYTES`] as UTF-8.
+/// Reads a file of at most [`MAX_FILE_BYTES`] as UTF-8 (open, size from the open file, read: as
+/// few system calls as a read can take, since discovery reads every skill at start).
 pub(crate) fn read_limited(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
-    if meta.len() > MAX_FILE_BYTES {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
+    let len = file.metadata().map_err(|e| io_reason(&e))?.len();
+    if len > MAX_FILE_BYTES {
         return Err(format!(
             "it is {:.1} MB; a skill or command file may be at most {} KB",
-            meta.len() as f64 / 1e6,
+            len as f64 / 1e6,
             MAX_FILE_BYTES / 1024
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0) + 1);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| io_reason(&e))?;
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
 }
 

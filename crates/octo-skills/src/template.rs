@@ -80,14 +80,15 @@ impl Template {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => {
-                    let filled = substitute(t, arguments, &args, dir, &mut used, |s| s.to_owned());
+                    let filled =
+                        substitute(t, arguments, &args, dir, &mut used, std::borrow::ToOwned::to_owned);
                     match mentions {
                         Some(exists) => parts.extend(mention_parts(&filled, exists)),
                         None => parts.push(Part::Text(filled)),
                     }
                 }
                 Piece::Run(c) => {
-                    parts.push(Part::Run(substitute(c, arguments, &args, dir, &mut used, quote)))
+                    parts.push(Part::Run(substitute(c, arguments, &args, dir, &mut used, quote)));
                 }
             }
         }

@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+pub mod claude;
 pub mod clipboard;
 pub mod config;
 mod error;

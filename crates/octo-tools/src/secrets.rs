@@ -190,3 +190,47 @@ mod tests {
         }
     }
 }
+
+/// What kind of credential `text` seems to contain (`an Anthropic API key`), if any: vendor key
+/// formats, private keys, and `token = <long value>` assignments. For refusing to store secrets
+/// where they would be read into later prompts (memory).
+pub fn credential_in(text: &str) -> Option<&'static str> {
+    static PATTERNS: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> = std::sync::OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        [
+            (r"sk-ant-[A-Za-z0-9_-]{20,}", "an Anthropic API key"),
+            (r"\bsk-(proj-)?[A-Za-z0-9_-]{20,}", "an OpenAI-style API key"),
+            (r"\bAKIA[0-9A-Z]{16}\b", "an AWS access key"),
+            (r"\bgh[pousr]_[A-Za-z0-9]{30,}", "a GitHub token"),
+            (r"\bgithub_pat_[A-Za-z0-9_]{30,}", "a GitHub token"),
+            (r"\bxox[abposr]-[A-Za-z0-9-]{10,}", "a Slack token"),
+            (r"\bAIza[0-9A-Za-z_-]{35}\b", "a Google API key"),
+            (r"\bglpat-[A-Za-z0-9_-]{20,}", "a GitLab token"),
+            (r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "a private key"),
+            (
+                r#"(?i)\b(api[_-]?key|secret|token|password|passwd)\b["']?\s*[:=]\s*["']?[A-Za-z0-9_\-+/=.]{12,}"#,
+                "a credential assignment",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(p, what)| regex::Regex::new(p).ok().map(|r| (r, what)))
+        .collect()
+    });
+    patterns.iter().find(|(r, _)| r.is_match(text)).map(|(_, what)| *what)
+}
+
+#[cfg(test)]
+mod credential_tests {
+    use super::credential_in;
+
+    #[test]
+    fn credentials_are_recognised_and_prose_is_not() {
+        assert_eq!(credential_in("key sk-ant-api03-abcdefghijklmnopqrstuvwx"), Some("an Anthropic API key"));
+        assert_eq!(credential_in("AKIAIOSFODNN7EXAMPLE"), Some("an AWS access key"));
+        assert_eq!(credential_in("use ghp_0123456789abcdef0123456789abcdef0123"), Some("a GitHub token"));
+        assert_eq!(credential_in("password = hunter2hunter2x"), Some("a credential assignment"));
+        assert!(credential_in("-----BEGIN OPENSSH PRIVATE KEY-----").is_some());
+        assert_eq!(credential_in("The user prefers tabs; the API key lives in the keyring."), None);
+        assert_eq!(credential_in("token budget is 4096"), None);
+    }
+}

@@ -15,6 +15,8 @@ pub(super) const MORE: &str = "   .. ";
 
 pub(super) struct OctoHelper {
     pub workspace: PathBuf,
+    /// Skills and custom commands the user may run, with a leading `/`.
+    pub extra: Vec<String>,
 }
 
 impl Completer for OctoHelper {
@@ -25,8 +27,10 @@ impl Completer for OctoHelper {
         if before.starts_with('/') && !before.contains(' ') {
             let c = super::slash::COMMANDS
                 .iter()
-                .filter(|c| c.name.starts_with(before))
-                .map(|c| Pair { display: c.name.to_owned(), replacement: format!("{} ", c.name) })
+                .map(|c| c.name)
+                .chain(self.extra.iter().map(String::as_str))
+                .filter(|name| name.starts_with(before))
+                .map(|name| Pair { display: name.to_owned(), replacement: format!("{name} ") })
                 .collect();
             return Ok((0, c));
         }
@@ -210,7 +214,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir(tmp.path().join("src")).unwrap();
         std::fs::write(tmp.path().join("src/main.rs"), "").unwrap();
-        let h = OctoHelper { workspace: tmp.path().to_path_buf() };
+        let h = OctoHelper { workspace: tmp.path().to_path_buf(), extra: vec!["/review".into()] };
         let history = DefaultHistory::new();
         let ctx = Context::new(&history);
         let line = "fix\u{3000}@sr";
@@ -222,5 +226,7 @@ mod tests {
         assert_eq!(c[0].replacement, "@src/main.rs");
         let (_, c) = h.complete("/he", 3, &ctx).unwrap();
         assert_eq!(c[0].replacement, "/help ");
+        let (_, c) = h.complete("/rev", 4, &ctx).unwrap();
+        assert_eq!(c.iter().map(|p| p.replacement.as_str()).collect::<Vec<_>>(), ["/review "]);
     }
 }

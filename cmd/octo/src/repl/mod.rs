@@ -11,6 +11,8 @@ use std::process::ExitCode;
 use tokio::sync::broadcast::error::RecvError;
 
 mod editor;
+mod invoke;
+mod memory;
 mod rewind;
 mod slash;
 mod turn;
@@ -68,7 +70,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     ));
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
-    ed.set_helper(Some(OctoHelper { workspace: workspace.clone() }));
+    ed.set_helper(Some(OctoHelper { workspace: workspace.clone(), extra: user_commands(&session) }));
     ed.bind_sequence(
         rustyline::KeyEvent::ctrl('V'),
         rustyline::EventHandler::Conditional(Box::new(editor::Paste { dir: launcher.home().output() })),
@@ -129,6 +131,10 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 compact(&session, Some(arg.to_owned()).filter(|a| !a.is_empty())).await;
                 continue;
             }
+            slash::Parsed::Command("/dream", _) => {
+                ed = memory::dream(&session, ed).await;
+                continue;
+            }
             slash::Parsed::Command("/history", _) => {
                 history_list(&launcher, &session, &workspace);
                 continue;
@@ -142,12 +148,27 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 continue;
             }
             slash::Parsed::Command(name, arg) => match slash::run(&launcher, &session, name, arg) {
-                slash::Done::Handled => continue,
+                slash::Done::Handled => {
+                    if name == "/skills" {
+                        if let Some(h) = ed.helper_mut() {
+                            h.extra = user_commands(&session);
+                        }
+                    }
+                    continue;
+                }
                 slash::Done::Exit => break,
             },
-            slash::Parsed::Message if line.trim_start().starts_with("/mcp__") => {
+            slash::Parsed::Other(name, _) if name.starts_with("/mcp__") => {
                 if let Some(text) = mcp_prompt(&session, line.trim()).await {
                     ed = turn(&session, ed, octo_app::Message::user(text), cli.show_thinking).await?;
+                }
+                continue;
+            }
+            slash::Parsed::Other(name, arg) => {
+                let (e, prepared) = invoke::run(&session, ed, name, arg).await;
+                ed = e;
+                if let Some(p) = prepared {
+                    ed = turn(&session, ed, p, cli.show_thinking).await?;
                 }
                 continue;
             }
@@ -173,6 +194,11 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     save_history(&mut ed, &history);
     crate::launch::stop_processes(&session);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The skills and commands the user may run, as `/name`, for completion.
+fn user_commands(session: &Session) -> Vec<String> {
+    session.skills().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
 }
 
 /// Asks about each MCP server the project configures and the user has not approved yet: a

@@ -1,6 +1,7 @@
 //! Slash commands: what each takes, checked before anything happens. A known command with an
-//! argument it does not take is an error that shows its usage — never silently ignored. A `/word`
-//! that is no command is sent to the model as text.
+//! argument it does not take is an error that shows its usage — never silently ignored. Any
+//! other `/word` is a skill, a custom command or an MCP prompt, or an error that names the near
+//! matches; a line starting with `/ ` or a path (`/usr/bin/env …`) goes to the model as text.
 
 use crate::out;
 use crate::sanitize::visible;
@@ -61,6 +62,20 @@ pub(super) const COMMANDS: &[Spec] = &[
         "MCP servers: their state and tools (their prompts run as /mcp__server__prompt)",
         Takes::Nothing,
     ),
+    spec(
+        "/skills",
+        "/skills [reload]",
+        "skills and custom commands (run one as /name args); reload reads them again",
+        Takes::Text,
+    ),
+    spec("/remember", "/remember TEXT", "jot a note in this workspace's memory (no model call)", Takes::Text),
+    spec(
+        "/memory",
+        "/memory [QUERY | edit | --here]",
+        "the memory indexes; search them, edit the index, or keep it in the repository",
+        Takes::Text,
+    ),
+    spec("/dream", "/dream", "consolidate this workspace's memory (shows the diff first)", Takes::Nothing),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
     spec(
@@ -90,6 +105,8 @@ pub(super) enum Parsed<'a> {
     Command(&'static str, &'a str),
     /// A known command with an argument it does not take: the message says what is wrong.
     Invalid(String),
+    /// Another `/word`: a skill, a custom command, an MCP prompt, or unknown.
+    Other(&'a str, &'a str),
     /// Not a command: the line goes to the model.
     Message,
 }
@@ -104,7 +121,14 @@ pub(super) fn parse(line: &str) -> Parsed<'_> {
         Some((n, a)) => (n, a.trim()),
         None => (line, ""),
     };
-    let Some(spec) = COMMANDS.iter().find(|c| c.name == name) else { return Parsed::Message };
+    let Some(spec) = COMMANDS.iter().find(|c| c.name == name) else {
+        // `/usr/bin/env is broken` and `/ (the root)` are text, not commands.
+        return if name.len() > 1 && !name[1..].contains('/') {
+            Parsed::Other(name, arg)
+        } else {
+            Parsed::Message
+        };
+    };
     let bad = |what: String| Parsed::Invalid(format!("{what}. Usage: {}", spec.usage));
     match spec.takes {
         Takes::Nothing if !arg.is_empty() => bad(format!("{name} takes no argument (got `{arg}`)")),
@@ -172,6 +196,9 @@ pub(super) fn run(launcher: &Launcher, session: &Session, name: &str, arg: &str)
                 }
             }
         }
+        "/skills" => skills(session, arg),
+        "/remember" => super::memory::remember(session, arg),
+        "/memory" => super::memory::memory(session, arg),
         "/todos" => {
             let todos = session.todos();
             if todos.is_empty() {
@@ -243,6 +270,57 @@ fn status(session: &Session) {
     if !mcp.is_empty() {
         let ready = mcp.iter().filter(|s| s.state == "ready").count();
         out::status(&format!("MCP servers: {ready} of {} ready (/mcp)", mcp.len()));
+    }
+}
+
+/// `/skills [reload]`.
+fn skills(session: &Session, arg: &str) {
+    match arg {
+        "" => {}
+        "reload" => match session.reload_skills() {
+            Ok(notices) => {
+                for n in notices {
+                    out::status(&visible(&format!("octo: note: {n}")));
+                }
+                out::status(&format!(
+                    "read {} skill(s) and command(s) again; the next request rebuilds the prompt cache",
+                    session.skills().len()
+                ));
+            }
+            Err(e) => out::error(&e.to_string()),
+        },
+        other => {
+            out::error(&visible(&format!(
+                "`/skills {other}` is not a skills command. Usage: /skills [reload]"
+            )));
+            return;
+        }
+    }
+    if !arg.is_empty() {
+        return;
+    }
+    let catalog = session.skills();
+    if catalog.is_empty() {
+        out::status(
+            "no skills or commands (add a skill as .claude/skills/NAME/SKILL.md or ~/.octo/skills/NAME/SKILL.md, a command as .claude/commands/NAME.md)",
+        );
+        return;
+    }
+    for s in catalog.iter() {
+        let kind = match s.kind {
+            octo_app::skill_files::Kind::Skill => "skill",
+            octo_app::skill_files::Kind::Command => "command",
+        };
+        let hint = s.argument_hint.as_deref().map(|h| format!(" {h}")).unwrap_or_default();
+        let who = match (s.user_invocable, s.model_invocable) {
+            (true, true) => "",
+            (true, false) => " · you only",
+            (false, _) => " · model only",
+        };
+        out::status(&visible(&format!(
+            "  /{}{hint} — {} ({kind}, {}{who})",
+            s.name, s.description, s.source
+        )));
     }
 }
 
@@ -322,8 +400,11 @@ mod tests {
         assert!(matches!(parse("/rewind two"), Parsed::Invalid(m) if m.contains("Usage: /rewind [N]")));
         assert!(matches!(parse("/rewind 0"), Parsed::Invalid(_)));
         assert!(matches!(parse("/cost please"), Parsed::Invalid(_)));
-        assert_eq!(parse("/compactx the widget"), Parsed::Message, "not a command: for the model");
+        assert_eq!(parse("/compactx the widget"), Parsed::Other("/compactx", "the widget"));
+        assert_eq!(parse("/review src/lib.rs"), Parsed::Other("/review", "src/lib.rs"));
         assert_eq!(parse("/usr/bin/env is broken"), Parsed::Message);
+        assert_eq!(parse("/ is the root"), Parsed::Message);
+        assert_eq!(parse("/"), Parsed::Message);
         assert_eq!(parse("hello /help"), Parsed::Message);
     }
 }

@@ -277,12 +277,12 @@ fn announce(notify: octo_app::config::Notify, took: std::time::Duration) {
 pub(super) async fn turn(
     session: &Session,
     mut ed: Ed,
-    message: octo_app::Message,
+    message: impl Into<octo_app::skills::Prepared>,
     show_thinking: bool,
 ) -> anyhow::Result<Ed> {
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
-    session.prompt_message(message)?;
+    session.prompt_prepared(message.into())?;
     let mut view = ReplOutput::new(show_thinking);
     let mut fold = TurnFold::new();
     let spinner = std::io::stderr().is_terminal();

@@ -1,4 +1,6 @@
 mod cli;
 mod common;
 mod mcp;
+mod memory;
 mod repl;
+mod skills;

@@ -46,8 +46,10 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
         p.exp_string("permission mode: plan").unwrap();
         p.send_line("/cost").unwrap();
         p.exp_string("1 turns").unwrap();
-        // An unknown slash word is a message for the model, not an error.
+        // An unknown slash word is an error naming near matches; a path goes to the model.
         p.send_line("/compactx the widget").unwrap();
+        p.exp_string("unknown command /compactx; did you mean /compact?").unwrap();
+        p.send_line("/usr/bin/env is broken").unwrap();
         p.exp_string("Not a command.").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_control('c').unwrap();
@@ -61,9 +63,13 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
     let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap();
     assert!(sent.contains("<file path=\"notes.txt\">\nremember the milk"), "{sent}");
     let sent_as_text = llm.request_bodies().await.iter().any(|b| {
-        b["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"] == "/compactx the widget"
+        b["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"] == "/usr/bin/env is broken"
     });
-    assert!(sent_as_text, "the unknown command went to the model as a message");
+    assert!(sent_as_text, "a path went to the model as a message");
+    assert!(
+        !format!("{:?}", llm.request_bodies().await).contains("/compactx"),
+        "the unknown command did not"
+    );
     assert!(std::fs::read_to_string(history).unwrap().contains("say hello"));
 }
 

@@ -41,6 +41,50 @@ pub struct PermissionEngine {
     read_roots: Vec<PathBuf>,
     /// Files read into the prompt beyond the protected names (`@include` targets).
     protected: Vec<PathBuf>,
+    /// Active skills' and commands' `allowed-tools`: a call must fit every one.
+    scopes: RwLock<Vec<Scope>>,
+}
+
+/// The tools a skill or command allows while it is active (its `allowed-tools`, as rules). It
+/// only narrows: a call it allows still goes through the rules and the mode.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    label: String,
+    rules: Vec<Rule>,
+    written: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of `allowed` (Claude Code's names such as `Read` or `Bash(git:*)`, or octo's),
+    /// for `label` (`the skill review`); entries naming no tool octo has are returned as notes.
+    pub fn from_allowed_tools(label: &str, allowed: &[String]) -> (Self, Vec<String>) {
+        let mut rules = Vec::new();
+        let mut notes = Vec::new();
+        for entry in allowed {
+            match octo_tools::claude::rules_for(entry) {
+                Ok(texts) => {
+                    for t in texts {
+                        match Rule::parse(&t, Action::Allow, label) {
+                            Ok(r) => rules.push(r),
+                            Err(e) => notes.push(format!("{label}: allowed-tools `{entry}`: {e}")),
+                        }
+                    }
+                }
+                Err(e) => notes.push(format!("{label}: allowed-tools {e}; it is left out")),
+            }
+        }
+        (Self { label: label.to_owned(), rules, written: allowed.to_vec() }, notes)
+    }
+
+    /// What it allows, as written.
+    pub fn allowed(&self) -> &[String] {
+        &self.written
+    }
+
+    /// Who set it.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
 }
 
 /// What holds for a call before any rule or mode is consulted.
@@ -75,9 +119,61 @@ impl PermissionEngine {
             secrets: Secrets::from_env(),
             read_roots: Vec::new(),
             protected: Vec::new(),
+            scopes: RwLock::new(Vec::new()),
         }
     }
 
+    /// Narrows the tools to `scope` as well as any scope already active (until
+    /// [`PermissionEngine::clear_scopes`], which the session calls when the turn ends).
+    pub fn narrow(&self, scope: Scope) {
+        self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(scope);
+    }
+
+    /// Ends every skill's and command's narrowing.
+    pub fn clear_scopes(&self) {
+        self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    }
+
+    /// The refusal of a call outside an active scope. Tools that only read and name no subject
+    /// (the task list, a question for the user, loading a skill) stay available.
+    fn out_of_scope(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<PermissionDecision> {
+        let scopes = self.scopes.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        scopes.iter().find_map(|s| s.refusal(q, t))
+    }
+
+    /// The decision for `q` if `scope` were active as well (a command's `` !`…` `` lines are
+    /// held to its own `allowed-tools` before its turn starts).
+    pub fn check_within(&self, q: &PermissionQuery<'_>, scope: Option<&Scope>) -> PermissionDecision {
+        let t = Target::of(q, self.secrets.home());
+        if let Some(refusal) = scope.and_then(|s| s.refusal(q, &t)) {
+            return refusal;
+        }
+        self.check(q)
+    }
+}
+
+impl Scope {
+    /// The refusal of a call it does not allow. Tools that only read and name no subject (the
+    /// task list, a question for the user, loading a skill) stay available.
+    fn refusal(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<PermissionDecision> {
+        if q.meta.read_only && q.meta.subject == Subject::None || self.rules.iter().any(|r| r.matches(q, t)) {
+            return None;
+        }
+        let s = self;
+        Some(PermissionDecision::Deny {
+            message: format!(
+                "`{}` is outside what {} allows while it is active (allowed-tools: {}), until this turn ends. Use one of \
+                 those tools, or tell the user what you need.",
+                q.tool,
+                s.label,
+                if s.written.is_empty() { "none".to_owned() } else { s.written.join(", ") }
+            ),
+            kind: DenyKind::Rule,
+        })
+    }
+}
+
+impl PermissionEngine {
     /// The secret locations to guard (the user's home and octo's own key, config and session
     /// files).
     #[must_use]
@@ -298,6 +394,9 @@ impl PermissionGate for PermissionEngine {
         let t = Target::of(q, self.secrets.home());
         let limit = self.limits(q, &t);
         if let Some(Limit::Refuse(refusal)) = limit {
+            return refusal;
+        }
+        if let Some(refusal) = self.out_of_scope(q, &t) {
             return refusal;
         }
         let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);

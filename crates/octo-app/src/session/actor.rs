@@ -85,6 +85,8 @@ pub(super) struct Task {
     pub flags: Flags,
     pub persist: Option<crate::persist::Persist>,
     pub titles: mpsc::UnboundedSender<String>,
+    /// The permission engine: a turn's narrowing (a skill's `allowed-tools`) ends with it.
+    pub engine: Arc<crate::permissions::PermissionEngine>,
     pub tools: Tools,
 }
 
@@ -147,7 +149,7 @@ impl Task {
 }
 
 /// One short request, streamed when the sender can (some servers only stream), as plain text.
-async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) -> Option<String> {
+pub(super) async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) -> Option<String> {
     match sender.as_streaming() {
         Some(s) => {
             let mut stream = s.send_stream(req).await.ok()?;
@@ -179,8 +181,21 @@ pub(super) async fn actor(
             Some(t) = titles.recv() => Command::Title(t),
         };
         match cmd {
-            Command::Prompt(input) => {
+            Command::Prompt(mut input, scope) => {
                 task.refresh_tools(&mut agent).await;
+                // Memory saved since the last prompt reaches the model in this message, not by
+                // changing the system prompt (whose cached prefix holds).
+                let notes = std::mem::take(&mut task.lock().memory_notes);
+                if !notes.is_empty() {
+                    input.content.push(octo_agent::ContentBlock::text(format!(
+                        "<memory-update>\n{}\n</memory-update>",
+                        notes.join("\n")
+                    )));
+                }
+                task.engine.clear_scopes();
+                if let Some(scope) = scope {
+                    task.engine.narrow(scope);
+                }
                 let cancel = CancellationToken::new();
                 if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
                     let _ = task.events.send(AgentEvent::Notice { message });
@@ -240,6 +255,7 @@ pub(super) async fn actor(
                     let _ = task.events.send(ev);
                 }
                 drop(stream);
+                task.engine.clear_scopes();
                 let mut s = task.lock();
                 s.state = State::Idle;
                 s.current = None;
@@ -253,6 +269,9 @@ pub(super) async fn actor(
                     }
                     let _ = task.events.send(ev);
                 }
+            }
+            Command::SystemPrompt(text) => {
+                agent.config_mut().system_prompt = Some(text);
             }
             Command::Title(t) => {
                 if let Some(p) = task.persist.as_mut() {
@@ -270,6 +289,7 @@ pub(super) async fn actor(
                 let mut s = task.lock();
                 s.model = label;
                 s.info = info;
+                s.sender = Some(Arc::clone(agent.sender()));
             }
             Command::History(reply) => {
                 let _ = reply.send(agent.history().to_vec());

@@ -21,8 +21,11 @@ use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 mod actor;
+mod memory;
 mod rewind;
+mod skills;
 use actor::{actor, persistence, Flags, Resumed, Task};
+pub use memory::DreamPlan;
 pub use rewind::{FileUndo, RewindPlan, RewindReport};
 
 /// How many events a slow subscriber may fall behind before it misses some.
@@ -137,7 +140,9 @@ pub struct Status {
 pub type RunResult = TurnSummary;
 
 enum Command {
-    Prompt(Message),
+    /// A prompt, and the narrowing of its turn (a skill's or command's `allowed-tools`).
+    Prompt(Message, Option<crate::permissions::Scope>),
+    SystemPrompt(String),
     Compact(Option<String>),
     Title(String),
     SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
@@ -165,6 +170,11 @@ struct Shared {
     todos: Vec<octo_tools::Todo>,
     /// The tools the model has now.
     tool_names: Vec<String>,
+    /// What changed in memory since the last prompt (`/remember`), told to the model with the
+    /// next one rather than by changing the system prompt.
+    memory_notes: Vec<String>,
+    /// The model the session talks to now (for one-off requests such as a dream).
+    sender: Option<Arc<dyn Sender>>,
 }
 
 /// A running conversation. Cheap to share (`Arc`) between front ends; dropping the last handle
@@ -200,6 +210,17 @@ struct Setup {
     /// Where the tools come from (handed to the task, which assembles them again when they
     /// change).
     sources: Vec<Arc<dyn ToolSource>>,
+    /// The workspace.
+    workspace: PathBuf,
+    /// Skills and commands, and the folders they were read from.
+    skills: Arc<octo_skills::SharedCatalog>,
+    skill_roots: Vec<octo_skills::Root>,
+    /// What the system prompt is built from (to rebuild it when the skills are read again).
+    prompt: Option<(Home, Environment, PromptParts)>,
+    /// The session's memory (user and workspace scopes).
+    memory: Option<Arc<octo_memory::Memory>>,
+    /// The configured lite model, for side requests (a dream).
+    lite: Option<Arc<dyn Sender>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -219,27 +240,78 @@ impl Session {
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
         let home = Home::new(&config.home);
+        let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
+        // Skills and commands are read on another thread while the endpoint and its client are
+        // set up, so many skills cost start-up little.
+        let user_home =
+            env("HOME").or_else(|| env("USERPROFILE")).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let skill_roots = crate::skills::roots(&home, &workspace, user_home.as_deref());
+        let memory = Arc::new(crate::memory::open(&home, &workspace));
+        let discovery = {
+            let roots = skill_roots.clone();
+            let memory = Arc::clone(&memory);
+            let tools = !options.no_tools;
+            std::thread::Builder::new()
+                .name("octo-skills".into())
+                .spawn(move || {
+                    (crate::skills::discover(&roots), crate::memory::prompt_section(&memory, tools))
+                })
+                .ok()
+        };
         let resolved = resolve(&config, options.model.as_deref(), store, env)?;
         let mut http = HttpConfig::default();
         if let Some(n) = options.max_attempts {
             http.retry.max_attempts = n.max(1);
         }
         let sender = build_sender(&resolved, http.clone())?;
-        let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
         let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
         let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
         let secrets =
             home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));
         // This session's own spilled output: readable by it, not by other sessions.
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
+        // Skills and commands: read once per session, so the listing (and the request prefix)
+        // stays byte-stable; `/skills reload` reads them again.
+        let ((catalog, skill_notes), (memory_text, memory_notes)) =
+            match discovery.map(std::thread::JoinHandle::join) {
+                Some(Ok(found)) => found,
+                _ => (
+                    crate::skills::discover(&skill_roots),
+                    crate::memory::prompt_section(&memory, !options.no_tools),
+                ),
+            };
+        notes.extend(memory_notes);
+        notes.extend(skill_notes);
+        let env_info = Environment::detect(&workspace, &resolved.label());
+        let mut parts = PromptParts {
+            base_override: options.system_prompt.clone(),
+            append: options.append_system_prompt.clone(),
+            ..PromptParts::default()
+        };
+        if !options.no_tools {
+            let (listing, notice) =
+                octo_skills::listing(&catalog, octo_skills::SKILL_TOOL, octo_skills::LISTING_BUDGET);
+            parts.skills = listing;
+            notes.extend(notice);
+        }
+        parts.memory = memory_text;
+        let skills = Arc::new(octo_skills::SharedCatalog::new(catalog));
+        let (system, prompt_sources) = crate::prompt::assemble_with_sources(&home, &env_info, &parts);
+        let mode = options.mode.unwrap_or(config.permission_mode.value);
+        let engine = Arc::new(
+            PermissionEngine::new(config.rules.clone(), mode)
+                .with_secrets(secrets.clone())
+                .with_read_roots(vec![run_output.clone()])
+                .with_protected(prompt_sources),
+        );
         let mut shells = None;
         let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
         let mut mcp = None;
         let tools = if options.no_tools {
             ToolRegistry::new()
         } else {
-            let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
-            settings.output = Some(run_output.clone());
+            let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets);
+            settings.output = Some(run_output);
             let builtin = crate::tools::builtin(&home, &settings);
             shells = Some(builtin.shells);
             sources.push(Arc::new(builtin.tools));
@@ -258,6 +330,9 @@ impl Session {
                 sources.push(Arc::new(octo_mcp::McpSource(Arc::clone(&hub))));
                 mcp = Some(hub);
             }
+            sources.push(Arc::new(octo_memory::tools(Arc::clone(&memory), crate::memory::tool_env())));
+            let activation = Arc::new(crate::skills::EngineActivation(Arc::clone(&engine)));
+            sources.push(Arc::new(octo_skills::SkillSource::new(Arc::clone(&skills), Some(activation))));
             let (tools, left_out) = crate::tools::assemble(&sources);
             notes.extend(left_out);
             tools
@@ -270,35 +345,24 @@ impl Session {
         })?;
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let registry = tools.clone();
-        let env_info = Environment::detect(&workspace, &resolved.label());
-        let parts = PromptParts {
-            base_override: options.system_prompt.clone(),
-            append: options.append_system_prompt.clone(),
-            ..PromptParts::default()
-        };
-        let (system, prompt_sources) = crate::prompt::assemble_with_sources(&home, &env_info, &parts);
-        let mode = options.mode.unwrap_or(config.permission_mode.value);
-        let engine = Arc::new(
-            PermissionEngine::new(config.rules.clone(), mode)
-                .with_secrets(secrets)
-                .with_read_roots(vec![run_output])
-                .with_protected(prompt_sources),
-        );
         let session_id = Arc::new(Mutex::new(None));
         let Resumed { persist, history, unanswered } =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
-        let mut builder =
-            Agent::builder(sender).archiver(Arc::new(crate::persist::FileArchiver { dir: home.folded() }));
-        if let Some(lite) = &config.lite_model {
-            let r = resolve(&config, Some(&lite.value), store, env)?;
-            builder = builder.compaction_sender(build_sender(&r, http.clone())?);
+        let mut builder = Agent::builder(Arc::clone(&sender))
+            .archiver(Arc::new(crate::persist::FileArchiver { dir: home.folded() }));
+        let mut lite = None;
+        if let Some(l) = &config.lite_model {
+            let r = resolve(&config, Some(&l.value), store, env)?;
+            let s = build_sender(&r, http.clone())?;
+            builder = builder.compaction_sender(Arc::clone(&s));
+            lite = Some(s);
         }
         let mut agent = builder
             .history(history)
             .tools(tools)
             .permission_gate(engine.clone())
             .system_prompt(system)
-            .cwd(workspace)
+            .cwd(workspace.clone())
             .max_turns(options.max_turns.unwrap_or(config.max_turns.value))
             .build();
         let cfg = agent.config_mut();
@@ -308,6 +372,7 @@ impl Session {
         cfg.streaming = !options.no_stream;
         cfg.context.window = resolved.model_info.context_window;
         cfg.context.threshold = config.compact_threshold.value;
+        let workspace_dir = workspace;
         let setup = Setup {
             config: Some(config),
             http,
@@ -321,6 +386,12 @@ impl Session {
             mcp,
             sources,
             trash: (!options.no_tools).then(|| octo_tools::trash::Trash::new(home.trash())),
+            workspace: workspace_dir,
+            skills,
+            skill_roots,
+            prompt: Some((home, env_info, parts)),
+            memory: Some(memory),
+            lite,
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -330,6 +401,7 @@ impl Session {
     pub fn from_agent(mut agent: Agent, engine: Arc<PermissionEngine>, model: &str, info: ModelInfo) -> Self {
         agent.set_permission_gate(engine.clone());
         let setup = Setup {
+            workspace: agent.config().cwd.clone(),
             tools: agent.tools().clone(),
             tool_names: agent.tools().names().map(str::to_owned).collect(),
             ..Setup::default()
@@ -359,6 +431,8 @@ impl Session {
             context_tokens: 0,
             todos: Vec::new(),
             tool_names: setup.tool_names.clone(),
+            memory_notes: Vec::new(),
+            sender: Some(Arc::clone(agent.sender())),
         }));
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
         let startup_wait =
@@ -369,6 +443,7 @@ impl Session {
             flags: setup.flags,
             persist: setup.persist.take(),
             titles: titles_tx,
+            engine: Arc::clone(&engine),
             tools: actor::Tools {
                 sources: std::mem::take(&mut setup.sources),
                 mcp: setup.mcp.clone(),
@@ -393,8 +468,16 @@ impl Session {
     /// Queues a user message with any blocks (text and images, as attached files or a program
     /// driving octo send them).
     pub fn prompt_message(&self, message: Message) -> Result<(), SessionError> {
+        self.prompt_prepared(message.into())
+    }
+
+    /// Queues a prepared prompt (a skill or command run as `/name`), with the narrowing of the
+    /// tools its turn runs under.
+    pub fn prompt_prepared(&self, prepared: crate::skills::Prepared) -> Result<(), SessionError> {
         self.lock().queued += 1;
-        self.commands.send(Command::Prompt(message)).map_err(|_| SessionError::Closed)
+        self.commands
+            .send(Command::Prompt(prepared.message, prepared.scope))
+            .map_err(|_| SessionError::Closed)
     }
 
     /// Receives every event from now on. Subscribe before prompting to see the whole turn.

@@ -3,4 +3,6 @@ mod extension;
 #[cfg(unix)]
 mod hostile;
 mod launcher;
+mod memory;
 mod session;
+mod skills;

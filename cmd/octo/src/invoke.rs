@@ -1,0 +1,49 @@
+//! `/name args` for skills and custom commands, shared by the REPL and one-shot runs: the error
+//! for an unknown command (with near matches), and the headless run (where nothing can say yes).
+
+use crate::sanitize::visible;
+use octo_app::skills::Prepared;
+use octo_app::Session;
+
+/// The error for `/word` that is no command, skill or custom command.
+pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
+    let catalog = session.skills();
+    if catalog.get(name.trim_start_matches('/')).is_some_and(|s| !s.user_invocable) {
+        return visible(&format!(
+            "{name} is a skill for the model only (user-invocable: false in its SKILL.md); ask for the task in words and the model loads it"
+        ));
+    }
+    let skills: Vec<String> =
+        catalog.iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect();
+    let near = octo_app::skill_files::near_matches(
+        name,
+        builtin.iter().copied().chain(skills.iter().map(String::as_str)),
+    );
+    let hint = match near.as_slice() {
+        [] => String::new(),
+        [one] => format!("; did you mean {one}?"),
+        many => format!("; did you mean one of {}?", many.join(", ")),
+    };
+    visible(&format!(
+        "unknown command {name}{hint} (/help lists commands, /skills lists skills and custom commands; to send \
+         the text to the model, put a word before the slash)"
+    ))
+}
+
+/// Runs `/name args` with nobody to ask: a step that needs a yes stops it with a message saying
+/// how to allow it. `None` when there is no such skill or command.
+pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result<Prepared, String>> {
+    let invocation = match session.invoke(name.trim_start_matches('/'), arg)? {
+        Ok(i) => i,
+        Err(e) => return Some(Err(e)),
+    };
+    if let Some(step) = invocation.questions().next() {
+        return Some(Err(format!(
+            "{name} would {}, which needs your yes ({}), and nobody can answer in a headless run: allow it with a \
+             permission rule (for a command: allow = [\"terminal(COMMAND*)\"] in [permissions]), or run {name} in the REPL",
+            step.action,
+            step.ask.as_deref().unwrap_or("asks first")
+        )));
+    }
+    Some(session.finish_invocation(invocation).await)
+}

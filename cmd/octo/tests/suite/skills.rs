@@ -1,0 +1,148 @@
+//! Skills and custom commands from the binary: `/name args` as a one-shot prompt and in the REPL
+//! (a pseudo-terminal), `/skills`, completion, and the unknown-command error.
+
+use super::common::home_for;
+
+use assert_cmd::Command;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use predicates::prelude::*;
+
+fn octo(home: &TempHome) -> Command {
+    let mut c = Command::cargo_bin("octo").unwrap();
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
+    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
+}
+
+/// A skill in the user's `~/.claude/skills` and a command in the project's `.claude/commands`,
+/// as Claude Code users have them.
+fn claude_files(home: &TempHome) {
+    let skill = home.home().join(".claude/skills/review");
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: review\ndescription: Reviews a file for bugs\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $ARGUMENTS for bugs; run scripts/check.sh if unsure.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("scripts/check.sh"), "echo ok\n").unwrap();
+    home.write(
+        ".claude/commands/gitstat.md",
+        "---\ndescription: Summarize\n---\nStatus: !`echo hi-there`\nSummarize for $ARGUMENTS.\n",
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skill_runs_as_a_one_shot_prompt() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("Reviewed.").sse())]).await;
+    let home = home_for(&llm);
+    claude_files(&home);
+    let mut c = octo(&home);
+    c.args(["--no-save", "/review src/lib.rs"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("Reviewed."));
+    let body = &llm.request_bodies().await[0];
+    let sent = body["messages"][0]["content"].to_string();
+    assert!(
+        sent.contains("<skill name=\\\"review\\\">") && sent.contains("Review src/lib.rs for bugs"),
+        "{sent}"
+    );
+    let system = body["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains("- review: Reviews a file for bugs"), "{system}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn headless_commands_stop_at_a_question_and_unknown_ones_are_errors() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    claude_files(&home);
+    let mut c = octo(&home);
+    c.args(["--no-save", "/gitstat me"]);
+    assert_async(c)
+        .await
+        .code(1)
+        .stderr(predicate::str::contains("would run `echo hi-there`"))
+        .stderr(predicate::str::contains("nobody can answer in a headless run"));
+    let mut c = octo(&home);
+    c.args(["--no-save", "/reviw x"]);
+    assert_async(c)
+        .await
+        .code(2)
+        .stderr(predicate::str::contains("unknown command /reviw; did you mean /review?"));
+    assert!(llm.request_bodies().await.is_empty(), "nothing reached the model");
+    // With the mode that runs commands, the command's output is in the prompt.
+    llm.script_anthropic([Scripted::sse(Reply::new().text("Summarized.").sse())]).await;
+    let mut c = octo(&home);
+    c.args(["--no-save", "--permission-mode", "auto", "/gitstat me"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("Summarized."));
+    let sent = llm.request_bodies().await[0]["messages"][0]["content"].to_string();
+    assert!(sent.contains("Status: hi-there") && sent.contains("Summarize for me."), "{sent}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn skills_and_commands_in_the_repl() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("Reviewed.").sse()),
+        Scripted::sse(Reply::new().text("Summarized.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    claude_files(&home);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    cmd.args(["--no-save"])
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .current_dir(home.workspace());
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/skills").unwrap();
+        // Sorted by name (the dash between name and description is not ASCII; rexpect reads Latin-1).
+        p.exp_string("/gitstat ").unwrap();
+        p.exp_string(" Summarize (command, project .claude/commands").unwrap();
+        p.exp_string("/review [file] ").unwrap();
+        p.exp_string(" Reviews a file for bugs (skill, ~/.claude/skills)").unwrap();
+        p.send_line("/reviw now").unwrap();
+        p.exp_string("did you mean /review?").unwrap();
+        // Tab completes the skill's name.
+        p.send("/revi\t").unwrap();
+        p.send_line("src/lib.rs").unwrap();
+        p.exp_string("Reviewed.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/gitstat me").unwrap();
+        p.exp_string("wants to run `echo hi-there`").unwrap();
+        p.exp_string("allow? [y/N]").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("Summarized.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/usr/bin/env is a path, not a command").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let bodies = llm.request_bodies().await;
+    let sent = |i: usize| bodies[i]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(sent(0).contains("Review src/lib.rs for bugs"), "{}", sent(0));
+    assert!(sent(1).contains("Status: hi-there") && sent(1).contains("Summarize for me."), "{}", sent(1));
+    assert!(sent(2).contains("/usr/bin/env is a path"), "{}", sent(2));
+}

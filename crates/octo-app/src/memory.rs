@@ -1,0 +1,58 @@
+//! Memory in a session: the two scopes (`~/.octo/memory` and the workspace's), the prompt
+//! section read once when the session starts, the model's tools, `/remember`, and the dream
+//! that consolidates an index (its previous text kept in octo's trash).
+
+use crate::home::Home;
+use octo_memory::{Memory, ToolEnv};
+use std::path::Path;
+use std::sync::Arc;
+
+/// What the model is told about memory, before the indexes.
+const GUIDANCE: &str = "What earlier sessions saved. Save with memory_save what later sessions need: preferences the user states (user), corrections or instructions the user gives (feedback), project facts that are not in the code or its history (project), where to find things (reference). Never save secrets or details of the task at hand. memory_search finds saved details; memory_delete removes what turned out wrong.";
+
+/// The memory of `workspace`.
+pub fn open(home: &Home, workspace: &Path) -> Memory {
+    Memory::for_workspace(&home.memory(), workspace)
+}
+
+/// The prompt's memory section (`None` when nothing is saved and the model cannot save), and
+/// notices about what was left out.
+pub fn prompt_section(memory: &Memory, tools: bool) -> (Option<String>, Vec<String>) {
+    let (indexes, notices) = memory.prompt(octo_memory::PROMPT_BUDGET);
+    let text = match (indexes, tools) {
+        (Some(i), true) => Some(format!("{GUIDANCE}\n\n{i}")),
+        (Some(i), false) => Some(i),
+        (None, true) => Some(format!("{GUIDANCE} Nothing is saved yet.")),
+        (None, false) => None,
+    };
+    (text, notices)
+}
+
+/// What the memory tools are given: the credential check and the clock.
+pub fn tool_env() -> ToolEnv {
+    ToolEnv { guard: Arc::new(octo_tools::secrets::credential_in), now: Arc::new(now) }
+}
+
+/// The time now, `YYYY-MM-DD HH:MM` (UTC).
+pub fn now() -> String {
+    let secs = octo_session::now();
+    let (y, m, d) = octo_session::civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", secs % 86_400 / 3600, secs % 3600 / 60)
+}
+
+/// `/remember TEXT`: a dated line in the workspace's Scratch Notes, without a model call.
+/// Refused when it looks like a credential.
+pub fn remember(memory: &Memory, text: &str) -> Result<String, String> {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        return Err("/remember needs the text to remember, e.g. /remember the CI needs NODE_ENV=test".into());
+    }
+    if let Some(what) = octo_tools::secrets::credential_in(&text) {
+        return Err(format!(
+            "not remembered: it seems to contain {what}, and memory is read into later prompts in plain text"
+        ));
+    }
+    let line = format!("- {}: {text}", &now()[..10]);
+    memory.workspace.note(&line).map_err(|e| format!("not remembered: {e}"))?;
+    Ok(line)
+}

@@ -1,0 +1,131 @@
+//! The session's memory: `/remember`, `/memory`, `/memory --here`, and the dream.
+
+use super::Session;
+use octo_agent::{Message, Role};
+use octo_memory::{dream, Memory};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How much of the conversation a dream reads (its newest part).
+const DREAM_TRANSCRIPT_BYTES: usize = 24 * 1024;
+
+/// A dream's result, shown before anything is written.
+#[derive(Debug, Clone)]
+pub struct DreamPlan {
+    /// The index that would be replaced.
+    pub path: PathBuf,
+    /// Its text now (`None`: there is none yet).
+    pub before: Option<String>,
+    /// The new text.
+    pub after: String,
+    /// A unified diff from before to after.
+    pub diff: String,
+}
+
+impl Session {
+    /// The session's memory (user and workspace scopes).
+    pub fn memory(&self) -> Option<&Arc<Memory>> {
+        self.setup.memory.as_ref()
+    }
+
+    /// `/remember TEXT`: adds a dated line to the workspace's Scratch Notes without a model call;
+    /// the model hears of it with the next prompt. Returns the line.
+    pub fn remember(&self, text: &str) -> Result<String, String> {
+        let memory = self.memory().ok_or("this session has no memory")?;
+        let line = crate::memory::remember(memory, text)?;
+        self.lock().memory_notes.push(format!("The user asked you to remember: {}", text.trim()));
+        Ok(line)
+    }
+
+    /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` from now on
+    /// (moving what is kept under octo's home there). Returns the folder.
+    pub fn memory_here(&self) -> Result<PathBuf, String> {
+        let memory = self.memory().ok_or("this session has no memory")?;
+        let here = octo_memory::in_repository(&self.setup.workspace);
+        let from = memory.workspace.dir().to_path_buf();
+        if from == here {
+            return Ok(here);
+        }
+        std::fs::create_dir_all(&here).map_err(|e| format!("cannot create {}: {e}", here.display()))?;
+        if let Ok(rd) = std::fs::read_dir(&from) {
+            for e in rd.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")) {
+                let to = here.join(e.file_name());
+                if to.exists() {
+                    return Err(format!("{} exists already; move the files yourself", to.display()));
+                }
+                std::fs::copy(e.path(), &to)
+                    .map_err(|err| format!("cannot copy to {}: {err}", to.display()))?;
+            }
+        }
+        if !here.join("MEMORY.md").exists() {
+            std::fs::write(here.join("MEMORY.md"), octo_memory::index::empty())
+                .map_err(|e| format!("cannot write {}: {e}", here.display()))?;
+        }
+        if from.exists() {
+            let _ = std::fs::remove_dir_all(&from);
+        }
+        Ok(here)
+    }
+
+    /// Runs a dream: one model call (on the lite model when one is configured) that
+    /// consolidates the workspace index with what this conversation established. Nothing is
+    /// written; [`Session::apply_dream`] does that once the user has seen the diff. A failed
+    /// call or an answer that is no index is an error.
+    pub async fn dream(&self) -> Result<DreamPlan, String> {
+        let memory = self.memory().ok_or("this session has no memory")?;
+        let sender =
+            self.setup.lite.clone().or_else(|| self.lock().sender.clone()).ok_or("no model to dream with")?;
+        let history = self.history().await.map_err(|e| e.to_string())?;
+        let before = memory.workspace.index();
+        let current = before.clone().unwrap_or_else(octo_memory::index::empty);
+        let request = dream::request(&current, &transcript(&history));
+        let msgs = [Message::user(request)];
+        let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(8192));
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(180),
+            super::actor::ask_once(sender.as_ref(), req),
+        )
+        .await
+        .map_err(|_| "the dream's model call took longer than 3 minutes; nothing was written".to_owned())?
+        .ok_or("the dream's model call failed; nothing was written")?;
+        let after = dream::accept(&answer).map_err(|e| format!("{e}; nothing was written"))?;
+        let diff = similar::TextDiff::from_lines(current.as_str(), after.as_str())
+            .unified_diff()
+            .header("MEMORY.md (now)", "MEMORY.md (after the dream)")
+            .to_string();
+        Ok(DreamPlan { path: memory.workspace.index_path(), before, after, diff })
+    }
+
+    /// Writes a dream's index, keeping the previous one in octo's trash (`octo trash restore`
+    /// undoes it). Refused when the index changed since the dream read it.
+    pub fn apply_dream(&self, plan: &DreamPlan) -> Result<(), String> {
+        let memory = self.memory().ok_or("this session has no memory")?;
+        if let (Some(trash), Some(old)) = (self.setup.trash.as_ref(), plan.before.as_deref()) {
+            trash.record(&plan.path, Some(old.as_bytes()), plan.after.as_bytes(), "dream").map_err(|e| {
+                format!("could not keep the previous index in the trash, so nothing was written: {e}")
+            })?;
+        }
+        memory.workspace.replace_index(plan.before.as_deref(), &plan.after).map_err(|e| e.to_string())
+    }
+}
+
+/// The conversation as plain text for a dream: user and assistant text, newest part.
+fn transcript(history: &[Message]) -> String {
+    let mut out = String::new();
+    for m in history {
+        let text = m.text();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let who = if m.role == Role::User { "user" } else { "assistant" };
+        out.push_str(&format!("{who}: {}\n\n", text.trim()));
+    }
+    if out.len() > DREAM_TRANSCRIPT_BYTES {
+        let mut cut = out.len() - DREAM_TRANSCRIPT_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out = out[cut..].to_owned();
+    }
+    out
+}

@@ -1,0 +1,53 @@
+//! The session's skills and custom commands: listing them, reading them again, and running one
+//! as `/name args`.
+
+use super::{Command, Session, SessionError};
+use crate::skills::{Invocation, Prepared, Runner};
+use octo_skills::Catalog;
+use std::sync::Arc;
+
+impl Session {
+    /// The skills and commands found when the session started (or last reloaded).
+    pub fn skills(&self) -> Arc<Catalog> {
+        self.setup.skills.get()
+    }
+
+    /// Reads the skill and command folders again and rebuilds the system prompt's listing (the
+    /// next request then rebuilds the provider's prompt cache). Returns the notices (skipped
+    /// files, overrides).
+    pub fn reload_skills(&self) -> Result<Vec<String>, SessionError> {
+        let (catalog, mut notices) = crate::skills::discover(&self.setup.skill_roots);
+        if let Some((home, env, parts)) = &self.setup.prompt {
+            let mut parts = parts.clone();
+            if parts.skills.is_some() || !self.setup.tools.is_empty() {
+                let (listing, notice) =
+                    octo_skills::listing(&catalog, octo_skills::SKILL_TOOL, octo_skills::LISTING_BUDGET);
+                parts.skills = listing;
+                notices.extend(notice);
+            }
+            let (system, _) = crate::prompt::assemble_with_sources(home, env, &parts);
+            self.commands.send(Command::SystemPrompt(system)).map_err(|_| SessionError::Closed)?;
+        }
+        self.setup.skills.replace(catalog);
+        Ok(notices)
+    }
+
+    /// `/name args` for a skill or command the user may run: `None` when there is none by that
+    /// name; an error when it cannot run (its file went bad, a command in it is refused). Its
+    /// steps say what will run or be read first and which need the user's yes.
+    pub fn invoke(&self, name: &str, arguments: &str) -> Option<Result<Invocation, String>> {
+        let catalog = self.skills();
+        let skill = catalog.get(name).filter(|s| s.user_invocable)?;
+        Some(self.runner().invoke(skill, arguments))
+    }
+
+    /// Runs an invocation's steps (the caller asked the user about those that needed a yes) and
+    /// returns the prompt to queue with [`Session::prompt_prepared`].
+    pub async fn finish_invocation(&self, invocation: Invocation) -> Result<Prepared, String> {
+        self.runner().finish(invocation).await
+    }
+
+    fn runner(&self) -> Runner<'_> {
+        Runner { engine: &self.engine, tools: &self.setup.tools, workspace: &self.setup.workspace }
+    }
+}

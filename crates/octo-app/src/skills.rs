@@ -1,0 +1,276 @@
+//! Skills and custom commands in a session: where they are looked for, the narrowing a skill's
+//! `allowed-tools` puts on the permission engine while it is active, and `/name args` turned into
+//! a prompt — its `` !`command` `` spans and `@file` mentions checked by the permission engine
+//! before anything runs or is read.
+
+use crate::home::Home;
+use crate::permissions::{PermissionEngine, Scope};
+use octo_agent::{Access, Message, PermissionDecision, PermissionQuery, Subject, ToolMeta, ToolRegistry};
+use octo_skills::{Activation, Catalog, Kind, Part, Root, RootKind, Skill};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The folders searched, in order (a later one wins per name): the user's Claude Code and octo
+/// folders, then the project's, then a project's `SKILLS/*.md`; commands likewise. A folder
+/// reached twice (the workspace is the home directory) is searched once.
+pub fn roots(home: &Home, workspace: &Path, user_home: Option<&Path>) -> Vec<Root> {
+    let mut roots = Vec::new();
+    if let Some(h) = user_home {
+        roots.push(Root::new(h.join(".claude/skills"), "~/.claude/skills", RootKind::Skills));
+    }
+    roots.push(Root::new(home.skills(), "~/.octo/skills", RootKind::Skills));
+    roots.push(Root::new(workspace.join(".claude/skills"), "project .claude/skills", RootKind::Skills));
+    roots.push(Root::new(workspace.join(".octo/skills"), "project .octo/skills", RootKind::Skills));
+    roots.push(Root::new(workspace.join("SKILLS"), "project SKILLS", RootKind::SkillFiles));
+    if let Some(h) = user_home {
+        roots.push(Root::new(h.join(".claude/commands"), "~/.claude/commands", RootKind::Commands));
+    }
+    roots.push(Root::new(home.commands(), "~/.octo/commands", RootKind::Commands));
+    roots.push(Root::new(workspace.join(".claude/commands"), "project .claude/commands", RootKind::Commands));
+    roots.push(Root::new(workspace.join(".octo/commands"), "project .octo/commands", RootKind::Commands));
+    let mut seen: Vec<PathBuf> = Vec::new();
+    roots.retain(|r| {
+        let real = std::fs::canonicalize(&r.dir).unwrap_or_else(|_| r.dir.clone());
+        let fresh = !seen.contains(&real);
+        seen.push(real);
+        fresh
+    });
+    roots
+}
+
+/// Reads the catalog from `roots`.
+pub fn discover(roots: &[Root]) -> (Catalog, Vec<String>) {
+    Catalog::discover(roots)
+}
+
+/// Narrows the permission engine to a skill's `allowed-tools` when the model loads it.
+pub(crate) struct EngineActivation(pub Arc<PermissionEngine>);
+
+impl Activation for EngineActivation {
+    fn activate(&self, skill: &Skill) -> Result<Option<String>, String> {
+        let Some(scope) = scope_of(skill) else { return Ok(None) };
+        let (scope, notes) = scope;
+        let text = format!(
+            "While this skill is active (until this turn ends), only these tools may run: {}.{}",
+            scope.allowed().join(", "),
+            if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) }
+        );
+        self.0.narrow(scope);
+        Ok(Some(text))
+    }
+}
+
+/// The scope of a skill or command with `allowed-tools`, and notes about names octo lacks.
+pub fn scope_of(skill: &Skill) -> Option<(Scope, Vec<String>)> {
+    if skill.allowed_tools.is_empty() {
+        return None;
+    }
+    let what = match skill.kind {
+        Kind::Skill => "the skill",
+        Kind::Command => "the command",
+    };
+    Some(Scope::from_allowed_tools(&format!("{what} /{}", skill.name), &skill.allowed_tools))
+}
+
+/// Something an invocation wants to do before its prompt is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Run this command (`` !`…` ``) or read this file (`@path`).
+    pub action: StepAction,
+    /// Why it needs the user's yes, when it does.
+    pub ask: Option<String>,
+}
+
+/// What a [`Step`] does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepAction {
+    /// A command whose output goes into the prompt.
+    Run(String),
+    /// A file whose text goes into the prompt.
+    Read(String),
+}
+
+impl std::fmt::Display for StepAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Run(c) => write!(f, "run `{c}`"),
+            Self::Read(p) => write!(f, "read {p}"),
+        }
+    }
+}
+
+/// `/name args`, checked and ready to run: its steps (some may need the user's yes).
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// The skill or command.
+    pub skill: Skill,
+    parts: Vec<Part>,
+    /// What runs or is read first, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Invocation {
+    /// The steps that need the user's yes.
+    pub fn questions(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|s| s.ask.is_some())
+    }
+}
+
+/// A prompt ready to queue: the message, and the tools it may use while it runs.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The message.
+    pub message: Message,
+    /// The narrowing for its turn (a command's or skill's `allowed-tools`).
+    pub scope: Option<Scope>,
+    /// Notes for the user (allowed-tools entries octo does not know).
+    pub notes: Vec<String>,
+}
+
+impl From<Message> for Prepared {
+    fn from(message: Message) -> Self {
+        Self { message, scope: None, notes: Vec::new() }
+    }
+}
+
+/// What an invocation may use to check and run its steps.
+pub(crate) struct Runner<'a> {
+    pub engine: &'a PermissionEngine,
+    pub tools: &'a ToolRegistry,
+    pub workspace: &'a Path,
+}
+
+impl Runner<'_> {
+    /// The command tool (known by what it declares).
+    fn command_tool(&self) -> Option<(&str, &ToolMeta)> {
+        self.tools.names().find_map(|n| {
+            self.tools.meta(n).filter(|m| matches!(m.subject, Subject::Command { .. })).map(|m| (n, m))
+        })
+    }
+
+    /// Checks `/name args` (`line` without the slash is `name args`).
+    pub fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, String> {
+        let template = skill
+            .template()
+            .map_err(|e| format!("/{} cannot run: {}: {e}", skill.name, skill.file.display()))?;
+        let dir = skill.dir.as_deref().map(|d| d.display().to_string());
+        let exists = |p: &str| self.workspace.join(p).is_file();
+        let mentions: Option<&dyn Fn(&str) -> bool> = (skill.kind == Kind::Command).then_some(&exists as _);
+        let parts = template.expand(arguments, dir.as_deref(), mentions);
+        let read_meta = ToolMeta::reads().subject(Subject::path("path", Access::Read));
+        // The file-reading tool (known by what it declares), so read rules apply to mentions.
+        let (read_tool, read_meta) = self
+            .tools
+            .names()
+            .find_map(|n| {
+                self.tools
+                    .meta(n)
+                    .filter(|m| {
+                        m.read_only && matches!(m.subject, Subject::Path { access: Access::Read, .. })
+                    })
+                    .map(|m| (n, m))
+            })
+            .unwrap_or(("@file", &read_meta));
+        let path_field = match &read_meta.subject {
+            Subject::Path { field, .. } => field.clone(),
+            _ => "path".to_owned(),
+        };
+        let scope = scope_of(skill).map(|(s, _)| s);
+        let mut steps = Vec::new();
+        for part in &parts {
+            let (action, decision) = match part {
+                Part::Text(_) => continue,
+                Part::Run(c) => {
+                    let Some((tool, meta)) = self.command_tool() else {
+                        return Err(format!(
+                            "/{} runs commands (!`{c}`), and this session has no command tool (tools are off)",
+                            skill.name
+                        ));
+                    };
+                    let field = match &meta.subject {
+                        Subject::Command { field } => field.clone(),
+                        _ => "command".to_owned(),
+                    };
+                    let input = serde_json::json!({ field: c });
+                    (StepAction::Run(c.clone()), self.check(tool, meta, &input, scope.as_ref()))
+                }
+                Part::Include(p) => {
+                    let input = serde_json::json!({ path_field.as_str(): p });
+                    (StepAction::Read(p.clone()), self.check(read_tool, read_meta, &input, scope.as_ref()))
+                }
+            };
+            let ask = match decision {
+                PermissionDecision::Allow => None,
+                PermissionDecision::Ask { reason, .. } => {
+                    Some(reason.unwrap_or_else(|| "the permission mode asks first".to_owned()))
+                }
+                PermissionDecision::Deny { message, .. } => {
+                    return Err(format!("/{}: octo will not {action}: {message}", skill.name))
+                }
+            };
+            steps.push(Step { action, ask });
+        }
+        Ok(Invocation { skill: skill.clone(), parts, steps })
+    }
+
+    fn check(
+        &self,
+        tool: &str,
+        meta: &ToolMeta,
+        input: &serde_json::Value,
+        scope: Option<&Scope>,
+    ) -> PermissionDecision {
+        self.engine
+            .check_within(&PermissionQuery { tool_use_id: "", tool, input, meta, cwd: self.workspace }, scope)
+    }
+
+    /// Runs the steps (the user said yes to those that asked) and builds the prompt.
+    pub async fn finish(&self, inv: Invocation) -> Result<Prepared, String> {
+        let mut text = String::new();
+        for part in inv.parts {
+            match part {
+                Part::Text(t) => text.push_str(&t),
+                Part::Run(c) => text.push_str(&self.run(&inv.skill, &c).await?),
+                Part::Include(p) => text.push_str(&self.read(&inv.skill, &p)?),
+            }
+        }
+        let (scope, notes) = match scope_of(&inv.skill) {
+            Some((s, n)) => (Some(s), n),
+            None => (None, Vec::new()),
+        };
+        let text = match inv.skill.kind {
+            Kind::Skill => format!("<skill name=\"{}\">\n{}\n</skill>", inv.skill.name, text.trim_end()),
+            Kind::Command => text.trim_end().to_owned(),
+        };
+        Ok(Prepared { message: Message::user(text), scope, notes })
+    }
+
+    async fn run(&self, skill: &Skill, command: &str) -> Result<String, String> {
+        let Some((tool, meta)) = self.command_tool() else { return Err("no command tool".into()) };
+        let field = match &meta.subject {
+            Subject::Command { field } => field.clone(),
+            _ => "command".to_owned(),
+        };
+        let Some(exec) = self.tools.get(tool) else { return Err("no command tool".into()) };
+        let ctx = octo_agent::ToolContext::detached(self.workspace).with_user_approved(true);
+        let out = exec.execute(serde_json::json!({ field: command }), &ctx).await;
+        let body = out.text_content();
+        if out.is_error {
+            return Err(format!("/{}: `{command}` failed: {}", skill.name, body.trim()));
+        }
+        Ok(body.trim_end().to_owned())
+    }
+
+    fn read(&self, skill: &Skill, path: &str) -> Result<String, String> {
+        let full = self.workspace.join(path);
+        let bytes = std::fs::read(&full).map_err(|e| format!("/{}: cannot read @{path}: {e}", skill.name))?;
+        const MAX: usize = 256 * 1024;
+        let cut = bytes.len() > MAX;
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
+        Ok(format!(
+            "\n<file path=\"{path}\">\n{}{}\n</file>\n",
+            text.trim_end(),
+            if cut { "\n[cut at 256 KB]" } else { "" }
+        ))
+    }
+}

@@ -1,0 +1,164 @@
+//! Memory in whole sessions against a mock endpoint: the index in the prompt, the model saving,
+//! `/remember` reaching the model without touching the cached prefix, and dreams.
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+struct Setup {
+    tmp: tempfile::TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+    llm: MockLlm,
+}
+
+fn env(k: &str) -> Option<String> {
+    (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
+}
+
+async fn setup(replies: Vec<Scripted>) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    Setup { tmp, home, ws, llm }
+}
+
+impl Setup {
+    fn session(&self, mode: Mode) -> Session {
+        let config = Config::load(&self.home, &self.ws, &env, &Overrides::default()).unwrap();
+        let options = SessionOptions {
+            workspace: Some(self.ws.clone()),
+            mode: Some(mode),
+            ..SessionOptions::default()
+        };
+        Session::start(config, options, &MemoryStore::default(), &env).unwrap()
+    }
+}
+
+async fn turn(s: &Session, text: &str) -> Vec<AgentEvent> {
+    let mut rx = s.subscribe();
+    s.prompt(text).unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
+            s.approve(approval_id).unwrap();
+        }
+        let end = matches!(e, AgentEvent::TurnEnd { .. });
+        events.push(e);
+        if end {
+            return events;
+        }
+    }
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).sse())
+}
+
+#[tokio::test]
+async fn what_one_session_saves_the_next_one_knows() {
+    let save = json!({"name": "test-command", "description": "tests run with make test", "type": "project", "content": "Run `make test`; it is offline."});
+    let t = setup(vec![
+        Scripted::sse(Reply::new().tool_use("t1", "memory_save", save).sse()),
+        answer("Saved."),
+        answer("You run make test."),
+    ])
+    .await;
+    let first = t.session(Mode::Default);
+    let events = turn(&first, "remember: tests run with make test").await;
+    assert!(
+        events.iter().any(|e| matches!(e, AgentEvent::ApprovalRequired { .. })),
+        "saving asks like a write"
+    );
+    drop(first);
+    let second = t.session(Mode::Default);
+    turn(&second, "how do I run the tests?").await;
+    let bodies = t.llm.request_bodies().await;
+    let system = |i: usize| bodies[i]["system"][0]["text"].as_str().unwrap().to_owned();
+    assert!(system(0).contains("# Memory") && system(0).contains("Nothing is saved yet"));
+    assert!(
+        system(2).contains("- [test-command](test-command.md): tests run with make test"),
+        "{}",
+        system(2)
+    );
+    let names: Vec<&str> =
+        bodies[0]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(["memory_save", "memory_delete", "memory_search"].iter().all(|n| names.contains(n)), "{names:?}");
+    // Kept under octo's home, keyed by the workspace: nothing written into the repository.
+    assert!(!t.ws.join(".octo").exists());
+}
+
+#[tokio::test]
+async fn remember_reaches_the_model_in_the_next_message_and_the_prefix_holds() {
+    let t = setup(vec![answer("one"), answer("two")]).await;
+    let s = t.session(Mode::Default);
+    turn(&s, "first").await;
+    let line = s.remember("the staging db is read-only on fridays").unwrap();
+    assert!(line.contains("the staging db is read-only on fridays"));
+    assert!(s.remember("token = abcdefghijklmnop1234").unwrap_err().contains("credential"));
+    assert!(s.remember("   ").is_err());
+    turn(&s, "second").await;
+    let bodies = t.llm.request_bodies().await;
+    assert_eq!(bodies[0]["system"], bodies[1]["system"], "the system prompt is not rewritten");
+    assert_eq!(bodies[0]["tools"], bodies[1]["tools"]);
+    assert_eq!(bodies[0]["messages"][0], bodies[1]["messages"][0], "earlier messages unchanged");
+    let last = bodies[1]["messages"].as_array().unwrap().last().unwrap().to_string();
+    assert!(
+        last.contains("second") && last.contains("remember: the staging db is read-only on fridays"),
+        "{last}"
+    );
+    let index = std::fs::read_to_string(s.memory().unwrap().workspace.index_path()).unwrap();
+    assert!(index.contains("## Scratch Notes\n- 20") && index.contains("read-only on fridays"), "{index}");
+}
+
+#[tokio::test]
+async fn a_dream_shows_a_diff_keeps_the_old_index_and_failures_write_nothing() {
+    let dreamed = "# Memory\n\n## User\n\n## Project\n- staging db is read-only on fridays\n\n## Constraints\n\n## Consolidated Facts\n\n## Scratch Notes\n";
+    let t = setup(vec![
+        answer("Sure! I tidied it up for you."),
+        Scripted::json(
+            400,
+            &json!({"type": "error", "error": {"type": "invalid_request_error", "message": "boom"}}),
+        ),
+        answer(&format!("```markdown\n{dreamed}```")),
+    ])
+    .await;
+    let s = t.session(Mode::Default);
+    s.remember("staging db is read-only on fridays").unwrap();
+    let path = s.memory().unwrap().workspace.index_path();
+    let before = std::fs::read_to_string(&path).unwrap();
+    let err = s.dream().await.unwrap_err();
+    assert!(err.contains("not an index") && err.contains("nothing was written"), "{err}");
+    let err = s.dream().await.unwrap_err();
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    let plan = s.dream().await.unwrap();
+    assert!(plan.diff.contains("+- staging db is read-only on fridays"), "{}", plan.diff);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "nothing written before the user says so");
+    s.apply_dream(&plan).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), dreamed);
+    // The previous index is in octo's trash, so the dream can be undone.
+    let trash = octo_app::trash::Trash::new(t.home.join("trash"));
+    let change = trash.changes().into_iter().find(|c| c.path == path).expect("journaled");
+    trash.undo(&change, false).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    let _ = &t.tmp;
+}

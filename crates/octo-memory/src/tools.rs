@@ -1,0 +1,249 @@
+//! The model's memory tools: `memory_save`, `memory_delete` and `memory_search`.
+
+use crate::entry::{Entry, Kind};
+use crate::memory::{Memory, Scope};
+use async_trait::async_trait;
+use octo_agent::{parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolList, ToolMeta, ToolOutput};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Says what kind of credential a text seems to hold, if any.
+pub type Guard = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
+
+/// What the tools are given by the application.
+#[derive(Clone)]
+pub struct ToolEnv {
+    /// What kind of credential a text seems to hold, if any (such text is never saved).
+    pub guard: Guard,
+    /// The time now, as entries record it (`YYYY-MM-DD HH:MM`, UTC).
+    pub now: Arc<dyn Fn() -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for ToolEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ToolEnv")
+    }
+}
+
+/// The three tools over `memory`, as a tool source.
+pub fn tools(memory: Arc<Memory>, env: ToolEnv) -> ToolList {
+    ToolList::extension(
+        "memory",
+        vec![
+            Arc::new(Save { memory: Arc::clone(&memory), env }),
+            Arc::new(Delete { memory: Arc::clone(&memory) }),
+            Arc::new(Search { memory }),
+        ],
+    )
+}
+
+struct Save {
+    memory: Arc<Memory>,
+    env: ToolEnv,
+}
+
+#[derive(serde::Deserialize)]
+struct SaveInput {
+    name: String,
+    description: String,
+    #[serde(rename = "type")]
+    kind: String,
+    content: String,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+fn scope_of(s: Option<&str>) -> Result<Scope, ToolOutput> {
+    s.map_or(Ok(Scope::Workspace), |s| s.parse().map_err(ToolOutput::error))
+}
+
+#[async_trait]
+impl ToolExecutor for Save {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "memory_save",
+            "Saves (or updates) a memory that later sessions will see in their prompt's index. Save stable preferences the user states (type user), corrections or instructions the user gives (feedback), facts about the project that are not in its code or history (project), and where to find things (reference). Never save secrets or one-off details of the current task.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Short lowercase id with - or _ (e.g. test-command); saving the same name updates it."},
+                    "description": {"type": "string", "description": "One line for the index."},
+                    "type": {"type": "string", "enum": ["user", "feedback", "project", "reference"]},
+                    "content": {"type": "string", "description": "The memory itself, in Markdown."},
+                    "scope": {"type": "string", "enum": ["workspace", "user"], "description": "workspace (default): this project only; user: every project."}
+                },
+                "required": ["name", "description", "type", "content"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn summary(&self, input: &Value) -> Option<String> {
+        let name = input.get("name").and_then(Value::as_str)?;
+        let scope = input.get("scope").and_then(Value::as_str).unwrap_or("workspace");
+        Some(format!("{name} ({scope} memory)"))
+    }
+
+    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
+        let i: SaveInput = match parse_input("memory_save", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let kind = match i.kind.parse::<Kind>() {
+            Ok(k) => k,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let scope = match scope_of(i.scope.as_deref()) {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        if let Some(what) = [&i.name, &i.description, &i.content].iter().find_map(|t| (self.env.guard)(t)) {
+            return ToolOutput::error(format!(
+                "not saved: the memory seems to contain {what}, and memory is read into later prompts in plain text. Save where to find it instead (a reference), never the value."
+            ));
+        }
+        if i.content.trim().is_empty() {
+            return ToolOutput::error("not saved: `content` is empty");
+        }
+        let entry = Entry {
+            name: i.name.trim().to_owned(),
+            description: i.description,
+            kind,
+            updated: (self.env.now)(),
+            body: i.content,
+        };
+        let store = self.memory.store(scope);
+        match store.save(&entry) {
+            Ok(s) => ToolOutput::text(format!(
+                "{} the {} memory `{}`{}. Later sessions see it in their prompt; this one already knows it.",
+                if s.updated { "Updated" } else { "Saved" },
+                store.label(),
+                entry.name,
+                if s.indexed {
+                    ""
+                } else {
+                    " (its index was edited by hand, so no line was added there; the user can tidy it with /dream)"
+                }
+            )),
+            Err(e) => ToolOutput::error(format!("not saved: {e}")),
+        }
+    }
+}
+
+struct Delete {
+    memory: Arc<Memory>,
+}
+
+#[derive(serde::Deserialize)]
+struct DeleteInput {
+    name: String,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+#[async_trait]
+impl ToolExecutor for Delete {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "memory_delete",
+            "Deletes a memory that is wrong or no longer true (by name; the workspace's first, unless scope says user).",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "scope": {"type": "string", "enum": ["workspace", "user"]}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn summary(&self, input: &Value) -> Option<String> {
+        input.get("name").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
+        let i: DeleteInput = match parse_input("memory_delete", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let scopes = match i.scope.as_deref() {
+            Some(s) => match s.parse::<Scope>() {
+                Ok(s) => vec![s],
+                Err(e) => return ToolOutput::error(e),
+            },
+            None => vec![Scope::Workspace, Scope::User],
+        };
+        for scope in scopes {
+            let store = self.memory.store(scope);
+            match store.delete(i.name.trim()) {
+                Ok(true) => {
+                    return ToolOutput::text(format!("Deleted the {} memory `{}`.", store.label(), i.name))
+                }
+                Ok(false) => {}
+                Err(e) => return ToolOutput::error(format!("not deleted: {e}")),
+            }
+        }
+        ToolOutput::error(format!("there is no memory `{}`; memory_search finds names", i.name))
+    }
+}
+
+struct Search {
+    memory: Arc<Memory>,
+}
+
+#[derive(serde::Deserialize)]
+struct SearchInput {
+    query: String,
+}
+
+#[async_trait]
+impl ToolExecutor for Search {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(
+            "memory_search",
+            "Searches saved memories (names, descriptions and contents, both scopes) for every word of the query.",
+            json!({
+                "type": "object",
+                "properties": {"query": {"type": "string"}},
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn meta(&self) -> ToolMeta {
+        ToolMeta::reads()
+    }
+
+    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
+        let i: SearchInput = match parse_input("memory_search", input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let hits = self.memory.search(&i.query, 10);
+        if hits.is_empty() {
+            return ToolOutput::text(format!("No memory matches `{}`.", i.query));
+        }
+        let mut out = String::new();
+        for h in hits {
+            match (h.entry, h.line) {
+                (Some(e), _) => out.push_str(&format!(
+                    "## {} ({} memory, {}, updated {})\n{}\n\n{}\n\n",
+                    e.name,
+                    h.scope,
+                    e.kind.as_str(),
+                    e.updated,
+                    e.description,
+                    e.body
+                )),
+                (None, Some(line)) => {
+                    out.push_str(&format!("- {} ({} memory index)\n", line.trim_start_matches("- "), h.scope))
+                }
+                (None, None) => {}
+            }
+        }
+        ToolOutput::text(out.trim_end().to_owned())
+    }
+}
