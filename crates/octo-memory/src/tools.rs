@@ -239,7 +239,11 @@ impl ToolExecutor for Search {
                     e.body
                 )),
                 (None, Some(line)) => {
-                    out.push_str(&format!("- {} ({} memory index)\n", line.trim_start_matches("- "), h.scope))
+                    out.push_str(&format!(
+                        "- {} ({} memory index)\n",
+                        line.trim_start_matches("- "),
+                        h.scope
+                    ));
                 }
                 (None, None) => {}
             }
