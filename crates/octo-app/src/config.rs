@@ -277,6 +277,35 @@ pub struct ShellEnvConfig {
     pub set: BTreeMap<String, String>,
 }
 
+/// The `[subagents]` table: limits on the sub-agents the `task` tool runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentsConfig {
+    /// How deep sub-agents may nest (1: a sub-agent cannot start another).
+    pub max_depth: Option<u32>,
+    /// How many sub-agents may run at once.
+    pub max_running: Option<u32>,
+    /// Model requests per sub-agent, unless its definition sets fewer.
+    pub max_turns: Option<u32>,
+}
+
+/// The limits sub-agents run under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubagentLimits {
+    /// How deep sub-agents may nest (default 1).
+    pub max_depth: u32,
+    /// How many may run at once (default 4).
+    pub max_running: u32,
+    /// Model requests per sub-agent (default 30).
+    pub max_turns: u32,
+}
+
+impl Default for SubagentLimits {
+    fn default() -> Self {
+        Self { max_depth: 1, max_running: 4, max_turns: 30 }
+    }
+}
+
 /// One config file as written (every key optional).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -314,6 +343,9 @@ pub struct FileConfig {
     pub mcp_servers: BTreeMap<String, octo_mcp::ServerSpec>,
     /// Seconds the first request waits for MCP servers to start (default 5).
     pub mcp_startup_wait: Option<f64>,
+    /// Sub-agent limits.
+    #[serde(default)]
+    pub subagents: SubagentsConfig,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -405,6 +437,8 @@ pub struct Config {
     pub mcp_servers: Vec<octo_mcp::ServerConfig>,
     /// How long the first request waits for MCP servers to start.
     pub mcp_startup_wait: std::time::Duration,
+    /// Sub-agent limits (a project may lower them, not raise them).
+    pub subagents: SubagentLimits,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -456,6 +490,7 @@ impl Config {
             shell_env: octo_tools::shell::env::ShellEnv::default(),
             mcp_servers: Vec::new(),
             mcp_startup_wait: std::time::Duration::from_secs(5),
+            subagents: SubagentLimits::default(),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -558,6 +593,7 @@ impl Config {
             }
             self.mcp_startup_wait = std::time::Duration::from_secs_f64(w.min(600.0));
         }
+        self.apply_subagents(&f.subagents, is_project, &desc)?;
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(
@@ -575,6 +611,37 @@ impl Config {
 
     /// A project may only hide more variables; what commands inherit, keep or are given is the
     /// user's choice.
+    /// `[subagents]`: each limit at least 1; a project's may only lower the user's.
+    fn apply_subagents(
+        &mut self,
+        c: &SubagentsConfig,
+        is_project: bool,
+        desc: &str,
+    ) -> Result<(), ConfigError> {
+        let fields = [
+            ("max_depth", c.max_depth, &mut self.subagents.max_depth),
+            ("max_running", c.max_running, &mut self.subagents.max_running),
+            ("max_turns", c.max_turns, &mut self.subagents.max_turns),
+        ];
+        for (key, value, slot) in fields {
+            let Some(v) = value else { continue };
+            if v == 0 {
+                return Err(ConfigError::Value {
+                    source_desc: desc.to_owned(),
+                    message: format!("[subagents] {key} must be at least 1"),
+                });
+            }
+            if is_project && v > *slot {
+                self.warnings.push(format!(
+                    "{desc}: [subagents] {key} = {v} is ignored: a project may lower sub-agent limits, not raise them (raise it in your user config)"
+                ));
+                continue;
+            }
+            *slot = v;
+        }
+        Ok(())
+    }
+
     fn apply_shell_env(
         &mut self,
         e: ShellEnvConfig,

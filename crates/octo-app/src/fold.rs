@@ -68,6 +68,8 @@ pub struct TurnFold {
     /// How long the answer was when the current request started (a restart cuts back to it).
     request_start: usize,
     usage: Usage,
+    /// What the turn's sub-agents used (added to the turn's own usage).
+    child_usage: Usage,
     requests: u32,
     calls: Vec<ToolCallRecord>,
     summaries: HashMap<String, String>,
@@ -95,6 +97,12 @@ impl TurnFold {
             AgentEvent::Retry { restart: true, .. } => self.answer.truncate(self.request_start),
             AgentEvent::TextDelta { text } => self.answer.push_str(text),
             AgentEvent::Usage { usage } => self.usage += *usage,
+            AgentEvent::ToolUpdate { kind, data, .. } if kind == crate::subagents::USAGE_UPDATE => {
+                if let Ok(u) = serde_json::from_value::<Usage>(data.clone()) {
+                    self.usage += u;
+                    self.child_usage += u;
+                }
+            }
             AgentEvent::ApprovalRequired { request, .. } => {
                 self.summaries.insert(request.tool_use_id.clone(), request.summary.clone());
             }
@@ -113,6 +121,7 @@ impl TurnFold {
             AgentEvent::Error { message, .. } => self.error = Some(message.clone()),
             AgentEvent::TurnEnd { reason, stop_reason, usage, requests } => {
                 self.usage = *usage;
+                self.usage += self.child_usage;
                 self.requests = *requests;
                 self.end = Some((*reason, stop_reason.clone()));
                 return true;

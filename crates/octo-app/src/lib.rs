@@ -18,6 +18,8 @@
 //! - [`prompt`]: the system prompt, assembled once per session in a fixed order.
 //! - [`memory`]: the user's and the workspace's memory: the prompt section, the model's tools,
 //!   `/remember`, the dream.
+//! - [`subagents`]: the `task` tool: child agents of named types, limited, in parallel or in the
+//!   background, never with more rights than the session.
 //! - [`skills`]: skills and custom commands from Claude Code's and octo's folders; `/name args`
 //!   checked by the permission engine before anything runs.
 //! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
@@ -85,6 +87,7 @@ pub mod prompt;
 pub mod session;
 pub mod setup;
 pub mod skills;
+pub mod subagents;
 pub mod tools;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).

@@ -9,6 +9,8 @@
 //! - **commands**: `commands/*.md` (`commands/<folder>/<name>.md` is `/folder:name`), frontmatter
 //!   optional, the body a template with `$ARGUMENTS`, `$1`…, `@file` and `` !`command` ``.
 //!
+//! - **agent definitions** for sub-agents: `agents/<name>.md` ([`Agents::discover`]).
+//!
 //! [`Catalog::discover`] searches folders in order (a later one's entry replaces an earlier one of
 //! the same name) and skips bad files with a notice naming the file and the reason. The system
 //! prompt lists model-invocable skills within a budget ([`listing`]); the model loads one with the
@@ -37,6 +39,7 @@
 //! # }
 //! ```
 
+mod agents;
 mod discover;
 pub mod frontmatter;
 mod listing;
@@ -44,6 +47,7 @@ mod skill;
 pub mod template;
 mod tool;
 
+pub use agents::{AgentDef, Agents};
 pub use discover::{near_matches, Catalog, Root, RootKind};
 pub use listing::{listing, LISTING_BUDGET};
 pub use skill::{Kind, Skill, MAX_FILE_BYTES};

@@ -192,6 +192,19 @@ impl MockLlm {
         Mock::given(method("POST")).and(path("/v1/messages")).respond_with(seq).mount(&self.server).await;
     }
 
+    /// Answers `POST /v1/messages` requests whose body contains `needle` (a sub-agent's system
+    /// prompt, say) with `replies`, in order, ahead of the other scripts; the rest go to those.
+    pub async fn script_anthropic_matching(&self, needle: &str, replies: impl IntoIterator<Item = Scripted>) {
+        let seq = Sequence { replies: replies.into_iter().collect(), next: AtomicUsize::new(0) };
+        Mock::given(method("POST"))
+            .and(path("/v1/messages"))
+            .and(wiremock::matchers::body_string_contains(needle))
+            .respond_with(seq)
+            .with_priority(1)
+            .mount(&self.server)
+            .await;
+    }
+
     /// Answers `POST …/chat/completions` (any prefix, such as `/v1`) with `replies`, in order.
     pub async fn script_openai(&self, replies: impl IntoIterator<Item = Scripted>) {
         let seq = Sequence { replies: replies.into_iter().collect(), next: AtomicUsize::new(0) };

@@ -76,6 +76,7 @@ pub(super) const COMMANDS: &[Spec] = &[
         Takes::Text,
     ),
     spec("/dream", "/dream", "consolidate this workspace's memory (shows the diff first)", Takes::Nothing),
+    spec("/agents", "/agents", "sub-agent types and the sub-agents of this session", Takes::Nothing),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
     spec(
@@ -197,6 +198,7 @@ pub(super) fn run(launcher: &Launcher, session: &Session, name: &str, arg: &str)
             }
         }
         "/skills" => skills(session, arg),
+        "/agents" => agents(session),
         "/remember" => super::memory::remember(session, arg),
         "/memory" => super::memory::memory(session, arg),
         "/todos" => {
@@ -270,6 +272,33 @@ fn status(session: &Session) {
     if !mcp.is_empty() {
         let ready = mcp.iter().filter(|s| s.state == "ready").count();
         out::status(&format!("MCP servers: {ready} of {} ready (/mcp)", mcp.len()));
+    }
+}
+
+/// `/agents`: the types and the children so far.
+fn agents(session: &Session) {
+    let Some(spawner) = session.subagents() else {
+        out::status("no sub-agents in this session (tools are off)");
+        return;
+    };
+    out::status("agent types (the model starts them with the task tool):");
+    for a in spawner.agents().iter() {
+        out::status(&visible(&format!("  {} ({}): {}", a.name, a.source, a.description)));
+    }
+    let children = spawner.children();
+    if children.is_empty() {
+        out::status("no sub-agents have run yet");
+    }
+    for c in children {
+        let state = match &c.state {
+            octo_app::subagents::ChildState::Running => "running".to_owned(),
+            octo_app::subagents::ChildState::Done(_) => "done".to_owned(),
+            octo_app::subagents::ChildState::Failed(e) => format!("failed: {e}"),
+        };
+        out::status(&visible(&format!(
+            "  {} · {} · {} tool call(s) · {:.1}s · {}",
+            c.id, state, c.tool_calls, c.seconds, c.description
+        )));
     }
 }
 

@@ -113,6 +113,28 @@ impl TurnRenderer for ReplOutput {
                 self.waiting = false;
                 out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
+            AgentEvent::ToolUpdate { kind, data, .. } if kind == octo_app::subagents::PROGRESS_UPDATE => {
+                // One indented line when a sub-agent starts and one when it ends; its own
+                // stream stays out of the parent's.
+                let field =
+                    |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_owned();
+                let calls = data.get("tool_calls").and_then(serde_json::Value::as_u64).unwrap_or(0);
+                match field("event").as_str() {
+                    "start" => out::status(&paint(
+                        "2",
+                        &visible(&format!("  ↳ {} started: {}", field("id"), field("description"))),
+                    )),
+                    "end" => {
+                        let ok = data.get("ok").and_then(serde_json::Value::as_bool).unwrap_or(false);
+                        let how = if ok { "done" } else { "ended without an answer" };
+                        out::status(&paint(
+                            "2",
+                            &visible(&format!("  ↳ {} {how} · {calls} tool call(s)", field("id"))),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
                 if let Ok(todos) = serde_json::from_value::<Vec<octo_app::Todo>>(data.clone()) {
                     for line in super::slash::checklist(&todos) {

@@ -87,6 +87,8 @@ pub(super) struct Task {
     pub titles: mpsc::UnboundedSender<String>,
     /// The permission engine: a turn's narrowing (a skill's `allowed-tools`) ends with it.
     pub engine: Arc<crate::permissions::PermissionEngine>,
+    /// The tools lent to sub-agents, kept equal to the agent's.
+    pub lent_tools: Option<Arc<std::sync::RwLock<octo_agent::ToolRegistry>>>,
     pub tools: Tools,
 }
 
@@ -116,6 +118,9 @@ impl Task {
                 let _ = self.events.send(AgentEvent::Notice { message });
             }
             self.lock().tool_names = registry.names().map(str::to_owned).collect();
+            if let Some(lent) = &self.lent_tools {
+                *lent.write().unwrap_or_else(std::sync::PoisonError::into_inner) = registry.clone();
+            }
             *agent.tools_mut() = registry;
         }
     }
@@ -185,7 +190,7 @@ pub(super) async fn actor(
                 task.refresh_tools(&mut agent).await;
                 // Memory saved since the last prompt reaches the model in this message, not by
                 // changing the system prompt (whose cached prefix holds).
-                let notes = std::mem::take(&mut task.lock().memory_notes);
+                let notes = std::mem::take(&mut task.lock().pending_notes);
                 if !notes.is_empty() {
                     input.content.push(octo_agent::ContentBlock::text(format!(
                         "<memory-update>\n{}\n</memory-update>",
@@ -221,6 +226,13 @@ pub(super) async fn actor(
                             s.usage += *usage;
                             s.context_tokens =
                                 usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+                        }
+                        AgentEvent::ToolUpdate { kind, data, .. }
+                            if kind == crate::subagents::USAGE_UPDATE =>
+                        {
+                            if let Ok(u) = serde_json::from_value::<octo_agent::Usage>(data.clone()) {
+                                task.lock().usage += u;
+                            }
                         }
                         AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
                             if let Ok(todos) = serde_json::from_value::<Vec<octo_tools::Todo>>(data.clone()) {

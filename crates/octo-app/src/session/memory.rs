@@ -33,7 +33,7 @@ impl Session {
     pub fn remember(&self, text: &str) -> Result<String, String> {
         let memory = self.memory().ok_or("this session has no memory")?;
         let line = crate::memory::remember(memory, text)?;
-        self.lock().memory_notes.push(format!("The user asked you to remember: {}", text.trim()));
+        self.lock().pending_notes.push(format!("The user asked you to remember: {}", text.trim()));
         Ok(line)
     }
 

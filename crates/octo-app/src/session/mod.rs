@@ -170,9 +170,10 @@ struct Shared {
     todos: Vec<octo_tools::Todo>,
     /// The tools the model has now.
     tool_names: Vec<String>,
-    /// What changed in memory since the last prompt (`/remember`), told to the model with the
-    /// next one rather than by changing the system prompt.
-    memory_notes: Vec<String>,
+    /// What happened since the last prompt that the model should hear of (`/remember`, a
+    /// background sub-agent finishing), told with the next one rather than by changing the
+    /// system prompt.
+    pending_notes: Vec<String>,
     /// The model the session talks to now (for one-off requests such as a dream).
     sender: Option<Arc<dyn Sender>>,
 }
@@ -221,6 +222,13 @@ struct Setup {
     memory: Option<Arc<octo_memory::Memory>>,
     /// The configured lite model, for side requests (a dream).
     lite: Option<Arc<dyn Sender>>,
+    /// Sub-agents.
+    spawner: Option<Arc<crate::subagents::Spawner>>,
+    /// The parent's tools as the spawner lends them to children (updated when they change).
+    lent_tools: Option<Arc<std::sync::RwLock<ToolRegistry>>>,
+    /// Filled with the session's shared state once its task starts (the spawner reads the
+    /// current model and leaves notes through it).
+    shared_cell: Option<Arc<std::sync::OnceLock<Arc<Mutex<Shared>>>>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -247,14 +255,20 @@ impl Session {
             env("HOME").or_else(|| env("USERPROFILE")).filter(|v| !v.is_empty()).map(PathBuf::from);
         let skill_roots = crate::skills::roots(&home, &workspace, user_home.as_deref());
         let memory = Arc::new(crate::memory::open(&home, &workspace));
+        let agent_roots = crate::subagents::roots(&home, &workspace, user_home.as_deref());
         let discovery = {
             let roots = skill_roots.clone();
             let memory = Arc::clone(&memory);
             let tools = !options.no_tools;
+            let agent_roots = agent_roots.clone();
             std::thread::Builder::new()
                 .name("octo-skills".into())
                 .spawn(move || {
-                    (crate::skills::discover(&roots), crate::memory::prompt_section(&memory, tools))
+                    (
+                        crate::skills::discover(&roots),
+                        crate::memory::prompt_section(&memory, tools),
+                        octo_skills::Agents::discover(crate::subagents::builtin(), &agent_roots),
+                    )
                 })
                 .ok()
         };
@@ -272,15 +286,17 @@ impl Session {
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
         // Skills and commands: read once per session, so the listing (and the request prefix)
         // stays byte-stable; `/skills reload` reads them again.
-        let ((catalog, skill_notes), (memory_text, memory_notes)) =
+        let ((catalog, skill_notes), (memory_text, memory_notes), (agent_types, agent_notes)) =
             match discovery.map(std::thread::JoinHandle::join) {
                 Some(Ok(found)) => found,
                 _ => (
                     crate::skills::discover(&skill_roots),
                     crate::memory::prompt_section(&memory, !options.no_tools),
+                    octo_skills::Agents::discover(crate::subagents::builtin(), &agent_roots),
                 ),
             };
         notes.extend(memory_notes);
+        notes.extend(agent_notes);
         notes.extend(skill_notes);
         let env_info = Environment::detect(&workspace, &resolved.label());
         let mut parts = PromptParts {
@@ -304,6 +320,15 @@ impl Session {
                 .with_read_roots(vec![run_output.clone()])
                 .with_protected(prompt_sources),
         );
+        let mut lite = None;
+        if let Some(l) = &config.lite_model {
+            let r = resolve(&config, Some(&l.value), store, env)?;
+            lite = Some(build_sender(&r, http.clone())?);
+        }
+        let session_id = Arc::new(Mutex::new(None));
+        let shared_cell: Arc<std::sync::OnceLock<Arc<Mutex<Shared>>>> = Arc::new(std::sync::OnceLock::new());
+        let lent_tools = Arc::new(std::sync::RwLock::new(ToolRegistry::new()));
+        let mut spawner = None;
         let mut shells = None;
         let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
         let mut mcp = None;
@@ -331,6 +356,43 @@ impl Session {
                 mcp = Some(hub);
             }
             sources.push(Arc::new(octo_memory::tools(Arc::clone(&memory), crate::memory::tool_env())));
+            let s = Arc::new(crate::subagents::Spawner::new(crate::subagents::SpawnerParts {
+                limits: config.subagents,
+                models: crate::subagents::models(
+                    &agent_types,
+                    &config,
+                    lite.as_ref(),
+                    store,
+                    env,
+                    &http,
+                    &mut notes,
+                ),
+                agents: agent_types,
+                sender: {
+                    let cell = Arc::clone(&shared_cell);
+                    Arc::new(move || cell.get().and_then(|s| s.lock().ok().and_then(|s| s.sender.clone())))
+                },
+                engine: Arc::clone(&engine),
+                tools: Arc::clone(&lent_tools),
+                workspace: workspace.clone(),
+                notify: {
+                    let cell = Arc::clone(&shared_cell);
+                    Arc::new(move |note: String| {
+                        if let Some(s) = cell.get() {
+                            s.lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .pending_notes
+                                .push(note);
+                        }
+                    })
+                },
+                sidechains: Some(crate::subagents::Sidechains {
+                    dir: home.sessions(),
+                    parent: Arc::clone(&session_id),
+                }),
+            }));
+            sources.push(Arc::new(crate::subagents::tools(Arc::clone(&s), 0)));
+            spawner = Some(s);
             let activation = Arc::new(crate::skills::EngineActivation(Arc::clone(&engine)));
             sources.push(Arc::new(octo_skills::SkillSource::new(Arc::clone(&skills), Some(activation))));
             let (tools, left_out) = crate::tools::assemble(&sources);
@@ -345,17 +407,13 @@ impl Session {
         })?;
         let tool_names: Vec<String> = tools.names().map(str::to_owned).collect();
         let registry = tools.clone();
-        let session_id = Arc::new(Mutex::new(None));
+        *lent_tools.write().unwrap_or_else(std::sync::PoisonError::into_inner) = tools.clone();
         let Resumed { persist, history, unanswered } =
             persistence(&config, &options, &workspace, &resolved, &session_id, &mut notes)?;
         let mut builder = Agent::builder(Arc::clone(&sender))
             .archiver(Arc::new(crate::persist::FileArchiver { dir: home.folded() }));
-        let mut lite = None;
-        if let Some(l) = &config.lite_model {
-            let r = resolve(&config, Some(&l.value), store, env)?;
-            let s = build_sender(&r, http.clone())?;
-            builder = builder.compaction_sender(Arc::clone(&s));
-            lite = Some(s);
+        if let Some(l) = &lite {
+            builder = builder.compaction_sender(Arc::clone(l));
         }
         let mut agent = builder
             .history(history)
@@ -392,6 +450,9 @@ impl Session {
             prompt: Some((home, env_info, parts)),
             memory: Some(memory),
             lite,
+            spawner,
+            lent_tools: Some(lent_tools),
+            shared_cell: Some(shared_cell),
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -431,9 +492,12 @@ impl Session {
             context_tokens: 0,
             todos: Vec::new(),
             tool_names: setup.tool_names.clone(),
-            memory_notes: Vec::new(),
+            pending_notes: Vec::new(),
             sender: Some(Arc::clone(agent.sender())),
         }));
+        if let Some(cell) = &setup.shared_cell {
+            let _ = cell.set(Arc::clone(&shared));
+        }
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
         let startup_wait =
             setup.config.as_ref().map_or(std::time::Duration::from_secs(5), |c| c.mcp_startup_wait);
@@ -444,6 +508,7 @@ impl Session {
             persist: setup.persist.take(),
             titles: titles_tx,
             engine: Arc::clone(&engine),
+            lent_tools: setup.lent_tools.clone(),
             tools: actor::Tools {
                 sources: std::mem::take(&mut setup.sources),
                 mcp: setup.mcp.clone(),
@@ -665,6 +730,9 @@ impl Session {
         if let Some(hub) = &self.setup.mcp {
             hub.shutdown();
         }
+        if let Some(s) = &self.setup.spawner {
+            s.cancel_all();
+        }
         self.setup.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default()
     }
 
@@ -703,6 +771,11 @@ impl Session {
     /// between turns).
     pub fn tool_names(&self) -> Vec<String> {
         self.lock().tool_names.clone()
+    }
+
+    /// The sub-agent spawner: agent types and the children so far (`/agents`).
+    pub fn subagents(&self) -> Option<&Arc<crate::subagents::Spawner>> {
+        self.setup.spawner.as_ref()
     }
 
     /// The session's MCP servers, as they are now.

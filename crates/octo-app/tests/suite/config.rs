@@ -293,3 +293,22 @@ fn shell_env_is_the_users_to_widen_and_a_projects_only_to_narrow() {
     let err = load(&bad, &[], &Overrides::default()).unwrap_err().to_string();
     assert!(err.contains("inherit") && err.contains("all, core or none"), "{err}");
 }
+
+#[test]
+fn subagent_limits_default_validate_and_projects_only_lower_them() {
+    let d = dirs(None, None);
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    assert_eq!((c.subagents.max_depth, c.subagents.max_running, c.subagents.max_turns), (1, 4, 30));
+    let d = dirs(
+        Some("[subagents]\nmax_running = 8\nmax_depth = 2\n"),
+        Some("[subagents]\nmax_running = 2\nmax_depth = 5\n"),
+    );
+    let c = load(&d, &[], &Overrides::default()).unwrap();
+    assert_eq!((c.subagents.max_depth, c.subagents.max_running), (2, 2));
+    assert!(c.warnings.iter().any(|w| w.contains("max_depth = 5 is ignored")), "{:?}", c.warnings);
+    let d = dirs(Some("[subagents]\nmax_turns = 0\n"), None);
+    let e = load(&d, &[], &Overrides::default()).unwrap_err().to_string();
+    assert!(e.contains("max_turns must be at least 1"), "{e}");
+    let d = dirs(Some("[subagents]\nmax_kids = 3\n"), None);
+    assert!(load(&d, &[], &Overrides::default()).unwrap_err().to_string().contains("max_kids"));
+}

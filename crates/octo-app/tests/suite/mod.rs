@@ -6,3 +6,4 @@ mod launcher;
 mod memory;
 mod session;
 mod skills;
+mod subagents;

@@ -1,0 +1,343 @@
+//! One child agent: its permission gate (the parent's engine, narrowed), its tools (the parent's,
+//! filtered by its type), and its run — approvals forwarded to the parent's front end, progress
+//! reported as tool updates, the outcome turned into a result.
+
+use super::Spawner;
+use crate::permissions::{PermissionEngine, Scope};
+use futures_util::StreamExt;
+use octo_agent::{
+    Agent, AgentEvent, ApprovalDecision, CancellationToken, DenyKind, Message, PermissionDecision,
+    PermissionGate, PermissionQuery, ToolContext, ToolRegistry, TurnEndReason, Usage,
+};
+use octo_skills::AgentDef;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Where a child is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildState {
+    /// Still working.
+    Running,
+    /// Finished with an answer.
+    Done(String),
+    /// Ended without one (the reason).
+    Failed(String),
+}
+
+/// A snapshot of a child, for `/agents` and `task_status`.
+#[derive(Debug, Clone)]
+pub struct ChildInfo {
+    /// `explore-1`.
+    pub id: String,
+    /// Its type.
+    pub agent: String,
+    /// The short description it was given.
+    pub description: String,
+    /// Whether it runs in the background.
+    pub background: bool,
+    /// Tool calls so far.
+    pub tool_calls: u32,
+    /// Where it is.
+    pub state: ChildState,
+    /// Seconds since it started (or how long it ran).
+    pub seconds: f64,
+}
+
+pub(crate) struct Child {
+    pub id: String,
+    pub agent: String,
+    pub description: String,
+    pub background: bool,
+    pub cancel: CancellationToken,
+    started: Instant,
+    progress: Mutex<(u32, ChildState, Option<f64>)>,
+}
+
+impl Child {
+    pub fn new(
+        id: String,
+        agent: &str,
+        description: &str,
+        background: bool,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            id,
+            agent: agent.to_owned(),
+            description: description.to_owned(),
+            background,
+            cancel,
+            started: Instant::now(),
+            progress: Mutex::new((0, ChildState::Running, None)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u32, ChildState, Option<f64>)> {
+        self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn info(&self) -> ChildInfo {
+        let p = self.lock();
+        ChildInfo {
+            id: self.id.clone(),
+            agent: self.agent.clone(),
+            description: self.description.clone(),
+            background: self.background,
+            tool_calls: p.0,
+            state: p.1.clone(),
+            seconds: p.2.unwrap_or_else(|| self.started.elapsed().as_secs_f64()),
+        }
+    }
+
+    pub fn finish(&self, state: ChildState) {
+        let mut p = self.lock();
+        p.1 = state;
+        p.2 = Some(self.started.elapsed().as_secs_f64());
+    }
+
+    fn count_call(&self) -> u32 {
+        let mut p = self.lock();
+        p.0 += 1;
+        p.0
+    }
+}
+
+/// The parent's engine with the child's narrowing: its type's tool list (a scope) and a plan mode
+/// of its own. Never wider than the parent: every call still goes through the parent's check.
+struct ChildGate {
+    engine: Arc<PermissionEngine>,
+    scope: Option<Scope>,
+    plan: bool,
+}
+
+impl PermissionGate for ChildGate {
+    fn check(&self, q: &PermissionQuery<'_>) -> PermissionDecision {
+        if self.plan && !q.meta.read_only {
+            return PermissionDecision::Deny {
+                message: format!(
+                    "this sub-agent runs in plan mode: only read-only tools may run, so `{}` was not run",
+                    q.tool
+                ),
+                kind: DenyKind::PlanMode,
+            };
+        }
+        self.engine.check_within(q, self.scope.as_ref())
+    }
+
+    fn remember(&self, q: &PermissionQuery<'_>, decision: &ApprovalDecision) {
+        self.engine.remember(q, decision);
+    }
+}
+
+/// The tools a child of type `def` gets from the parent's, and the notes about names its file
+/// gives that octo lacks. `nested` keeps the task tools (the depth limit allows one more level).
+pub(crate) fn child_tools(
+    def: &AgentDef,
+    parent: &ToolRegistry,
+) -> (ToolRegistry, Option<Scope>, Vec<String>) {
+    let mut notes = Vec::new();
+    let read_only = def.tools.as_deref() == Some(&["@read-only".to_owned()][..]);
+    let (allowed, scope): (Option<Vec<String>>, Option<Scope>) = match &def.tools {
+        Some(_) if read_only => (None, None),
+        Some(list) => {
+            let mut names = Vec::new();
+            for entry in list {
+                match octo_tools::claude::rules_for(entry) {
+                    Ok(rules) => {
+                        names.extend(rules.iter().map(|r| r.split('(').next().unwrap_or(r).to_owned()));
+                    }
+                    Err(e) => notes.push(format!("agent `{}`: tools {e}; it is left out", def.name)),
+                }
+            }
+            let (scope, more) = Scope::from_allowed_tools(&format!("the agent `{}`", def.name), list);
+            notes.extend(more);
+            (Some(names), Some(scope))
+        }
+        None => (None, None),
+    };
+    let denied: Vec<String> = def
+        .disallowed_tools
+        .iter()
+        .filter_map(|e| octo_tools::claude::rules_for(e).ok())
+        .flatten()
+        .map(|r| r.split('(').next().unwrap_or(&r).to_owned())
+        .collect();
+    let mut out = ToolRegistry::new();
+    for (name, exec) in parent.names().zip(parent.executors()) {
+        let keep = if super::TASK_TOOLS.contains(&name) {
+            // A child's own task tools are added by `build` (one level deeper) when allowed.
+            false
+        } else {
+            let meta_ok = !read_only || parent.meta(name).is_some_and(|m| m.read_only);
+            meta_ok
+                && allowed.as_ref().is_none_or(|a| a.iter().any(|t| t == name))
+                && !denied.iter().any(|t| t == name)
+        };
+        if keep {
+            out.register(Arc::clone(exec));
+        }
+    }
+    (out, scope, notes)
+}
+
+/// What a child's run came to.
+pub(crate) struct Outcome {
+    pub result: Result<String, String>,
+    pub usage: Usage,
+    pub tool_calls: u32,
+    pub history: Vec<Message>,
+}
+
+/// Builds the child's agent.
+pub(crate) fn build(
+    spawner: &Arc<Spawner>,
+    def: &AgentDef,
+    sender: Arc<dyn octo_agent::Sender>,
+    depth: u32,
+) -> (Agent, Vec<String>) {
+    let parent = spawner.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let nested = depth + 1 < spawner.limits.max_depth;
+    let (mut tools, scope, notes) = child_tools(def, &parent);
+    if nested {
+        for exec in octo_agent::ToolSource::tools(&super::tools(Arc::clone(spawner), depth + 1)) {
+            tools.register(exec);
+        }
+    }
+    let plan = def.permission_mode.as_deref().is_some_and(|m| m.eq_ignore_ascii_case("plan"));
+    let gate = Arc::new(ChildGate { engine: Arc::clone(&spawner.engine), scope, plan });
+    let turns = def.max_turns.map_or(spawner.limits.max_turns, |t| t.min(spawner.limits.max_turns));
+    let prompt = format!(
+        "{}\n\n# Environment\n- Working directory: {}\n- You are a sub-agent: your final answer goes back to the agent that started you.",
+        def.prompt.trim(),
+        spawner.workspace.display()
+    );
+    let agent = Agent::builder(sender)
+        .tools(tools)
+        .permission_gate(gate)
+        .system_prompt(prompt)
+        .cwd(spawner.workspace.clone())
+        .max_turns(turns)
+        .build();
+    (agent, notes)
+}
+
+/// Runs the child to the end of its one turn. With a parent context, approvals and questions go
+/// to the parent's front end (labelled with the child's id) and progress is reported there;
+/// without one (a background child after its parent's turn), approvals are denied.
+pub(crate) async fn run(
+    mut agent: Agent,
+    child: Arc<Child>,
+    prompt: String,
+    ctx: Option<ToolContext>,
+) -> Outcome {
+    let broker = agent.approvals();
+    let cancel = child.cancel.clone();
+    let mut usage = Usage::default();
+    let mut error = None;
+    let mut reason = TurnEndReason::Failed;
+    let update = |ctx: &Option<ToolContext>, data: serde_json::Value| {
+        if let Some(c) = ctx {
+            c.emit_update(super::PROGRESS_UPDATE, data);
+        }
+    };
+    update(
+        &ctx,
+        json!({"id": child.id, "agent": child.agent, "event": "start", "description": child.description}),
+    );
+    {
+        let input = Message::user(prompt);
+        let mut stream = if ctx.is_some() {
+            agent.turn_stream(input, cancel.clone())
+        } else {
+            agent.turn_stream_unattended(input, cancel.clone())
+        };
+        while let Some(ev) = stream.next().await {
+            match ev {
+                AgentEvent::ApprovalRequired { approval_id, mut request } => {
+                    let decision = match &ctx {
+                        Some(c) => {
+                            request.summary = format!("[sub-agent {}] {}", child.id, request.summary);
+                            c.ask_approval(request).await.0
+                        }
+                        None => ApprovalDecision::Deny {
+                            message: Some("nobody can approve a background sub-agent's calls".into()),
+                        },
+                    };
+                    let _ = broker.resolve(&approval_id, decision);
+                }
+                AgentEvent::QuestionAsked { question_id, question, options, .. } => {
+                    let answer = match &ctx {
+                        Some(c) => {
+                            c.ask_user(&format!("[sub-agent {}] {question}", child.id), &options).await
+                        }
+                        None => None,
+                    };
+                    let _ = broker.answer(&question_id, answer.unwrap_or_default());
+                }
+                AgentEvent::ToolCallStart { name, summary, .. } => {
+                    let n = child.count_call();
+                    update(
+                        &ctx,
+                        json!({"id": child.id, "agent": child.agent, "event": "tool", "tool": name, "summary": summary, "tool_calls": n}),
+                    );
+                }
+                AgentEvent::Usage { usage: u } => {
+                    usage += u;
+                    if let Some(c) = &ctx {
+                        c.emit_update(super::USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default());
+                    }
+                }
+                AgentEvent::Error { message, .. } => error = Some(message),
+                AgentEvent::TurnEnd { reason: r, .. } => reason = r,
+                _ => {}
+            }
+        }
+    }
+    let history = agent.history().to_vec();
+    let last = history
+        .iter()
+        .rev()
+        .find(|m| m.role == octo_agent::Role::Assistant)
+        .map(Message::text)
+        .unwrap_or_default();
+    let turns = agent.config().max_turns;
+    let result = match reason {
+        TurnEndReason::Completed if !last.trim().is_empty() => Ok(last),
+        TurnEndReason::Completed => Err("the sub-agent finished without an answer".to_owned()),
+        TurnEndReason::MaxTurns => Err(format!(
+            "the sub-agent stopped at its turn cap ({turns} model requests) before finishing{}",
+            if last.trim().is_empty() { String::new() } else { format!("; its last words: {}", last.trim()) }
+        )),
+        TurnEndReason::Cancelled => Err("the sub-agent was cancelled".to_owned()),
+        TurnEndReason::LoopDetected => {
+            Err("the sub-agent kept repeating the same calls and was stopped".to_owned())
+        }
+        TurnEndReason::Failed => {
+            Err(format!("the sub-agent failed: {}", error.unwrap_or_else(|| "unknown error".into())))
+        }
+    };
+    let tool_calls = child.info().tool_calls;
+    update(
+        &ctx,
+        json!({"id": child.id, "agent": child.agent, "event": "end", "ok": result.is_ok(), "tool_calls": tool_calls}),
+    );
+    Outcome { result, usage, tool_calls, history }
+}
+
+/// Saves a child's history as JSON lines beside its parent session (when the parent is saved).
+pub(crate) fn save_sidechain(spawner: &Spawner, id: &str, history: &[Message]) -> Option<std::path::PathBuf> {
+    let s = spawner.sidechains.as_ref()?;
+    let parent = s.parent.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
+    let dir = s.dir.join("sidechains").join(parent);
+    octo_session::private::create_dir(&dir).ok()?;
+    let path = dir.join(format!("{id}.jsonl"));
+    let mut text = String::new();
+    for m in history {
+        text.push_str(&serde_json::to_string(m).ok()?);
+        text.push('\n');
+    }
+    let mut f = octo_session::private::create_new(&path).ok()?;
+    std::io::Write::write_all(&mut f, text.as_bytes()).ok()?;
+    Some(path)
+}

@@ -1,0 +1,150 @@
+//! Agent definitions for sub-agents, in Claude Code's format: `<dir>/<name>.md` with frontmatter
+//! (`name`, `description`, and where present `tools`, `disallowed-tools`, `model`,
+//! `permission-mode`, `max-turns`) and the agent's instructions as the body.
+
+use crate::frontmatter;
+use crate::skill::read_limited;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A sub-agent type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDef {
+    /// What the `task` tool's `subagent_type` names.
+    pub name: String,
+    /// When to use it (listed in the `task` tool's description).
+    pub description: String,
+    /// The tools it may use, as written (`None`: every tool the parent lends).
+    pub tools: Option<Vec<String>>,
+    /// Tools it may not use, as written.
+    pub disallowed_tools: Vec<String>,
+    /// The model, as written (`endpoint:model`, a model of the parent's endpoint, or `lite`).
+    pub model: Option<String>,
+    /// A permission mode, as written (it can only narrow the parent's).
+    pub permission_mode: Option<String>,
+    /// Its turn cap.
+    pub max_turns: Option<u32>,
+    /// Its instructions (the system prompt it runs with).
+    pub prompt: String,
+    /// Where it is (`None` for built-in types).
+    pub file: Option<PathBuf>,
+    /// Where it was found (`~/.claude/agents`, `built-in`).
+    pub source: String,
+}
+
+/// Every agent type, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Agents {
+    entries: BTreeMap<String, AgentDef>,
+}
+
+impl Agents {
+    /// `builtin` first, then the files in `dirs` (each `(folder, label)`), in order: a later one
+    /// replaces an earlier one of the same name (with a notice). Bad files are skipped with a
+    /// notice naming the file and the reason.
+    pub fn discover(builtin: Vec<AgentDef>, dirs: &[(PathBuf, String)]) -> (Self, Vec<String>) {
+        let mut entries: BTreeMap<String, AgentDef> =
+            builtin.into_iter().map(|a| (a.name.clone(), a)).collect();
+        let mut notices = Vec::new();
+        for (dir, label) in dirs {
+            let Ok(rd) = std::fs::read_dir(dir) else { continue };
+            let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for path in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "md")) {
+                match load(&path, label) {
+                    Ok(def) => {
+                        if let Some(old) = entries.get(&def.name) {
+                            notices.push(format!(
+                                "the agent `{}` in {} replaces the one from {}",
+                                def.name,
+                                path.display(),
+                                old.file
+                                    .as_ref()
+                                    .map_or_else(|| old.source.clone(), |f| f.display().to_string())
+                            ));
+                        }
+                        entries.insert(def.name.clone(), def);
+                    }
+                    Err(why) => notices.push(format!("skipped the agent {}: {why}", path.display())),
+                }
+            }
+        }
+        (Self { entries }, notices)
+    }
+
+    /// The type called `name`.
+    pub fn get(&self, name: &str) -> Option<&AgentDef> {
+        self.entries.get(name)
+    }
+
+    /// Every type, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &AgentDef> {
+        self.entries.values()
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.keys().map(String::as_str).collect()
+    }
+}
+
+fn load(path: &Path, label: &str) -> Result<AgentDef, String> {
+    let text = read_limited(path)?;
+    let split = frontmatter::split(&text)?;
+    let yaml =
+        split.yaml.ok_or("it has no frontmatter (a `---` block with `name` and `description` at the top)")?;
+    let value: yaml_serde::Value =
+        yaml_serde::from_str(yaml).map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
+    let front = frontmatter::parse(yaml)?;
+    let name = front.name.ok_or("its frontmatter has no `name`")?;
+    let description =
+        front.description.filter(|d| !d.is_empty()).ok_or("its frontmatter has no `description`")?;
+    if name.is_empty()
+        || name.len() > 64
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!("its name `{name}` is not a valid agent name (letters, digits, `-`, `_`)"));
+    }
+    let list = |key: &str| -> Result<Option<Vec<String>>, String> {
+        match value.get(key) {
+            None | Some(yaml_serde::Value::Null) => Ok(None),
+            Some(yaml_serde::Value::String(s)) => Ok(Some(frontmatter::split_tools(s))),
+            Some(yaml_serde::Value::Sequence(items)) => items
+                .iter()
+                .map(|i| {
+                    i.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| format!("`{key}` must be a list of tool names"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(format!("`{key}` must be a tool list (`Read, Grep, Bash`)")),
+        }
+    };
+    let text_field =
+        |key: &str| value.get(key).and_then(yaml_serde::Value::as_str).map(|s| s.trim().to_owned());
+    let max_turns = match value.get("max-turns").or_else(|| value.get("maxTurns")) {
+        None | Some(yaml_serde::Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n > 0)
+                .ok_or("`max-turns` must be a whole number of at least 1")?,
+        ),
+    };
+    Ok(AgentDef {
+        name,
+        description,
+        tools: list("tools")?,
+        disallowed_tools: match list("disallowed-tools")? {
+            Some(l) => l,
+            None => list("disallowedTools")?.unwrap_or_default(),
+        },
+        model: front.model,
+        permission_mode: text_field("permission-mode").or_else(|| text_field("permissionMode")),
+        max_turns,
+        prompt: split.body.trim().to_owned(),
+        file: Some(path.to_path_buf()),
+        source: label.to_owned(),
+    })
+}
