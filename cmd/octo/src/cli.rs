@@ -82,6 +82,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_save: bool,
 
+    /// Append every event of the session to ~/.octo/logs/<session>.jsonl (credentials redacted;
+    /// also `log_events = true` in the config).
+    #[arg(long)]
+    pub log_events: bool,
+
     /// Plain chat: send no tools to the model.
     #[arg(long)]
     pub no_tools: bool,

@@ -128,6 +128,23 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
+    // Hooks: a bad matcher or an unknown event is a warning at load; a settings file that is not
+    // JSON a notice.
+    let ws = launcher.workspace(cli.workspace.as_deref())?;
+    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let (hooks, hook_notes) = octo_app::hooks::load(&config, &ws, user_home.as_deref());
+    let hook_warnings: Vec<&String> =
+        config.warnings.iter().filter(|w| w.contains("hooks")).chain(hook_notes.iter()).collect();
+    if hook_warnings.is_empty() {
+        line(
+            true,
+            format!("hooks: {} configured, valid", hooks.iter().map(|(_, m)| m.hooks.len()).sum::<usize>()),
+        );
+    } else {
+        for w in hook_warnings {
+            line(false, format!("hooks: {w}"));
+        }
+    }
     match octo_app::tools::check_rules(&config.rules, launcher.home()) {
         Ok(()) => line(true, "permission rules: valid".to_owned()),
         Err(e) => line(false, format!("permission rules: {e}")),

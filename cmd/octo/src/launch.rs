@@ -41,6 +41,7 @@ pub fn launch_of(cli: &Cli, unattended: bool, resume: Option<String>) -> Launch 
             unattended,
             no_stream: cli.no_stream,
             save: !cli.no_save,
+            log_events: cli.log_events,
             model_titles: !unattended,
             max_attempts: std::env::var("OCTO_MAX_ATTEMPTS").ok().and_then(|v| v.parse().ok()),
             ..SessionOptions::default()

@@ -1,4 +1,4 @@
-//! `make bench`: what starting a sub-agent costs octo itself. Three kinds of turn against a local
+//! `make bench`: what starting a sub-agent, and running a PreToolUse hook, cost octo itself. Three kinds of turn against a local
 //! mock model: one answer (one request), a plain tool call (two requests), a `task` call whose
 //! child answers at once (three requests). The child's overhead is what the task turn costs
 //! beyond the tool turn and one more request.
@@ -17,7 +17,7 @@ fn env(k: &str) -> Option<String> {
     (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
 }
 
-async fn median(runs: usize, replies: impl Fn() -> Vec<Scripted>) -> Duration {
+async fn median(runs: usize, extra: &str, replies: impl Fn() -> Vec<Scripted>) -> Duration {
     let tmp = tempfile::tempdir().unwrap();
     let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
     std::fs::create_dir_all(&home).unwrap();
@@ -26,7 +26,7 @@ async fn median(runs: usize, replies: impl Fn() -> Vec<Scripted>) -> Duration {
     llm.script_anthropic((0..runs + 2).flat_map(|_| replies())).await;
     std::fs::write(
         home.join("config.toml"),
-        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n{extra}", llm.uri()),
     )
     .unwrap();
     let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
@@ -56,11 +56,11 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let runs = 40;
     let answer = || Scripted::sse(Reply::new().text("Done.").sse());
-    let one = rt.block_on(median(runs, || vec![answer()]));
-    let tool = rt.block_on(median(runs, || {
+    let one = rt.block_on(median(runs, "", || vec![answer()]));
+    let tool = rt.block_on(median(runs, "", || {
         vec![Scripted::sse(Reply::new().tool_use("t", "list_dir", json!({"path": "."})).sse()), answer()]
     }));
-    let task = rt.block_on(median(runs, || {
+    let task = rt.block_on(median(runs, "", || {
         vec![
             Scripted::sse(
                 Reply::new()
@@ -75,7 +75,17 @@ fn main() {
             answer(),
         ]
     }));
+    // A PreToolUse hook that does nothing (`true`), against the same tool turn without it.
+    let hooked = rt.block_on(median(runs, "[[hooks.PreToolUse]]\ncommand = \"true\"\n", || {
+        vec![Scripted::sse(Reply::new().tool_use("t", "list_dir", json!({"path": "."})).sse()), answer()]
+    }));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "hooks: a tool call turn {:.2} ms with a PreToolUse hook that does nothing (`true`), {:.2} ms without ({:+.2} ms per call)",
+        ms(hooked),
+        ms(tool),
+        ms(hooked) - ms(tool)
+    );
     println!(
         "sub-agent: one answer {:.2} ms, tool call turn {:.2} ms, task turn {:.2} ms; a child costs octo {:+.2} ms beyond its model request",
         ms(one),

@@ -289,6 +289,34 @@ pub struct SubagentsConfig {
     pub max_turns: Option<u32>,
 }
 
+/// One `[[hooks.<Event>]]` table: a matcher and a command (or Claude Code's `hooks` list).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookToml {
+    /// A regular expression over the tool name (or `*`; empty: every call).
+    pub matcher: Option<String>,
+    /// The shell command.
+    pub command: Option<String>,
+    /// Seconds it may run (default 60).
+    pub timeout: Option<f64>,
+    /// Commands as Claude Code lists them (`{ type = "command", command = "…" }`).
+    #[serde(default)]
+    pub hooks: Vec<HookCommandToml>,
+}
+
+/// A command in a [`HookToml`]'s `hooks` list.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookCommandToml {
+    /// `command` (the only kind).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// The shell command.
+    pub command: String,
+    /// Seconds it may run.
+    pub timeout: Option<f64>,
+}
+
 /// The limits sub-agents run under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SubagentLimits {
@@ -346,6 +374,11 @@ pub struct FileConfig {
     /// Sub-agent limits.
     #[serde(default)]
     pub subagents: SubagentsConfig,
+    /// Hooks by event.
+    #[serde(default)]
+    pub hooks: BTreeMap<String, Vec<HookToml>>,
+    /// Append every event of a session to `logs/<session>.jsonl` in octo's home.
+    pub log_events: Option<bool>,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -439,6 +472,10 @@ pub struct Config {
     pub mcp_startup_wait: std::time::Duration,
     /// Sub-agent limits (a project may lower them, not raise them).
     pub subagents: SubagentLimits,
+    /// Hooks from the config files (`settings.json` hooks are added by the session).
+    pub hooks: octo_hooks::HookSet,
+    /// Whether every event is logged.
+    pub log_events: bool,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -491,6 +528,8 @@ impl Config {
             mcp_servers: Vec::new(),
             mcp_startup_wait: std::time::Duration::from_secs(5),
             subagents: SubagentLimits::default(),
+            hooks: octo_hooks::HookSet::default(),
+            log_events: false,
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -594,6 +633,10 @@ impl Config {
             self.mcp_startup_wait = std::time::Duration::from_secs_f64(w.min(600.0));
         }
         self.apply_subagents(&f.subagents, is_project, &desc)?;
+        self.apply_hooks(&f.hooks, is_project, &desc);
+        if let Some(l) = f.log_events {
+            self.log_events = l;
+        }
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(
@@ -611,6 +654,46 @@ impl Config {
 
     /// A project may only hide more variables; what commands inherit, keep or are given is the
     /// user's choice.
+    /// `[[hooks.<Event>]]`: an unknown event, a table without a command or a matcher that is not
+    /// a regular expression is a warning naming it, and that hook is skipped.
+    fn apply_hooks(&mut self, hooks: &BTreeMap<String, Vec<HookToml>>, is_project: bool, desc: &str) {
+        for (name, tables) in hooks {
+            let Some(event) = octo_hooks::Event::parse(name) else {
+                self.warnings
+                    .push(format!("{desc}: [[hooks.{name}]]: `{name}` is not a hook event; skipped"));
+                continue;
+            };
+            for t in tables {
+                let secs = |t: Option<f64>| {
+                    t.filter(|t| t.is_finite() && *t > 0.0).map_or(octo_hooks::config::DEFAULT_TIMEOUT, |t| {
+                        std::time::Duration::from_secs_f64(t.min(3600.0))
+                    })
+                };
+                let mut cmds: Vec<octo_hooks::Hook> = t
+                    .hooks
+                    .iter()
+                    .filter(|h| {
+                        h.kind.as_deref().is_none_or(|k| k == "command") && !h.command.trim().is_empty()
+                    })
+                    .map(|h| octo_hooks::Hook { command: h.command.clone(), timeout: secs(h.timeout) })
+                    .collect();
+                if let Some(c) = t.command.as_deref().filter(|c| !c.trim().is_empty()) {
+                    cmds.push(octo_hooks::Hook { command: c.to_owned(), timeout: secs(t.timeout) });
+                }
+                if cmds.is_empty() {
+                    self.warnings.push(format!("{desc}: a [[hooks.{name}]] table has no command; skipped"));
+                    continue;
+                }
+                match octo_hooks::Matcher::new(t.matcher.as_deref().unwrap_or(""), cmds, desc, is_project) {
+                    Ok(m) => self.hooks.add(event, m),
+                    Err(e) => {
+                        self.warnings.push(format!("{desc}: [[hooks.{name}]]: {e}; that hook is skipped"));
+                    }
+                }
+            }
+        }
+    }
+
     /// `[subagents]`: each limit at least 1; a project's may only lower the user's.
     fn apply_subagents(
         &mut self,

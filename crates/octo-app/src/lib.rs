@@ -16,6 +16,8 @@
 //! - [`permissions`]: allow / ask / deny rules, modes, and remembered answers, as the agent's
 //!   permission gate; tools are checked by what they declare, never by name.
 //! - [`prompt`]: the system prompt, assembled once per session in a fixed order.
+//! - [`hooks`]: hook files (octo's config, Claude Code's settings.json), trusting a project's,
+//!   the event log.
 //! - [`memory`]: the user's and the workspace's memory: the prompt section, the model's tools,
 //!   `/remember`, the dream.
 //! - [`subagents`]: the `task` tool: child agents of named types, limited, in parallel or in the
@@ -73,6 +75,7 @@ pub mod config;
 pub mod credentials;
 pub mod factory;
 pub mod fold;
+pub mod hooks;
 pub mod mcp;
 pub mod memory;
 /// Where an MCP server is configured.
@@ -112,8 +115,8 @@ pub use octo_tools::trash::Undo;
 pub use octo_tools::{Todo, TodoStatus};
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{
-    DreamPlan, FileUndo, RewindPlan, RewindReport, RunResult, Session, SessionError, SessionOptions, State,
-    Status,
+    DreamPlan, FileUndo, HookInfo, RewindPlan, RewindReport, RunResult, Session, SessionError,
+    SessionOptions, State, Status,
 };
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.

@@ -33,7 +33,7 @@ pub mod private;
 mod store;
 mod writer;
 
-pub use format::{age, civil_from_days, now, Meta, Record, FORMAT_VERSION};
+pub use format::{age, civil_from_days, new_id, now, Meta, Record, FORMAT_VERSION};
 pub use load::Loaded;
 pub use store::{first_lines, title_from_prompt, Found, SessionStore, Summary};
 pub use writer::SessionWriter;

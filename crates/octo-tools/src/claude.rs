@@ -46,9 +46,38 @@ pub fn rules_for(entry: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The names Claude Code gives an octo tool (`terminal` is `Bash`), for matching hook and
+/// settings files written for Claude Code; empty for tools it does not have.
+pub fn claude_names(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "terminal" => &["Bash"],
+        "terminal_output" => &["BashOutput"],
+        "kill_shell" => &["KillShell", "KillBash"],
+        "read_file" => &["Read"],
+        "write_file" => &["Write"],
+        "edit_file" => &["Edit"],
+        "multi_edit" => &["MultiEdit", "Edit"],
+        "glob" => &["Glob"],
+        "grep" => &["Grep"],
+        "list_dir" => &["LS"],
+        "web_fetch" => &["WebFetch"],
+        "web_search" => &["WebSearch"],
+        "todo_write" => &["TodoWrite"],
+        "ask_user" => &["AskUserQuestion"],
+        _ => &[],
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::rules_for;
+    use super::{claude_names, rules_for};
+
+    #[test]
+    fn octo_tools_have_their_claude_code_names() {
+        assert_eq!(claude_names("terminal"), ["Bash"]);
+        assert!(claude_names("multi_edit").contains(&"Edit"));
+        assert!(claude_names("mcp__x__y").is_empty());
+    }
 
     #[test]
     fn claude_code_names_map_to_octo_rules() {

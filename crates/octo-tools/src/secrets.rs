@@ -195,8 +195,23 @@ mod tests {
 /// formats, private keys, and `token = <long value>` assignments. For refusing to store secrets
 /// where they would be read into later prompts (memory).
 pub fn credential_in(text: &str) -> Option<&'static str> {
+    credential_patterns().iter().find(|(r, _)| r.is_match(text)).map(|(_, what)| *what)
+}
+
+/// `text` with every credential [`credential_in`] would find replaced by `[redacted]` (for logs).
+pub fn redact_credentials(text: &str) -> String {
+    let mut out = text.to_owned();
+    for (r, _) in credential_patterns() {
+        if r.is_match(&out) {
+            out = r.replace_all(&out, "[redacted]").into_owned();
+        }
+    }
+    out
+}
+
+fn credential_patterns() -> &'static [(regex::Regex, &'static str)] {
     static PATTERNS: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> = std::sync::OnceLock::new();
-    let patterns = PATTERNS.get_or_init(|| {
+    PATTERNS.get_or_init(|| {
         [
             (r"sk-ant-[A-Za-z0-9_-]{20,}", "an Anthropic API key"),
             (r"\bsk-(proj-)?[A-Za-z0-9_-]{20,}", "an OpenAI-style API key"),
@@ -215,13 +230,12 @@ pub fn credential_in(text: &str) -> Option<&'static str> {
         .into_iter()
         .filter_map(|(p, what)| regex::Regex::new(p).ok().map(|r| (r, what)))
         .collect()
-    });
-    patterns.iter().find(|(r, _)| r.is_match(text)).map(|(_, what)| *what)
+    })
 }
 
 #[cfg(test)]
 mod credential_tests {
-    use super::credential_in;
+    use super::{credential_in, redact_credentials};
 
     #[test]
     fn credentials_are_recognised_and_prose_is_not() {
@@ -232,5 +246,9 @@ mod credential_tests {
         assert!(credential_in("-----BEGIN OPENSSH PRIVATE KEY-----").is_some());
         assert_eq!(credential_in("The user prefers tabs; the API key lives in the keyring."), None);
         assert_eq!(credential_in("token budget is 4096"), None);
+        assert_eq!(
+            redact_credentials(r#"{"command":"curl -H 'x: sk-ant-api03-abcdefghijklmnopqrstuvwx' u"}"#),
+            r#"{"command":"curl -H 'x: [redacted]' u"}"#
+        );
     }
 }

@@ -78,6 +78,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let history = launcher.home().history_file();
     let _ = ed.load_history(&history);
     ed = approve_project_servers(&session, ed).await;
+    ed = trust_project_hooks(&session, ed).await;
     if cli.resume.as_deref() == Some("") {
         ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await?;
     } else {
@@ -227,6 +228,29 @@ async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
         } else {
             out::status(&visible(&format!("  `{}` stays off", s.name)));
         }
+    }
+    ed
+}
+
+/// Asks once whether to run the hooks this project configures (a repository must not run
+/// programs on its own); a yes is remembered for these exact hooks.
+async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
+    let hooks = session.untrusted_hooks();
+    if hooks.is_empty() {
+        return ed;
+    }
+    out::status("octo: this project configures hooks, commands octo would run at its seats:");
+    for h in &hooks {
+        out::status(&visible(&format!("  {h}")));
+    }
+    let (ed, answer) = read_line(ed, "  run them (and remember this for these exact hooks)? [y/N] ").await;
+    if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        match session.trust_hooks() {
+            Ok(()) => out::status("  the project's hooks are on"),
+            Err(e) => out::error(&visible(&e)),
+        }
+    } else {
+        out::status("  the project's hooks stay off (your own hooks still run)");
     }
     ed
 }

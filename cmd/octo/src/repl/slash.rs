@@ -77,6 +77,7 @@ pub(super) const COMMANDS: &[Spec] = &[
     ),
     spec("/dream", "/dream", "consolidate this workspace's memory (shows the diff first)", Takes::Nothing),
     spec("/agents", "/agents", "sub-agent types and the sub-agents of this session", Takes::Nothing),
+    spec("/hooks", "/hooks", "the hooks configured, where from, and whether they run", Takes::Nothing),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
     spec(
@@ -199,6 +200,20 @@ pub(super) fn run(launcher: &Launcher, session: &Session, name: &str, arg: &str)
         }
         "/skills" => skills(session, arg),
         "/agents" => agents(session),
+        "/hooks" => {
+            let hooks = session.hooks();
+            if hooks.is_empty() {
+                out::status("no hooks (add [[hooks.PreToolUse]] tables to ~/.octo/config.toml, or use Claude Code's .claude/settings.json)");
+            }
+            for h in hooks {
+                let matcher = if h.matcher.is_empty() { String::new() } else { format!(" [{}]", h.matcher) };
+                let state = if h.active { "" } else { " · not trusted yet (restart the REPL to be asked)" };
+                out::status(&visible(&format!(
+                    "  {}{matcher}: {} ({}){state}",
+                    h.event, h.command, h.source
+                )));
+            }
+        }
         "/remember" => super::memory::remember(session, arg),
         "/memory" => super::memory::memory(session, arg),
         "/todos" => {

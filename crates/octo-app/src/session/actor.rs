@@ -89,10 +89,75 @@ pub(super) struct Task {
     pub engine: Arc<crate::permissions::PermissionEngine>,
     /// The tools lent to sub-agents, kept equal to the agent's.
     pub lent_tools: Option<Arc<std::sync::RwLock<octo_agent::ToolRegistry>>>,
+    /// The hooks in force.
+    pub hooks: Option<Arc<octo_hooks::HookCell>>,
+    /// Whether SessionStart has run.
+    pub session_started: bool,
+    /// SessionStart's context, until a prompt carries it.
+    pub start_context: Option<String>,
+    /// Whether the session continues a saved one.
+    pub resumed: bool,
+    /// Where every event is logged, when asked.
+    pub event_log: Option<crate::hooks::EventLog>,
     pub tools: Tools,
 }
 
 impl Task {
+    /// SessionStart (before the first prompt) and UserPromptSubmit: context is added to the
+    /// prompt; a refusal is returned (the prompt is not sent).
+    async fn prompt_hooks(&mut self, input: &mut Message) -> Option<String> {
+        let hooks = self.hooks.as_ref()?.get();
+        if !self.session_started {
+            self.session_started = true;
+            if hooks.has(octo_hooks::Event::SessionStart) {
+                let source = if self.resumed { "resume" } else { "startup" };
+                self.start_context = hooks.session_start(source).await;
+            }
+        }
+        let mut added = Vec::new();
+        if hooks.has(octo_hooks::Event::UserPromptSubmit) {
+            match hooks.user_prompt(&input.text()).await {
+                // SessionStart's context waits for the first prompt that is sent.
+                octo_hooks::PromptDecision::Block(reason) => {
+                    return Some(format!("a UserPromptSubmit hook refused this prompt: {reason}"))
+                }
+                octo_hooks::PromptDecision::Proceed(c) => {
+                    added.extend(c.map(|c| ("user-prompt-submit-hook", c)));
+                }
+            }
+        }
+        if let Some(c) = self.start_context.take() {
+            added.insert(0, ("session-start-hook", c));
+        }
+        for (tag, c) in added {
+            input.content.push(octo_agent::ContentBlock::text(format!("<{tag}>\n{c}\n</{tag}>")));
+        }
+        None
+    }
+
+    /// Notification hooks when an approval or a question waits for the user (not awaited).
+    fn notify_hooks(&self, ev: &AgentEvent) {
+        let Some(hooks) = self.hooks.as_ref().map(|h| h.get()) else { return };
+        if !hooks.has(octo_hooks::Event::Notification) {
+            return;
+        }
+        let message = match ev {
+            AgentEvent::ApprovalRequired { request, .. } => {
+                format!("octo needs your permission to use {}: {}", request.tool, request.summary)
+            }
+            AgentEvent::QuestionAsked { question, .. } => format!("octo has a question: {question}"),
+            _ => return,
+        };
+        tokio::spawn(async move { hooks.notification(&message).await });
+    }
+
+    /// Appends `ev` to the event log, when there is one.
+    fn log(&mut self, ev: &AgentEvent) {
+        if let Some(message) = self.event_log.as_mut().and_then(|l| l.write(ev)) {
+            let _ = self.events.send(AgentEvent::Notice { message });
+        }
+    }
+
     /// Before a turn: waits (once, briefly) for sources still starting, reports servers that
     /// failed, and assembles the tools again when a source's changed — so the tool list never
     /// changes within a turn.
@@ -188,6 +253,25 @@ pub(super) async fn actor(
         match cmd {
             Command::Prompt(mut input, scope) => {
                 task.refresh_tools(&mut agent).await;
+                if let Some(refusal) = task.prompt_hooks(&mut input).await {
+                    {
+                        let mut s = task.lock();
+                        s.queued = s.queued.saturating_sub(1);
+                    }
+                    for ev in [
+                        AgentEvent::Error { kind: octo_agent::ErrorKind::Agent, message: refusal },
+                        AgentEvent::TurnEnd {
+                            reason: TurnEndReason::Failed,
+                            stop_reason: None,
+                            usage: octo_agent::Usage::default(),
+                            requests: 0,
+                        },
+                    ] {
+                        task.log(&ev);
+                        let _ = task.events.send(ev);
+                    }
+                    continue;
+                }
                 // Memory saved since the last prompt reaches the model in this message, not by
                 // changing the system prompt (whose cached prefix holds).
                 let notes = std::mem::take(&mut task.lock().pending_notes);
@@ -263,6 +347,8 @@ pub(super) async fn actor(
                         }
                         _ => {}
                     }
+                    task.notify_hooks(&ev);
+                    task.log(&ev);
                     // Nobody listening is fine: the turn goes on.
                     let _ = task.events.send(ev);
                 }

@@ -21,10 +21,12 @@ use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 mod actor;
+mod hooks;
 mod memory;
 mod rewind;
 mod skills;
 use actor::{actor, persistence, Flags, Resumed, Task};
+pub use hooks::HookInfo;
 pub use memory::DreamPlan;
 pub use rewind::{FileUndo, RewindPlan, RewindReport};
 
@@ -100,6 +102,9 @@ pub struct SessionOptions {
     pub save: bool,
     /// Continue this saved session (an id; see `sessions::SessionStore::find`).
     pub resume: Option<String>,
+    /// Append every event to `logs/<session>.jsonl` in octo's home (also `log_events` in the
+    /// config).
+    pub log_events: bool,
     /// Ask the model for a short title after the first exchange (in the background).
     pub model_titles: bool,
 }
@@ -229,6 +234,18 @@ struct Setup {
     /// Filled with the session's shared state once its task starts (the spawner reads the
     /// current model and leaves notes through it).
     shared_cell: Option<Arc<std::sync::OnceLock<Arc<Mutex<Shared>>>>>,
+    /// Filled with the event channel once the task starts (hooks report their errors on it).
+    events_cell: Option<Arc<std::sync::OnceLock<broadcast::Sender<AgentEvent>>>>,
+    /// The hooks in force.
+    hooks: Option<Arc<octo_hooks::HookCell>>,
+    /// Every configured hook, the project's included, while the project's wait for trust.
+    untrusted_hooks: Mutex<Option<(String, octo_hooks::HookSet)>>,
+    /// Whether SessionEnd ran.
+    ended: std::sync::atomic::AtomicBool,
+    /// Log every event.
+    log_events: bool,
+    /// Whether the session continues a saved one (SessionStart says `resume`).
+    resumed: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -320,12 +337,34 @@ impl Session {
                 .with_read_roots(vec![run_output.clone()])
                 .with_protected(prompt_sources),
         );
+        // Hooks: the config's and the settings.json files'; a project's only once trusted.
+        let (hook_set, hook_notes) = crate::hooks::load(&config, &workspace, user_home.as_deref());
+        notes.extend(hook_notes);
+        let fingerprint = hook_set.project_fingerprint();
+        let trusted = fingerprint.as_deref().is_none_or(|f| crate::hooks::trusted(&home, f));
+        let active = if trusted { hook_set.clone() } else { hook_set.filtered(|m| !m.project) };
+        if !trusted && options.unattended {
+            notes.push(
+                "this project's hooks were not run: a project's hooks run only after you trust them in the REPL".to_owned(),
+            );
+        }
+        let untrusted_hooks = if trusted { None } else { fingerprint.map(|f| (f, hook_set)) };
+        let events_cell: Arc<std::sync::OnceLock<broadcast::Sender<AgentEvent>>> =
+            Arc::new(std::sync::OnceLock::new());
+        let hook_session_id = Arc::new(Mutex::new(None));
+        let hooks = Arc::new(octo_hooks::HookCell::new(hook_instance(
+            active,
+            &workspace,
+            &home,
+            &hook_session_id,
+            &events_cell,
+        )));
         let mut lite = None;
         if let Some(l) = &config.lite_model {
             let r = resolve(&config, Some(&l.value), store, env)?;
             lite = Some(build_sender(&r, http.clone())?);
         }
-        let session_id = Arc::new(Mutex::new(None));
+        let session_id = hook_session_id;
         let shared_cell: Arc<std::sync::OnceLock<Arc<Mutex<Shared>>>> = Arc::new(std::sync::OnceLock::new());
         let lent_tools = Arc::new(std::sync::RwLock::new(ToolRegistry::new()));
         let mut spawner = None;
@@ -390,6 +429,7 @@ impl Session {
                     dir: home.sessions(),
                     parent: Arc::clone(&session_id),
                 }),
+                plugins: vec![Arc::new(octo_hooks::HooksPlugin::for_subagent(Arc::clone(&hooks)))],
             }));
             sources.push(Arc::new(crate::subagents::tools(Arc::clone(&s), 0)));
             spawner = Some(s);
@@ -415,7 +455,9 @@ impl Session {
         if let Some(l) = &lite {
             builder = builder.compaction_sender(Arc::clone(l));
         }
+        let resumed = !history.is_empty() || options.resume.is_some();
         let mut agent = builder
+            .plugin(Arc::new(octo_hooks::HooksPlugin::new(Arc::clone(&hooks))))
             .history(history)
             .tools(tools)
             .permission_gate(engine.clone())
@@ -431,6 +473,7 @@ impl Session {
         cfg.context.window = resolved.model_info.context_window;
         cfg.context.threshold = config.compact_threshold.value;
         let workspace_dir = workspace;
+        let log_events = options.log_events || config.log_events;
         let setup = Setup {
             config: Some(config),
             http,
@@ -453,6 +496,12 @@ impl Session {
             spawner,
             lent_tools: Some(lent_tools),
             shared_cell: Some(shared_cell),
+            events_cell: Some(events_cell),
+            hooks: Some(hooks),
+            untrusted_hooks: Mutex::new(untrusted_hooks),
+            ended: std::sync::atomic::AtomicBool::new(false),
+            log_events,
+            resumed,
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -498,6 +547,18 @@ impl Session {
         if let Some(cell) = &setup.shared_cell {
             let _ = cell.set(Arc::clone(&shared));
         }
+        if let Some(cell) = &setup.events_cell {
+            let _ = cell.set(events.clone());
+        }
+        let event_log = setup.log_events.then(|| {
+            let id = session_id
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+                .unwrap_or_else(octo_session::new_id);
+            let home = setup.config.as_ref().map_or_else(Home::from_env, |c| Home::new(&c.home));
+            crate::hooks::EventLog::new(&home, &id)
+        });
         let (titles_tx, titles_rx) = mpsc::unbounded_channel();
         let startup_wait =
             setup.config.as_ref().map_or(std::time::Duration::from_secs(5), |c| c.mcp_startup_wait);
@@ -509,6 +570,11 @@ impl Session {
             titles: titles_tx,
             engine: Arc::clone(&engine),
             lent_tools: setup.lent_tools.clone(),
+            hooks: setup.hooks.clone(),
+            session_started: false,
+            start_context: None,
+            resumed: setup.resumed,
+            event_log,
             tools: actor::Tools {
                 sources: std::mem::take(&mut setup.sources),
                 mcp: setup.mcp.clone(),
@@ -727,6 +793,7 @@ impl Session {
     /// running, to be named to the user (`shell-1 (`npm run dev`)`). Front ends call it when
     /// the session ends; dropping the session does the same without naming them.
     pub fn stop_processes(&self) -> Vec<String> {
+        self.end_hooks();
         if let Some(hub) = &self.setup.mcp {
             hub.shutdown();
         }
@@ -828,4 +895,35 @@ impl Session {
     pub fn config(&self) -> Option<&Config> {
         self.setup.config.as_ref()
     }
+}
+
+/// The hooks of `set` for a session in `workspace`: run through the command tool's shell, told
+/// the session's id and transcript, their errors shown as notices.
+fn hook_instance(
+    set: octo_hooks::HookSet,
+    workspace: &std::path::Path,
+    home: &Home,
+    session_id: &Arc<Mutex<Option<String>>>,
+    events: &Arc<std::sync::OnceLock<broadcast::Sender<AgentEvent>>>,
+) -> octo_hooks::Hooks {
+    let id = Arc::clone(session_id);
+    let sessions = home.sessions();
+    let events = Arc::clone(events);
+    octo_hooks::Hooks::new(
+        set,
+        crate::hooks::runner(workspace),
+        octo_hooks::Context {
+            session: Arc::new(move || {
+                let id = id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                let transcript = id.as_ref().map(|i| sessions.join(format!("{i}.jsonl")));
+                octo_hooks::SessionInfo { id, transcript }
+            }),
+            aliases: Arc::new(crate::hooks::aliases),
+            notice: Arc::new(move |message| {
+                if let Some(tx) = events.get() {
+                    let _ = tx.send(AgentEvent::Notice { message });
+                }
+            }),
+        },
+    )
 }

@@ -212,7 +212,11 @@ pub(crate) fn build(
         def.prompt.trim(),
         spawner.workspace.display()
     );
-    let agent = Agent::builder(sender)
+    let mut builder = Agent::builder(sender);
+    for p in &spawner.plugins {
+        builder = builder.plugin(Arc::clone(p));
+    }
+    let agent = builder
         .tools(tools)
         .permission_gate(gate)
         .system_prompt(prompt)

@@ -105,6 +105,8 @@ pub struct Spawner {
     /// Delivers a note to the model with the next prompt (a background child finished).
     pub(crate) notify: Arc<dyn Fn(String) + Send + Sync>,
     pub(crate) sidechains: Option<Sidechains>,
+    /// Plugins every child gets (the session's hooks, as SubagentStop).
+    pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -133,6 +135,8 @@ pub struct SpawnerParts {
     pub notify: Arc<dyn Fn(String) + Send + Sync>,
     /// Where children's histories are saved.
     pub sidechains: Option<Sidechains>,
+    /// Plugins every child gets.
+    pub plugins: Vec<Arc<dyn octo_agent::Plugin>>,
 }
 
 impl Spawner {
@@ -152,6 +156,7 @@ impl Spawner {
             counter: AtomicU64::new(0),
             notify: p.notify,
             sidechains: p.sidechains,
+            plugins: p.plugins,
         }
     }
 

@@ -1,6 +1,8 @@
 mod config;
 mod extension;
 #[cfg(unix)]
+mod hooks;
+#[cfg(unix)]
 mod hostile;
 mod launcher;
 mod memory;

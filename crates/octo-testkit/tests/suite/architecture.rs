@@ -17,6 +17,7 @@ fn layer(name: &str) -> Option<u8> {
         | "octo-tools"
         | "octo-session"
         | "octo-memory"
+        | "octo-hooks"
         | "octo-skills"
         | "octo-mcp" => 2,
         "octo-app" => 3,

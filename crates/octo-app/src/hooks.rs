@@ -1,0 +1,150 @@
+//! Hooks in a session: where they are configured (octo's config files and Claude Code's
+//! `settings.json` files), trusting a project's hooks (remembered by fingerprint in
+//! `hooks-trusted.json` in octo's home), and the event log.
+
+use crate::home::Home;
+use octo_hooks::{HookSet, Runner};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Every configured hook: the config files' (already in `config`), then `~/.claude/settings.json`
+/// (the user's), `.claude/settings.json` and `.claude/settings.local.json` (the project's). A
+/// file that is not JSON is a notice naming it; the others still load.
+pub fn load(
+    config: &crate::config::Config,
+    workspace: &Path,
+    user_home: Option<&Path>,
+) -> (HookSet, Vec<String>) {
+    let mut set = config.hooks.clone();
+    let mut notices = Vec::new();
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    if let Some(h) = user_home {
+        files.push((h.join(".claude/settings.json"), false));
+    }
+    files.push((workspace.join(".claude/settings.json"), true));
+    files.push((workspace.join(".claude/settings.local.json"), true));
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (path, project) in files {
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if seen.contains(&real) {
+            continue;
+        }
+        seen.push(real);
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let (more, n) = octo_hooks::config::from_claude_settings(&text, &path.display().to_string(), project);
+        set.extend(more);
+        notices.extend(n);
+    }
+    (set, notices)
+}
+
+fn trust_file(home: &Home) -> PathBuf {
+    home.root().join("hooks-trusted.json")
+}
+
+/// Whether the user trusted a project's hooks with this fingerprint.
+pub fn trusted(home: &Home, fingerprint: &str) -> bool {
+    std::fs::read_to_string(trust_file(home))
+        .ok()
+        .and_then(|t| serde_json::from_str::<BTreeMap<String, String>>(&t).ok())
+        .is_some_and(|m| m.contains_key(fingerprint))
+}
+
+/// Remembers that the user trusted these hooks (for `workspace`).
+pub fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
+    let path = trust_file(home);
+    let mut all: BTreeMap<String, String> =
+        std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    all.insert(fingerprint.to_owned(), workspace.display().to_string());
+    octo_session::private::create_dir(home.root())?;
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    {
+        let mut f = octo_session::private::create_new(&tmp)?;
+        f.write_all(serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?.as_bytes())?;
+    }
+    std::fs::rename(&tmp, &path)
+}
+
+/// Hooks run through the shell the command tool uses, in the workspace.
+pub fn runner(workspace: &Path) -> Runner {
+    Runner { shell: std::sync::Arc::new(octo_tools::shell::shell_command), cwd: workspace.to_path_buf() }
+}
+
+/// Other names a tool is matched by in hook files: Claude Code's.
+pub fn aliases(tool: &str) -> Vec<String> {
+    let mut out: Vec<String> =
+        octo_tools::claude::claude_names(tool).iter().map(|s| (*s).to_owned()).collect();
+    if tool == "task" {
+        out.push("Task".to_owned());
+    }
+    out
+}
+
+/// The largest event log before it is rotated (to `<id>.1.jsonl`).
+const LOG_ROTATE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Every event of a session as JSON lines in `logs/<id>.jsonl` (credentials redacted).
+#[derive(Debug)]
+pub struct EventLog {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+    failed: bool,
+}
+
+impl EventLog {
+    /// A log named `id` in octo's logs folder.
+    pub fn new(home: &Home, id: &str) -> Self {
+        Self { path: home.logs().join(format!("{id}.jsonl")), file: None, failed: false }
+    }
+
+    /// Where it goes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `event`; returns a notice the first time writing fails.
+    pub fn write(&mut self, event: &octo_agent::AgentEvent) -> Option<String> {
+        if self.failed {
+            return None;
+        }
+        match self.append(event) {
+            Ok(()) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(format!(
+                    "the event log {} cannot be written ({e}); events are not logged",
+                    self.path.display()
+                ))
+            }
+        }
+    }
+
+    fn append(&mut self, event: &octo_agent::AgentEvent) -> std::io::Result<()> {
+        if self.file.as_ref().and_then(|f| f.metadata().ok()).is_some_and(|m| m.len() > LOG_ROTATE_BYTES) {
+            self.file = None;
+            let rotated = self.path.with_extension("1.jsonl");
+            std::fs::rename(&self.path, rotated)?;
+        }
+        if self.file.is_none() {
+            if let Some(dir) = self.path.parent() {
+                octo_session::private::create_dir(dir)?;
+            }
+            let mut o = std::fs::OpenOptions::new();
+            o.create(true).append(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                o.mode(0o600);
+            }
+            self.file = Some(o.open(&self.path)?);
+        }
+        let line = serde_json::json!({"time": octo_session::now(), "event": event});
+        let text = octo_tools::secrets::redact_credentials(&line.to_string());
+        if let Some(f) = self.file.as_mut() {
+            f.write_all(format!("{text}\n").as_bytes())?;
+        }
+        Ok(())
+    }
+}

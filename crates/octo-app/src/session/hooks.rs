@@ -1,0 +1,97 @@
+//! The session's hooks: trusting a project's, listing them, and SessionEnd.
+
+use super::{hook_instance, Session};
+use std::sync::Arc;
+
+/// One configured hook, for `/hooks`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookInfo {
+    /// The event.
+    pub event: String,
+    /// The matcher as written (empty: everything).
+    pub matcher: String,
+    /// The command.
+    pub command: String,
+    /// The file it comes from.
+    pub source: String,
+    /// Whether it runs (a project's hook waits for trust).
+    pub active: bool,
+}
+
+impl Session {
+    /// The project's hooks waiting for the user's trust (`event matcher: command (file)`); empty
+    /// when there are none or they are trusted.
+    pub fn untrusted_hooks(&self) -> Vec<String> {
+        let pending = self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some((_, set)) = pending.as_ref() else { return Vec::new() };
+        set.iter()
+            .filter(|(_, m)| m.project)
+            .flat_map(|(e, m)| {
+                m.hooks.iter().map(move |h| {
+                    let matcher = if m.text.is_empty() { String::new() } else { format!(" {}", m.text) };
+                    format!("{}{matcher}: {} ({})", e.as_str(), h.command, m.source)
+                })
+            })
+            .collect()
+    }
+
+    /// Trusts the project's hooks as they are now (remembered by fingerprint: a change asks
+    /// again) and makes them run from the next seat on.
+    pub fn trust_hooks(&self) -> Result<(), String> {
+        let mut pending =
+            self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some((fingerprint, set)) = pending.take() else { return Ok(()) };
+        let (Some(cell), Some(config)) = (self.setup.hooks.as_ref(), self.setup.config.as_ref()) else {
+            return Err("this session has no hooks".into());
+        };
+        let home = crate::home::Home::new(&config.home);
+        crate::hooks::remember_trust(&home, &fingerprint, &self.setup.workspace)
+            .map_err(|e| format!("could not remember the trust: {e}"))?;
+        let session_id = Arc::clone(&self.session_id);
+        let events = self.setup.events_cell.clone().unwrap_or_default();
+        cell.set(hook_instance(set, &self.setup.workspace, &home, &session_id, &events));
+        Ok(())
+    }
+
+    /// Every configured hook and whether it runs.
+    pub fn hooks(&self) -> Vec<HookInfo> {
+        let mut out = Vec::new();
+        let waiting =
+            self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let set = match (&waiting, &self.setup.hooks) {
+            (Some((_, all)), _) => all.clone(),
+            (None, Some(cell)) => cell.get().set().clone(),
+            (None, None) => return out,
+        };
+        for (e, m) in set.iter() {
+            for h in &m.hooks {
+                out.push(HookInfo {
+                    event: e.as_str().to_owned(),
+                    matcher: m.text.clone(),
+                    command: h.command.clone(),
+                    source: m.source.clone(),
+                    active: !(m.project && waiting.is_some()),
+                });
+            }
+        }
+        out
+    }
+
+    /// Runs the SessionEnd hooks once (on a thread of their own, as the session's runtime may be
+    /// ending).
+    pub(super) fn end_hooks(&self) {
+        if self.setup.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let Some(hooks) = self.setup.hooks.as_ref().map(|c| c.get()) else { return };
+        if !hooks.has(octo_hooks::Event::SessionEnd) {
+            return;
+        }
+        let _ = std::thread::spawn(move || {
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                rt.block_on(hooks.session_end("exit"));
+            }
+        })
+        .join();
+    }
+}

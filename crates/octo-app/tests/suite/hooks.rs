@@ -1,0 +1,271 @@
+//! Hooks in whole sessions with real shell scripts: every event's effect on a turn, Claude Code's
+//! settings.json, trust, permissions holding over hooks, and the event log.
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome, TurnEndReason};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+    llm: MockLlm,
+}
+
+fn env(k: &str) -> Option<String> {
+    (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+async fn setup(files: &[(&str, &str)], user_config: &str, replies: Vec<Scripted>) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    for (p, t) in files {
+        write(&ws.join(p), t);
+    }
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    write(
+        &home.join("config.toml"),
+        &format!(
+            "default = \"mock:claude-sonnet-4-5\"\n{user_config}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    );
+    Setup { _tmp: tmp, home, ws, llm }
+}
+
+impl Setup {
+    fn session(&self, mode: Mode, unattended: bool) -> Session {
+        let config = Config::load(&self.home, &self.ws, &env, &Overrides::default()).unwrap();
+        let options = SessionOptions {
+            workspace: Some(self.ws.clone()),
+            mode: Some(mode),
+            unattended,
+            ..SessionOptions::default()
+        };
+        Session::start(config, options, &MemoryStore::default(), &env).unwrap()
+    }
+}
+
+async fn turn(s: &Session, text: &str) -> Vec<AgentEvent> {
+    let mut rx = s.subscribe();
+    s.prompt(text).unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
+            s.approve(approval_id).unwrap();
+        }
+        let end = matches!(e, AgentEvent::TurnEnd { .. });
+        events.push(e);
+        if end {
+            return events;
+        }
+    }
+}
+
+fn result(events: &[AgentEvent], id: &str) -> (ToolOutcome, String) {
+    events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolCallEnd { id: c, outcome, output, .. } if c == id => {
+                Some((*outcome, output.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no result for {id}: {events:#?}"))
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).sse())
+}
+
+fn call(id: &str, tool: &str, input: serde_json::Value) -> Scripted {
+    Scripted::sse(Reply::new().tool_use(id, tool, input).sse())
+}
+
+/// A project hook set as Claude Code documents `.claude/settings.json`: a PreToolUse command
+/// validator on Bash reading the JSON from stdin with jq-free shell.
+const SETTINGS: &str = r#"{
+  "permissions": {"allow": ["Bash(npm run lint)"]},
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/validate.sh", "timeout": 10}
+        ]
+      }
+    ]
+  }
+}"#;
+
+const VALIDATE: &str = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *'rm -rf'*) echo 'Blocked: rm -rf is not allowed here' >&2; exit 2;;\nesac\nexit 0\n";
+
+#[tokio::test]
+async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untrusted() {
+    let rm = json!({"command": "rm -rf build"});
+    let t = setup(
+        &[
+            (".claude/settings.json", &SETTINGS.replace("\\\"$CLAUDE_PROJECT_DIR\\\"/", "")),
+            (".claude/hooks/validate.sh", VALIDATE),
+        ],
+        "",
+        vec![
+            call("t1", "terminal", rm.clone()),
+            answer("ran"),
+            call("t2", "terminal", rm),
+            answer("blocked"),
+        ],
+    )
+    .await;
+    std::fs::create_dir_all(t.ws.join("build")).unwrap();
+    // Headless, untrusted: skipped with a note; the command runs (auto mode).
+    let s = t.session(Mode::Auto, true);
+    assert!(s.notes().iter().any(|n| n.contains("project's hooks were not run")), "{:?}", s.notes());
+    let events = turn(&s, "clean").await;
+    assert_eq!(result(&events, "t1").0, ToolOutcome::Ran);
+    assert!(!t.ws.join("build").exists());
+    drop(s);
+    std::fs::create_dir_all(t.ws.join("build")).unwrap();
+    // Trusted (as the REPL asks): the hook blocks, with its reason for the model.
+    let s = t.session(Mode::Auto, false);
+    let waiting = s.untrusted_hooks();
+    assert!(
+        waiting.len() == 1 && waiting[0].starts_with("PreToolUse Bash: .claude/hooks/validate.sh"),
+        "{waiting:?}"
+    );
+    s.trust_hooks().unwrap();
+    let events = turn(&s, "clean again").await;
+    let (o, text) = result(&events, "t2");
+    assert_ne!(o, ToolOutcome::Ran);
+    assert!(text.contains("Blocked: rm -rf is not allowed here"), "{text}");
+    assert!(t.ws.join("build").exists());
+    // Remembered: the next session does not ask.
+    assert!(t.session(Mode::Auto, true).untrusted_hooks().is_empty());
+}
+
+#[tokio::test]
+async fn a_hooks_allow_never_beats_a_deny_rule_or_plan_mode_and_ask_is_a_deny_headless() {
+    let allow =
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'\n";
+    let ask = "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"double-check\"}}'\n";
+    let hooks_dir = tempfile::tempdir().unwrap();
+    write(&hooks_dir.path().join("allow.sh"), allow);
+    write(&hooks_dir.path().join("ask.sh"), ask);
+    let config = format!(
+        "[permissions]\ndeny = [\"terminal(curl*)\"]\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"{}\"\n[[hooks.PreToolUse]]\nmatcher = \"Write\"\ncommand = \"{}\"\n",
+        hooks_dir.path().join("allow.sh").display(),
+        hooks_dir.path().join("ask.sh").display()
+    );
+    let t = setup(
+        &[],
+        &config,
+        vec![
+            call("t1", "terminal", json!({"command": "curl http://example.com"})),
+            call("t2", "write_file", json!({"path": "a.txt", "content": "x"})),
+            answer("done"),
+            call("t3", "terminal", json!({"command": "touch plan.txt"})),
+            answer("planned"),
+        ],
+    )
+    .await;
+    let s = t.session(Mode::Auto, true);
+    let events = turn(&s, "go").await;
+    assert_eq!(result(&events, "t1").0, ToolOutcome::DeniedByRule, "deny rule holds over a hook's allow");
+    assert_ne!(result(&events, "t2").0, ToolOutcome::Ran, "ask is a deny when nobody can answer");
+    assert!(!t.ws.join("a.txt").exists());
+    s.set_mode(Mode::Plan);
+    let events = turn(&s, "plan").await;
+    assert_ne!(result(&events, "t3").0, ToolOutcome::Ran, "plan mode holds over a hook's allow");
+    assert!(!t.ws.join("plan.txt").exists());
+}
+
+#[tokio::test]
+async fn prompt_stop_post_tool_and_session_start_hooks_shape_the_turn() {
+    let hooks_dir = tempfile::tempdir().unwrap();
+    let d = hooks_dir.path();
+    write(&d.join("prompt.sh"), "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in *password*) echo 'prompts may not contain passwords' >&2; exit 2;; esac\necho 'Team rule: answer in English.'\n");
+    write(&d.join("start.sh"), "#!/bin/sh\ncat >/dev/null\necho 'The build is broken on main.'\n");
+    write(&d.join("post.sh"), "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"formatted with rustfmt\"}}'\n");
+    // Stop blocks once (the marker file remembers), then lets the turn end.
+    write(&d.join("stop.sh"), &format!("#!/bin/sh\ncat >/dev/null\nif [ -e {0}/stopped ]; then exit 0; fi\ntouch {0}/stopped\necho 'run the tests before you finish' >&2\nexit 2\n", d.display()));
+    let config = format!(
+        "[[hooks.UserPromptSubmit]]\ncommand = \"{0}/prompt.sh\"\n[[hooks.SessionStart]]\ncommand = \"{0}/start.sh\"\n[[hooks.PostToolUse]]\nmatcher = \"Edit|Write\"\ncommand = \"{0}/post.sh\"\n[[hooks.Stop]]\ncommand = \"{0}/stop.sh\"\n",
+        d.display()
+    );
+    let t = setup(
+        &[],
+        &config,
+        vec![
+            call("t1", "write_file", json!({"path": "x.rs", "content": "fn main(){}"})),
+            answer("Wrote it."),
+            answer("Tests pass."),
+        ],
+    )
+    .await;
+    let s = t.session(Mode::Auto, false);
+    let events = turn(&s, "my password is hunter2").await;
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Error { message, .. } if message.contains("prompts may not contain passwords"))));
+    assert!(matches!(events.last(), Some(AgentEvent::TurnEnd { reason: TurnEndReason::Failed, .. })));
+    assert!(t.llm.request_bodies().await.is_empty(), "a refused prompt reaches no model");
+    let events = turn(&s, "write x.rs").await;
+    assert!(matches!(events.last(), Some(AgentEvent::TurnEnd { reason: TurnEndReason::Completed, .. })));
+    let bodies = t.llm.request_bodies().await;
+    let first = bodies[0]["messages"][0].to_string();
+    assert!(
+        first.contains("The build is broken on main.") && first.contains("Team rule: answer in English."),
+        "{first}"
+    );
+    let tool_result = bodies[1]["messages"].to_string();
+    assert!(tool_result.contains("formatted with rustfmt"), "{tool_result}");
+    assert_eq!(bodies.len(), 3, "the Stop hook made the turn go on once");
+    assert!(bodies[2]["messages"].to_string().contains("run the tests before you finish"));
+    let history = s.history().await.unwrap();
+    assert!(
+        !history.iter().any(|m| m.text().contains("hunter2")),
+        "the refused prompt is not in the history"
+    );
+}
+
+#[tokio::test]
+async fn the_event_log_has_every_event_and_no_credentials() {
+    let t = setup(
+        &[],
+        "log_events = true\n",
+        vec![answer("the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz is secret")],
+    )
+    .await;
+    let s = t.session(Mode::Default, false);
+    turn(&s, "hello").await;
+    let logs: Vec<PathBuf> =
+        std::fs::read_dir(t.home.join("logs")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let text = std::fs::read_to_string(&logs[0]).unwrap();
+    let kinds: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["event"]["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert!(kinds.contains(&"text_delta".to_owned()) && kinds.last().unwrap() == "turn_end", "{kinds:?}");
+    assert!(!text.contains("sk-ant-api03") && text.contains("[redacted]"), "{text}");
+}

@@ -1,0 +1,310 @@
+//! The hooks of a session at work: each event's hooks run in parallel with the event's JSON, and
+//! their exit codes and JSON answers become decisions, following Claude Code's protocol: exit 0
+//! goes on (stdout is context where the event takes it), exit 2 blocks with stderr as the reason,
+//! any other exit is an error shown to the user that blocks nothing; a JSON object on stdout may
+//! decide instead (`decision`/`reason`, `hookSpecificOutput.permissionDecision`,
+//! `additionalContext`, `updatedInput`, `continue: false` with `stopReason`).
+
+use crate::config::{Event, HookSet};
+use crate::run::{Ran, Runner};
+use octo_agent::{AfterTool, BeforeTool, ToolOutput};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What hooks know of the session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionInfo {
+    /// Its id, once it has one.
+    pub id: Option<String>,
+    /// Its saved conversation, once saved.
+    pub transcript: Option<PathBuf>,
+}
+
+/// Other names a tool is matched by.
+pub type Aliases = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+
+/// What the application gives the hooks.
+#[derive(Clone)]
+pub struct Context {
+    /// The session's id and transcript, as they are now.
+    pub session: Arc<dyn Fn() -> SessionInfo + Send + Sync>,
+    /// Other names a tool is matched by (Claude Code's `Bash` for `terminal`).
+    pub aliases: Aliases,
+    /// Shows the user a hook's error (it blocks nothing).
+    pub notice: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+/// The result of the UserPromptSubmit hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptDecision {
+    /// Send it, with this context added.
+    Proceed(Option<String>),
+    /// Refuse it; the user sees why.
+    Block(String),
+}
+
+/// A session's hooks.
+pub struct Hooks {
+    set: HookSet,
+    runner: Runner,
+    ctx: Context,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").field("set", &self.set).finish()
+    }
+}
+
+/// A hook's answer, read.
+struct Answer {
+    ran: Ran,
+    json: Option<Map<String, Value>>,
+}
+
+impl Answer {
+    fn blocked(&self) -> bool {
+        self.ran.code == Some(2)
+    }
+
+    fn ok(&self) -> bool {
+        self.ran.code == Some(0)
+    }
+
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.json.as_ref()?.get(key)
+    }
+
+    fn specific(&self, key: &str) -> Option<&Value> {
+        self.field("hookSpecificOutput")?.get(key)
+    }
+
+    fn text(&self, key: &str) -> Option<String> {
+        self.field(key).and_then(Value::as_str).map(str::to_owned).filter(|s| !s.trim().is_empty())
+    }
+
+    /// Why it blocked: stderr, or a default naming the command.
+    fn reason(&self, event: Event) -> String {
+        let e = self.ran.stderr.trim();
+        if e.is_empty() {
+            format!("blocked by the {} hook `{}`", event.as_str(), self.ran.command)
+        } else {
+            e.to_owned()
+        }
+    }
+
+    /// `additionalContext`, else plain stdout (exit 0, not JSON).
+    fn context(&self) -> Option<String> {
+        if let Some(c) = self.specific("additionalContext").and_then(Value::as_str) {
+            return Some(c.to_owned()).filter(|c| !c.trim().is_empty());
+        }
+        if self.json.is_none() && self.ok() {
+            let t = self.ran.stdout.trim();
+            return (!t.is_empty()).then(|| t.to_owned());
+        }
+        None
+    }
+
+    fn stops(&self) -> bool {
+        self.field("continue").and_then(Value::as_bool) == Some(false)
+    }
+}
+
+impl Hooks {
+    /// The hooks of `set`, run by `runner`.
+    pub fn new(set: HookSet, runner: Runner, ctx: Context) -> Self {
+        Self { set, runner, ctx }
+    }
+
+    /// The hooks configured.
+    pub fn set(&self) -> &HookSet {
+        &self.set
+    }
+
+    /// Whether `event` has hooks.
+    pub fn has(&self, event: Event) -> bool {
+        self.set.has(event)
+    }
+
+    /// Runs the hooks of `event` that select `tool` (every hook, without one), in parallel.
+    async fn fire(&self, event: Event, tool: Option<&str>, fields: Value) -> Vec<Answer> {
+        let mut names: Vec<String> = Vec::new();
+        if let Some(t) = tool {
+            names.push(t.to_owned());
+            names.extend((self.ctx.aliases)(t));
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hooks = self.set.matching(event, &refs);
+        if hooks.is_empty() {
+            return Vec::new();
+        }
+        let info = (self.ctx.session)();
+        let mut input = json!({
+            "session_id": info.id.unwrap_or_default(),
+            "transcript_path": info.transcript.map(|p| p.display().to_string()).unwrap_or_default(),
+            "cwd": self.runner.cwd.display().to_string(),
+            "hook_event_name": event.as_str(),
+        });
+        if let (Some(obj), Value::Object(more)) = (input.as_object_mut(), fields) {
+            obj.extend(more);
+        }
+        let runs = hooks.iter().map(|h| self.runner.run(h, &input));
+        let results = futures_util::future::join_all(runs).await;
+        results
+            .into_iter()
+            .map(|ran| {
+                if let Some(p) = &ran.problem {
+                    (self.ctx.notice)(format!("the {} hook `{}` {p}", event.as_str(), ran.command));
+                } else if !matches!(ran.code, Some(0 | 2)) {
+                    let first = ran.stderr.lines().next().unwrap_or("").trim().to_owned();
+                    (self.ctx.notice)(format!(
+                        "the {} hook `{}` failed (exit {}){}",
+                        event.as_str(),
+                        ran.command,
+                        ran.code.map_or_else(|| "?".to_owned(), |c| c.to_string()),
+                        if first.is_empty() { String::new() } else { format!(": {first}") }
+                    ));
+                }
+                let json = (ran.code == Some(0))
+                    .then(|| ran.stdout.trim())
+                    .filter(|t| t.starts_with('{'))
+                    .and_then(|t| serde_json::from_str::<Map<String, Value>>(t).ok());
+                Answer { ran, json }
+            })
+            .collect()
+    }
+
+    /// PreToolUse: deny beats ask beats allow; the first rewritten input is used.
+    pub async fn pre_tool(&self, tool: &str, input: &Value) -> BeforeTool {
+        let answers =
+            self.fire(Event::PreToolUse, Some(tool), json!({"tool_name": tool, "tool_input": input})).await;
+        let mut out = BeforeTool::proceed();
+        let mut rank = 0;
+        for a in &answers {
+            let decision = a
+                .specific("permissionDecision")
+                .and_then(Value::as_str)
+                .or_else(|| a.field("decision").and_then(Value::as_str))
+                .unwrap_or("");
+            let why = a
+                .specific("permissionDecisionReason")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| a.text("reason"));
+            let (r, verdict) = if a.blocked() {
+                (3, BeforeTool::deny(a.reason(Event::PreToolUse)))
+            } else if a.stops() {
+                (3, BeforeTool::deny(a.text("stopReason").unwrap_or_else(|| a.reason(Event::PreToolUse))))
+            } else {
+                match decision {
+                    "deny" | "block" => {
+                        (3, BeforeTool::deny(why.unwrap_or_else(|| a.reason(Event::PreToolUse))))
+                    }
+                    "ask" => (2, BeforeTool::ask(why)),
+                    "allow" | "approve" => (1, BeforeTool::allow()),
+                    _ => (0, BeforeTool::proceed()),
+                }
+            };
+            if r > rank {
+                rank = r;
+                out.verdict = verdict.verdict;
+            }
+            if out.input.is_none() {
+                out.input = a.specific("updatedInput").filter(|v| v.is_object()).cloned();
+            }
+        }
+        out
+    }
+
+    /// PostToolUse: a block or context is added to what the model sees.
+    pub async fn post_tool(&self, tool: &str, input: &Value, output: &ToolOutput) -> AfterTool {
+        let response = json!({"output": output.text_content(), "is_error": output.is_error});
+        let answers = self
+            .fire(
+                Event::PostToolUse,
+                Some(tool),
+                json!({"tool_name": tool, "tool_input": input, "tool_response": response}),
+            )
+            .await;
+        let mut added = Vec::new();
+        for a in &answers {
+            if a.blocked() {
+                added.push(a.reason(Event::PostToolUse));
+            } else if a.field("decision").and_then(Value::as_str) == Some("block") {
+                added.push(a.text("reason").unwrap_or_else(|| a.reason(Event::PostToolUse)));
+            } else if let Some(c) = a.specific("additionalContext").and_then(Value::as_str) {
+                added.push(c.to_owned());
+            }
+        }
+        if added.is_empty() {
+            AfterTool::Keep
+        } else {
+            AfterTool::AddContext(format!("[PostToolUse hook] {}", added.join("\n")))
+        }
+    }
+
+    /// UserPromptSubmit.
+    pub async fn user_prompt(&self, prompt: &str) -> PromptDecision {
+        let answers = self.fire(Event::UserPromptSubmit, None, json!({"prompt": prompt})).await;
+        let mut context = Vec::new();
+        for a in &answers {
+            if a.blocked() {
+                return PromptDecision::Block(a.reason(Event::UserPromptSubmit));
+            }
+            if a.field("decision").and_then(Value::as_str) == Some("block") || a.stops() {
+                return PromptDecision::Block(
+                    a.text("reason")
+                        .or_else(|| a.text("stopReason"))
+                        .unwrap_or_else(|| a.reason(Event::UserPromptSubmit)),
+                );
+            }
+            context.extend(a.context());
+        }
+        PromptDecision::Proceed((!context.is_empty()).then(|| context.join("\n")))
+    }
+
+    /// Stop or SubagentStop: a message that makes the model go on, or `None` to let it end.
+    pub async fn stop(&self, event: Event, answer: &str, active: bool) -> Option<String> {
+        let answers =
+            self.fire(event, None, json!({"stop_hook_active": active, "last_message": answer})).await;
+        for a in &answers {
+            if a.stops() {
+                return None;
+            }
+            if a.blocked() {
+                return Some(a.reason(event));
+            }
+            if a.field("decision").and_then(Value::as_str) == Some("block") {
+                return Some(a.text("reason").unwrap_or_else(|| a.reason(event)));
+            }
+        }
+        None
+    }
+
+    /// PreCompact: instructions for the summary (`trigger` is `manual` or `auto`).
+    pub async fn pre_compact(&self, trigger: &str) -> Option<String> {
+        let answers = self
+            .fire(Event::PreCompact, Some(trigger), json!({"trigger": trigger, "custom_instructions": ""}))
+            .await;
+        let text: Vec<String> = answers.iter().filter_map(Answer::context).collect();
+        (!text.is_empty()).then(|| text.join("\n"))
+    }
+
+    /// SessionStart (`source`: `startup`, `resume`, `clear`): context for the model.
+    pub async fn session_start(&self, source: &str) -> Option<String> {
+        let answers = self.fire(Event::SessionStart, Some(source), json!({"source": source})).await;
+        let text: Vec<String> = answers.iter().filter_map(Answer::context).collect();
+        (!text.is_empty()).then(|| text.join("\n"))
+    }
+
+    /// SessionEnd.
+    pub async fn session_end(&self, reason: &str) {
+        self.fire(Event::SessionEnd, None, json!({"reason": reason})).await;
+    }
+
+    /// Notification: an approval or question is waiting.
+    pub async fn notification(&self, message: &str) {
+        self.fire(Event::Notification, None, json!({"message": message})).await;
+    }
+}

@@ -1,0 +1,147 @@
+//! Running one hook: the command through the application's shell, in the workspace, in a process
+//! group of its own, the event's JSON on stdin, stdout and stderr read up to a cap, a timeout that
+//! kills the whole group.
+
+use crate::config::Hook;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+/// The most of each output stream kept; a hook that prints more is stopped.
+pub const MAX_OUTPUT: usize = 1024 * 1024;
+
+/// Builds the process for a hook's command (the application's shell, the same wrap point its
+/// command tool uses).
+pub type Shell = Arc<dyn Fn(&str) -> std::process::Command + Send + Sync>;
+
+/// Where and how hooks run.
+#[derive(Clone)]
+pub struct Runner {
+    /// The shell.
+    pub shell: Shell,
+    /// The working directory (the workspace).
+    pub cwd: PathBuf,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner").field("cwd", &self.cwd).finish()
+    }
+}
+
+/// What a hook did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    /// The command.
+    pub command: String,
+    /// Its exit code (`None`: killed, timed out, or it could not start).
+    pub code: Option<i32>,
+    /// Its standard output (capped).
+    pub stdout: String,
+    /// Its standard error (capped).
+    pub stderr: String,
+    /// Why it did not finish normally, when it did not.
+    pub problem: Option<String>,
+}
+
+impl Runner {
+    /// Runs `hook` with `input` on stdin.
+    pub async fn run(&self, hook: &Hook, input: &Value) -> Ran {
+        let mut ran = Ran {
+            command: hook.command.clone(),
+            code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            problem: None,
+        };
+        let mut cmd = (self.shell)(&hook.command);
+        cmd.current_dir(&self.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut cmd = tokio::process::Command::from(cmd);
+        cmd.kill_on_drop(true);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                ran.problem = Some(format!("could not start: {e}"));
+                return ran;
+            }
+        };
+        let group = child.id().unwrap_or(0);
+        let body = serde_json::to_vec(input).unwrap_or_default();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let work = async {
+            // A hook that does not read its input must not block on it: write what fits.
+            if let Some(mut w) = stdin {
+                let _ = w.write_all(&body).await;
+                drop(w);
+            }
+            let (out, err) = tokio::join!(read_capped(stdout), read_capped(stderr));
+            let status = child.wait().await;
+            (out, err, status)
+        };
+        match tokio::time::timeout(hook.timeout, work).await {
+            Ok(((out, out_over), (err, err_over), status)) => {
+                ran.stdout = out;
+                ran.stderr = err;
+                if out_over || err_over {
+                    kill_group(group);
+                    ran.problem = Some(format!("printed more than {} KB; stopped", MAX_OUTPUT / 1024));
+                } else {
+                    match status {
+                        Ok(s) => ran.code = s.code(),
+                        Err(e) => ran.problem = Some(format!("could not be waited for: {e}")),
+                    }
+                    if ran.code.is_none() && ran.problem.is_none() {
+                        ran.problem = Some("was killed by a signal".into());
+                    }
+                }
+            }
+            Err(_) => {
+                kill_group(group);
+                ran.problem =
+                    Some(format!("took longer than {} s and was stopped", hook.timeout.as_secs_f64()));
+            }
+        }
+        // Whatever it started in the background goes with it.
+        kill_group(group);
+        ran
+    }
+}
+
+/// Reads a stream up to [`MAX_OUTPUT`]; `true` when there was more.
+async fn read_capped(stream: Option<impl AsyncRead + Unpin>) -> (String, bool) {
+    let Some(mut s) = stream else { return (String::new(), false) };
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match s.read(&mut chunk).await {
+            Ok(0) | Err(_) => return (String::from_utf8_lossy(&buf).into_owned(), false),
+            Ok(n) => {
+                if buf.len() + n > MAX_OUTPUT {
+                    return (String::from_utf8_lossy(&buf).into_owned(), true);
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+        }
+    }
+}
+
+fn kill_group(group: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(group) {
+        if pid > 0 {
+            let _ =
+                nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+}

@@ -1,0 +1,230 @@
+//! Every event and decision path, and hooks that misbehave.
+
+use octo_agent::{AfterTool, ToolOutput, ToolVerdict};
+use octo_hooks::config::{from_claude_settings, Event};
+use octo_hooks::{Context, Hooks, PromptDecision, Runner, SessionInfo};
+use serde_json::json;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+struct T {
+    dir: tempfile::TempDir,
+    notices: Arc<Mutex<Vec<String>>>,
+}
+
+impl T {
+    fn new() -> Self {
+        Self { dir: tempfile::tempdir().unwrap(), notices: Arc::default() }
+    }
+
+    /// A script in the workspace.
+    fn script(&self, name: &str, body: &str) -> String {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        format!("./{name}")
+    }
+
+    /// Hooks from a Claude Code settings text.
+    fn hooks(&self, settings: &str) -> Hooks {
+        let (set, notices) = from_claude_settings(settings, "settings.json", false);
+        assert!(notices.is_empty(), "{notices:?}");
+        let notices = Arc::clone(&self.notices);
+        Hooks::new(
+            set,
+            Runner {
+                shell: Arc::new(|c: &str| {
+                    let mut cmd = std::process::Command::new("sh");
+                    cmd.arg("-c").arg(c);
+                    cmd
+                }),
+                cwd: self.dir.path().to_path_buf(),
+            },
+            Context {
+                session: Arc::new(|| SessionInfo { id: Some("s-1".into()), transcript: None }),
+                aliases: Arc::new(|t: &str| if t == "terminal" { vec!["Bash".into()] } else { Vec::new() }),
+                notice: Arc::new(move |n| notices.lock().unwrap().push(n)),
+            },
+        )
+    }
+
+    fn path(&self, p: &str) -> std::path::PathBuf {
+        self.dir.path().join(p)
+    }
+}
+
+fn on(event: &str, matcher: &str, command: &str) -> String {
+    json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 3}]}]}}).to_string()
+}
+
+#[tokio::test]
+async fn pre_tool_use_blocks_allows_asks_and_rewrites() {
+    let t = T::new();
+    // Exit 2 blocks with stderr; the JSON on stdin names octo's tool.
+    let block = t.script("block.sh", "cat > input.json\necho 'no rm here' >&2\nexit 2");
+    let h = t.hooks(&on("PreToolUse", "Bash", &block));
+    let d = h.pre_tool("terminal", &json!({"command": "rm -rf x"})).await;
+    assert_eq!(d.verdict, ToolVerdict::Deny { reason: "no rm here".into() });
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("input.json")).unwrap()).unwrap();
+    assert_eq!(input["tool_name"], "terminal");
+    assert_eq!(input["tool_input"]["command"], "rm -rf x");
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["session_id"], "s-1");
+    // The matcher selects by name: read_file is not Bash.
+    assert_eq!(h.pre_tool("read_file", &json!({})).await.verdict, ToolVerdict::Continue);
+
+    for (answer, want) in [
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}"#,
+            ToolVerdict::Allow,
+        ),
+        (
+            r#"{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check this"}}"#,
+            ToolVerdict::Ask { reason: Some("check this".into()) },
+        ),
+        (r#"{"decision": "block", "reason": "policy"}"#, ToolVerdict::Deny { reason: "policy".into() }),
+        (r#"{"continue": false, "stopReason": "stop now"}"#, ToolVerdict::Deny { reason: "stop now".into() }),
+        ("not json at all {", ToolVerdict::Continue),
+    ] {
+        let s = t.script("decide.sh", &format!("cat >/dev/null\ncat <<'EOF'\n{answer}\nEOF"));
+        let d = t.hooks(&on("PreToolUse", "*", &s)).pre_tool("write_file", &json!({"path": "a"})).await;
+        assert_eq!(d.verdict, want, "{answer}");
+    }
+    let s = t.script(
+        "rewrite.sh",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"path": "safe.txt"}}}'"#,
+    );
+    let d = t
+        .hooks(&on("PreToolUse", "Write|Edit|write_file", &s))
+        .pre_tool("write_file", &json!({"path": "a"}))
+        .await;
+    assert_eq!(d.input, Some(json!({"path": "safe.txt"})));
+    // Exit 2 with nothing on stderr still says who blocked.
+    let s = t.script("quiet.sh", "exit 2");
+    let d = t.hooks(&on("PreToolUse", "*", &s)).pre_tool("grep", &json!({})).await;
+    assert!(
+        matches!(d.verdict, ToolVerdict::Deny { reason } if reason.contains("blocked by the PreToolUse hook `./quiet.sh`"))
+    );
+}
+
+#[tokio::test]
+async fn parallel_hooks_deny_wins() {
+    let t = T::new();
+    let slow_allow =
+        t.script("a.sh", r#"sleep 0.5; echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'"#);
+    let slow_deny = t.script("d.sh", "sleep 0.5; echo denied >&2; exit 2");
+    let settings = json!({"hooks": {"PreToolUse": [
+        {"matcher": "*", "hooks": [{"type": "command", "command": slow_allow}]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": slow_deny}]}
+    ]}})
+    .to_string();
+    let started = Instant::now();
+    let d = t.hooks(&settings).pre_tool("grep", &json!({})).await;
+    assert!(started.elapsed() < Duration::from_millis(950), "ran in parallel: {:?}", started.elapsed());
+    assert_eq!(d.verdict, ToolVerdict::Deny { reason: "denied".into() });
+}
+
+#[tokio::test]
+async fn other_events_follow_the_protocol() {
+    let t = T::new();
+    let ctx = t.script("ctx.sh", "cat >/dev/null; echo 'run make fmt after edits'");
+    let after = t.hooks(&on("PostToolUse", "*", &ctx));
+    // Plain stdout on PostToolUse is for the transcript, not the model: only blocks and
+    // additionalContext reach it.
+    assert_eq!(after.post_tool("edit_file", &json!({}), &ToolOutput::text("ok")).await, AfterTool::Keep);
+    let s = t.script(
+        "post.sh",
+        r#"cat >/dev/null; echo '{"decision": "block", "reason": "lint failed: x.rs:3"}'"#,
+    );
+    let a = t
+        .hooks(&on("PostToolUse", "*", &s))
+        .post_tool("edit_file", &json!({}), &ToolOutput::text("ok"))
+        .await;
+    assert!(matches!(a, AfterTool::AddContext(c) if c.contains("lint failed: x.rs:3")));
+
+    let refuse = t.script("refuse.sh", "echo 'no secrets in prompts' >&2; exit 2");
+    assert_eq!(
+        t.hooks(&on("UserPromptSubmit", "", &refuse)).user_prompt("my key is x").await,
+        PromptDecision::Block("no secrets in prompts".into())
+    );
+    assert_eq!(
+        t.hooks(&on("UserPromptSubmit", "", &ctx)).user_prompt("hi").await,
+        PromptDecision::Proceed(Some("run make fmt after edits".into()))
+    );
+    let go_on = t.script(
+        "stop.sh",
+        r#"cat > stop.json; echo '{"decision": "block", "reason": "the tests are not run yet"}'"#,
+    );
+    let h = t.hooks(&on("Stop", "", &go_on));
+    assert_eq!(h.stop(Event::Stop, "done", false).await.as_deref(), Some("the tests are not run yet"));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("stop.json")).unwrap()).unwrap();
+    assert_eq!(input["stop_hook_active"], false);
+    assert_eq!(
+        t.hooks(&on("SubagentStop", "", &go_on)).stop(Event::SubagentStop, "x", true).await.as_deref(),
+        Some("the tests are not run yet")
+    );
+    assert_eq!(
+        t.hooks(&on("PreCompact", "manual", &ctx)).pre_compact("manual").await.as_deref(),
+        Some("run make fmt after edits")
+    );
+    assert_eq!(t.hooks(&on("PreCompact", "manual", &ctx)).pre_compact("auto").await, None);
+    assert_eq!(
+        t.hooks(&on("SessionStart", "", &ctx)).session_start("startup").await.as_deref(),
+        Some("run make fmt after edits")
+    );
+    let note = t.script("note.sh", "cat > note.json");
+    t.hooks(&on("Notification", "", &note)).notification("octo needs your permission to use terminal").await;
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("note.json")).unwrap()).unwrap();
+    assert_eq!(input["message"], "octo needs your permission to use terminal");
+    let end = t.script("end.sh", "cat > end.json");
+    t.hooks(&on("SessionEnd", "", &end)).session_end("exit").await;
+    assert!(t.path("end.json").exists());
+}
+
+#[tokio::test]
+async fn misbehaving_hooks_are_errors_that_block_nothing_and_leave_nothing_behind() {
+    let t = T::new();
+    // Does not exist.
+    let d = t.hooks(&on("PreToolUse", "*", "./no-such-hook.sh")).pre_tool("grep", &json!({})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    assert!(
+        t.notices.lock().unwrap().iter().any(|n| n.contains("no-such-hook.sh") && n.contains("exit 127")),
+        "{:?}",
+        t.notices.lock().unwrap()
+    );
+    // Hangs, with a child of its own: the timeout (3 s) kills the whole group.
+    let hang = t.script("hang.sh", "sleep 31.717 &\nsleep 31.717");
+    let started = Instant::now();
+    let d = t.hooks(&on("PreToolUse", "*", &hang)).pre_tool("grep", &json!({})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    assert!(started.elapsed() < Duration::from_secs(6));
+    assert!(t.notices.lock().unwrap().iter().any(|n| n.contains("took longer than 3 s")));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!alive("31.717"), "the hook's processes were killed");
+    // Prints 100 MB: stopped at the cap.
+    let flood = t.script("flood.sh", "head -c 104857600 /dev/zero | tr '\\0' x");
+    let started = Instant::now();
+    let d = t.hooks(&on("PreToolUse", "*", &flood)).pre_tool("grep", &json!({})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(t.notices.lock().unwrap().iter().any(|n| n.contains("printed more than 1024 KB")));
+    // Another exit code: an error for the user, nothing blocked.
+    let one = t.script("one.sh", "echo oops >&2; exit 1");
+    let d = t.hooks(&on("PreToolUse", "*", &one)).pre_tool("grep", &json!({})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    assert!(t.notices.lock().unwrap().iter().any(|n| n.contains("failed (exit 1): oops")));
+    let _ = Path::new(".");
+}
+
+fn alive(marker: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|c| String::from_utf8_lossy(&c).contains(marker))
+}
