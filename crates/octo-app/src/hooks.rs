@@ -39,6 +39,42 @@ pub fn load(
     (set, notices)
 }
 
+/// What trusting a project's hooks is tied to: the hooks as configured, the workspace they are
+/// in, and the contents of the scripts in the workspace their commands name — so a repository
+/// that copies a hook set trusted elsewhere, or changes a script, is asked about again.
+pub fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
+    let base = set.project_fingerprint()?;
+    let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let mut text = format!("{base}\u{1e}{}", ws.display());
+    for (_, m) in set.iter().filter(|(_, m)| m.project) {
+        for h in &m.hooks {
+            for word in h.command.split_whitespace() {
+                let w = word
+                    .trim_matches(['"', '\''])
+                    .replace("$CLAUDE_PROJECT_DIR", "")
+                    .replace("${CLAUDE_PROJECT_DIR}", "");
+                let w = w.trim_matches(['"', '\'']).trim_start_matches('/');
+                let w = w.trim_start_matches("./");
+                if w.is_empty() || w.contains("..") {
+                    continue;
+                }
+                let path = ws.join(w);
+                if let Ok(meta) = std::fs::metadata(&path) {
+                    if meta.is_file() && meta.len() <= 1024 * 1024 {
+                        if let Ok(bytes) = std::fs::read(&path) {
+                            text.push_str(&format!(
+                                "\u{1e}{w}\u{1f}{}",
+                                octo_tools::trash::content_hash(&bytes)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(octo_tools::trash::content_hash(text.as_bytes()))
+}
+
 fn trust_file(home: &Home) -> PathBuf {
     home.root().join("hooks-trusted.json")
 }

@@ -58,6 +58,8 @@ impl Runner {
         };
         let mut cmd = (self.shell)(&hook.command);
         cmd.current_dir(&self.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // Claude Code's hooks find their scripts through this variable.
+        cmd.env("CLAUDE_PROJECT_DIR", &self.cwd).env("OCTO_PROJECT_DIR", &self.cwd);
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
@@ -73,17 +75,23 @@ impl Runner {
             }
         };
         let group = child.id().unwrap_or(0);
+        // Whatever happens to this future (a cancelled turn drops it), the hook's whole group
+        // goes when it ends.
+        let _guard = GroupGuard(group);
         let body = serde_json::to_vec(input).unwrap_or_default();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let work = async {
-            // A hook that does not read its input must not block on it: write what fits.
-            if let Some(mut w) = stdin {
-                let _ = w.write_all(&body).await;
-                drop(w);
-            }
-            let (out, err) = tokio::join!(read_capped(stdout), read_capped(stderr));
+            // Input is written while output is read: a hook that prints before reading (or never
+            // reads) cannot stall on a full pipe.
+            let write = async {
+                if let Some(mut w) = stdin {
+                    let _ = w.write_all(&body).await;
+                    drop(w);
+                }
+            };
+            let ((), out, err) = tokio::join!(write, read_capped(stdout), read_capped(stderr));
             let status = child.wait().await;
             (out, err, status)
         };
@@ -110,9 +118,16 @@ impl Runner {
                     Some(format!("took longer than {} s and was stopped", hook.timeout.as_secs_f64()));
             }
         }
-        // Whatever it started in the background goes with it.
-        kill_group(group);
         ran
+    }
+}
+
+/// Kills a hook's process group when dropped.
+struct GroupGuard(u32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
     }
 }
 

@@ -41,10 +41,14 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The scopes for `workspace`, with the user's memory in `root` (`~/.octo/memory`).
+    /// The scopes for `workspace`, with the user's memory in `root` (`~/.octo/memory`). The
+    /// workspace's own `.octo/memory` is used only once the user chose it for this workspace
+    /// ([`opt_in_here`]) and it is a real folder: a repository cannot make its files octo's
+    /// memory by shipping them.
     pub fn for_workspace(root: &Path, workspace: &Path) -> Self {
         let here = in_repository(workspace);
-        let ws_dir = if here.join("MEMORY.md").exists() {
+        let real_dir = std::fs::symlink_metadata(&here).is_ok_and(|m| m.is_dir());
+        let ws_dir = if real_dir && opted_in(root, workspace) {
             here
         } else {
             root.join("workspaces").join(workspace_key(workspace))
@@ -170,6 +174,37 @@ fn line_age(line: &str, entries: &[Entry]) -> String {
         }
         _ => String::new(),
     }
+}
+
+fn here_file(root: &Path) -> PathBuf {
+    root.join("here.json")
+}
+
+fn canonical(workspace: &Path) -> String {
+    std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf()).display().to_string()
+}
+
+fn opted_in(root: &Path, workspace: &Path) -> bool {
+    std::fs::read_to_string(here_file(root))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
+        .is_some_and(|l| l.contains(&canonical(workspace)))
+}
+
+/// Records that the user wants `workspace`'s memory in its own `.octo/memory` (`/memory --here`).
+pub fn opt_in_here(root: &Path, workspace: &Path) -> std::io::Result<()> {
+    let path = here_file(root);
+    let mut list: Vec<String> =
+        std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let ws = canonical(workspace);
+    if !list.contains(&ws) {
+        list.push(ws);
+    }
+    std::fs::create_dir_all(root)?;
+    let tmp = root.join(format!(".here.json.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::fs::write(&tmp, serde_json::to_string_pretty(&list).map_err(std::io::Error::other)?)?;
+    std::fs::rename(&tmp, &path)
 }
 
 /// Where a workspace keeps its memory when the user asks for it in the repository.

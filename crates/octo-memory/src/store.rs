@@ -71,9 +71,19 @@ impl Store {
         self.dir.join("MEMORY.md")
     }
 
-    /// The index text, if there is one (cut at 256 KB).
+    /// The index text, if there is one and it can be read (for showing it).
     pub fn index(&self) -> Option<String> {
-        read_capped(&self.index_path()).ok()
+        self.read_index().ok().flatten()
+    }
+
+    /// The index text: `None` when there is none; an error when it exists but cannot be read
+    /// (too big, not UTF-8, a symlink, no permission) — then nothing may rewrite it.
+    pub fn read_index(&self) -> Result<Option<String>, MemoryError> {
+        match read_capped(&self.index_path()) {
+            Ok(t) => Ok(Some(t)),
+            Err(MemoryError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Every entry, sorted by name, and notices naming files skipped and why.
@@ -126,7 +136,7 @@ impl Store {
         let path = self.dir.join(format!("{}.md", entry.name));
         let updated = path.exists();
         write_atomic(&path, &entry.render())?;
-        let current = self.index().unwrap_or_else(index::empty);
+        let current = self.read_index()?.unwrap_or_else(index::empty);
         let line = index::entry_line(&entry.name, &entry.description);
         let indexed = match index::upsert(&current, entry.kind.section(), &entry.name, &line) {
             Some(text) => {
@@ -150,7 +160,7 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(io(&path)(e)),
         }
-        if let Some(text) = self.index().as_deref().and_then(|t| index::remove(t, name)) {
+        if let Some(text) = self.read_index()?.as_deref().and_then(|t| index::remove(t, name)) {
             write_atomic(&self.index_path(), &text)?;
         }
         Ok(true)
@@ -159,14 +169,14 @@ impl Store {
     /// Adds a line to Scratch Notes (creating the index when there is none).
     pub fn note(&self, line: &str) -> Result<(), MemoryError> {
         let _lock = self.lock()?;
-        let current = self.index().unwrap_or_else(index::empty);
+        let current = self.read_index()?.unwrap_or_else(index::empty);
         write_atomic(&self.index_path(), &index::append_scratch(&current, line))
     }
 
     /// Replaces the index (a dream), if it is still `expected` (nobody changed it meanwhile).
     pub fn replace_index(&self, expected: Option<&str>, text: &str) -> Result<(), MemoryError> {
         let _lock = self.lock()?;
-        if self.index().as_deref() != expected {
+        if self.read_index()?.as_deref() != expected {
             return Err(MemoryError::Invalid(format!(
                 "the {} memory index changed while the dream ran; nothing was written, dream again",
                 self.label
@@ -190,9 +200,16 @@ impl Store {
     }
 }
 
-/// Reads a file of at most 256 KB (a longer one is an error saying so).
+/// Reads a regular file of at most 256 KB (a longer one, or a symbolic link — which could point
+/// anywhere, a secret included — is an error saying so).
 fn read_capped(path: &Path) -> Result<String, MemoryError> {
-    let meta = std::fs::metadata(path).map_err(io(path))?;
+    let meta = std::fs::symlink_metadata(path).map_err(io(path))?;
+    if !meta.is_file() {
+        return Err(MemoryError::Invalid(format!(
+            "{} is not a regular file (memory files may not be symbolic links)",
+            path.display()
+        )));
+    }
     if meta.len() > MAX_FILE_BYTES {
         return Err(MemoryError::Invalid(format!(
             "it is {} KB; a memory file may be at most {} KB",
@@ -221,8 +238,11 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), MemoryError> {
     create_private_dir(dir)?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    // A fresh file: never one someone placed there (a symlink at the name is removed, not
+    // followed).
+    let _ = std::fs::remove_file(&tmp);
     let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
+    opts.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;

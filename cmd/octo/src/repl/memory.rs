@@ -67,7 +67,7 @@ pub(super) fn memory(session: &Session, arg: &str) {
         }
         "--here" => match session.memory_here() {
             Ok(dir) => out::status(&visible(&format!(
-                "this workspace's memory now lives in {} (commit it, or add it to .gitignore)",
+                "from the next session on, this workspace's memory lives in {} (commit it, or add it to .gitignore)",
                 dir.display()
             ))),
             Err(e) => out::error(&visible(&e)),

@@ -408,6 +408,23 @@ async fn doctor_checks_config_key_and_reachability() {
         .await
         .code(1)
         .stdout(predicate::str::contains("FAIL reachable: http://127.0.0.1:9 is unreachable"));
+    // Hooks: a matcher that is not a regular expression and a settings file that is not JSON
+    // are named; the other hooks count.
+    let hooked = home_for(&llm);
+    let cfg = std::fs::read_to_string(hooked.home().join("config.toml")).unwrap();
+    std::fs::write(
+        hooked.home().join("config.toml"),
+        format!("{cfg}[[hooks.PreToolUse]]\nmatcher = \"[oops\"\ncommand = \"true\"\n[[hooks.Stop]]\ncommand = \"true\"\n"),
+    )
+    .unwrap();
+    hooked.write(".claude/settings.json", "{ not json").unwrap();
+    let mut c = octo(&hooked);
+    c.arg("doctor");
+    assert_async(c)
+        .await
+        .code(1)
+        .stdout(predicate::str::contains("FAIL hooks:").and(predicate::str::contains("[oops")))
+        .stdout(predicate::str::contains("settings.json is not valid JSON"));
     // A broken config file is named and fails the check.
     std::fs::write(dead.home().join("config.toml"), "default = [").unwrap();
     octo(&dead).arg("doctor").assert().code(1).stdout(predicate::str::contains("FAIL configuration"));

@@ -129,6 +129,11 @@ impl PermissionEngine {
         self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(scope);
     }
 
+    /// The narrowings active now (a sub-agent keeps a copy for its whole run).
+    pub fn scopes(&self) -> Vec<Scope> {
+        self.scopes.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
     /// Ends every skill's and command's narrowing.
     pub fn clear_scopes(&self) {
         self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
@@ -144,8 +149,13 @@ impl PermissionEngine {
     /// The decision for `q` if `scope` were active as well (a command's `` !`…` `` lines are
     /// held to its own `allowed-tools` before its turn starts).
     pub fn check_within(&self, q: &PermissionQuery<'_>, scope: Option<&Scope>) -> PermissionDecision {
+        self.check_within_all(q, scope.map(std::slice::from_ref).unwrap_or_default())
+    }
+
+    /// The decision for `q` if every one of `scopes` were active as well.
+    pub fn check_within_all(&self, q: &PermissionQuery<'_>, scopes: &[Scope]) -> PermissionDecision {
         let t = Target::of(q, self.secrets.home());
-        if let Some(refusal) = scope.and_then(|s| s.refusal(q, &t)) {
+        if let Some(refusal) = scopes.iter().find_map(|s| s.refusal(q, &t)) {
             return refusal;
         }
         self.check(q)

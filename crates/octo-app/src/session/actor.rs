@@ -253,15 +253,32 @@ pub(super) async fn actor(
         match cmd {
             Command::Prompt(mut input, scope) => {
                 task.refresh_tools(&mut agent).await;
-                if let Some(refusal) = task.prompt_hooks(&mut input).await {
+                let cancel = CancellationToken::new();
+                {
+                    // Running from here: an abort also stops the prompt's hooks.
+                    let mut s = task.lock();
+                    s.state = State::Running;
+                    s.current = Some(cancel.clone());
+                }
+                let refused = tokio::select! {
+                    r = task.prompt_hooks(&mut input) => r,
+                    () = cancel.cancelled() => Some("cancelled while the prompt's hooks ran".to_owned()),
+                };
+                if let Some(refusal) = refused {
                     {
                         let mut s = task.lock();
                         s.queued = s.queued.saturating_sub(1);
+                        s.state = State::Idle;
+                        s.current = None;
                     }
                     for ev in [
                         AgentEvent::Error { kind: octo_agent::ErrorKind::Agent, message: refusal },
                         AgentEvent::TurnEnd {
-                            reason: TurnEndReason::Failed,
+                            reason: if cancel.is_cancelled() {
+                                TurnEndReason::Cancelled
+                            } else {
+                                TurnEndReason::Failed
+                            },
                             stop_reason: None,
                             usage: octo_agent::Usage::default(),
                             requests: 0,
@@ -285,7 +302,6 @@ pub(super) async fn actor(
                 if let Some(scope) = scope {
                     task.engine.narrow(scope);
                 }
-                let cancel = CancellationToken::new();
                 if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
                     let _ = task.events.send(AgentEvent::Notice { message });
                 }

@@ -40,13 +40,15 @@ impl Session {
     pub fn trust_hooks(&self) -> Result<(), String> {
         let mut pending =
             self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some((fingerprint, set)) = pending.take() else { return Ok(()) };
         let (Some(cell), Some(config)) = (self.setup.hooks.as_ref(), self.setup.config.as_ref()) else {
             return Err("this session has no hooks".into());
         };
+        let Some((fingerprint, _)) = pending.as_ref() else { return Ok(()) };
         let home = crate::home::Home::new(&config.home);
-        crate::hooks::remember_trust(&home, &fingerprint, &self.setup.workspace)
+        // Remembered first: if that fails, the hooks stay pending and the user can try again.
+        crate::hooks::remember_trust(&home, fingerprint, &self.setup.workspace)
             .map_err(|e| format!("could not remember the trust: {e}"))?;
+        let Some((_, set)) = pending.take() else { return Ok(()) };
         let session_id = Arc::clone(&self.session_id);
         let events = self.setup.events_cell.clone().unwrap_or_default();
         cell.set(hook_instance(set, &self.setup.workspace, &home, &session_id, &events));

@@ -37,8 +37,9 @@ impl Session {
         Ok(line)
     }
 
-    /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` from now on
-    /// (moving what is kept under octo's home there). Returns the folder.
+    /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` from the next
+    /// session on (copying what is kept under octo's home there; the copy there stays as it was).
+    /// Returns the folder.
     pub fn memory_here(&self) -> Result<PathBuf, String> {
         let memory = self.memory().ok_or("this session has no memory")?;
         let here = octo_memory::in_repository(&self.setup.workspace);
@@ -61,8 +62,10 @@ impl Session {
             std::fs::write(here.join("MEMORY.md"), octo_memory::index::empty())
                 .map_err(|e| format!("cannot write {}: {e}", here.display()))?;
         }
-        if from.exists() {
-            let _ = std::fs::remove_dir_all(&from);
+        let root = self.setup.config.as_ref().map(|c| crate::home::Home::new(&c.home).memory());
+        if let Some(root) = root {
+            octo_memory::opt_in_here(&root, &self.setup.workspace)
+                .map_err(|e| format!("cannot record the choice: {e}"))?;
         }
         Ok(here)
     }
@@ -76,7 +79,8 @@ impl Session {
         let sender =
             self.setup.lite.clone().or_else(|| self.lock().sender.clone()).ok_or("no model to dream with")?;
         let history = self.history().await.map_err(|e| e.to_string())?;
-        let before = memory.workspace.index();
+        // An index that exists but cannot be read is never replaced.
+        let before = memory.workspace.read_index().map_err(|e| format!("{e}; nothing was written"))?;
         let current = before.clone().unwrap_or_else(octo_memory::index::empty);
         let request = dream::request(&current, &transcript(&history));
         let msgs = [Message::user(request)];

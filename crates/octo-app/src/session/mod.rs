@@ -340,7 +340,7 @@ impl Session {
         // Hooks: the config's and the settings.json files'; a project's only once trusted.
         let (hook_set, hook_notes) = crate::hooks::load(&config, &workspace, user_home.as_deref());
         notes.extend(hook_notes);
-        let fingerprint = hook_set.project_fingerprint();
+        let fingerprint = crate::hooks::trust_key(&hook_set, &workspace);
         let trusted = fingerprint.as_deref().is_none_or(|f| crate::hooks::trusted(&home, f));
         let active = if trusted { hook_set.clone() } else { hook_set.filtered(|m| !m.project) };
         if !trusted && options.unattended {

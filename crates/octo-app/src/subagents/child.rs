@@ -107,7 +107,9 @@ impl Child {
 /// of its own. Never wider than the parent: every call still goes through the parent's check.
 struct ChildGate {
     engine: Arc<PermissionEngine>,
-    scope: Option<Scope>,
+    /// The child type's scope, and the narrowings active when it started (a skill's), kept for
+    /// its whole run even after the parent's turn ends.
+    scopes: Vec<Scope>,
     plan: bool,
 }
 
@@ -122,7 +124,7 @@ impl PermissionGate for ChildGate {
                 kind: DenyKind::PlanMode,
             };
         }
-        self.engine.check_within(q, self.scope.as_ref())
+        self.engine.check_within_all(q, &self.scopes)
     }
 
     fn remember(&self, q: &PermissionQuery<'_>, decision: &ApprovalDecision) {
@@ -165,8 +167,9 @@ pub(crate) fn child_tools(
         .collect();
     let mut out = ToolRegistry::new();
     for (name, exec) in parent.names().zip(parent.executors()) {
-        let keep = if super::TASK_TOOLS.contains(&name) {
-            // A child's own task tools are added by `build` (one level deeper) when allowed.
+        let keep = if super::TASK_TOOLS.contains(&name) || name == octo_skills::SKILL_TOOL {
+            // A child's own task tools are added by `build` (one level deeper) when allowed; a
+            // child loads no skills (a skill's narrowing belongs to the parent's turn).
             false
         } else {
             let meta_ok = !read_only || parent.meta(name).is_some_and(|m| m.read_only);
@@ -199,13 +202,18 @@ pub(crate) fn build(
     let parent = spawner.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     let nested = depth + 1 < spawner.limits.max_depth;
     let (mut tools, scope, notes) = child_tools(def, &parent);
-    if nested {
+    let plan = def.permission_mode.as_deref().is_some_and(|m| m.eq_ignore_ascii_case("plan"));
+    let read_only = def.tools.as_deref() == Some(&["@read-only".to_owned()][..]);
+    let mut scopes = spawner.engine.scopes();
+    scopes.extend(scope);
+    // Only a child as free as its parent may start children of its own: a grandchild's gate is
+    // the session's engine and its own type, so a narrowed child must not hand work down.
+    if nested && scopes.is_empty() && !plan && !read_only {
         for exec in octo_agent::ToolSource::tools(&super::tools(Arc::clone(spawner), depth + 1)) {
             tools.register(exec);
         }
     }
-    let plan = def.permission_mode.as_deref().is_some_and(|m| m.eq_ignore_ascii_case("plan"));
-    let gate = Arc::new(ChildGate { engine: Arc::clone(&spawner.engine), scope, plan });
+    let gate = Arc::new(ChildGate { engine: Arc::clone(&spawner.engine), scopes, plan });
     let turns = def.max_turns.map_or(spawner.limits.max_turns, |t| t.min(spawner.limits.max_turns));
     let prompt = format!(
         "{}\n\n# Environment\n- Working directory: {}\n- You are a sub-agent: your final answer goes back to the agent that started you.",

@@ -134,6 +134,11 @@ impl ToolExecutor for Task {
         // A panic in the child ends its task, not the parent's turn.
         let join = tokio::spawn(async move {
             let outcome = child::run(agent, Arc::clone(&h), prompt, parent_ctx).await;
+            // Recorded here too, so a child whose parent stopped waiting is not "running" forever.
+            h.finish(match &outcome.result {
+                Ok(t) => ChildState::Done(t.clone()),
+                Err(e) => ChildState::Failed(e.clone()),
+            });
             let path = child::save_sidechain(&spawner, &h.id, &outcome.history);
             drop(permit);
             (outcome, path)

@@ -121,10 +121,7 @@ const VALIDATE: &str = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  *'rm -rf'
 async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untrusted() {
     let rm = json!({"command": "rm -rf build"});
     let t = setup(
-        &[
-            (".claude/settings.json", &SETTINGS.replace("\\\"$CLAUDE_PROJECT_DIR\\\"/", "")),
-            (".claude/hooks/validate.sh", VALIDATE),
-        ],
+        &[(".claude/settings.json", SETTINGS), (".claude/hooks/validate.sh", VALIDATE)],
         "",
         vec![
             call("t1", "terminal", rm.clone()),
@@ -147,7 +144,8 @@ async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untruste
     let s = t.session(Mode::Auto, false);
     let waiting = s.untrusted_hooks();
     assert!(
-        waiting.len() == 1 && waiting[0].starts_with("PreToolUse Bash: .claude/hooks/validate.sh"),
+        waiting.len() == 1
+            && waiting[0].starts_with("PreToolUse Bash: \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/validate.sh"),
         "{waiting:?}"
     );
     s.trust_hooks().unwrap();
@@ -158,6 +156,17 @@ async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untruste
     assert!(t.ws.join("build").exists());
     // Remembered: the next session does not ask.
     assert!(t.session(Mode::Auto, true).untrusted_hooks().is_empty());
+    // A changed script is asked about again.
+    write(&t.ws.join(".claude/hooks/validate.sh"), "#!/bin/sh\nexit 0\n");
+    assert_eq!(t.session(Mode::Auto, true).untrusted_hooks().len(), 1);
+    // So is the same hook set in another repository.
+    let other = t.ws.parent().unwrap().join("other");
+    write(&other.join(".claude/settings.json"), SETTINGS);
+    write(&other.join(".claude/hooks/validate.sh"), VALIDATE);
+    let config = Config::load(&t.home, &other, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions { workspace: Some(other), unattended: true, ..SessionOptions::default() };
+    let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    assert_eq!(s.untrusted_hooks().len(), 1, "trust belongs to one workspace");
 }
 
 #[tokio::test]
