@@ -82,7 +82,7 @@ pub struct Cli {
     #[arg(long)]
     pub no_save: bool,
 
-    /// Append every event of the session to ~/.octo/logs/<session>.jsonl (credentials redacted;
+    /// Append every event of the session to `~/.octo/logs/<session>.jsonl` (credentials redacted;
     /// also `log_events = true` in the config).
     #[arg(long)]
     pub log_events: bool,
