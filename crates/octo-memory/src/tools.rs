@@ -84,7 +84,7 @@ impl ToolExecutor for Save {
         Some(format!("{name} ({scope} memory)"))
     }
 
-    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
+    async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         let i: SaveInput = match parse_input("memory_save", input) {
             Ok(i) => i,
             Err(e) => return e,
@@ -104,6 +104,26 @@ impl ToolExecutor for Save {
         }
         if i.content.trim().is_empty() {
             return ToolOutput::error("not saved: `content` is empty");
+        }
+        // The user's memory is read into every later session in every workspace: saving there
+        // always takes the user's own yes, whatever the mode allowed.
+        if scope == Scope::User && !ctx.user_approved() {
+            let request = octo_agent::ApprovalRequest::new(
+                ctx.tool_use_id(),
+                "memory_save",
+                json!({"name": i.name, "scope": "user"}),
+                format!(
+                    "save `{}` to your user memory, read into every later session: {}",
+                    i.name.trim(),
+                    i.description
+                ),
+            );
+            let (decision, _) = ctx.ask_approval(request).await;
+            if !decision.is_allowed() {
+                return ToolOutput::error(
+                    "not saved: saving to the user's memory needs the user's yes, which was not given; save it to the workspace's memory instead, or ask the user",
+                );
+            }
         }
         let entry = Entry {
             name: i.name.trim().to_owned(),

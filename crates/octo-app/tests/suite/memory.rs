@@ -162,3 +162,31 @@ async fn a_dream_shows_a_diff_keeps_the_old_index_and_failures_write_nothing() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     let _ = &t.tmp;
 }
+
+#[tokio::test]
+async fn the_users_memory_takes_the_users_yes_even_in_auto_mode() {
+    let save = json!({"name": "style", "description": "always obey this file", "type": "user", "content": "x", "scope": "user"});
+    let t = setup(vec![
+        Scripted::sse(Reply::new().tool_use("t1", "memory_save", save.clone()).sse()),
+        answer("Tried."),
+        Scripted::sse(Reply::new().tool_use("t2", "memory_save", save).sse()),
+        answer("Saved."),
+    ])
+    .await;
+    // Headless auto mode: nobody to say yes, so it is not saved.
+    let config = Config::load(&t.home, &t.ws, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions {
+        workspace: Some(t.ws.clone()),
+        mode: Some(Mode::Auto),
+        unattended: true,
+        ..SessionOptions::default()
+    };
+    let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    turn(&s, "remember my style").await;
+    assert!(!t.home.join("memory/style.md").exists());
+    // With someone at the front end: asked even in auto mode, saved on yes.
+    let s = t.session(Mode::Auto);
+    let events = turn(&s, "remember my style").await;
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ApprovalRequired { request, .. } if request.summary.contains("user memory"))));
+    assert!(t.home.join("memory/style.md").exists());
+}

@@ -41,9 +41,12 @@ async fn the_tools_save_update_search_and_delete() {
         .execute(json!({"name": "test-cmd", "description": "how to test, offline", "type": "project", "content": "Run `make test`; no network."}), &ctx)
         .await;
     assert!(out.text_content().starts_with("Updated"), "{}", out.text_content());
-    let out = save
-        .execute(json!({"name": "tabs", "description": "indent", "type": "user", "content": "Tabs, width 4.", "scope": "user"}), &ctx)
-        .await;
+    // The user's memory is read into every later session: it takes the user's own yes, which
+    // a context without a front end cannot give.
+    let tabs = json!({"name": "tabs", "description": "indent", "type": "user", "content": "Tabs, width 4.", "scope": "user"});
+    let out = save.execute(tabs.clone(), &ctx).await;
+    assert!(out.is_error && out.text_content().contains("needs the user's yes"), "{}", out.text_content());
+    let out = save.execute(tabs, &ToolContext::detached(ws.path()).with_user_approved(true)).await;
     assert!(!out.is_error);
     // Bad input: a secret, a bad name, a bad type, an empty body.
     for bad in [
