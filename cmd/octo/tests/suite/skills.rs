@@ -146,3 +146,57 @@ async fn skills_and_commands_in_the_repl() {
     assert!(sent(1).contains("Status: hi-there") && sent(1).contains("Summarize for me."), "{}", sent(1));
     assert!(sent(2).contains("/usr/bin/env is a path"), "{}", sent(2));
 }
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn project_hooks_are_asked_about_once_and_listed_with_agents() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    home.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let spawn = |home: &TempHome| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+        cmd.args(["--no-save"])
+            .env("HOME", home.home())
+            .env("OCTO_HOME", home.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .current_dir(home.workspace());
+        cmd
+    };
+    let cmd = spawn(&home);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("this project configures hooks").unwrap();
+        p.exp_string("PostToolUse Edit|Write: true").unwrap();
+        p.exp_string("run them").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("the project's hooks are on").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/hooks").unwrap();
+        p.exp_string("PostToolUse [Edit|Write]: true").unwrap();
+        p.send_line("/agents").unwrap();
+        p.exp_string("explore (built-in)").unwrap();
+        p.exp_string("no sub-agents have run yet").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    // Trusted once: the next start does not ask.
+    let cmd = spawn(&home);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        let before = p.exp_string("octo> ").unwrap();
+        assert!(!before.contains("configures hooks"), "{before:?}");
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+}
