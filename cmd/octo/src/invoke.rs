@@ -33,7 +33,7 @@ pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
 /// Runs `/name args` with nobody to ask: a step that needs a yes stops it with a message saying
 /// how to allow it. `None` when there is no such skill or command.
 pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result<Prepared, String>> {
-    let invocation = match session.invoke(name.trim_start_matches('/'), arg)? {
+    let invocation = match session.invoke(name.trim_start_matches('/'), arg).await? {
         Ok(i) => i,
         Err(e) => return Some(Err(e)),
     };
@@ -45,5 +45,14 @@ pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result
             step.ask.as_deref().unwrap_or("asks first")
         )));
     }
-    Some(session.finish_invocation(invocation).await)
+    // Ctrl-C stops the running step (its process group killed) rather than killing octo.
+    let cancel = octo_app::CancellationToken::new();
+    let finish = session.finish_invocation_with(invocation, cancel.clone());
+    tokio::pin!(finish);
+    loop {
+        tokio::select! {
+            r = &mut finish => return Some(r),
+            _ = tokio::signal::ctrl_c() => cancel.cancel(),
+        }
+    }
 }

@@ -121,6 +121,6 @@ pub use session::{
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.
 pub use octo_agent::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, CompactReason, ContentBlock, ErrorKind, ImageSource,
-    Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
+    AgentEvent, ApprovalDecision, ApprovalRequest, CancellationToken, CompactReason, ContentBlock, ErrorKind,
+    ImageSource, Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
 };

@@ -138,6 +138,8 @@ pub(crate) struct Runner<'a> {
     pub engine: &'a PermissionEngine,
     pub tools: &'a ToolRegistry,
     pub workspace: &'a Path,
+    /// The session's hooks: a command's `` !`…` `` lines meet its PreToolUse hooks like any call.
+    pub hooks: Option<Arc<octo_hooks::Hooks>>,
 }
 
 impl Runner<'_> {
@@ -149,7 +151,7 @@ impl Runner<'_> {
     }
 
     /// Checks `/name args` (`line` without the slash is `name args`).
-    pub fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, String> {
+    pub async fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, String> {
         let template = skill
             .template()
             .map_err(|e| format!("/{} cannot run: {}: {e}", skill.name, skill.file.display()))?;
@@ -192,7 +194,31 @@ impl Runner<'_> {
                         _ => "command".to_owned(),
                     };
                     let input = serde_json::json!({ field: c });
-                    (StepAction::Run(c.clone()), self.check(tool, meta, &input, scope.as_ref()))
+                    let mut decision = self.check(tool, meta, &input, scope.as_ref());
+                    // PreToolUse hooks may refuse it or ask first; their allow never lifts the
+                    // engine's question.
+                    if let Some(h) = self.hooks.as_ref().filter(|h| h.has(octo_hooks::Event::PreToolUse)) {
+                        match h.pre_tool(tool, &input).await.verdict {
+                            octo_agent::ToolVerdict::Deny { reason } => {
+                                decision = PermissionDecision::Deny {
+                                    message: reason,
+                                    kind: octo_agent::DenyKind::Rule,
+                                };
+                            }
+                            octo_agent::ToolVerdict::Ask { reason }
+                                if matches!(decision, PermissionDecision::Allow) =>
+                            {
+                                decision = PermissionDecision::Ask {
+                                    summary: None,
+                                    reason: Some(
+                                        reason.unwrap_or_else(|| "a PreToolUse hook asks first".into()),
+                                    ),
+                                };
+                            }
+                            _ => {}
+                        }
+                    }
+                    (StepAction::Run(c.clone()), decision)
                 }
                 Part::Include(p) => {
                     let input = serde_json::json!({ path_field.as_str(): p });
@@ -225,12 +251,16 @@ impl Runner<'_> {
     }
 
     /// Runs the steps (the user said yes to those that asked) and builds the prompt.
-    pub async fn finish(&self, inv: Invocation) -> Result<Prepared, String> {
+    pub async fn finish(
+        &self,
+        inv: Invocation,
+        cancel: octo_agent::CancellationToken,
+    ) -> Result<Prepared, String> {
         let mut text = String::new();
         for part in inv.parts {
             match part {
                 Part::Text(t) => text.push_str(&t),
-                Part::Run(c) => text.push_str(&self.run(&inv.skill, &c).await?),
+                Part::Run(c) => text.push_str(&self.run(&inv.skill, &c, &cancel).await?),
                 Part::Include(p) => text.push_str(&self.read(&inv.skill, &p)?),
             }
         }
@@ -245,14 +275,24 @@ impl Runner<'_> {
         Ok(Prepared { message: Message::user(text), scope, notes })
     }
 
-    async fn run(&self, skill: &Skill, command: &str) -> Result<String, String> {
+    async fn run(
+        &self,
+        skill: &Skill,
+        command: &str,
+        cancel: &octo_agent::CancellationToken,
+    ) -> Result<String, String> {
+        if cancel.is_cancelled() {
+            return Err(format!("/{}: cancelled", skill.name));
+        }
         let Some((tool, meta)) = self.command_tool() else { return Err("no command tool".into()) };
         let field = match &meta.subject {
             Subject::Command { field } => field.clone(),
             _ => "command".to_owned(),
         };
         let Some(exec) = self.tools.get(tool) else { return Err("no command tool".into()) };
-        let ctx = octo_agent::ToolContext::detached(self.workspace).with_user_approved(true);
+        let ctx = octo_agent::ToolContext::detached(self.workspace)
+            .with_user_approved(true)
+            .with_cancel(cancel.clone());
         let out = exec.execute(serde_json::json!({ field: command }), &ctx).await;
         let body = out.text_content();
         if out.is_error {
@@ -262,9 +302,13 @@ impl Runner<'_> {
     }
 
     fn read(&self, skill: &Skill, path: &str) -> Result<String, String> {
-        let full = self.workspace.join(path);
-        let bytes = std::fs::read(&full).map_err(|e| format!("/{}: cannot read @{path}: {e}", skill.name))?;
+        use std::io::Read;
         const MAX: usize = 256 * 1024;
+        let full = self.workspace.join(path);
+        let mut bytes = Vec::new();
+        std::fs::File::open(&full)
+            .and_then(|f| f.take(MAX as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("/{}: cannot read @{path}: {e}", skill.name))?;
         let cut = bytes.len() > MAX;
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
         Ok(format!(

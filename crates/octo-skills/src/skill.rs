@@ -57,8 +57,21 @@ impl Skill {
 /// few system calls as a read can take, since discovery reads every skill at start).
 pub(crate) fn read_limited(path: &Path) -> Result<String, String> {
     use std::io::Read;
+    // Only regular files: a link to a terminal, a pipe or a device would block or read forever
+    // (and opening a pipe blocks by itself), so the kind is checked before opening and again on
+    // what was opened.
+    let regular = |m: &std::fs::Metadata| {
+        if m.is_file() {
+            Ok(())
+        } else {
+            Err("it is not a regular file (a device, a pipe or a folder)".to_owned())
+        }
+    };
+    regular(&std::fs::metadata(path).map_err(|e| io_reason(&e))?)?;
     let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
-    let len = file.metadata().map_err(|e| io_reason(&e))?.len();
+    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    regular(&meta)?;
+    let len = meta.len();
     if len > MAX_FILE_BYTES {
         return Err(format!(
             "it is {:.1} MB; a skill or command file may be at most {} KB",

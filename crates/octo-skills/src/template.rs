@@ -3,7 +3,9 @@
 //! application through its permission engine), and `@path` mentions whose file is included.
 //!
 //! The structure is read from the file before any argument is put in, so an argument can never
-//! add a command of its own; inside a command an argument is shell-quoted.
+//! add a command of its own; inside a command an argument is never spliced into the text: it is a
+//! shell variable (`OCTO_ARGUMENTS`, `OCTO_ARG_1`…, `OCTO_SKILL_DIR`), set single-quoted before
+//! the command and expanded by the shell where the template names it.
 
 /// One piece of an expanded body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,15 +82,25 @@ impl Template {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => {
-                    let filled =
-                        substitute(t, arguments, &args, dir, &mut used, std::borrow::ToOwned::to_owned);
+                    let filled = substitute(t, arguments, &args, dir, &mut used, |_, v| v.to_owned());
                     match mentions {
                         Some(exists) => parts.extend(mention_parts(&filled, exists)),
                         None => parts.push(Part::Text(filled)),
                     }
                 }
                 Piece::Run(c) => {
-                    parts.push(Part::Run(substitute(c, arguments, &args, dir, &mut used, quote)));
+                    // Inside a command a value is never spliced into the text: it becomes a shell
+                    // variable, set (single-quoted) before the command and expanded by the shell
+                    // where the template names it, whatever quotes surround it there.
+                    let mut vars: Vec<(String, String)> = Vec::new();
+                    let body = substitute(c, arguments, &args, dir, &mut used, |name, value| {
+                        if !vars.iter().any(|(n, _)| n == name) {
+                            vars.push((name.to_owned(), value.to_owned()));
+                        }
+                        format!("${{{name}}}")
+                    });
+                    let set: String = vars.iter().map(|(n, v)| format!("{n}={}; ", quote(v))).collect();
+                    parts.push(Part::Run(format!("{set}{body}")));
                 }
             }
         }
@@ -116,7 +128,7 @@ fn substitute(
     args: &[String],
     dir: Option<&str>,
     used: &mut bool,
-    wrap: impl Fn(&str) -> String,
+    mut wrap: impl FnMut(&str, &str) -> String,
 ) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
@@ -128,12 +140,15 @@ fn substitute(
             // `$ARGUMENTS[N]`: the Nth argument, from 0.
             if let Some((n, r2)) = r.strip_prefix('[').and_then(|x| x.split_once(']')) {
                 if let Ok(n) = n.trim().parse::<usize>() {
-                    out.push_str(&wrap(args.get(n).map_or("", String::as_str)));
+                    out.push_str(&wrap(
+                        &format!("OCTO_ARG_{}", n + 1),
+                        args.get(n).map_or("", String::as_str),
+                    ));
                     rest = r2;
                     continue;
                 }
             }
-            out.push_str(&wrap(all.trim()));
+            out.push_str(&wrap("OCTO_ARGUMENTS", all.trim()));
             rest = r;
             continue;
         }
@@ -142,7 +157,7 @@ fn substitute(
             if let Ok(n) = after[..digits].parse::<usize>() {
                 if n >= 1 {
                     *used = true;
-                    out.push_str(&wrap(args.get(n - 1).map_or("", String::as_str)));
+                    out.push_str(&wrap(&format!("OCTO_ARG_{n}"), args.get(n - 1).map_or("", String::as_str)));
                     rest = &after[digits..];
                     continue;
                 }
@@ -151,7 +166,7 @@ fn substitute(
         if let (Some(d), Some(r)) =
             (dir, after.strip_prefix("{CLAUDE_SKILL_DIR}").or_else(|| after.strip_prefix("{OCTO_SKILL_DIR}")))
         {
-            out.push_str(&wrap(d));
+            out.push_str(&wrap("OCTO_SKILL_DIR", d));
             rest = r;
             continue;
         }
@@ -289,7 +304,7 @@ mod tests {
         let parts = t.expand("main; rm -rf ~", None, None);
         assert_eq!(
             text(&parts),
-            "Status:\n<run git status --short>\nLog: <run git log -n 3 'main;'> done\nnot!`x`\n"
+            "Status:\n<run git status --short>\nLog: <run OCTO_ARG_1='main;'; git log -n 3 ${OCTO_ARG_1}> done\nnot!`x`\n"
         );
         let err = Template::parse("ok\nthen !`git status\n", 7).unwrap_err();
         assert!(err.contains("line 8"), "{err}");
@@ -309,7 +324,17 @@ mod tests {
     #[test]
     fn skill_dir_and_quoting() {
         let t = Template::parse("run ${CLAUDE_SKILL_DIR}/x.sh !`sh ${CLAUDE_SKILL_DIR}/y.sh`", 1).unwrap();
-        assert_eq!(text(&t.expand("", Some("/s k"), None)), "run /s k/x.sh <run sh '/s k'/y.sh>");
+        assert_eq!(
+            text(&t.expand("", Some("/s k"), None)),
+            "run /s k/x.sh <run OCTO_SKILL_DIR='/s k'; sh ${OCTO_SKILL_DIR}/y.sh>"
+        );
+        // Whatever quotes surround it in the template, a value stays one literal value.
+        let t = Template::parse("!`gh pr view \"$ARGUMENTS\"` and !`echo '$1'`", 1).unwrap();
+        let parts = t.expand("$(curl x|sh) it's", None, None);
+        assert_eq!(
+            text(&parts),
+            "<run OCTO_ARGUMENTS='$(curl x|sh) it'\\''s'; gh pr view \"${OCTO_ARGUMENTS}\"> and <run OCTO_ARG_1='$(curl'; echo '${OCTO_ARG_1}'>"
+        );
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(split_args(r#"a "b \" c" 'd e' f\ g "open"#), ["a", "b \" c", "d e", "f g", "open"]);
     }

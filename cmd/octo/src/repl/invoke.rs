@@ -11,7 +11,7 @@ use octo_app::Session;
 /// Runs `name` (`/review`) with `arg`, asking about steps that need a yes. `None` when it did
 /// not run (unknown, refused, declined or failed; the user was told).
 pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) -> (Ed, Option<Prepared>) {
-    let invocation = match session.invoke(name.trim_start_matches('/'), arg) {
+    let invocation = match session.invoke(name.trim_start_matches('/'), arg).await {
         None => {
             let builtin: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
             out::error(&crate::invoke::unknown(session, name, &builtin));
@@ -40,7 +40,17 @@ pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) ->
     for step in &invocation.steps {
         out::status(&visible(&format!("  {name}: {}", step.action)));
     }
-    match session.finish_invocation(invocation).await {
+    // Ctrl-C stops the running step (its process group killed) and the command.
+    let cancel = octo_app::CancellationToken::new();
+    let finish = session.finish_invocation_with(invocation, cancel.clone());
+    tokio::pin!(finish);
+    let result = loop {
+        tokio::select! {
+            r = &mut finish => break r,
+            _ = tokio::signal::ctrl_c() => cancel.cancel(),
+        }
+    };
+    match result {
         Ok(p) => {
             for n in &p.notes {
                 out::status(&visible(&format!("octo: note: {n}")));

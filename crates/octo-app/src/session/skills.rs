@@ -35,19 +35,33 @@ impl Session {
     /// `/name args` for a skill or command the user may run: `None` when there is none by that
     /// name; an error when it cannot run (its file went bad, a command in it is refused). Its
     /// steps say what will run or be read first and which need the user's yes.
-    pub fn invoke(&self, name: &str, arguments: &str) -> Option<Result<Invocation, String>> {
+    pub async fn invoke(&self, name: &str, arguments: &str) -> Option<Result<Invocation, String>> {
         let catalog = self.skills();
         let skill = catalog.get(name).filter(|s| s.user_invocable)?;
-        Some(self.runner().invoke(skill, arguments))
+        Some(self.runner().invoke(skill, arguments).await)
     }
 
     /// Runs an invocation's steps (the caller asked the user about those that needed a yes) and
     /// returns the prompt to queue with [`Session::prompt_prepared`].
     pub async fn finish_invocation(&self, invocation: Invocation) -> Result<Prepared, String> {
-        self.runner().finish(invocation).await
+        self.finish_invocation_with(invocation, octo_agent::CancellationToken::new()).await
+    }
+
+    /// [`Session::finish_invocation`], stopping the running step when `cancel` fires (Ctrl-C).
+    pub async fn finish_invocation_with(
+        &self,
+        invocation: Invocation,
+        cancel: octo_agent::CancellationToken,
+    ) -> Result<Prepared, String> {
+        self.runner().finish(invocation, cancel).await
     }
 
     fn runner(&self) -> Runner<'_> {
-        Runner { engine: &self.engine, tools: &self.setup.tools, workspace: &self.setup.workspace }
+        Runner {
+            engine: &self.engine,
+            tools: &self.setup.tools,
+            workspace: &self.setup.workspace,
+            hooks: self.setup.hooks.as_ref().map(|c| c.get()),
+        }
     }
 }

@@ -146,7 +146,7 @@ async fn a_command_runs_its_commands_and_includes_files_before_the_prompt_is_sen
         Mode::Default,
     )
     .await;
-    let inv = t.session.invoke("explain", "\"new\" users\nand 'others'").unwrap().unwrap();
+    let inv = t.session.invoke("explain", "\"new\" users\nand 'others'").await.unwrap().unwrap();
     // `echo` asks in default mode: the front end asks the user; here the test says yes.
     assert_eq!(inv.questions().count(), 1, "{:?}", inv.steps);
     let prepared = t.session.finish_invocation(inv).await.unwrap();
@@ -168,15 +168,15 @@ async fn refused_steps_stop_the_command_and_nothing_is_sent() {
         (".env", "SECRET=1\n"),
     ];
     let t = setup(&cmds, vec![], "[permissions]\ndeny = [\"terminal(rm*)\"]\n", Mode::Auto).await;
-    let err = t.session.invoke("clean", "").unwrap().unwrap_err();
+    let err = t.session.invoke("clean", "").await.unwrap().unwrap_err();
     assert!(err.contains("terminal(rm*)"), "{err}");
     // A secret is asked about even in auto mode; headless runs then stop (see the CLI tests).
-    let inv = t.session.invoke("leak", "").unwrap().unwrap();
+    let inv = t.session.invoke("leak", "").await.unwrap().unwrap();
     let asks: Vec<_> = inv.questions().collect();
     assert!(asks.len() == 1 && asks[0].ask.as_deref().unwrap().contains("secrets"), "{asks:?}");
-    let err = t.session.invoke("narrow", "").unwrap().unwrap_err();
+    let err = t.session.invoke("narrow", "").await.unwrap().unwrap_err();
     assert!(err.contains("outside what the command /narrow allows"), "{err}");
-    assert!(t.session.invoke("nope", "").is_none());
+    assert!(t.session.invoke("nope", "").await.is_none());
     assert!(t.llm.request_bodies().await.is_empty());
 }
 
@@ -199,4 +199,31 @@ async fn reloading_reads_the_folders_again_and_rebuilds_the_listing() {
     assert!(!system(0).contains("deploy"));
     assert!(system(1).contains("- deploy: Ships it"), "{}", system(1));
     assert!(bodies[1]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "skill"));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_commands_lines_meet_the_pretooluse_hooks_and_arguments_stay_values() {
+    let hook = tempfile::tempdir().unwrap();
+    let script = hook.path().join("no-curl.sh");
+    write(&script, "#!/bin/sh\ncase \"$(cat)\" in *curl*) echo 'no curl in commands' >&2; exit 2;; esac\n");
+    std::process::Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    let rules = format!("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"{}\"\n", script.display());
+    let t = setup(
+        &[
+            (".octo/commands/fetch.md", "Got: !`curl -s example.com`\n"),
+            (".octo/commands/say.md", "Said: !`printf '%s' \"$ARGUMENTS\"`\n"),
+        ],
+        vec![answer("ok")],
+        &rules,
+        Mode::Auto,
+    )
+    .await;
+    let err = t.session.invoke("fetch", "").await.unwrap().unwrap_err();
+    assert!(err.contains("no curl in commands"), "{err}");
+    // An argument that looks like a command substitution is printed, not run.
+    let inv = t.session.invoke("say", "$(touch pwned) it's").await.unwrap().unwrap();
+    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    assert!(prepared.message.text().contains("Said: $(touch pwned) it's"), "{}", prepared.message.text());
+    assert!(!t.ws.join("pwned").exists());
 }
