@@ -23,8 +23,9 @@
 //! let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]}}"#;
 //! let (set, notices) = from_claude_settings(settings, ".claude/settings.json", true);
 //! assert!(notices.is_empty());
-//! assert_eq!(set.matching(Event::PreToolUse, &["terminal", "Bash"])[0].command, "./check.sh");
-//! assert!(set.matching(Event::PreToolUse, &["read_file", "Read"]).is_empty());
+//! // A tool is matched by its own name and the names the application gives it (Claude Code's).
+//! assert_eq!(set.matching(Event::PreToolUse, &["my_shell", "Bash"])[0].command, "./check.sh");
+//! assert!(set.matching(Event::PreToolUse, &["my_reader", "Read"]).is_empty());
 //! ```
 
 pub mod config;
