@@ -1,6 +1,7 @@
 //! The session's hooks: trusting a project's, listing them, and SessionEnd.
 
-use super::{hook_instance, Session};
+use super::start::hook_instance;
+use super::Session;
 use std::sync::Arc;
 
 /// One configured hook, for `/hooks`.
