@@ -27,6 +27,8 @@ pub struct ToolsConfig {
     pub shell_env: crate::shell::env::ShellEnv,
     /// The user's secret locations (commands touching them are asked about).
     pub secrets: crate::secrets::Secrets,
+    /// The OS sandbox commands run in (`None`: none; see `octo_exec::sandbox`).
+    pub sandbox: Option<std::sync::Arc<crate::shell::sandbox::Sandbox>>,
 }
 
 impl Default for ToolsConfig {
@@ -42,6 +44,7 @@ impl Default for ToolsConfig {
             web: WebConfig::default(),
             shell_env: crate::shell::env::ShellEnv::default(),
             secrets: crate::secrets::Secrets::from_env(),
+            sandbox: None,
         }
     }
 }

@@ -99,6 +99,7 @@ pub fn registry_with_shells(config: ToolsConfig, bg: Arc<shell::BackgroundShells
             max_timeout: config.shell_timeout_max,
             env: config.shell_env.clone(),
             secrets: config.secrets.clone(),
+            sandbox: config.sandbox.clone(),
         },
     )))
     .register(Arc::new(shell::TerminalOutput::new(Arc::clone(&bg), config.shell_output_cap)))

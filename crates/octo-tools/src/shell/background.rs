@@ -3,8 +3,7 @@
 //! session started (found by the session's tag, see [`super::reaper`]), are stopped by
 //! [`BackgroundShells::stop_all`] when the session ends, or when the registry is dropped.
 
-use super::capture::Capture;
-use super::process::{kill_group, spawn, Ending};
+use octo_exec::{kill_group, spawn, Capture, Ending};
 use crate::error::ToolError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -85,13 +84,14 @@ impl BackgroundShells {
         cwd: &Path,
         log_dir: &Path,
         env: &super::env::ShellEnv,
+        sandbox: Option<&super::sandbox::Sandbox>,
     ) -> std::io::Result<String> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("shell-{n}");
         crate::private::create_dir(log_dir)?;
         let log = log_dir.join(format!("{}-{id}-{:x}.log", std::process::id(), super::unique()));
         let capture = Capture::to_file(log.clone())?;
-        let mut running = spawn(command, cwd, capture.clone(), env, self.tag())?;
+        let mut running = spawn(command, cwd, capture.clone(), env, self.tag(), sandbox)?;
         let ending = Arc::new(Mutex::new(None));
         let shell = Arc::new(Shell {
             command: command.to_owned(),

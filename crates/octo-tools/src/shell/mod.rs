@@ -1,17 +1,12 @@
 //! `terminal`, `terminal_output` and `kill_shell`: commands through the platform shell.
 
 mod background;
-mod capture;
 mod deny;
-pub mod env;
-mod process;
-pub mod reaper;
 pub mod syntax;
 
 pub use background::BackgroundShells;
-pub use capture::Capture;
 pub use deny::{check, command_segments, hard_denied, Context, Verdict};
-pub use process::{kill_group, shell_command, spawn, Ending, Running};
+pub use octo_exec::{env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running};
 
 use octo_agent::{
     async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutcome,
@@ -40,6 +35,8 @@ pub struct ShellSettings {
     pub env: env::ShellEnv,
     /// Secret locations (and the home directory) commands are checked against.
     pub secrets: crate::secrets::Secrets,
+    /// The OS sandbox commands run in (`None`: none).
+    pub sandbox: Option<Arc<sandbox::Sandbox>>,
 }
 
 /// Runs shell commands.
@@ -53,6 +50,75 @@ impl Terminal {
     /// A terminal tool sharing `background` with `terminal_output` and `kill_shell`.
     pub fn new(background: Arc<BackgroundShells>, settings: ShellSettings) -> Self {
         Self { background, settings }
+    }
+
+    /// The active sandbox, if any.
+    fn sandbox(&self) -> Option<&sandbox::Sandbox> {
+        self.settings.sandbox.as_deref().filter(|s| s.is_active())
+    }
+
+    /// What the model is told about the sandbox (nothing when there is none).
+    fn sandbox_note(&self) -> String {
+        let Some(s) = self.sandbox() else { return String::new() };
+        let p = s.policy();
+        let writes = match p.mode {
+            sandbox::Mode::ReadOnly => "write nowhere".to_owned(),
+            _ if p.protected_git().is_some() => "write only in the workspace (its .git is read-only) and the temp dir".to_owned(),
+            _ => "write only in the workspace and the temp dir".to_owned(),
+        };
+        let net = if p.network { "" } else { " and have no network" };
+        format!(
+            " Commands run in an OS sandbox: they {writes}{net}. If one fails because of it, run it again with \
+             `sandbox: false` and a `reason`; the user is asked first."
+        )
+    }
+
+    fn schema(&self) -> Value {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line."},
+                "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before the command is killed."},
+                "run_in_background": {"type": "boolean", "description": "Start it and return at once with an id."},
+                "description": {"type": "string", "description": "A few words on what the command does, for the user."}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        });
+        if self.sandbox().is_some() {
+            schema["properties"]["sandbox"] = json!({"type": "boolean", "description": "false: run outside the sandbox, only after it blocked the command; the user is asked."});
+            schema["properties"]["reason"] = json!({"type": "string", "description": "With sandbox: false, why the command needs it."});
+        }
+        schema
+    }
+
+    /// Asks the user before a command runs outside the sandbox (unless the permission gate
+    /// already asked about this very call).
+    async fn escalate(&self, input: &Input, ctx: &ToolContext) -> Option<ToolOutput> {
+        if ctx.user_approved() {
+            return None;
+        }
+        let why = input.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given");
+        let mut req = octo_agent::ApprovalRequest::new(
+            ctx.tool_use_id(),
+            "terminal",
+            json!({ "command": input.command, "sandbox": false }),
+            &input.command,
+        );
+        req.reason = Some(format!("runs outside the sandbox: {why}"));
+        let (decision, by) = ctx.ask_approval(req).await;
+        if decision.is_allowed() {
+            return None;
+        }
+        let outcome = match by {
+            octo_agent::AnsweredBy::User => ToolOutcome::DeniedByUser,
+            octo_agent::AnsweredBy::Nobody => ToolOutcome::DeniedUnattended,
+            _ => ToolOutcome::Interrupted,
+        };
+        Some(ToolOutput::refused(
+            "not run: running outside the sandbox was not approved. Find a way that works inside it, or ask the user.",
+            outcome,
+        ))
     }
 
     /// What octo decides about `command` before running it: refused, asked about (when the
@@ -101,12 +167,14 @@ struct Input {
     #[serde(default)]
     #[allow(dead_code)]
     description: Option<String>,
+    /// `false`: run outside the OS sandbox (the user is always asked).
+    #[serde(default)]
+    sandbox: Option<bool>,
+    /// Why the command needs to run outside the sandbox.
+    #[serde(default)]
+    reason: Option<String>,
 }
 
-/// Nanoseconds of the clock: a cheap suffix so names never collide with an earlier process's.
-pub(crate) fn unique() -> u32 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
-}
 
 fn spill_path(dir: &std::path::Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -131,18 +199,8 @@ impl ToolExecutor for Terminal {
                 self.settings.default_timeout.as_secs(),
                 self.settings.max_timeout.as_secs(),
                 self.settings.output_cap
-            ),
-            json!({
-                "type": "object",
-                "properties": {
-                    "command": {"type": "string", "description": "The command line."},
-                    "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before the command is killed."},
-                    "run_in_background": {"type": "boolean", "description": "Start it and return at once with an id."},
-                    "description": {"type": "string", "description": "A few words on what the command does, for the user."}
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            }),
+            ) + &self.sandbox_note(),
+            self.schema(),
         )
     }
 
@@ -161,9 +219,16 @@ impl ToolExecutor for Terminal {
         if let Some(refusal) = self.vet(&input.command, ctx).await {
             return refusal;
         }
+        let escalating = input.sandbox == Some(false) && self.sandbox().is_some();
+        if escalating {
+            if let Some(refusal) = self.escalate(&input, ctx).await {
+                return refusal;
+            }
+        }
         let s = &self.settings;
+        let confine = if escalating { None } else { s.sandbox.as_deref() };
         if input.run_in_background {
-            return match self.background.start(&input.command, ctx.cwd(), &s.spill_dir, &s.env) {
+            return match self.background.start(&input.command, ctx.cwd(), &s.spill_dir, &s.env, confine) {
                 Ok(id) => ToolOutput::text(format!(
                     "started in the background as {id}. Read its output with terminal_output(id: \"{id}\"); stop it \
                      with kill_shell(id: \"{id}\")."
@@ -178,7 +243,7 @@ impl ToolExecutor for Terminal {
             .clamp(Duration::from_secs(1), s.max_timeout);
         let capture = Capture::new(s.output_cap, spill_path(&s.spill_dir));
         let mut running =
-            match spawn(&input.command, ctx.cwd(), capture.clone(), &s.env, self.background.tag()) {
+            match spawn(&input.command, ctx.cwd(), capture.clone(), &s.env, self.background.tag(), confine) {
                 Ok(r) => r,
                 Err(e) => {
                     return ToolOutput::error(format!(
@@ -211,12 +276,35 @@ impl ToolExecutor for Terminal {
             text.push_str("(no output)\n");
         }
         text.push_str(&ending.describe());
+        if let Some(note) = confine.filter(|_| ending.is_error()).and_then(|sb| denial_note(sb, &text)) {
+            text.push('\n');
+            text.push_str(&note);
+        }
         if ending.is_error() {
             ToolOutput::error(text)
         } else {
             ToolOutput::text(text)
         }
     }
+}
+
+/// The note added to a failed command's output when the sandbox is the likely cause.
+fn denial_note(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
+    if !sb.is_active() {
+        return None;
+    }
+    let what = match sandbox::denial_hint(output)? {
+        sandbox::Denial::Network if !sb.policy().network => "commands here have no network",
+        sandbox::Denial::Network => return None,
+        sandbox::Denial::Write => match sb.policy().mode {
+            sandbox::Mode::ReadOnly => "commands here may not write files",
+            _ => "commands here may write only in the workspace (not its .git) and the temp dir",
+        },
+    };
+    Some(format!(
+        "[This may be the OS sandbox: {what}. If the command really needs more, run it again with `sandbox: false` \
+         and a `reason`; the user will be asked.]"
+    ))
 }
 
 /// Reads a background command's new output.

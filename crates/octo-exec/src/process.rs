@@ -1,7 +1,7 @@
 //! Running a command through the platform shell in its own process group, with stdout and stderr
 //! merged in order, and killing the whole group.
 
-use super::capture::Capture;
+use crate::capture::Capture;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -41,19 +41,24 @@ pub struct Running {
 }
 
 /// Starts `command` in `cwd`, both output streams going into `capture` through one pipe, so
-/// their interleaving is exactly what a terminal would show.
+/// their interleaving is exactly what a terminal would show; confined by `sandbox` when one is
+/// given (an error when the sandbox is required but unavailable).
 pub fn spawn(
     command: &str,
     cwd: &Path,
     capture: Capture,
-    env: &super::env::ShellEnv,
+    env: &crate::env::ShellEnv,
     tag: &str,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> std::io::Result<Running> {
-    super::reaper::become_subreaper();
+    crate::reaper::become_subreaper();
+    let mut cmd = match sandbox {
+        Some(s) => s.shell_command(command).map_err(std::io::Error::other)?,
+        None => shell_command(command),
+    };
     let (mut reader, writer) = std::io::pipe()?;
-    let mut cmd = shell_command(command);
     env.apply(&mut cmd);
-    cmd.env(super::reaper::TAG_VAR, tag);
+    cmd.env(crate::reaper::TAG_VAR, tag);
     cmd.current_dir(cwd).stdin(Stdio::null()).stdout(writer.try_clone()?).stderr(writer);
     // Tools run unattended: no pager or editor may wait for a keypress.
     cmd.env("PAGER", "cat").env("GIT_PAGER", "cat").env("GIT_TERMINAL_PROMPT", "0");
@@ -75,7 +80,7 @@ pub fn spawn(
     // reader sees EOF when every process of the group has closed them.
     drop(tokio_cmd);
     let group = child.id().unwrap_or(0);
-    super::reaper::set_managed(group, true);
+    crate::reaper::set_managed(group, true);
     let reader = std::thread::Builder::new().name("octo-shell-output".into()).spawn(move || {
         use std::io::Read;
         let mut buf = vec![0u8; 16 * 1024];
@@ -109,7 +114,7 @@ impl Running {
             let _ = handle.join();
         }
         if self.child.try_wait().is_ok_and(|s| s.is_some()) {
-            super::reaper::set_managed(self.group, false);
+            crate::reaper::set_managed(self.group, false);
         }
     }
 

@@ -1,0 +1,42 @@
+//! # octo-exec
+//!
+//! The one place the octo coding agent starts a shell command, for the model's command tool, for
+//! hook scripts and for anything else that runs a command line:
+//!
+//! - [`shell_command`]: the platform shell (`sh -c` on Unix, PowerShell on Windows);
+//! - [`spawn`]: the command in its own process group, stdout and stderr merged in order into a
+//!   bounded [`Capture`], killed as a group ([`kill_group`], [`Running::terminate`]);
+//! - [`env::ShellEnv`]: the filtered environment commands see;
+//! - [`reaper`]: no process outlives octo;
+//! - [`sandbox`]: the OS sandbox — on Linux Landlock for the file system, a seccomp filter for the
+//!   network and a private mount namespace that keeps `.git` read-only; on macOS a Seatbelt
+//!   profile. It is applied in the child between fork and exec, so octo itself is never confined.
+//!
+//! **Layer:** shared plumbing. Depends on no other octo crate.
+//!
+//! ```no_run
+//! use octo_exec::sandbox::{Mode, Policy, Sandbox};
+//!
+//! let dir = std::env::current_dir()?;
+//! let sandbox = Sandbox::new(Policy::new(Mode::WorkspaceWrite, &dir));
+//! println!("{}", sandbox.describe());
+//! // Writes outside the workspace and the temp dir fail inside; so does any connection.
+//! let status = sandbox.shell_command("echo hi > ~/outside.txt")?.status()?;
+//! assert!(!status.success() || !sandbox.is_active());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod capture;
+pub mod env;
+pub mod private;
+mod process;
+pub mod reaper;
+pub mod sandbox;
+
+pub use capture::Capture;
+pub use process::{kill_group, shell_command, spawn, Ending, Running};
+
+/// Nanoseconds of the clock: a cheap suffix so names never collide with an earlier process's.
+pub fn unique() -> u32 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
+}

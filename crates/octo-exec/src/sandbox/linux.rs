@@ -1,0 +1,399 @@
+//! The Linux sandbox: Landlock for the file system, a seccomp filter (and Landlock's TCP rules)
+//! for the network, and a private user + mount namespace in which the workspace's `.git` is a
+//! read-only bind mount.
+//!
+//! Everything that allocates (opening the rule paths, building the ruleset and the filter,
+//! formatting the id maps) happens in the parent; the child runs only system calls between fork
+//! and exec.
+
+use super::{Policy, SandboxError};
+use landlock::{
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
+};
+use nix::errno::Errno;
+use nix::mount::MsFlags;
+use nix::sched::CloneFlags;
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+};
+use std::collections::BTreeMap;
+use std::ffi::{CStr, CString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// The Landlock ABI whose rights octo asks for (newer kernels enforce all of it; older ones what
+/// they can).
+const TARGET: ABI = ABI::V6;
+
+/// Device files any command may read and write, even read-only ones.
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
+
+/// Device directories treated like the temp dir: pseudo-terminals and POSIX shared memory.
+const DEVICE_DIRS: &[&str] = &["/dev/pts", "/dev/shm"];
+
+/// What can be had on this machine, beyond Landlock.
+#[derive(Debug, Clone)]
+struct Isolation {
+    /// Which namespaces a command can enter.
+    ns: Namespaces,
+    /// Whether the syscall filter loads (`None`: fine; `Some`: why not).
+    seccomp_error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Namespaces {
+    /// A user and a mount namespace (unprivileged, or as root to shed its powers).
+    User,
+    /// Only a mount namespace (root without user namespaces).
+    MountOnly,
+    /// None (why).
+    None(String),
+}
+
+/// The probed Linux sandbox.
+#[derive(Debug)]
+pub(super) struct Linux {
+    abi: u8,
+    filter: Option<Arc<BpfProgram>>,
+    isolation: OnceLock<Isolation>,
+}
+
+impl Linux {
+    /// Finds Landlock (and builds the network filter when the network is off).
+    pub(super) fn probe(policy: &Policy) -> Result<Self, String> {
+        let abi = landlock_abi();
+        if abi == 0 {
+            return Err("the kernel has no Landlock (it needs Linux 5.13 or later with Landlock enabled at boot)".into());
+        }
+        let filter = if policy.network {
+            None
+        } else {
+            Some(Arc::new(network_filter().map_err(|e| format!("the network filter could not be built: {e}"))?))
+        };
+        Ok(Self { abi, filter, isolation: OnceLock::new() })
+    }
+
+    /// How the policy is enforced, for `/status` and `octo doctor`.
+    pub(super) fn describe(&self, policy: &Policy) -> String {
+        let iso = self.isolation(policy);
+        let mut parts = vec![format!("Landlock ABI {}", self.abi)];
+        if !policy.network {
+            parts.push(match &iso.seccomp_error {
+                None => "seccomp network filter".into(),
+                Some(why) => format!("no seccomp filter ({why}); TCP blocked by Landlock only"),
+            });
+        }
+        if policy.protected_git().is_some() {
+            parts.push(match &iso.ns {
+                Namespaces::User | Namespaces::MountOnly => ".git read-only (mount namespace)".into(),
+                Namespaces::None(why) => {
+                    format!(".git read-only by Landlock; new top-level entries need approval ({why})")
+                }
+            });
+        }
+        parts.join(", ")
+    }
+
+    /// Sets `cmd` up to confine itself between fork and exec.
+    pub(super) fn confine(&self, cmd: &mut std::process::Command, policy: &Policy) -> Result<(), SandboxError> {
+        let iso = self.isolation(policy);
+        let git = policy.protected_git();
+        let root = nix::unistd::geteuid().is_root();
+        let ns = match (&iso.ns, git.as_deref()) {
+            (Namespaces::None(_), _) => None,
+            (kind, git) if git.is_some() || root => Some(NsPlan::new(kind, git)),
+            _ => None,
+        };
+        let per_entry = git.is_some() && ns.is_none();
+        let writable = writable_paths(policy, per_entry);
+        let ruleset =
+            ruleset(&writable, policy.network).map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
+        let filter = if iso.seccomp_error.is_none() { self.filter.clone() } else { None };
+        install(cmd, ns, ruleset, filter);
+        Ok(())
+    }
+
+    fn isolation(&self, policy: &Policy) -> &Isolation {
+        self.isolation.get_or_init(|| probe_isolation(policy, self.filter.as_deref()))
+    }
+}
+
+/// Adds the child-side steps to `cmd`: namespaces, then Landlock, then the syscall filter.
+#[allow(unsafe_code)]
+fn install(cmd: &mut std::process::Command, ns: Option<NsPlan>, ruleset: RulesetCreated, filter: Option<Arc<BpfProgram>>) {
+    use std::os::unix::process::CommandExt;
+    let mut ruleset = Some(ruleset);
+    let child = move || -> std::io::Result<()> {
+        if let Some(ns) = &ns {
+            ns.enter().map_err(errno)?;
+        }
+        if let Some(rs) = ruleset.take() {
+            match rs.restrict_self() {
+                Ok(s) if s.ruleset != RulesetStatus::NotEnforced => {}
+                Ok(_) => return Err(std::io::Error::from_raw_os_error(libc::ENOSYS)),
+                Err(_) => return Err(std::io::Error::last_os_error()),
+            }
+        }
+        if let Some(f) = &filter {
+            seccompiler::apply_filter(f).map_err(|_| std::io::Error::last_os_error())?;
+        }
+        Ok(())
+    };
+    // SAFETY: the closure runs in the forked child before exec. It makes only system calls on
+    // data prepared by the parent (C strings, byte buffers, a ruleset fd, a BPF program) and
+    // builds its errors from raw errno values, so it neither allocates nor takes a lock that
+    // another thread of the parent could have held at fork.
+    unsafe {
+        cmd.pre_exec(child);
+    }
+}
+
+fn errno(e: Errno) -> std::io::Error {
+    std::io::Error::from_raw_os_error(e as i32)
+}
+
+/// The highest Landlock ABI (up to [`TARGET`]) this kernel enforces in full; 0 without Landlock.
+fn landlock_abi() -> u8 {
+    let levels = [(6, ABI::V6), (5, ABI::V5), (4, ABI::V4), (3, ABI::V3), (2, ABI::V2), (1, ABI::V1)];
+    for (n, abi) in levels {
+        let attempt = || -> Result<RulesetCreated, RulesetError> {
+            let mut r =
+                Ruleset::default().set_compatibility(CompatLevel::HardRequirement).handle_access(AccessFs::from_all(abi))?;
+            if n >= 4 {
+                r = r.handle_access(AccessNet::from_all(abi))?;
+            }
+            if n >= 6 {
+                r = r.scope(Scope::from_all(abi))?;
+            }
+            r.create()
+        };
+        if attempt().is_ok() {
+            return n;
+        }
+    }
+    0
+}
+
+/// The directories a command may write, and the rules' targets: under `per_entry` (no mount
+/// namespace to keep `.git` read-only) the workspace's top-level entries but `.git`, not the
+/// workspace itself.
+fn writable_paths(policy: &Policy, per_entry: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in policy.writable() {
+        if per_entry && dir == policy.workspace {
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                out.extend(entries.flatten().filter(|e| e.file_name() != ".git").map(|e| e.path()));
+            }
+        } else {
+            out.push(dir);
+        }
+    }
+    if !out.is_empty() {
+        out.extend(DEVICE_DIRS.iter().map(PathBuf::from));
+    }
+    out
+}
+
+/// The Landlock ruleset: read and execute everywhere, write in `writable` and on a few devices;
+/// no TCP and no abstract Unix sockets of the outside without the network; no signals to
+/// processes outside the command.
+fn ruleset(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, RulesetError> {
+    let mut r = Ruleset::default().handle_access(AccessFs::from_all(TARGET))?;
+    if !network {
+        r = r.handle_access(AccessNet::from_all(TARGET))?.scope(Scope::AbstractUnixSocket)?;
+    }
+    r = r.scope(Scope::Signal)?;
+    let device = AccessFs::from_file(TARGET) & !AccessFs::Execute;
+    r.create()?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET)))?
+        .add_rules(path_beneath_rules(DEVICES, device))?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(TARGET)))
+}
+
+/// The network filter: no sockets but Unix ones, and no io_uring (which could open them).
+fn network_filter() -> Result<BpfProgram, seccompiler::Error> {
+    let arch = seccompiler::TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(seccompiler::Error::Backend)?;
+    let not_unix = || {
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(seccompiler::Error::Backend)
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(libc::SYS_socket, vec![not_unix()?]);
+    rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    // The x32 ABI numbers its system calls with this bit set; the same filter must cover them.
+    #[cfg(target_arch = "x86_64")]
+    {
+        const X32: i64 = 0x4000_0000;
+        rules.insert(libc::SYS_socket | X32, vec![not_unix()?]);
+        rules.insert(libc::SYS_io_uring_setup | X32, Vec::new());
+    }
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
+        .map_err(seccompiler::Error::Backend)?;
+    filter.try_into().map_err(seccompiler::Error::Backend)
+}
+
+/// Namespaces a command enters, prepared in the parent.
+#[derive(Debug)]
+struct NsPlan {
+    flags: CloneFlags,
+    /// `setgroups` denial and the uid and gid maps, for a user namespace.
+    maps: Option<(bool, Vec<u8>, Vec<u8>)>,
+    /// Directories bound read-only over themselves, with the flags their mount already has.
+    read_only: Vec<(CString, MsFlags)>,
+}
+
+impl NsPlan {
+    fn new(kind: &Namespaces, git: Option<&Path>) -> Self {
+        let read_only = git.and_then(|g| Some((CString::new(g.as_os_str().as_bytes()).ok()?, locked_flags(g)))).into_iter().collect();
+        match kind {
+            Namespaces::User => {
+                let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
+                // Root may map every id (so files of other users stay writable as before); a
+                // user maps only itself.
+                let (deny, uid_map, gid_map) = if uid == 0 {
+                    (false, "0 0 4294967295".to_owned(), "0 0 4294967295".to_owned())
+                } else {
+                    (true, format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
+                };
+                Self {
+                    flags: CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS,
+                    maps: Some((deny, uid_map.into_bytes(), gid_map.into_bytes())),
+                    read_only,
+                }
+            }
+            Namespaces::MountOnly | Namespaces::None(_) => Self { flags: CloneFlags::CLONE_NEWNS, maps: None, read_only },
+        }
+    }
+
+    /// Runs in the child: only system calls on prepared data.
+    fn enter(&self) -> Result<(), Errno> {
+        nix::sched::unshare(self.flags)?;
+        if let Some((deny, uid_map, gid_map)) = &self.maps {
+            if *deny {
+                write_proc(c"/proc/self/setgroups", b"deny")?;
+            }
+            write_proc(c"/proc/self/uid_map", uid_map)?;
+            write_proc(c"/proc/self/gid_map", gid_map)?;
+        }
+        if self.read_only.is_empty() {
+            return Ok(());
+        }
+        let none: Option<&CStr> = None;
+        nix::mount::mount(none, c"/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
+        for (path, locked) in &self.read_only {
+            let path = path.as_c_str();
+            nix::mount::mount(Some(path), path, none, MsFlags::MS_BIND | MsFlags::MS_REC, none)?;
+            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | *locked;
+            nix::mount::mount(none, path, none, flags, none)?;
+        }
+        Ok(())
+    }
+}
+
+fn write_proc(path: &CStr, data: &[u8]) -> Result<(), Errno> {
+    use nix::fcntl::OFlag;
+    let fd = nix::fcntl::open(path, OFlag::O_WRONLY | OFlag::O_CLOEXEC, nix::sys::stat::Mode::empty())?;
+    match nix::unistd::write(&fd, data)? {
+        n if n == data.len() => Ok(()),
+        _ => Err(Errno::EIO),
+    }
+}
+
+/// The flags of the mount `path` is on that a remount in a user namespace must keep.
+fn locked_flags(path: &Path) -> MsFlags {
+    use nix::sys::statvfs::FsFlags;
+    let Ok(st) = nix::sys::statvfs::statvfs(path) else { return MsFlags::empty() };
+    let f = st.flags();
+    let mut out = MsFlags::empty();
+    for (fs, ms) in [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ] {
+        if f.contains(fs) {
+            out |= ms;
+        }
+    }
+    out
+}
+
+/// Tries, once, what the first command needs: the syscall filter, then the namespaces (only when
+/// a `.git` must be kept read-only or octo runs as root).
+fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
+    let seccomp_error = filter.and_then(|f| {
+        let f = Arc::new(f.clone());
+        try_child(move || seccompiler::apply_filter(&f).map_err(|_| std::io::Error::last_os_error())).err()
+    });
+    let git = policy.protected_git();
+    let root = nix::unistd::geteuid().is_root();
+    let ns = if git.is_none() && !root {
+        Namespaces::None("not needed".into())
+    } else {
+        let try_ns = |kind: &Namespaces| {
+            let plan = NsPlan::new(kind, git.as_deref());
+            try_child(move || plan.enter().map_err(errno))
+        };
+        match try_ns(&Namespaces::User) {
+            Ok(()) => Namespaces::User,
+            Err(user) if root => match try_ns(&Namespaces::MountOnly) {
+                Ok(()) => Namespaces::MountOnly,
+                Err(mount) => Namespaces::None(format!("no user namespace: {user}; no mount namespace: {mount}")),
+            },
+            Err(user) => Namespaces::None(format!("no user namespace with mounts: {user}")),
+        }
+    };
+    Isolation { ns, seccomp_error }
+}
+
+/// Starts `true` with `setup` run in the child; the error says why it failed.
+#[allow(unsafe_code)]
+fn try_child<F>(setup: F) -> Result<(), String>
+where
+    F: FnMut() -> std::io::Result<()> + Send + Sync + 'static,
+{
+    use std::os::unix::process::CommandExt;
+    let mut cmd = crate::shell_command("exit 0");
+    cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    // SAFETY: as in `install`: the probes' closures make only system calls on prepared data.
+    unsafe {
+        cmd.pre_exec(setup);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("the probe exited with {s}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_builds_for_this_machine() {
+        let prog = network_filter().unwrap();
+        assert!(prog.len() > 4);
+    }
+
+    #[test]
+    fn per_entry_rules_leave_out_git_and_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("README"), "x").unwrap();
+        let policy = Policy::new(super::super::Mode::WorkspaceWrite, dir.path());
+        let paths = writable_paths(&policy, true);
+        assert!(paths.contains(&dir.path().join("src")));
+        assert!(paths.contains(&dir.path().join("README")));
+        assert!(!paths.contains(&dir.path().join(".git")));
+        assert!(!paths.contains(&dir.path().to_path_buf()));
+        assert!(writable_paths(&policy, false).contains(&dir.path().to_path_buf()));
+    }
+}

@@ -1,0 +1,2 @@
+#[cfg(target_os = "linux")]
+mod sandbox;

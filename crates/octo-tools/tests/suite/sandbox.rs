@@ -1,0 +1,126 @@
+//! The command tool in the OS sandbox: a denied write says why, and running outside the sandbox
+//! takes the user's yes.
+
+use futures_util::StreamExt;
+use octo_agent::*;
+use octo_exec::sandbox::{Mode, Policy, Sandbox};
+use octo_testkit::sender::{whole, ScriptedSender};
+use octo_tools::{default_registry, ToolsConfig};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A workspace and a directory outside it, neither in the temp dir.
+fn place() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let root = tempfile::Builder::new().prefix("tools-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = root.path().join("ws");
+    let out = root.path().join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    (root, ws, out)
+}
+
+fn config(ws: &Path) -> ToolsConfig {
+    let sandbox = Sandbox::new(Policy::new(Mode::WorkspaceWrite, ws));
+    assert!(sandbox.is_active(), "{}", sandbox.describe());
+    ToolsConfig { sandbox: Some(Arc::new(sandbox)), spill_dir: ws.join(".out"), ..ToolsConfig::default() }
+}
+
+fn call(id: &str, input: Value) -> Message {
+    Message::new(Role::Assistant, vec![ContentBlock::ToolUse { id: id.into(), name: "terminal".into(), input }])
+}
+
+fn result_text(m: &Message) -> String {
+    match &m.content[0] {
+        ContentBlock::ToolResult { content, .. } => content[0].as_text().unwrap().to_owned(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_model_is_told_about_the_sandbox() {
+    let (_root, ws, _) = place();
+    let reg = default_registry(config(&ws));
+    let d = reg.definitions().iter().find(|d| d.name == "terminal").unwrap().clone();
+    assert!(d.description.contains("OS sandbox"), "{}", d.description);
+    assert_eq!(d.input_schema["properties"]["sandbox"]["type"], "boolean");
+    let plain = default_registry(ToolsConfig::default());
+    let d = plain.definitions().iter().find(|d| d.name == "terminal").unwrap().clone();
+    assert!(!d.description.contains("sandbox") && d.input_schema["properties"].get("sandbox").is_none());
+}
+
+/// The model writes outside, is told it may be the sandbox, asks to run it outside; the user
+/// answers `decision`.
+async fn escalation(decision: ApprovalDecision) -> (Vec<Message>, bool, usize) {
+    let (_root, ws, out) = place();
+    let target = out.join("f.txt");
+    let cmd = format!("echo hi > {}", target.display());
+    let script = ScriptedSender::buffered(vec![
+        whole(call("t1", json!({"command": cmd}))),
+        whole(call("t2", json!({"command": cmd, "sandbox": false, "reason": "the user asked for a file there"}))),
+        whole(Message::assistant("done")),
+    ]);
+    let mut agent = Agent::builder(script).tools(default_registry(config(&ws))).cwd(&ws).build();
+    let broker = agent.approvals();
+    let mut events = agent.turn_stream(Message::user("go"), CancellationToken::new());
+    let mut asked = 0;
+    while let Some(e) = events.next().await {
+        if let AgentEvent::ApprovalRequired { approval_id, request } = e {
+            asked += 1;
+            assert!(request.reason.as_deref().unwrap_or("").contains("outside the sandbox: the user asked"), "{request:?}");
+            assert!(request.summary.contains("echo hi"));
+            broker.resolve(&approval_id, decision.clone()).unwrap();
+        }
+    }
+    drop(events);
+    (agent.history().to_vec(), target.is_file(), asked)
+}
+
+#[tokio::test]
+async fn a_denied_write_leads_to_an_escalation_the_user_approves() {
+    let (h, written, asked) = escalation(ApprovalDecision::Allow).await;
+    let first = result_text(&h[2]);
+    assert!(first.contains("Permission denied") && first.contains("This may be the OS sandbox"), "{first}");
+    assert!(first.contains("sandbox: false"), "{first}");
+    assert_eq!(asked, 1);
+    assert!(written, "the approved command should have run outside the sandbox");
+    assert!(result_text(&h[4]).contains("[exit code 0]"));
+}
+
+#[tokio::test]
+async fn a_rejected_escalation_runs_nothing() {
+    let (h, written, asked) = escalation(ApprovalDecision::Deny { message: None }).await;
+    assert_eq!(asked, 1);
+    assert!(!written);
+    assert!(result_text(&h[4]).contains("not approved"), "{}", result_text(&h[4]));
+}
+
+#[tokio::test]
+async fn a_background_shell_is_sandboxed_too() {
+    let (_root, ws, out) = place();
+    let reg = default_registry(config(&ws));
+    let ctx = ToolContext::detached(&ws);
+    let cmd = format!("echo bg > {}/bg.txt; echo inside > bg-inside.txt", out.display());
+    let started = reg.get("terminal").unwrap().execute(json!({"command": cmd, "run_in_background": true}), &ctx).await;
+    assert!(!started.is_error, "{}", started.text_content());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !ws.join("bg-inside.txt").exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(ws.join("bg-inside.txt").exists());
+    assert!(!out.join("bg.txt").exists());
+}
+
+#[tokio::test]
+async fn unattended_escalation_is_refused() {
+    let (_root, ws, out) = place();
+    let reg = default_registry(config(&ws));
+    let cmd = format!("echo x > {}/u.txt", out.display());
+    let res = reg
+        .get("terminal")
+        .unwrap()
+        .execute(json!({"command": cmd, "sandbox": false}), &ToolContext::detached(&ws))
+        .await;
+    assert!(res.is_error && res.text_content().contains("not approved"), "{}", res.text_content());
+    assert!(!out.join("u.txt").exists());
+}
