@@ -131,6 +131,11 @@ pub struct Cli {
     #[arg(long)]
     pub auto_approve: bool,
 
+    /// OS sandbox for commands: workspace-write (the default where the kernel has one), read-only,
+    /// off, or required (refuse commands when no sandbox can be had).
+    #[arg(long, value_name = "MODE")]
+    pub sandbox: Option<String>,
+
     /// off, low, medium, high or max.
     #[arg(long, value_name = "EFFORT")]
     pub reasoning_effort: Option<String>,

@@ -145,6 +145,17 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
             line(false, format!("hooks: {w}"));
         }
     }
+    let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
+    let (sandbox, _) =
+        octo_app::sandbox::build(&config.sandbox, &ws, &std::env::temp_dir(), simulate.as_deref());
+    let text = format!("sandbox: {}", sandbox.describe());
+    match sandbox.unavailable() {
+        None => line(true, text),
+        Some(_) if config.sandbox.required => line(false, text),
+        Some(_) => {
+            out::stdout(&format!("warn {text}\n"));
+        }
+    }
     match octo_app::tools::check_rules(&config.rules, launcher.home()) {
         Ok(()) => line(true, "permission rules: valid".to_owned()),
         Err(e) => line(false, format!("permission rules: {e}")),

@@ -15,6 +15,7 @@ pub fn overrides(cli: &Cli) -> Overrides {
         max_turns: cli.max_turns,
         reasoning_effort: cli.reasoning_effort.clone(),
         max_tokens: cli.max_tokens,
+        sandbox: cli.sandbox.clone(),
     }
 }
 

@@ -379,6 +379,17 @@ pub struct FileConfig {
     pub hooks: BTreeMap<String, Vec<HookToml>>,
     /// Append every event of a session to `logs/<session>.jsonl` in octo's home.
     pub log_events: Option<bool>,
+    /// The OS sandbox for commands: `workspace-write`, `read-only`, `off` or `required`.
+    pub sandbox: Option<String>,
+    /// Whether sandboxed commands may use the network.
+    pub sandbox_network: Option<bool>,
+    /// More directories sandboxed commands may write.
+    #[serde(default)]
+    pub sandbox_writable_roots: Vec<String>,
+    /// Whether the workspace's `.git` is writable in the sandbox.
+    pub sandbox_git_writable: Option<bool>,
+    /// Whether hook scripts run in the sandbox too (default yes).
+    pub sandbox_hooks: Option<bool>,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -419,6 +430,8 @@ pub struct Overrides {
     pub reasoning_effort: Option<String>,
     /// `--max-tokens`.
     pub max_tokens: Option<u32>,
+    /// `--sandbox`.
+    pub sandbox: Option<String>,
 }
 
 /// A value and where it came from.
@@ -431,7 +444,7 @@ pub struct Sourced<T> {
 }
 
 impl<T> Sourced<T> {
-    fn new(value: T, source: Source) -> Self {
+    pub(crate) fn new(value: T, source: Source) -> Self {
         Self { value, source }
     }
 }
@@ -476,6 +489,8 @@ pub struct Config {
     pub hooks: octo_hooks::HookSet,
     /// Whether every event is logged.
     pub log_events: bool,
+    /// The OS sandbox's settings.
+    pub sandbox: crate::sandbox::SandboxSettings,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -530,6 +545,7 @@ impl Config {
             subagents: SubagentLimits::default(),
             hooks: octo_hooks::HookSet::default(),
             log_events: false,
+            sandbox: crate::sandbox::SandboxSettings::default(),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -637,6 +653,14 @@ impl Config {
         if let Some(l) = f.log_events {
             self.log_events = l;
         }
+        let keys = crate::sandbox::SandboxKeys {
+            mode: f.sandbox,
+            network: f.sandbox_network,
+            writable_roots: f.sandbox_writable_roots,
+            git_writable: f.sandbox_git_writable,
+            hooks: f.sandbox_hooks,
+        };
+        self.sandbox.apply_file(keys, source, &mut self.warnings)?;
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(
@@ -789,6 +813,9 @@ impl Config {
             self.max_turns =
                 Sourced::new(check_turns(n, "env OCTO_MAX_TURNS")?, Source::Env("OCTO_MAX_TURNS".into()));
         }
+        if let Some(v) = env("OCTO_SANDBOX") {
+            self.sandbox.set_mode(&v, Source::Env("OCTO_SANDBOX".into()))?;
+        }
         if let Some(v) = env("OCTO_REASONING_EFFORT") {
             self.reasoning_effort = Sourced::new(
                 parse_effort(&v, "env OCTO_REASONING_EFFORT")?,
@@ -816,6 +843,9 @@ impl Config {
                 self.default = Some(Sourced::new(value, Source::Flag));
             }
             (None, None) => {}
+        }
+        if let Some(m) = &o.sandbox {
+            self.sandbox.set_mode(m, Source::Flag)?;
         }
         if let Some(m) = &o.permission_mode {
             self.permission_mode = Sourced::new(parse_mode(m, "--permission-mode")?, Source::Flag);

@@ -103,9 +103,24 @@ pub fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::
     std::fs::rename(&tmp, &path)
 }
 
-/// Hooks run through the shell the command tool uses, in the workspace.
-pub fn runner(workspace: &Path) -> Runner {
-    Runner { shell: std::sync::Arc::new(octo_tools::shell::shell_command), cwd: workspace.to_path_buf() }
+/// Hooks run through the shell the command tool uses, in the workspace, confined by `sandbox`
+/// when one is given (a sandbox that is required but unavailable makes each hook fail with the
+/// reason on its stderr).
+pub fn runner(
+    workspace: &Path,
+    sandbox: Option<std::sync::Arc<octo_tools::shell::sandbox::Sandbox>>,
+) -> Runner {
+    let shell: octo_hooks::Shell = match sandbox {
+        Some(s) => std::sync::Arc::new(move |command: &str| {
+            s.shell_command(command).unwrap_or_else(|e| {
+                let mut refuse = octo_tools::shell::shell_command("printf '%s\\n' \"$1\" >&2; exit 126");
+                refuse.arg("octo-hook").arg(e.to_string());
+                refuse
+            })
+        }),
+        None => std::sync::Arc::new(octo_tools::shell::shell_command),
+    };
+    Runner { shell, cwd: workspace.to_path_buf() }
 }
 
 /// Other names a tool is matched by in hook files: Claude Code's.

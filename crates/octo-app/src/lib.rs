@@ -87,6 +87,7 @@ mod launcher;
 pub mod permissions;
 mod persist;
 pub mod prompt;
+pub mod sandbox;
 pub mod session;
 pub mod setup;
 pub mod skills;

@@ -19,6 +19,8 @@ pub struct BuiltinSettings {
     pub rules: crate::permissions::RuleSet,
     /// Where this session's long command output goes (default: `output/` in octo's home).
     pub output: Option<std::path::PathBuf>,
+    /// The OS sandbox commands run in (`None`: none).
+    pub sandbox: Option<Arc<octo_tools::shell::sandbox::Sandbox>>,
 }
 
 impl Default for BuiltinSettings {
@@ -28,6 +30,7 @@ impl Default for BuiltinSettings {
             secrets: octo_tools::secrets::Secrets::from_env(),
             rules: crate::permissions::RuleSet::default(),
             output: None,
+            sandbox: None,
         }
     }
 }
@@ -38,7 +41,7 @@ impl BuiltinSettings {
     pub fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
         let mut shell_env = config.shell_env.clone();
         shell_env.exclude.extend(config.endpoints.values().filter_map(|e| e.value.api_key_env.clone()));
-        Self { shell_env, secrets, rules: config.rules.clone(), output: None }
+        Self { shell_env, secrets, rules: config.rules.clone(), output: None, sandbox: None }
     }
 }
 
@@ -60,6 +63,7 @@ pub fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
         web: octo_tools::WebConfig::from_env(),
         shell_env: settings.shell_env.clone(),
         secrets: settings.secrets.clone(),
+        sandbox: settings.sandbox.clone(),
         ..octo_tools::ToolsConfig::default()
     };
     let mut registry = octo_tools::registry_with_shells(config.clone(), Arc::clone(&shells));

@@ -263,6 +263,7 @@ fn status(session: &Session) {
     let s = session.status();
     out::status(&format!("model: {}", s.model));
     out::status(&format!("permission mode: {}", s.mode));
+    out::status(&format!("sandbox: {}", s.sandbox));
     out::status(&format!(
         "session: {}",
         session.session_id().unwrap_or_else(|| "not saved yet (saved after the first answer)".into())

@@ -395,6 +395,34 @@ async fn doctor_checks_config_key_and_reachability() {
         .stdout(predicate::str::contains("ok   configuration:"))
         .stdout(predicate::str::contains("key from MOCK_KEY"))
         .stdout(predicate::str::contains("ok   reachable:"));
+    #[cfg(target_os = "linux")]
+    {
+        // The sandbox: which one and how; a kernel without Landlock is a warning, or a failure
+        // when the sandbox is required.
+        let mut c = octo(&home);
+        c.arg("doctor");
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains("ok   sandbox: workspace-write, no network (Landlock ABI"));
+        let mut c = octo(&home);
+        c.env("OCTO_SANDBOX_SIMULATE", "no-landlock").arg("doctor");
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains("warn sandbox: none (the kernel has no Landlock"));
+        let mut c = octo(&home);
+        c.env("OCTO_SANDBOX_SIMULATE", "no-landlock").env("OCTO_SANDBOX", "required").arg("doctor");
+        assert_async(c)
+            .await
+            .code(1)
+            .stdout(predicate::str::contains("FAIL sandbox: required but unavailable"));
+        let mut c = octo(&home);
+        c.args(["--sandbox", "sometimes", "doctor"]);
+        assert_async(c).await.code(2).stderr(
+            predicate::str::contains("--sandbox: sandbox must be").and(predicate::str::contains("sometimes")),
+        );
+    }
     // Nothing listens on the discard port: the check fails and says which address.
     let dead = TempHome::new().unwrap();
     std::fs::write(

@@ -16,6 +16,7 @@ pub use rules::{normalize_command, Action, Rule, RuleError, RuleSet};
 use octo_agent::{ApprovalDecision, DenyKind, PermissionDecision, PermissionGate, PermissionQuery, Subject};
 use octo_tools::secrets::{Secret, Secrets};
 use octo_tools::web::host::HostKind;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 use target::Target;
@@ -43,6 +44,9 @@ pub struct PermissionEngine {
     protected: Vec<PathBuf>,
     /// Active skills' and commands' `allowed-tools`: a call must fit every one.
     scopes: RwLock<Vec<Scope>>,
+    /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
+    /// a call to run one outside it (`"sandbox": false`) is asked about in every mode.
+    sandboxed: bool,
 }
 
 /// The tools a skill or command allows while it is active (its `allowed-tools`, as rules). It
@@ -120,7 +124,15 @@ impl PermissionEngine {
             read_roots: Vec::new(),
             protected: Vec::new(),
             scopes: RwLock::new(Vec::new()),
+            sandboxed: false,
         }
+    }
+
+    /// Commands run in an active OS sandbox (see the field).
+    #[must_use]
+    pub fn with_sandbox(mut self, active: bool) -> Self {
+        self.sandboxed = active;
+        self
     }
 
     /// Narrows the tools to `scope` as well as any scope already active (until
@@ -257,12 +269,26 @@ impl PermissionEngine {
         self.remembered().iter().any(|r| matches!(r, Remembered::Host(h) if h == host))
     }
 
+    /// A command the model asks to run outside the active sandbox.
+    fn escapes_sandbox(&self, q: &PermissionQuery<'_>) -> bool {
+        self.sandboxed && q.input.get("sandbox") == Some(&Value::Bool(false))
+    }
+
     /// Refusals no rule or mode lifts (the hard-deny list, another process's memory) and the
     /// calls that must be asked about in every mode.
     fn limits(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<Limit> {
         if let (Subject::Command { .. }, Some(cmd)) = (&q.meta.subject, q.subject_value()) {
             let ctx = octo_tools::shell::Context { cwd: q.cwd, secrets: &self.secrets };
-            return match octo_tools::shell::check(cmd, &ctx) {
+            let verdict = octo_tools::shell::check(cmd, &ctx);
+            if self.escapes_sandbox(q) && !matches!(verdict, octo_tools::shell::Verdict::Refuse(_)) {
+                let why =
+                    q.input.get("reason").and_then(Value::as_str).map(str::trim).filter(|r| !r.is_empty());
+                return Some(Limit::Ask {
+                    reason: format!("runs outside the sandbox: {}", why.unwrap_or("no reason given")),
+                    lift: Lift::Never,
+                });
+            }
+            return match verdict {
                 octo_tools::shell::Verdict::Run => None,
                 octo_tools::shell::Verdict::Refuse(why) => Some(Limit::Refuse(hard_deny(format!(
                     "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
@@ -493,6 +519,10 @@ impl PermissionGate for PermissionEngine {
             return ask(Some(format!("{} is outside the workspace", p.real.display())));
         }
         if q.meta.read_only || mode == Mode::Auto {
+            return PermissionDecision::Allow;
+        }
+        // The sandbox keeps a command's writes in the workspace: accepting edits accepts it.
+        if mode == Mode::AcceptEdits && self.sandboxed && matches!(q.meta.subject, Subject::Command { .. }) {
             return PermissionDecision::Allow;
         }
         let included = t

@@ -52,7 +52,9 @@ impl Session {
         let Some((_, set)) = pending.take() else { return Ok(()) };
         let session_id = Arc::clone(&self.session_id);
         let events = self.setup.events_cell.clone().unwrap_or_default();
-        cell.set(hook_instance(set, &self.setup.workspace, &home, &session_id, &events));
+        let sandbox = self.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
+        let runner = crate::hooks::runner(&self.setup.workspace, sandbox);
+        cell.set(hook_instance(set, runner, &home, &session_id, &events));
         Ok(())
     }
 

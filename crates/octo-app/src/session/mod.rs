@@ -134,6 +134,8 @@ pub struct Status {
     pub model: String,
     /// Permission mode.
     pub mode: Mode,
+    /// The OS sandbox commands run in, and how (or why there is none).
+    pub sandbox: String,
     /// Prompts waiting behind the running turn.
     pub queued: usize,
     /// Tokens the conversation filled at the last request (input, cache read and write).
@@ -219,6 +221,8 @@ struct Setup {
     sources: Vec<Arc<dyn ToolSource>>,
     /// The workspace.
     workspace: PathBuf,
+    /// The OS sandbox of the session's commands and hooks.
+    sandbox: Option<Arc<octo_tools::shell::sandbox::Sandbox>>,
     /// Skills and commands, and the folders they were read from.
     skills: Arc<octo_skills::SharedCatalog>,
     skill_roots: Vec<octo_skills::Root>,
@@ -502,6 +506,7 @@ impl Session {
             cost_usd: s.info.price.map(|p| p.cost(&s.usage)),
             model: s.model.clone(),
             mode: self.engine.mode(),
+            sandbox: self.setup.sandbox.as_ref().map_or_else(|| "off".to_owned(), |s| s.describe()),
             queued: s.queued,
             context_tokens: s.context_tokens,
             context_window: Some(s.info.context_window).filter(|w| *w > 0),

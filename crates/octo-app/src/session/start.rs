@@ -63,6 +63,12 @@ impl Session {
             home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));
         // This session's own spilled output: readable by it, not by other sessions.
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
+        let (sandbox, sandbox_notice) = crate::sandbox::build(
+            &config.sandbox,
+            &workspace,
+            &run_output,
+            env("OCTO_SANDBOX_SIMULATE").as_deref(),
+        );
         // Skills and commands: read once per session, so the listing (and the request prefix)
         // stays byte-stable; `/skills reload` reads them again.
         let ((catalog, skill_notes), (memory_text, memory_notes), (agent_types, agent_notes)) =
@@ -97,6 +103,7 @@ impl Session {
             PermissionEngine::new(config.rules.clone(), mode)
                 .with_secrets(secrets.clone())
                 .with_read_roots(vec![run_output.clone()])
+                .with_sandbox(sandbox.is_active())
                 .with_protected(prompt_sources),
         );
         // Hooks: the config's and the settings.json files'; a project's only once trusted.
@@ -114,9 +121,10 @@ impl Session {
         let events_cell: Arc<std::sync::OnceLock<broadcast::Sender<AgentEvent>>> =
             Arc::new(std::sync::OnceLock::new());
         let hook_session_id = Arc::new(Mutex::new(None));
+        let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(&sandbox));
         let hooks = Arc::new(octo_hooks::HookCell::new(hook_instance(
             active,
-            &workspace,
+            crate::hooks::runner(&workspace, hook_sandbox),
             &home,
             &hook_session_id,
             &events_cell,
@@ -138,6 +146,8 @@ impl Session {
         } else {
             let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets);
             settings.output = Some(run_output);
+            settings.sandbox = Some(Arc::clone(&sandbox));
+            notes.extend(sandbox_notice);
             let builtin = crate::tools::builtin(&home, &settings);
             shells = Some(builtin.shells);
             sources.push(Arc::new(builtin.tools));
@@ -264,6 +274,7 @@ impl Session {
             ended: std::sync::atomic::AtomicBool::new(false),
             log_events,
             resumed,
+            sandbox: Some(sandbox),
         };
         Ok(Self::spawn(agent, engine, resolved.label(), resolved.model_info, setup, session_id))
     }
@@ -273,7 +284,7 @@ impl Session {
 /// the session's id and transcript, their errors shown as notices.
 pub(super) fn hook_instance(
     set: octo_hooks::HookSet,
-    workspace: &std::path::Path,
+    runner: octo_hooks::Runner,
     home: &Home,
     session_id: &Arc<Mutex<Option<String>>>,
     events: &Arc<std::sync::OnceLock<broadcast::Sender<AgentEvent>>>,
@@ -283,7 +294,7 @@ pub(super) fn hook_instance(
     let events = Arc::clone(events);
     octo_hooks::Hooks::new(
         set,
-        crate::hooks::runner(workspace),
+        runner,
         octo_hooks::Context {
             session: Arc::new(move || {
                 let id = id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();

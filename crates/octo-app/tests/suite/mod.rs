@@ -6,6 +6,8 @@ mod hooks;
 mod hostile;
 mod launcher;
 mod memory;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod session;
 mod skills;
 mod subagents;

@@ -27,7 +27,14 @@ pub fn denial_hint(output: &str) -> Option<Denial> {
         "unable to access 'http",
         "could not connect",
     ];
-    const WRITE: &[&str] = &["read-only file system", "permission denied", "operation not permitted", "eacces", "erofs", "eperm"];
+    const WRITE: &[&str] = &[
+        "read-only file system",
+        "permission denied",
+        "operation not permitted",
+        "eacces",
+        "erofs",
+        "eperm",
+    ];
     let lower = output.to_lowercase();
     if NETWORK.iter().any(|n| lower.contains(n)) {
         return Some(Denial::Network);
@@ -42,7 +49,10 @@ mod tests {
     #[test]
     fn recognises_the_usual_messages() {
         assert_eq!(denial_hint("sh: 1: cannot create /etc/x: Permission denied"), Some(Denial::Write));
-        assert_eq!(denial_hint("touch: cannot touch '.git/hooks/x': Read-only file system"), Some(Denial::Write));
+        assert_eq!(
+            denial_hint("touch: cannot touch '.git/hooks/x': Read-only file system"),
+            Some(Denial::Write)
+        );
         assert_eq!(denial_hint("curl: (7) Failed to connect to 127.0.0.1 port 80"), Some(Denial::Network));
         assert_eq!(denial_hint("curl: (6) Could not resolve host: example.com"), Some(Denial::Network));
         assert_eq!(denial_hint("error: test failed, 2 passed"), None);

@@ -28,7 +28,8 @@ use std::sync::{Arc, OnceLock};
 const TARGET: ABI = ABI::V6;
 
 /// Device files any command may read and write, even read-only ones.
-const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
+const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
 
 /// Device directories treated like the temp dir: pseudo-terminals and POSIX shared memory.
 const DEVICE_DIRS: &[&str] = &["/dev/pts", "/dev/shm"];
@@ -65,12 +66,17 @@ impl Linux {
     pub(super) fn probe(policy: &Policy) -> Result<Self, String> {
         let abi = landlock_abi();
         if abi == 0 {
-            return Err("the kernel has no Landlock (it needs Linux 5.13 or later with Landlock enabled at boot)".into());
+            return Err(
+                "the kernel has no Landlock (it needs Linux 5.13 or later with Landlock enabled at boot)"
+                    .into(),
+            );
         }
         let filter = if policy.network {
             None
         } else {
-            Some(Arc::new(network_filter().map_err(|e| format!("the network filter could not be built: {e}"))?))
+            Some(Arc::new(
+                network_filter().map_err(|e| format!("the network filter could not be built: {e}"))?,
+            ))
         };
         Ok(Self { abi, filter, isolation: OnceLock::new() })
     }
@@ -97,7 +103,11 @@ impl Linux {
     }
 
     /// Sets `cmd` up to confine itself between fork and exec.
-    pub(super) fn confine(&self, cmd: &mut std::process::Command, policy: &Policy) -> Result<(), SandboxError> {
+    pub(super) fn confine(
+        &self,
+        cmd: &mut std::process::Command,
+        policy: &Policy,
+    ) -> Result<(), SandboxError> {
         let iso = self.isolation(policy);
         let git = policy.protected_git();
         let root = nix::unistd::geteuid().is_root();
@@ -108,8 +118,8 @@ impl Linux {
         };
         let per_entry = git.is_some() && ns.is_none();
         let writable = writable_paths(policy, per_entry);
-        let ruleset =
-            ruleset(&writable, policy.network).map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
+        let ruleset = ruleset(&writable, policy.network)
+            .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
         let filter = if iso.seccomp_error.is_none() { self.filter.clone() } else { None };
         install(cmd, ns, ruleset, filter);
         Ok(())
@@ -122,7 +132,12 @@ impl Linux {
 
 /// Adds the child-side steps to `cmd`: namespaces, then Landlock, then the syscall filter.
 #[allow(unsafe_code)]
-fn install(cmd: &mut std::process::Command, ns: Option<NsPlan>, ruleset: RulesetCreated, filter: Option<Arc<BpfProgram>>) {
+fn install(
+    cmd: &mut std::process::Command,
+    ns: Option<NsPlan>,
+    ruleset: RulesetCreated,
+    filter: Option<Arc<BpfProgram>>,
+) {
     use std::os::unix::process::CommandExt;
     let mut ruleset = Some(ruleset);
     let child = move || -> std::io::Result<()> {
@@ -159,8 +174,9 @@ fn landlock_abi() -> u8 {
     let levels = [(6, ABI::V6), (5, ABI::V5), (4, ABI::V4), (3, ABI::V3), (2, ABI::V2), (1, ABI::V1)];
     for (n, abi) in levels {
         let attempt = || -> Result<RulesetCreated, RulesetError> {
-            let mut r =
-                Ruleset::default().set_compatibility(CompatLevel::HardRequirement).handle_access(AccessFs::from_all(abi))?;
+            let mut r = Ruleset::default()
+                .set_compatibility(CompatLevel::HardRequirement)
+                .handle_access(AccessFs::from_all(abi))?;
             if n >= 4 {
                 r = r.handle_access(AccessNet::from_all(abi))?;
             }
@@ -214,8 +230,8 @@ fn ruleset(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, Rulese
 
 /// The network filter: no sockets but Unix ones, and no io_uring (which could open them).
 fn network_filter() -> Result<BpfProgram, seccompiler::Error> {
-    let arch = seccompiler::TargetArch::try_from(std::env::consts::ARCH)
-        .map_err(seccompiler::Error::Backend)?;
+    let arch =
+        seccompiler::TargetArch::try_from(std::env::consts::ARCH).map_err(seccompiler::Error::Backend)?;
     let not_unix = || {
         SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
             .and_then(|c| SeccompRule::new(vec![c]))
@@ -231,8 +247,9 @@ fn network_filter() -> Result<BpfProgram, seccompiler::Error> {
         rules.insert(libc::SYS_socket | X32, vec![not_unix()?]);
         rules.insert(libc::SYS_io_uring_setup | X32, Vec::new());
     }
-    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
-        .map_err(seccompiler::Error::Backend)?;
+    let filter =
+        SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
+            .map_err(seccompiler::Error::Backend)?;
     filter.try_into().map_err(seccompiler::Error::Backend)
 }
 
@@ -248,7 +265,10 @@ struct NsPlan {
 
 impl NsPlan {
     fn new(kind: &Namespaces, git: Option<&Path>) -> Self {
-        let read_only = git.and_then(|g| Some((CString::new(g.as_os_str().as_bytes()).ok()?, locked_flags(g)))).into_iter().collect();
+        let read_only = git
+            .and_then(|g| Some((CString::new(g.as_os_str().as_bytes()).ok()?, locked_flags(g))))
+            .into_iter()
+            .collect();
         match kind {
             Namespaces::User => {
                 let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
@@ -265,7 +285,9 @@ impl NsPlan {
                     read_only,
                 }
             }
-            Namespaces::MountOnly | Namespaces::None(_) => Self { flags: CloneFlags::CLONE_NEWNS, maps: None, read_only },
+            Namespaces::MountOnly | Namespaces::None(_) => {
+                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, read_only }
+            }
         }
     }
 
@@ -344,7 +366,9 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
             Ok(()) => Namespaces::User,
             Err(user) if root => match try_ns(&Namespaces::MountOnly) {
                 Ok(()) => Namespaces::MountOnly,
-                Err(mount) => Namespaces::None(format!("no user namespace: {user}; no mount namespace: {mount}")),
+                Err(mount) => {
+                    Namespaces::None(format!("no user namespace: {user}; no mount namespace: {mount}"))
+                }
             },
             Err(user) => Namespaces::None(format!("no user namespace with mounts: {user}")),
         }
@@ -360,7 +384,9 @@ where
 {
     use std::os::unix::process::CommandExt;
     let mut cmd = crate::shell_command("exit 0");
-    cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     // SAFETY: as in `install`: the probes' closures make only system calls on prepared data.
     unsafe {
         cmd.pre_exec(setup);

@@ -102,7 +102,8 @@ impl Policy {
     /// workspace, and `.git` was not made writable).
     pub fn protected_git(&self) -> Option<PathBuf> {
         let git = self.workspace.join(".git");
-        (self.mode == Mode::WorkspaceWrite && !self.git_writable && git.symlink_metadata().is_ok()).then_some(git)
+        (self.mode == Mode::WorkspaceWrite && !self.git_writable && git.symlink_metadata().is_ok())
+            .then_some(git)
     }
 }
 

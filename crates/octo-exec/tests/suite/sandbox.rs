@@ -58,11 +58,19 @@ fn blocked_then_allowed(command: &str, path: &str) {
 fn writes_inside_the_workspace_and_reads_anywhere() {
     let p = place();
     let s = sandbox(&p, Mode::WorkspaceWrite);
-    let (ok, text) = run(&s, &p.ws, "mkdir -p src && echo hi > src/a.txt && cat \"$OUT/secret.txt\" && echo x > /dev/null");
+    let (ok, text) = run(
+        &s,
+        &p.ws,
+        "mkdir -p src && echo hi > src/a.txt && cat \"$OUT/secret.txt\" && echo x > /dev/null",
+    );
     assert!(ok, "{text}");
     assert!(text.contains("outside"), "{text}");
     assert_eq!(std::fs::read_to_string(p.ws.join("src/a.txt")).unwrap(), "hi\n");
-    let (ok, text) = run(&s, &p.ws, "echo t > \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\" && rm \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\"");
+    let (ok, text) = run(
+        &s,
+        &p.ws,
+        "echo t > \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\" && rm \"${TMPDIR:-/tmp}/octo-sandbox-probe-$$\"",
+    );
     assert!(ok, "the temp dir is writable: {text}");
 }
 
@@ -87,7 +95,8 @@ fn a_hard_link_made_inside_cannot_change_the_file_outside() {
     let s = sandbox(&p, Mode::WorkspaceWrite);
     let (_, text) = run(&s, &p.ws, "ln \"$OUT/secret.txt\" hard && echo changed >> hard");
     assert_eq!(std::fs::read_to_string(p.out.join("secret.txt")).unwrap(), "outside\n", "{text}");
-    let (ok, text) = run(&sandbox(&p, Mode::Off), &p.ws, "ln \"$OUT/secret.txt\" hard2 && echo changed >> hard2");
+    let (ok, text) =
+        run(&sandbox(&p, Mode::Off), &p.ws, "ln \"$OUT/secret.txt\" hard2 && echo changed >> hard2");
     assert!(ok, "{text}");
     assert_eq!(std::fs::read_to_string(p.out.join("secret.txt")).unwrap(), "outside\nchanged\n");
 }
@@ -171,4 +180,3 @@ fn describe_names_the_mechanisms() {
     assert!(d.contains("seccomp"), "{d}");
     assert!(d.contains(".git read-only"), "{d}");
 }
-

@@ -3,8 +3,8 @@
 //! session started (found by the session's tag, see [`super::reaper`]), are stopped by
 //! [`BackgroundShells::stop_all`] when the session ends, or when the registry is dropped.
 
-use octo_exec::{kill_group, spawn, Capture, Ending};
 use crate::error::ToolError;
+use octo_exec::{kill_group, spawn, Capture, Ending};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,7 +6,9 @@ pub mod syntax;
 
 pub use background::BackgroundShells;
 pub use deny::{check, command_segments, hard_denied, Context, Verdict};
-pub use octo_exec::{env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running};
+pub use octo_exec::{
+    env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running,
+};
 
 use octo_agent::{
     async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutcome,
@@ -63,7 +65,9 @@ impl Terminal {
         let p = s.policy();
         let writes = match p.mode {
             sandbox::Mode::ReadOnly => "write nowhere".to_owned(),
-            _ if p.protected_git().is_some() => "write only in the workspace (its .git is read-only) and the temp dir".to_owned(),
+            _ if p.protected_git().is_some() => {
+                "write only in the workspace (its .git is read-only) and the temp dir".to_owned()
+            }
             _ => "write only in the workspace and the temp dir".to_owned(),
         };
         let net = if p.network { "" } else { " and have no network" };
@@ -87,7 +91,8 @@ impl Terminal {
         });
         if self.sandbox().is_some() {
             schema["properties"]["sandbox"] = json!({"type": "boolean", "description": "false: run outside the sandbox, only after it blocked the command; the user is asked."});
-            schema["properties"]["reason"] = json!({"type": "string", "description": "With sandbox: false, why the command needs it."});
+            schema["properties"]["reason"] =
+                json!({"type": "string", "description": "With sandbox: false, why the command needs it."});
         }
         schema
     }
@@ -98,7 +103,8 @@ impl Terminal {
         if ctx.user_approved() {
             return None;
         }
-        let why = input.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given");
+        let why =
+            input.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).unwrap_or("no reason given");
         let mut req = octo_agent::ApprovalRequest::new(
             ctx.tool_use_id(),
             "terminal",
@@ -174,7 +180,6 @@ struct Input {
     #[serde(default)]
     reason: Option<String>,
 }
-
 
 fn spill_path(dir: &std::path::Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);

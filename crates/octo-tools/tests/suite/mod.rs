@@ -1,7 +1,7 @@
 mod files;
 mod registry;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod search;
 mod shell;
 mod web;
-#[cfg(target_os = "linux")]
-mod sandbox;

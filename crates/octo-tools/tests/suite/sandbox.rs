@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 /// A workspace and a directory outside it, neither in the temp dir.
 fn place() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let root = tempfile::Builder::new().prefix("tools-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root =
+        tempfile::Builder::new().prefix("tools-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let ws = root.path().join("ws");
     let out = root.path().join("outside");
     std::fs::create_dir_all(&ws).unwrap();
@@ -27,7 +28,10 @@ fn config(ws: &Path) -> ToolsConfig {
 }
 
 fn call(id: &str, input: Value) -> Message {
-    Message::new(Role::Assistant, vec![ContentBlock::ToolUse { id: id.into(), name: "terminal".into(), input }])
+    Message::new(
+        Role::Assistant,
+        vec![ContentBlock::ToolUse { id: id.into(), name: "terminal".into(), input }],
+    )
 }
 
 fn result_text(m: &Message) -> String {
@@ -57,7 +61,10 @@ async fn escalation(decision: ApprovalDecision) -> (Vec<Message>, bool, usize) {
     let cmd = format!("echo hi > {}", target.display());
     let script = ScriptedSender::buffered(vec![
         whole(call("t1", json!({"command": cmd}))),
-        whole(call("t2", json!({"command": cmd, "sandbox": false, "reason": "the user asked for a file there"}))),
+        whole(call(
+            "t2",
+            json!({"command": cmd, "sandbox": false, "reason": "the user asked for a file there"}),
+        )),
         whole(Message::assistant("done")),
     ]);
     let mut agent = Agent::builder(script).tools(default_registry(config(&ws))).cwd(&ws).build();
@@ -67,7 +74,10 @@ async fn escalation(decision: ApprovalDecision) -> (Vec<Message>, bool, usize) {
     while let Some(e) = events.next().await {
         if let AgentEvent::ApprovalRequired { approval_id, request } = e {
             asked += 1;
-            assert!(request.reason.as_deref().unwrap_or("").contains("outside the sandbox: the user asked"), "{request:?}");
+            assert!(
+                request.reason.as_deref().unwrap_or("").contains("outside the sandbox: the user asked"),
+                "{request:?}"
+            );
             assert!(request.summary.contains("echo hi"));
             broker.resolve(&approval_id, decision.clone()).unwrap();
         }
@@ -101,7 +111,8 @@ async fn a_background_shell_is_sandboxed_too() {
     let reg = default_registry(config(&ws));
     let ctx = ToolContext::detached(&ws);
     let cmd = format!("echo bg > {}/bg.txt; echo inside > bg-inside.txt", out.display());
-    let started = reg.get("terminal").unwrap().execute(json!({"command": cmd, "run_in_background": true}), &ctx).await;
+    let started =
+        reg.get("terminal").unwrap().execute(json!({"command": cmd, "run_in_background": true}), &ctx).await;
     assert!(!started.is_error, "{}", started.text_content());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !ws.join("bg-inside.txt").exists() && std::time::Instant::now() < deadline {

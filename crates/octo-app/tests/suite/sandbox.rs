@@ -1,0 +1,173 @@
+//! Sessions with the OS sandbox: accept-edits runs sandboxed commands, running outside the
+//! sandbox is asked about in every mode, hooks are confined too, and a machine without a
+//! sandbox says so (or refuses commands when the sandbox is required).
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+struct Setup {
+    _root: tempfile::TempDir,
+    ws: PathBuf,
+    out: PathBuf,
+    session: Session,
+    _llm: MockLlm,
+}
+
+/// A session whose workspace and "outside" directory are not in the temp dir (which sandboxed
+/// commands may write). `extra` is added to the user's config; `simulate` sets
+/// `OCTO_SANDBOX_SIMULATE`.
+async fn setup(calls: Vec<Value>, mode: Mode, extra: &str, simulate: bool) -> Setup {
+    let root =
+        tempfile::Builder::new().prefix("app-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = root.path().join("home");
+    let ws = root.path().join("ws");
+    let out = root.path().join("outside");
+    for d in [&home, &ws, &out] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let llm = MockLlm::start().await;
+    let mut replies: Vec<Scripted> = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, input)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", input).sse()))
+        .collect();
+    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n{extra}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    let env = move |k: &str| match k {
+        "MOCK_KEY" => Some("sk-mock".to_owned()),
+        "OCTO_SANDBOX_SIMULATE" if simulate => Some("no-landlock".to_owned()),
+        _ => None,
+    };
+    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+    let session = Session::start(
+        config,
+        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), ..SessionOptions::default() },
+        &MemoryStore::default(),
+        &env,
+    )
+    .unwrap();
+    Setup { _root: root, ws, out, session, _llm: llm }
+}
+
+/// Runs one turn, answering every approval with `yes`; the approvals' reasons and the tool
+/// results.
+async fn drive(s: &Session, yes: bool) -> (Vec<String>, Vec<String>) {
+    let mut rx = s.subscribe();
+    s.prompt("go").unwrap();
+    let (mut asked, mut results) = (Vec::new(), Vec::new());
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        match &e {
+            AgentEvent::ApprovalRequired { approval_id, request } => {
+                asked.push(request.reason.clone().unwrap_or_default());
+                if yes {
+                    s.approve(approval_id).unwrap();
+                } else {
+                    s.reject(approval_id, None).unwrap();
+                }
+            }
+            AgentEvent::ToolCallEnd { output, .. } => results.push(output.clone()),
+            AgentEvent::TurnEnd { .. } => return (asked, results),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn accept_edits_runs_sandboxed_commands_without_asking() {
+    let t = setup(vec![json!({"command": "echo hi > made.txt"})], Mode::AcceptEdits, "", false).await;
+    assert!(
+        t.session.status().sandbox.starts_with("workspace-write, no network"),
+        "{}",
+        t.session.status().sandbox
+    );
+    let (asked, results) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert!(t.ws.join("made.txt").is_file(), "{results:?}");
+}
+
+#[tokio::test]
+async fn running_outside_the_sandbox_is_asked_even_in_auto_mode() {
+    let probe = tempfile::Builder::new().tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = probe.path().join("escaped.txt");
+    let call = json!({"command": format!("echo x > {}", target.display()), "sandbox": false, "reason": "write the report"});
+    for yes in [false, true] {
+        let t = setup(vec![call.clone()], Mode::Auto, "", false).await;
+        let (asked, results) = drive(&t.session, yes).await;
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].contains("outside the sandbox: write the report"), "{asked:?}");
+        assert_eq!(target.is_file(), yes, "{results:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_denied_write_in_auto_mode_is_explained() {
+    let t = setup(vec![json!({"command": "echo x > ../outside/f.txt"})], Mode::Auto, "", false).await;
+    let (asked, results) = drive(&t.session, false).await;
+    assert!(asked.is_empty());
+    assert!(!t.out.join("f.txt").exists());
+    assert!(results[0].contains("This may be the OS sandbox"), "{results:?}");
+}
+
+#[tokio::test]
+async fn hooks_run_in_the_sandbox() {
+    let hook =
+        "[[hooks.PostToolUse]]\ncommand = \"echo hook > ../outside/hook.txt; echo ok > hook-inside.txt\"\n";
+    let t = setup(vec![json!({"command": "true"})], Mode::Auto, hook, false).await;
+    drive(&t.session, false).await;
+    assert!(t.ws.join("hook-inside.txt").is_file());
+    assert!(!t.out.join("hook.txt").exists());
+    let open = format!("sandbox_hooks = false\n{hook}");
+    let t = setup(vec![json!({"command": "true"})], Mode::Auto, &open, false).await;
+    drive(&t.session, false).await;
+    assert!(t.out.join("hook.txt").is_file());
+}
+
+#[tokio::test]
+async fn without_landlock_the_session_says_so_once_and_runs_commands() {
+    let t = setup(vec![json!({"command": "echo x > ../outside/free.txt"})], Mode::Auto, "", true).await;
+    let notes: Vec<&String> = t.session.notes().iter().filter(|n| n.contains("no OS sandbox")).collect();
+    assert_eq!(notes.len(), 1, "{:?}", t.session.notes());
+    assert!(notes[0].contains("full rights"), "{notes:?}");
+    assert!(t.session.status().sandbox.starts_with("none"), "{}", t.session.status().sandbox);
+    drive(&t.session, false).await;
+    assert!(t.out.join("free.txt").is_file());
+}
+
+#[tokio::test]
+async fn a_required_sandbox_that_is_missing_refuses_commands() {
+    let t = setup(vec![json!({"command": "echo x > made.txt"})], Mode::Auto, "sandbox = \"required\"", true)
+        .await;
+    assert!(t.session.notes().iter().any(|n| n.contains("will be refused")), "{:?}", t.session.notes());
+    let (_, results) = drive(&t.session, false).await;
+    assert!(results[0].contains("required but not available"), "{results:?}");
+    assert!(!t.ws.join("made.txt").exists());
+}
+
+#[tokio::test]
+async fn sandbox_off_runs_unconfined_without_notice() {
+    let t = setup(
+        vec![json!({"command": "echo x > ../outside/off.txt"})],
+        Mode::Auto,
+        "sandbox = \"off\"",
+        false,
+    )
+    .await;
+    assert!(t.session.notes().iter().all(|n| !n.contains("sandbox")), "{:?}", t.session.notes());
+    drive(&t.session, false).await;
+    assert!(t.out.join("off.txt").is_file());
+}
