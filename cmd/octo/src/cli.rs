@@ -9,6 +9,7 @@ Environment:
   OCTO_HOME              octo's directory (default ~/.octo): config.toml, sessions, history
   OCTO_MODEL             endpoint:model to use (like --model)
   OCTO_PERMISSION_MODE   default, accept-edits, plan or auto
+  OCTO_SANDBOX           workspace-write, read-only, off or required (like --sandbox)
   OCTO_MAX_TURNS         most model requests in one turn
   OCTO_REASONING_EFFORT  low, medium, high or max
   OCTO_MAX_ATTEMPTS      attempts per model request, retries included

@@ -146,8 +146,9 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
         }
     }
     let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
+    let homes: Vec<std::path::PathBuf> = user_home.iter().cloned().chain([config.home.clone()]).collect();
     let (sandbox, _) =
-        octo_app::sandbox::build(&config.sandbox, &ws, &std::env::temp_dir(), simulate.as_deref());
+        octo_app::sandbox::build(&config.sandbox, &ws, &std::env::temp_dir(), &homes, simulate.as_deref());
     let text = format!("sandbox: {}", sandbox.describe());
     match sandbox.unavailable() {
         None => line(true, text),

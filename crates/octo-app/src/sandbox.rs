@@ -142,14 +142,29 @@ impl SandboxSettings {
     }
 
     /// The policy for `workspace`: the settings plus the temp dir and octo's command-output
-    /// dir.
-    pub fn policy(&self, workspace: &Path, output: &Path, simulate: Option<&str>) -> Policy {
+    /// dir. `homes` (the user's home, octo's home) stay read-only when they lie in a writable
+    /// root such as the temp dir (containers, tests) and do not hold the workspace.
+    pub fn policy(
+        &self,
+        workspace: &Path,
+        output: &Path,
+        homes: &[PathBuf],
+        simulate: Option<&str>,
+    ) -> Policy {
         let mut p = Policy::new(self.mode.value, workspace);
         p.required = self.required;
         p.network = self.network;
         p.git_writable = self.git_writable;
         p.writable_roots.push(output.to_path_buf());
         p.writable_roots.extend(self.writable_roots.iter().cloned());
+        let real = |x: &Path| std::fs::canonicalize(x).unwrap_or_else(|_| x.to_path_buf());
+        let ws = real(workspace);
+        let roots: Vec<PathBuf> = p.writable_roots.iter().map(|r| real(r)).collect();
+        for home in homes.iter().map(|h| real(h)) {
+            if !ws.starts_with(&home) && roots.iter().any(|r| home.starts_with(r) && home != *r) {
+                p.read_only.push(home);
+            }
+        }
         p.simulate_no_landlock = simulate == Some("no-landlock");
         p
     }
@@ -169,9 +184,10 @@ pub fn build(
     settings: &SandboxSettings,
     workspace: &Path,
     output: &Path,
+    homes: &[PathBuf],
     simulate: Option<&str>,
 ) -> (std::sync::Arc<Sandbox>, Option<String>) {
-    let sandbox = Sandbox::new(settings.policy(workspace, output, simulate));
+    let sandbox = Sandbox::new(settings.policy(workspace, output, homes, simulate));
     let notice = sandbox.unavailable().map(|why| {
         if settings.required {
             format!("no OS sandbox ({why}), and `sandbox = \"required\"`: commands will be refused")
@@ -246,8 +262,22 @@ mod tests {
     #[test]
     fn the_policy_adds_the_output_dir_and_simulation() {
         let s = SandboxSettings::default();
-        let p = s.policy(Path::new("/ws"), Path::new("/home/u/.octo/output"), Some("no-landlock"));
+        let p = s.policy(Path::new("/ws"), Path::new("/home/u/.octo/output"), &[], Some("no-landlock"));
         assert!(p.writable_roots.contains(&PathBuf::from("/home/u/.octo/output")));
         assert!(p.simulate_no_landlock);
+    }
+
+    #[test]
+    fn a_home_in_the_temp_dir_stays_read_only_unless_it_holds_the_workspace() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+        std::fs::create_dir_all(home.join("proj")).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        let s = SandboxSettings::default();
+        let real = std::fs::canonicalize(&home).unwrap();
+        let p = s.policy(&ws, Path::new("/nowhere"), std::slice::from_ref(&home), None);
+        assert_eq!(p.read_only, vec![real]);
+        let p = s.policy(&home.join("proj"), Path::new("/nowhere"), &[home], None);
+        assert!(p.read_only.is_empty());
     }
 }

@@ -4,3 +4,5 @@ mod mcp;
 mod memory;
 mod repl;
 mod skills;
+#[cfg(target_os = "linux")]
+mod sandbox;

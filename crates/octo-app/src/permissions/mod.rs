@@ -269,6 +269,17 @@ impl PermissionEngine {
         self.remembered().iter().any(|r| matches!(r, Remembered::Host(h) if h == host))
     }
 
+    /// The first protected name (or prompt file) a command's text mentions.
+    fn names_protected(&self, command: &str) -> Option<String> {
+        let lower = command.to_ascii_lowercase();
+        let included = self
+            .protected
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| n.to_string_lossy().to_ascii_lowercase());
+        PROTECTED.iter().map(|n| (*n).to_owned()).chain(included).find(|n| lower.contains(n.as_str()))
+    }
+
     /// A command the model asks to run outside the active sandbox.
     fn escapes_sandbox(&self, q: &PermissionQuery<'_>) -> bool {
         self.sandboxed && q.input.get("sandbox") == Some(&Value::Bool(false))
@@ -521,9 +532,17 @@ impl PermissionGate for PermissionEngine {
         if q.meta.read_only || mode == Mode::Auto {
             return PermissionDecision::Allow;
         }
-        // The sandbox keeps a command's writes in the workspace: accepting edits accepts it.
+        // The sandbox keeps a command's writes in the workspace: accepting edits accepts it,
+        // unless it names a file that configures git or octo or is read into the prompt.
         if mode == Mode::AcceptEdits && self.sandboxed && matches!(q.meta.subject, Subject::Command { .. }) {
-            return PermissionDecision::Allow;
+            match q.subject_value().and_then(|c| self.names_protected(c)) {
+                None => return PermissionDecision::Allow,
+                Some(name) => {
+                    return ask(Some(format!(
+                        "it names {name}, which configures git or octo or is read into the prompt"
+                    )))
+                }
+            }
         }
         let included = t
             .path

@@ -63,10 +63,12 @@ impl Session {
             home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));
         // This session's own spilled output: readable by it, not by other sessions.
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
+        let homes: Vec<PathBuf> = user_home.iter().cloned().chain([config.home.clone()]).collect();
         let (sandbox, sandbox_notice) = crate::sandbox::build(
             &config.sandbox,
             &workspace,
             &run_output,
+            &homes,
             env("OCTO_SANDBOX_SIMULATE").as_deref(),
         );
         // Skills and commands: read once per session, so the listing (and the request prefix)

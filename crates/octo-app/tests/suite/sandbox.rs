@@ -171,3 +171,12 @@ async fn sandbox_off_runs_unconfined_without_notice() {
     drive(&t.session, false).await;
     assert!(t.out.join("off.txt").is_file());
 }
+
+#[tokio::test]
+async fn accept_edits_still_asks_before_a_command_names_a_prompt_file() {
+    let t = setup(vec![json!({"command": "echo 'obey' >> CLAUDE.md"})], Mode::AcceptEdits, "", false).await;
+    let (asked, _) = drive(&t.session, false).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("CLAUDE.md") || asked[0].contains("claude.md"), "{asked:?}");
+    assert!(!t.ws.join("CLAUDE.md").exists());
+}

@@ -91,12 +91,20 @@ impl Linux {
                 Some(why) => format!("no seccomp filter ({why}); TCP blocked by Landlock only"),
             });
         }
-        if policy.protected_git().is_some() {
+        let ro = policy.read_only_paths();
+        if !ro.is_empty() {
+            let git = usize::from(policy.protected_git().is_some());
+            let names = match (git, ro.len() - git) {
+                (1, 0) => ".git".to_owned(),
+                (1, n) => format!(".git and {n} more folder{}", if n == 1 { "" } else { "s" }),
+                (_, n) => format!("{n} protected folder{}", if n == 1 { "" } else { "s" }),
+            };
             parts.push(match &iso.ns {
-                Namespaces::User | Namespaces::MountOnly => ".git read-only (mount namespace)".into(),
-                Namespaces::None(why) => {
+                Namespaces::User | Namespaces::MountOnly => format!("{names} read-only (mount namespace)"),
+                Namespaces::None(why) if git == 1 => {
                     format!(".git read-only by Landlock; new top-level entries need approval ({why})")
                 }
+                Namespaces::None(why) => format!("{names} not protected ({why})"),
             });
         }
         parts.join(", ")
@@ -109,14 +117,14 @@ impl Linux {
         policy: &Policy,
     ) -> Result<(), SandboxError> {
         let iso = self.isolation(policy);
-        let git = policy.protected_git();
+        let mounts = policy.mounts();
         let root = nix::unistd::geteuid().is_root();
-        let ns = match (&iso.ns, git.as_deref()) {
-            (Namespaces::None(_), _) => None,
-            (kind, git) if git.is_some() || root => Some(NsPlan::new(kind, git)),
+        let ns = match &iso.ns {
+            Namespaces::None(_) => None,
+            kind if !mounts.is_empty() || root => Some(NsPlan::new(kind, &mounts)),
             _ => None,
         };
-        let per_entry = git.is_some() && ns.is_none();
+        let per_entry = policy.protected_git().is_some() && ns.is_none();
         let writable = writable_paths(policy, per_entry);
         let ruleset = ruleset(&writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
@@ -259,15 +267,16 @@ struct NsPlan {
     flags: CloneFlags,
     /// `setgroups` denial and the uid and gid maps, for a user namespace.
     maps: Option<(bool, Vec<u8>, Vec<u8>)>,
-    /// Directories bound read-only over themselves, with the flags their mount already has.
-    read_only: Vec<(CString, MsFlags)>,
+    /// Directories bound over themselves, in order, with the flags their mount already has
+    /// and whether they become read-only.
+    mounts: Vec<(CString, MsFlags, bool)>,
 }
 
 impl NsPlan {
-    fn new(kind: &Namespaces, git: Option<&Path>) -> Self {
-        let read_only = git
-            .and_then(|g| Some((CString::new(g.as_os_str().as_bytes()).ok()?, locked_flags(g))))
-            .into_iter()
+    fn new(kind: &Namespaces, paths: &[(PathBuf, bool)]) -> Self {
+        let mounts = paths
+            .iter()
+            .filter_map(|(p, ro)| Some((CString::new(p.as_os_str().as_bytes()).ok()?, locked_flags(p), *ro)))
             .collect();
         match kind {
             Namespaces::User => {
@@ -282,11 +291,11 @@ impl NsPlan {
                 Self {
                     flags: CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS,
                     maps: Some((deny, uid_map.into_bytes(), gid_map.into_bytes())),
-                    read_only,
+                    mounts,
                 }
             }
             Namespaces::MountOnly | Namespaces::None(_) => {
-                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, read_only }
+                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, mounts }
             }
         }
     }
@@ -301,19 +310,39 @@ impl NsPlan {
             write_proc(c"/proc/self/uid_map", uid_map)?;
             write_proc(c"/proc/self/gid_map", gid_map)?;
         }
-        if self.read_only.is_empty() {
+        if self.mounts.is_empty() {
             return Ok(());
         }
         let none: Option<&CStr> = None;
         nix::mount::mount(none, c"/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
-        for (path, locked) in &self.read_only {
+        // A recursive bind copies the mounts below it: the workspace, bound first, stays writable
+        // inside a read-only folder bound after it.
+        for (path, locked, read_only) in &self.mounts {
             let path = path.as_c_str();
             nix::mount::mount(Some(path), path, none, MsFlags::MS_BIND | MsFlags::MS_REC, none)?;
-            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | *locked;
-            nix::mount::mount(none, path, none, flags, none)?;
+            if *read_only {
+                let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | *locked;
+                nix::mount::mount(none, path, none, flags, none)?;
+            }
         }
-        Ok(())
+        // The working directory was entered before these mounts and still points below them:
+        // enter it again by name, through the new mounts.
+        reenter_cwd()
     }
+}
+
+/// `chdir(getcwd())`, with the path in a buffer on the stack.
+#[allow(unsafe_code)]
+fn reenter_cwd() -> Result<(), Errno> {
+    let mut buf = [0u8; 4096];
+    // SAFETY: getcwd writes at most `buf.len()` bytes, NUL included, into the buffer it is
+    // given, which lives for the whole call.
+    let got = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
+    if got.is_null() {
+        return Err(Errno::last());
+    }
+    let cwd = CStr::from_bytes_until_nul(&buf).map_err(|_| Errno::ENAMETOOLONG)?;
+    nix::unistd::chdir(cwd)
 }
 
 fn write_proc(path: &CStr, data: &[u8]) -> Result<(), Errno> {
@@ -353,13 +382,13 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
         let f = Arc::new(f.clone());
         try_child(move || seccompiler::apply_filter(&f).map_err(|_| std::io::Error::last_os_error())).err()
     });
-    let git = policy.protected_git();
+    let mounts = policy.mounts();
     let root = nix::unistd::geteuid().is_root();
-    let ns = if git.is_none() && !root {
+    let ns = if mounts.is_empty() && !root {
         Namespaces::None("not needed".into())
     } else {
         let try_ns = |kind: &Namespaces| {
-            let plan = NsPlan::new(kind, git.as_deref());
+            let plan = NsPlan::new(kind, &mounts);
             try_child(move || plan.enter().map_err(errno))
         };
         match try_ns(&Namespaces::User) {

@@ -63,6 +63,9 @@ pub struct Policy {
     pub writable_roots: Vec<PathBuf>,
     /// Whether the workspace's `.git` is writable too.
     pub git_writable: bool,
+    /// Directories inside the writable roots that stay read-only (octo's caller adds the home
+    /// directory when it lies in the temp dir). Enforced where mount namespaces are available.
+    pub read_only: Vec<PathBuf>,
     /// Pretend the kernel has no Landlock (to test the fallback; `OCTO_SANDBOX_SIMULATE=no-landlock`).
     pub simulate_no_landlock: bool,
 }
@@ -82,6 +85,7 @@ impl Policy {
             workspace: workspace.to_path_buf(),
             writable_roots,
             git_writable: false,
+            read_only: Vec::new(),
             simulate_no_landlock: false,
         }
     }
@@ -105,6 +109,66 @@ impl Policy {
         (self.mode == Mode::WorkspaceWrite && !self.git_writable && git.symlink_metadata().is_ok())
             .then_some(git)
     }
+
+    /// Everything kept read-only inside the writable roots (only under
+    /// [`Mode::WorkspaceWrite`]: read-only protects everything already), resolved: the
+    /// protected `.git`, the existing [`Policy::read_only`] directories, and the workspace's
+    /// surroundings when the workspace lies in another writable root — for a workspace in
+    /// `/tmp/job/ws`, `/tmp/job` — so `..` cannot reach its neighbours.
+    pub fn read_only_paths(&self) -> Vec<PathBuf> {
+        if self.mode != Mode::WorkspaceWrite {
+            return Vec::new();
+        }
+        let ws = real(&self.workspace);
+        let surroundings = self.writable_roots.iter().map(|r| real(r)).filter_map(|root| {
+            let first = ws.strip_prefix(&root).ok()?.components().next()?;
+            Some(root.join(first)).filter(|top| *top != ws)
+        });
+        let mut out: Vec<PathBuf> = Vec::new();
+        let candidates = self
+            .protected_git()
+            .map(|g| real(&g))
+            .into_iter()
+            .chain(surroundings)
+            .chain(self.read_only.iter().filter(|p| p.is_dir()).map(|p| real(p)));
+        for p in candidates {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// The bind mounts a command's mount namespace needs, in order (`true`: read-only): the
+    /// workspace first when a read-only directory holds it (so it stays writable inside), then
+    /// the read-only directories, outermost first.
+    pub fn mounts(&self) -> Vec<(PathBuf, bool)> {
+        let mut ro = self.read_only_paths();
+        if ro.is_empty() {
+            return Vec::new();
+        }
+        let ws = real(&self.workspace);
+        ro.sort_by_key(|p| p.components().count());
+        let mut out = Vec::new();
+        if ro.iter().any(|p| ws.starts_with(p) && *p != ws) {
+            out.push((ws.clone(), false));
+        }
+        let mut done: Vec<PathBuf> = Vec::new();
+        for p in ro {
+            // Inside a folder already read-only (and not in the workspace): nothing to add.
+            if done.iter().any(|d| p.starts_with(d)) && !p.starts_with(&ws) {
+                continue;
+            }
+            done.push(p.clone());
+            out.push((p, true));
+        }
+        out
+    }
+}
+
+/// The resolved path (the path itself when it cannot be resolved).
+fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Why a command could not be confined.

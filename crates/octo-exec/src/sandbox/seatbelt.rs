@@ -27,18 +27,19 @@ pub fn profile(policy: &Policy) -> String {
          (allow file-ioctl (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n\
          (allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n",
     );
-    let git = policy.protected_git().map(|g| canonical(&g));
+    let read_only: Vec<PathBuf> = policy.read_only_paths().iter().map(|g| canonical(g)).collect();
     for root in policy.writable() {
         let root = canonical(&root);
-        let _ = match &git {
-            Some(g) if g.starts_with(&root) => writeln!(
-                p,
-                "(allow file-write* (require-all (subpath \"{}\") (require-not (subpath \"{}\"))))",
-                quote(&root),
-                quote(g)
-            ),
-            _ => writeln!(p, "(allow file-write* (subpath \"{}\"))", quote(&root)),
-        };
+        let inside: Vec<&PathBuf> = read_only.iter().filter(|g| g.starts_with(&root)).collect();
+        if inside.is_empty() {
+            let _ = writeln!(p, "(allow file-write* (subpath \"{}\"))", quote(&root));
+            continue;
+        }
+        let _ = write!(p, "(allow file-write* (require-all (subpath \"{}\")", quote(&root));
+        for g in inside {
+            let _ = write!(p, " (require-not (subpath \"{}\"))", quote(g));
+        }
+        p.push_str("))\n");
     }
     if policy.network {
         p.push_str("(allow network-outbound)\n(allow network-inbound)\n(allow system-socket)\n");

@@ -180,3 +180,55 @@ fn describe_names_the_mechanisms() {
     assert!(d.contains("seccomp"), "{d}");
     assert!(d.contains(".git read-only"), "{d}");
 }
+
+#[test]
+fn read_only_folders_inside_the_temp_dir_stay_read_only() {
+    let p = place();
+    // A home directory in the temp dir (as in containers and tests): writable by default there.
+    let home = tempfile::tempdir().unwrap();
+    let policy =
+        Policy { read_only: vec![home.path().to_path_buf()], ..Policy::new(Mode::WorkspaceWrite, &p.ws) };
+    let s = Sandbox::new(policy);
+    assert!(s.describe().contains("and 1 more folder read-only"), "{}", s.describe());
+    let cmd = format!("echo evil >> {}/.bashrc", home.path().display());
+    let (ok, text) = run(&s, &p.ws, &cmd);
+    assert!(!ok && !home.path().join(".bashrc").exists(), "{text}");
+    let (ok, text) = run(
+        &s,
+        &p.ws,
+        &format!(
+            "echo fine > {}/octo-sandbox-$$ && rm {}/octo-sandbox-$$",
+            home.path().parent().unwrap().display(),
+            home.path().parent().unwrap().display()
+        ),
+    );
+    assert!(ok, "the rest of the temp dir stays writable: {text}");
+    let (ok, text) = run(&sandbox(&p, Mode::WorkspaceWrite), &p.ws, &cmd);
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn a_workspace_in_the_temp_dir_cannot_reach_its_neighbours() {
+    // The usual test layout: /tmp/<random>/{home,workspace}.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("workspace");
+    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.path().join("home")).unwrap();
+    let s = Sandbox::new(Policy::new(Mode::WorkspaceWrite, &ws));
+    let (ok, text) = run(&s, &ws, "echo x > ../escape.txt");
+    assert!(!ok && !root.path().join("escape.txt").exists(), "{text}");
+    let (ok, text) = run(&s, &ws, "echo x >> ../home/.bashrc");
+    assert!(!ok && !root.path().join("home/.bashrc").exists(), "{text}");
+    let (ok, text) = run(&s, &ws, "echo x > .git/hooks/pre-commit");
+    assert!(!ok && !ws.join(".git/hooks/pre-commit").exists(), "{text}");
+    let (ok, text) =
+        run(&s, &ws, "mkdir -p a/b && echo in > a/b/c && echo t > /tmp/octo-free-$$ && rm /tmp/octo-free-$$");
+    assert!(ok, "the workspace and the rest of the temp dir stay writable: {text}");
+    assert!(ws.join("a/b/c").is_file());
+    let (ok, text) = run(&sandbox_off(&ws), &ws, "echo x > ../escape.txt");
+    assert!(ok && root.path().join("escape.txt").exists(), "{text}");
+}
+
+fn sandbox_off(ws: &Path) -> Sandbox {
+    Sandbox::off(ws)
+}

