@@ -110,7 +110,17 @@ pub async fn serve(
     let env = launcher.env();
     let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
     let secrets = home.secrets(path_env("HOME"), path_env("OCTO_KEYRING_FILE"));
-    let settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+    let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
+    // The client's commands run in the same OS sandbox as a session's (it has no one to ask,
+    // so running outside it is refused).
+    let homes: Vec<std::path::PathBuf> = path_env("HOME").into_iter().chain([config.home.clone()]).collect();
+    let simulate = env("OCTO_SANDBOX_SIMULATE");
+    let (sandbox, notice) =
+        crate::sandbox::build(&config.sandbox, &ws, &home.output(), &homes, simulate.as_deref());
+    if let Some(n) = notice {
+        eprintln!("octo mcp serve: {n}");
+    }
+    settings.sandbox = Some(Arc::clone(&sandbox));
     let builtin = crate::tools::builtin(&home, &settings);
     let mut registry = octo_agent::ToolRegistry::new();
     // Compacting belongs to a conversation, which an MCP client has and octo does not.
@@ -121,7 +131,9 @@ pub async fn serve(
         }
     }
     let mode = if allow_writes { crate::Mode::Auto } else { crate::Mode::Default };
-    let engine = crate::PermissionEngine::new(config.rules.clone(), mode).with_secrets(secrets);
+    let engine = crate::PermissionEngine::new(config.rules.clone(), mode)
+        .with_secrets(secrets)
+        .with_sandbox(sandbox.is_active());
     octo_mcp::serve::OctoServer::new(registry, Arc::new(engine), ws).serve_stdio().await?;
     builtin.shells.stop_all();
     Ok(())

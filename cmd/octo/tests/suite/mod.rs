@@ -3,6 +3,6 @@ mod common;
 mod mcp;
 mod memory;
 mod repl;
-mod skills;
 #[cfg(target_os = "linux")]
 mod sandbox;
+mod skills;

@@ -55,7 +55,9 @@ async fn an_auto_mode_model_cannot_escape_the_workspace() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    for gone in ["home/.bashrc", "escape.txt", "abs.txt", "link.txt", "late.txt", "unshared.txt", "escalated.txt"] {
+    for gone in
+        ["home/.bashrc", "escape.txt", "abs.txt", "link.txt", "late.txt", "unshared.txt", "escalated.txt"]
+    {
         assert!(!outside.join(gone).exists(), "{gone} was written: {stderr}");
     }
     assert!(!home.workspace().join(".git/hooks/pre-commit").exists());
