@@ -3,30 +3,42 @@ CARGO ?= cargo
 ARGS ?=
 # nextest when installed (faster, isolated), plain cargo test otherwise
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
+# The local model engine (llama.cpp) needs cmake, a C++ compiler and libclang. `build` and `test`
+# check once (installing them as root on Debian, as CI does) and pass LOCAL=yes|no on; without
+# them octo is built without the engine and says what to install.
+LOCAL ?= $(shell scripts/local-deps)
+WS = --workspace $(if $(filter yes,$(LOCAL)),,--exclude octo-provider-local --no-default-features)
+BIN = $(if $(filter yes,$(LOCAL)),,--no-default-features)
 
-.PHONY: build test unit doctest vet doc fmt fmt-check bench run tidy
+.PHONY: build build-octo test test-all unit doctest vet doc fmt fmt-check bench run tidy
 
 build:
-	$(CARGO) build --release -p octo-cli
+	@$(MAKE) --no-print-directory build-octo LOCAL=$$(scripts/local-deps)
+
+build-octo:
+	$(CARGO) build --release -p octo-cli $(BIN)
 
 ## test: formatting, lints, docs, every unit/integration test, then doctests
-test: fmt-check vet doc unit doctest
+test:
+	@$(MAKE) --no-print-directory test-all LOCAL=$$(scripts/local-deps)
+
+test-all: fmt-check vet doc unit doctest
 
 unit:
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace --lib --bins --tests --no-fail-fast
+	$(CARGO) nextest run $(WS) --lib --bins --tests --no-fail-fast
 else
-	$(CARGO) test --workspace --lib --bins --tests --no-fail-fast
+	$(CARGO) test $(WS) --lib --bins --tests --no-fail-fast
 endif
 
 doctest:
-	$(CARGO) test --workspace --doc
+	$(CARGO) test $(WS) --doc
 
 vet:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(WS) --all-targets -- -D warnings
 
 doc:
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc $(WS) --no-deps
 
 fmt:
 	$(CARGO) fmt --all
@@ -35,11 +47,11 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 bench:
-	$(CARGO) bench --workspace
+	$(CARGO) bench $(WS)
 
 run:
-	$(CARGO) run -q -p octo-cli -- $(ARGS)
+	$(CARGO) run -q -p octo-cli $(BIN) -- $(ARGS)
 
 ## tidy: format and apply clippy's machine-applicable fixes
 tidy: fmt
-	$(CARGO) clippy --workspace --all-targets --fix --allow-dirty --allow-staged
+	$(CARGO) clippy $(WS) --all-targets --fix --allow-dirty --allow-staged

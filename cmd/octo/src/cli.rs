@@ -267,6 +267,12 @@ pub enum Command {
         #[command(subcommand)]
         action: MemoryAction,
     },
+    /// Local models (GGUF files run inside octo, no key or server): list, pull (by name, URL or
+    /// Hugging Face owner/repo/file.gguf; resumable, hash-checked) or remove them.
+    Models {
+        #[command(subcommand)]
+        action: ModelsAction,
+    },
     /// The previous contents of files octo changed: list them, restore one, or empty the trash.
     Trash {
         #[command(subcommand)]
@@ -276,6 +282,32 @@ pub enum Command {
     Completion {
         /// bash, zsh, fish or powershell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `octo models ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum ModelsAction {
+    /// The installed models (with --available, also the ones octo knows by name).
+    List {
+        /// Also list the recommended models that can be pulled by name.
+        #[arg(long)]
+        available: bool,
+    },
+    /// Download a model into ~/.octo/models: a name from `octo models list --available`, an
+    /// https:// URL of a .gguf file, or owner/repo/file.gguf on Hugging Face. An interrupted
+    /// download resumes; a file that fails its SHA-256 check is deleted.
+    Pull {
+        /// The model.
+        model: String,
+        /// The SHA-256 the file must have (default: octo's, else the one the server announces).
+        #[arg(long, value_name = "HEX")]
+        sha256: Option<String>,
+    },
+    /// Delete an installed model.
+    Rm {
+        /// Its name (or file name).
+        name: String,
     },
 }
 

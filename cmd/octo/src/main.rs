@@ -9,6 +9,7 @@ mod invoke;
 mod launch;
 mod mcp;
 mod memory;
+mod models;
 mod oneshot;
 mod out;
 mod output;
@@ -93,6 +94,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
+        Some(Command::Models { action }) => {
+            return runtime()?.block_on(models::run(&octo_app::Launcher::from_env(), action))
+        }
         Some(Command::Setup { endpoint, model, key_env, base_url, no_test }) => {
             let args = setup::Args {
                 endpoint: endpoint.clone(),

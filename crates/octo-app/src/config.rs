@@ -79,6 +79,19 @@ pub enum Protocol {
     Anthropic,
     /// OpenAI Chat Completions.
     Openai,
+    /// A GGUF model run inside octo (llama.cpp).
+    Local,
+}
+
+impl Protocol {
+    /// The configuration spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::Openai => "openai",
+            Self::Local => "local",
+        }
+    }
 }
 
 /// One `[endpoints.<id>]` table.
@@ -114,6 +127,15 @@ pub struct EndpointConfig {
     /// Seconds to wait for the response headers (default 600; a streamed request also waits at
     /// most the stall timeout, since a streaming server answers at once).
     pub request_timeout: Option<f64>,
+    /// A local model's GGUF file or name (`protocol = "local"`; default: `--model`, then the
+    /// first pulled model).
+    pub file: Option<String>,
+    /// A local model's context size in tokens (default 8192, at most the model's own).
+    pub context_size: Option<u32>,
+    /// A local model's CPU threads (default: the physical cores).
+    pub threads: Option<usize>,
+    /// A local model's sampling temperature (default 0.2; 0 is greedy).
+    pub temperature: Option<f32>,
 }
 
 /// The timeouts of an endpoint, checked: positive, finite seconds.
@@ -903,10 +925,7 @@ impl Config {
             out.push_str(&format!("\n[endpoints.{id}]    # {}\n", ep.source));
             let e = &ep.value;
             if let Some(p) = e.protocol {
-                out.push_str(&format!(
-                    "protocol = \"{}\"\n",
-                    if p == Protocol::Anthropic { "anthropic" } else { "openai" }
-                ));
+                out.push_str(&format!("protocol = \"{}\"\n", p.as_str()));
             }
             if let Some(p) = &e.preset {
                 out.push_str(&format!("preset = \"{p}\"\n"));

@@ -69,6 +69,22 @@ pub const SETUP_HELP: &str = "Set one up in any of these ways:
 or put a default in ~/.octo/config.toml:
   default = \"deepseek:deepseek-chat\"";
 
+/// The line that offers the built-in local model, first in the `NoEndpoint` error.
+#[cfg(feature = "local")]
+const LOCAL_HELP: &str = "  octo models pull qwen2.5-coder-1.5b       # a model that runs inside octo: no key, no server, no network after this
+";
+
+/// The local model's settings from its endpoint table.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LocalOptions {
+    /// Context size in tokens.
+    pub context_size: Option<u32>,
+    /// CPU threads.
+    pub threads: Option<usize>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+}
+
 /// An endpoint and model, resolved and ready to build a client.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -99,6 +115,8 @@ pub struct Resolved {
     /// Whether the configuration gives this model's context window (then it is trusted as is;
     /// otherwise a local server is asked).
     pub window_configured: bool,
+    /// For `protocol = "local"`: how to run the model (its file is `base_url`).
+    pub local: LocalOptions,
     preset: Option<&'static octo_provider_openai::Preset>,
 }
 
@@ -110,6 +128,9 @@ impl Resolved {
 }
 
 fn builtin(id: &str) -> Option<EndpointConfig> {
+    if id == "local" {
+        return Some(EndpointConfig { protocol: Some(Protocol::Local), ..EndpointConfig::default() });
+    }
     if id == "anthropic" {
         return Some(EndpointConfig { protocol: Some(Protocol::Anthropic), ..EndpointConfig::default() });
     }
@@ -123,7 +144,7 @@ fn builtin(id: &str) -> Option<EndpointConfig> {
 /// Every endpoint id known: configured ones and built-ins.
 pub fn known_endpoints(config: &Config) -> Vec<String> {
     let mut ids: Vec<String> = config.endpoints.keys().cloned().collect();
-    for b in std::iter::once("anthropic").chain(octo_provider_openai::PRESETS.iter().map(|p| p.id)) {
+    for b in ["anthropic", "local"].into_iter().chain(octo_provider_openai::PRESETS.iter().map(|p| p.id)) {
         if b != "custom" && !ids.iter().any(|i| i == b) {
             ids.push(b.to_owned());
         }
@@ -152,7 +173,7 @@ pub fn resolve(
             });
             match auto {
                 Some(id) => (*id).to_owned(),
-                None => return Err(EndpointError::NoEndpoint(SETUP_HELP.into())),
+                None => return local_fallback(config),
             }
         }
     };
@@ -164,6 +185,9 @@ pub fn resolve(
         config.endpoints.get(&id).map(|s| s.value.clone()).or_else(|| builtin(&id)).ok_or_else(|| {
             EndpointError::UnknownEndpoint { id: id.clone(), known: known_endpoints(config).join(", ") }
         })?;
+    if ep.protocol == Some(Protocol::Local) {
+        return resolve_local(config, id, model, &ep);
+    }
     let preset = ep.preset.as_deref().and_then(preset_by_id).or_else(|| preset_by_id(&id));
     let protocol = ep.protocol.unwrap_or(if id == "anthropic" || id.contains("anthropic") {
         Protocol::Anthropic
@@ -172,7 +196,7 @@ pub fn resolve(
     });
     let model = model.or_else(|| ep.models.first().cloned()).unwrap_or_else(|| match protocol {
         Protocol::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
-        Protocol::Openai => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
+        Protocol::Openai | Protocol::Local => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
     });
     if model.is_empty() {
         return Err(EndpointError::Invalid {
@@ -184,7 +208,7 @@ pub fn resolve(
     }
     let base_url = ep.base_url.clone().unwrap_or_else(|| match protocol {
         Protocol::Anthropic => octo_provider_anthropic::DEFAULT_BASE_URL.to_owned(),
-        Protocol::Openai => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
+        Protocol::Openai | Protocol::Local => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
     });
     if base_url.is_empty() {
         return Err(EndpointError::Invalid {
@@ -197,6 +221,7 @@ pub fn resolve(
     let found = resolve_key(store, &id, env_var.as_deref(), env, &mut notes);
     let requires_key = match protocol {
         Protocol::Anthropic => base_url.contains("anthropic.com"),
+        Protocol::Local => false,
         Protocol::Openai => {
             (preset.is_none_or(|p| p.requires_key) && ep.base_url.is_none()) || ep.api_key_env.is_some()
         }
@@ -239,9 +264,94 @@ pub fn resolve(
         notes,
         timeouts,
         window_configured,
+        local: LocalOptions::default(),
         preset,
     })
 }
+
+/// Nothing configured and no key found: the pulled local model when there is one (said in a
+/// note), else the error that says how to set one up.
+fn local_fallback(config: &Config) -> Result<Resolved, EndpointError> {
+    #[cfg(feature = "local")]
+    {
+        let dir = config.home.join("models");
+        if let Some(m) = octo_provider_local::models::default_model(&dir) {
+            let ep = config.endpoints.get("local").map(|s| s.value.clone()).unwrap_or_default();
+            let mut r = resolve_local(config, "local".into(), Some(m.name.clone()), &ep)?;
+            r.notes.push(format!(
+                "no endpoint is configured and no API key was found: using the local model {} (set `default` in ~/.octo/config.toml to choose another)",
+                m.name
+            ));
+            return Ok(r);
+        }
+        Err(EndpointError::NoEndpoint(SETUP_HELP.replacen("ways:\n", &format!("ways:\n{LOCAL_HELP}"), 1)))
+    }
+    #[cfg(not(feature = "local"))]
+    {
+        let _ = config;
+        Err(EndpointError::NoEndpoint(SETUP_HELP.into()))
+    }
+}
+
+/// A `protocol = "local"` endpoint: the model by name or path (`--model`, the table's `file`, its
+/// `models`, else the first pulled model), found in `~/.octo/models`.
+fn resolve_local(
+    config: &Config,
+    id: String,
+    model: Option<String>,
+    ep: &EndpointConfig,
+) -> Result<Resolved, EndpointError> {
+    let invalid = |message: String| EndpointError::Invalid { endpoint: id.clone(), message };
+    #[cfg(feature = "local")]
+    let (model, path) = {
+        use octo_provider_local::models;
+        let dir = config.home.join("models");
+        let want = model
+            .or_else(|| ep.file.clone())
+            .or_else(|| ep.models.first().cloned())
+            .or_else(|| models::default_model(&dir).map(|m| m.name))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "no local model is installed. Pull one with `octo models pull {}`, or give a .gguf file with --model",
+                    models::RECOMMENDED[0].name
+                ))
+            })?;
+        let path = models::resolve(&dir, &want).map_err(|e| invalid(e.to_string()))?;
+        (want, path.display().to_string())
+    };
+    #[cfg(not(feature = "local"))]
+    let (model, path): (String, String) = {
+        let _ = (config, model);
+        return Err(invalid(NO_LOCAL.into()));
+    };
+    let window = u64::from(ep.context_size.unwrap_or(8192));
+    let zero = octo_provider::Price { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 };
+    Ok(Resolved {
+        endpoint: id,
+        model,
+        protocol: Protocol::Local,
+        base_url: path,
+        key: None,
+        key_source: None,
+        key_env: None,
+        headers: Vec::new(),
+        model_info: ModelInfo { context_window: window, max_output: 2048, price: Some(zero) },
+        max_tokens: ep.max_tokens.or(config.max_tokens.as_ref().map(|t| t.value)),
+        notes: Vec::new(),
+        timeouts: crate::config::Timeouts::default(),
+        window_configured: false,
+        local: LocalOptions {
+            context_size: ep.context_size,
+            threads: ep.threads,
+            temperature: ep.temperature,
+        },
+        preset: None,
+    })
+}
+
+/// Why a local endpoint cannot be used in a build without the engine.
+#[cfg(not(feature = "local"))]
+const NO_LOCAL: &str = "this octo was built without the local model engine (it needs cmake and libclang to build: install them, e.g. `apt install cmake clang libclang-dev`, and build again)";
 
 fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
     if let Some(v) = &ep.api_key_env {
@@ -286,6 +396,16 @@ impl Resolved {
 
 /// Builds the client for a resolved endpoint, as the agent's [`Sender`].
 pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, EndpointError> {
+    build_sender_noting(r, http, &mut Vec::new())
+}
+
+/// [`build_sender`], adding what the user should know about the client to `notes` (a local
+/// model without a chat template).
+pub fn build_sender_noting(
+    r: &Resolved,
+    http: HttpConfig,
+    notes: &mut Vec<String>,
+) -> Result<Arc<dyn Sender>, EndpointError> {
     let invalid = |e: octo_provider::SetupError| EndpointError::Invalid {
         endpoint: r.endpoint.clone(),
         message: e.to_string(),
@@ -302,7 +422,29 @@ pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, E
                 .map_or(octo_provider_openai::STANDARD, |p| p.quirks);
             Arc::new(OpenAiSender::new(OpenAiConfig::from_settings(settings, quirks)).map_err(invalid)?)
         }
+        Protocol::Local => build_local(r, notes)?,
     })
+}
+
+#[cfg(feature = "local")]
+fn build_local(r: &Resolved, notes: &mut Vec<String>) -> Result<Arc<dyn Sender>, EndpointError> {
+    let config = octo_provider_local::LocalConfig {
+        path: r.base_url.clone().into(),
+        name: Some(r.model.clone()),
+        context_size: r.local.context_size,
+        threads: r.local.threads,
+        temperature: r.local.temperature,
+        max_tokens: r.max_tokens,
+    };
+    let sender = octo_provider_local::LocalSender::new(config)
+        .map_err(|e| EndpointError::Invalid { endpoint: r.endpoint.clone(), message: e.to_string() })?;
+    notes.extend(sender.notice().map(str::to_owned));
+    Ok(Arc::new(sender))
+}
+
+#[cfg(not(feature = "local"))]
+fn build_local(r: &Resolved, _: &mut Vec<String>) -> Result<Arc<dyn Sender>, EndpointError> {
+    Err(EndpointError::Invalid { endpoint: r.endpoint.clone(), message: NO_LOCAL.into() })
 }
 
 /// An endpoint that could not be reached.

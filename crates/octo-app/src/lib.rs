@@ -78,6 +78,8 @@ pub mod fold;
 pub mod hooks;
 pub mod mcp;
 pub mod memory;
+#[cfg(feature = "local")]
+pub mod models;
 /// Where an MCP server is configured.
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.

@@ -128,6 +128,7 @@ pub async fn list_models(r: &Resolved) -> Result<Vec<String>, Unreachable> {
             }
             q
         }
+        Protocol::Local => return Ok(Vec::new()),
         Protocol::Openai => {
             let mut q = client.get(format!("{base}/models"));
             if let Some(k) = &r.key {
@@ -209,10 +210,7 @@ pub fn write_config(
     })?;
     doc["default"] = toml_edit::value(format!("{endpoint}:{model}"));
     let fields: Vec<(&str, String)> = [
-        (
-            "protocol",
-            entry.protocol.map(|p| if p == Protocol::Anthropic { "anthropic" } else { "openai" }.to_owned()),
-        ),
+        ("protocol", entry.protocol.map(|p| p.as_str().to_owned())),
         ("base_url", entry.base_url.clone()),
         ("api_key_env", entry.api_key_env.clone()),
     ]

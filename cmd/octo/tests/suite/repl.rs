@@ -387,6 +387,8 @@ async fn commands_check_their_arguments_and_show_todos() {
         p.exp_string("unknown permission mode").unwrap();
         p.send_line("/status").unwrap();
         p.exp_string("model: mock:claude-sonnet-4-5").unwrap();
+        #[cfg(target_os = "linux")]
+        p.exp_string("sandbox: workspace-write, no network (Landlock").unwrap();
         p.exp_string("context: ").unwrap();
         p.send_control('d').unwrap();
         p.exp_eof().unwrap();

@@ -56,8 +56,10 @@ impl Session {
         if let Some(n) = options.max_attempts {
             http.retry.max_attempts = n.max(1);
         }
-        let sender = build_sender(&resolved, http.clone())?;
-        let mut notes: Vec<String> = config.warnings.iter().chain(resolved.notes.iter()).cloned().collect();
+        let mut sender_notes = Vec::new();
+        let sender = crate::factory::build_sender_noting(&resolved, http.clone(), &mut sender_notes)?;
+        let mut notes: Vec<String> =
+            config.warnings.iter().chain(resolved.notes.iter()).chain(sender_notes.iter()).cloned().collect();
         let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
         let secrets =
             home.secrets(path_env("HOME").or_else(|| path_env("USERPROFILE")), path_env("OCTO_KEYRING_FILE"));

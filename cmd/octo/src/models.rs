@@ -1,0 +1,137 @@
+//! `octo models list|pull|rm`: the local models in ~/.octo/models.
+
+use crate::cli::ModelsAction;
+use crate::{out, EXIT_ERROR, EXIT_USAGE};
+use octo_app::Launcher;
+use std::process::ExitCode;
+
+/// Runs `octo models …`.
+#[cfg(feature = "local")]
+pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<ExitCode> {
+    use octo_app::models;
+    let home = launcher.home();
+    match action {
+        ModelsAction::List { available } => {
+            let installed = models::list(home);
+            if installed.is_empty() {
+                out::status(&format!(
+                    "no local models in {} (pull one: `octo models pull {}`)",
+                    models::dir(home).display(),
+                    models::RECOMMENDED[0].name
+                ));
+            }
+            for m in &installed {
+                out::stdout(&format!("{:<24} {:>9}  {}\n", m.name, size(m.bytes), m.path.display()));
+            }
+            if *available {
+                out::stdout("\navailable by name (octo models pull NAME):\n");
+                for r in models::RECOMMENDED {
+                    let mark = if installed.iter().any(|m| m.name == r.name) { " (installed)" } else { "" };
+                    out::stdout(&format!("{:<24} {:>9}  {}{mark}\n", r.name, size(r.approx_bytes), r.about));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ModelsAction::Pull { model, sha256 } => {
+            let spec = match models::spec(model, sha256.as_deref()) {
+                Ok(s) => s,
+                Err(e) => {
+                    out::error(&e);
+                    return Ok(ExitCode::from(EXIT_USAGE));
+                }
+            };
+            out::status(&format!("pulling {} from {}", spec.name, spec.url));
+            let mut bar = Bar::default();
+            match models::pull(home, &spec, &mut bar).await {
+                Ok(path) => {
+                    bar.done();
+                    out::status(&format!(
+                        "{} is ready: {} (use it with `octo --endpoint local --model {}`)",
+                        spec.name,
+                        path.display(),
+                        spec.name
+                    ));
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    bar.done();
+                    out::error(&e);
+                    Ok(ExitCode::from(EXIT_ERROR))
+                }
+            }
+        }
+        ModelsAction::Rm { name } => match models::remove(home, name) {
+            Ok(path) => {
+                out::status(&format!("removed {}", path.display()));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                out::error(&e);
+                Ok(ExitCode::from(EXIT_USAGE))
+            }
+        },
+    }
+}
+
+/// Without the engine: say how to get it.
+#[cfg(not(feature = "local"))]
+pub async fn run(_: &Launcher, _: &ModelsAction) -> anyhow::Result<ExitCode> {
+    out::error("this octo was built without the local model engine; build it with the `local` feature (it needs cmake and libclang)");
+    Ok(ExitCode::from(EXIT_ERROR))
+}
+
+#[cfg(feature = "local")]
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / f64::from(1u32 << 30)),
+        b => format!("{:.0} MB", b as f64 / f64::from(1u32 << 20)),
+    }
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal); a line per 10 % otherwise.
+#[cfg(feature = "local")]
+#[derive(Default)]
+struct Bar {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+#[cfg(feature = "local")]
+impl Bar {
+    fn done(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(feature = "local")]
+impl octo_app::models::Progress for Bar {
+    fn start(&mut self, total: Option<u64>, resumed: u64) {
+        let bar = match total {
+            Some(t) => indicatif::ProgressBar::new(t),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {eta}")
+        {
+            bar.set_style(style);
+        }
+        bar.set_position(resumed);
+        if resumed > 0 {
+            out::status(&format!("resuming after {}", size(resumed)));
+        }
+        self.bar = Some(bar);
+    }
+
+    fn advance(&mut self, bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+        }
+    }
+
+    fn verifying(&mut self) {
+        self.done();
+        out::status("checking the SHA-256");
+    }
+}

@@ -1,0 +1,453 @@
+//! The thread that owns a sender's llama.cpp context: renders each request with the chat
+//! template, evaluates only what changed since the last one, samples, and streams the parsed
+//! result back.
+
+use crate::chat::Deltas;
+use crate::sender::Stats;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::{AddBos, ChatTemplateResult, GrammarTriggerType, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::openai::OpenAIChatTemplateParams;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use octo_agent::{ProviderError, StopReason, StreamEvent, Usage};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// One request.
+pub struct Job {
+    /// OpenAI `messages`.
+    pub messages: Value,
+    /// OpenAI `tools`, when there are any.
+    pub tools: Option<Value>,
+    /// `auto`, `required` or `none`.
+    pub tool_choice: &'static str,
+    /// The one tool a call must use, when the request names it.
+    pub only_tool: Option<String>,
+    /// Output cap.
+    pub max_tokens: u32,
+    /// Where the events go; a closed channel cancels the request.
+    pub events: UnboundedSender<Result<StreamEvent, ProviderError>>,
+}
+
+/// How a context is made and sampled.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Context size in tokens.
+    pub n_ctx: u32,
+    /// CPU threads.
+    pub threads: usize,
+    /// Sampling temperature (0: greedy).
+    pub temperature: f32,
+}
+
+/// A running worker.
+pub struct Worker {
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+impl Worker {
+    /// Starts the thread and its context; an error when the context cannot be made.
+    pub fn start(
+        model: &'static LlamaModel,
+        template: LlamaChatTemplate,
+        settings: Settings,
+        stats: Arc<Mutex<Stats>>,
+    ) -> Result<Self, crate::LocalError> {
+        let (jobs, rx) = std::sync::mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
+        std::thread::Builder::new()
+            .name("octo-local-model".into())
+            .spawn(move || {
+                let mut state = match State::new(model, template, settings, stats) {
+                    Ok(s) => {
+                        let _ = ready_tx.send(Ok(()));
+                        s
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                for job in rx {
+                    state.handle(job);
+                }
+            })
+            .map_err(|e| crate::LocalError::Engine(format!("cannot start the model thread: {e}")))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Self { jobs }),
+            Ok(Err(e)) => Err(crate::LocalError::Engine(e)),
+            Err(_) => Err(crate::LocalError::Engine("the model thread stopped while starting".into())),
+        }
+    }
+
+    /// Queues a request; the events arrive on its channel.
+    pub fn submit(&self, job: Job) -> Result<(), ProviderError> {
+        self.jobs
+            .send(job)
+            .map_err(|_| ProviderError::Transport { message: "the local model thread has stopped".into() })
+    }
+}
+
+struct State {
+    model: &'static LlamaModel,
+    template: LlamaChatTemplate,
+    ctx: LlamaContext<'static>,
+    /// The tokens whose keys and values are in the context, in order.
+    cached: Vec<LlamaToken>,
+    settings: Settings,
+    stats: Arc<Mutex<Stats>>,
+    seed: u32,
+    /// Whether the chat template renders tools itself (else the generic JSON scheme is used).
+    native_tools: bool,
+}
+
+fn engine(message: impl Into<String>) -> ProviderError {
+    ProviderError::Server { status: None, message: message.into() }
+}
+
+impl State {
+    fn new(
+        model: &'static LlamaModel,
+        template: LlamaChatTemplate,
+        settings: Settings,
+        stats: Arc<Mutex<Stats>>,
+    ) -> Result<Self, String> {
+        let threads = i32::try_from(settings.threads.max(1)).unwrap_or(4);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(std::num::NonZeroU32::new(settings.n_ctx))
+            .with_n_batch(512)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let backend = crate::engine::backend().map_err(|e| e.to_string())?;
+        let ctx = model
+            .new_context(backend, params)
+            .map_err(|e| format!("cannot make a context of {} tokens: {e}", settings.n_ctx))?;
+        let native_tools = supports_tools(model, &template);
+        Ok(Self { model, template, ctx, cached: Vec::new(), settings, stats, seed: 0x5eed, native_tools })
+    }
+
+    fn handle(&mut self, job: Job) {
+        if let Err(e) = self.generate(&job) {
+            let _ = job.events.send(Err(e));
+        }
+    }
+
+    /// The prompt, its grammar and parser; `true` when the answer uses the generic JSON scheme.
+    fn render(&self, job: &Job) -> Result<(ChatTemplateResult, bool), ProviderError> {
+        if self.native_tools {
+            let tools = job.tools.as_ref().map(Value::to_string);
+            return Ok((
+                render(
+                    self.model,
+                    &self.template,
+                    &job.messages.to_string(),
+                    tools.as_deref(),
+                    job.tool_choice,
+                    None,
+                )?,
+                false,
+            ));
+        }
+        let history = crate::chat::generic::history(&job.messages);
+        let Some(tools) = &job.tools else {
+            return Ok((
+                render(self.model, &self.template, &history.to_string(), None, job.tool_choice, None)?,
+                false,
+            ));
+        };
+        let required = job.tool_choice == "required";
+        let only = job.only_tool.as_deref();
+        let messages =
+            crate::chat::generic::with_note(&history, &crate::chat::generic::note(tools, only, required));
+        let schema = crate::chat::generic::schema(tools, only, required).to_string();
+        Ok((
+            render(self.model, &self.template, &messages.to_string(), None, job.tool_choice, Some(&schema))?,
+            true,
+        ))
+    }
+
+    fn sampler(&self, rendered: &ChatTemplateResult) -> Result<LlamaSampler, ProviderError> {
+        let mut chain = Vec::new();
+        if let Some(g) = rendered.grammar.as_deref().filter(|g| !g.trim().is_empty()) {
+            let grammar = if rendered.grammar_lazy {
+                let mut patterns = Vec::new();
+                let mut tokens = Vec::new();
+                for t in &rendered.grammar_triggers {
+                    match t.trigger_type {
+                        GrammarTriggerType::Token => tokens.extend(t.token),
+                        GrammarTriggerType::Word => patterns.push(regex_escape(&t.value)),
+                        GrammarTriggerType::Pattern => patterns.push(t.value.clone()),
+                        GrammarTriggerType::PatternFull => {
+                            let v = &t.value;
+                            let anchored = format!(
+                                "{}{v}{}",
+                                if v.starts_with('^') { "" } else { "^" },
+                                if v.ends_with('$') { "" } else { "$" }
+                            );
+                            patterns.push(anchored);
+                        }
+                    }
+                }
+                LlamaSampler::grammar_lazy_patterns(self.model, g, "root", &patterns, &tokens)
+            } else {
+                LlamaSampler::grammar(self.model, g, "root")
+            };
+            chain.push(grammar.map_err(|e| engine(format!("the tool-call grammar was rejected: {e}")))?);
+        }
+        if self.settings.temperature <= 0.0 {
+            chain.push(LlamaSampler::greedy());
+        } else {
+            chain.push(LlamaSampler::top_k(40));
+            chain.push(LlamaSampler::top_p(0.95, 1));
+            chain.push(LlamaSampler::min_p(0.05, 1));
+            chain.push(LlamaSampler::temp(self.settings.temperature));
+            chain.push(LlamaSampler::dist(self.seed));
+        }
+        Ok(LlamaSampler::chain_simple(chain))
+    }
+
+    /// Evaluates `tokens` from the first one that differs from what the context holds; how many
+    /// were reused.
+    fn evaluate(&mut self, tokens: &[LlamaToken], batch: &mut LlamaBatch) -> Result<usize, ProviderError> {
+        let mut common = self.cached.iter().zip(tokens).take_while(|(a, b)| a == b).count();
+        // The last prompt token is always evaluated again: its logits start the answer.
+        if common == tokens.len() {
+            common = common.saturating_sub(1);
+        }
+        if common < self.cached.len() {
+            let p0 = u32::try_from(common).unwrap_or(u32::MAX);
+            let removed = self.ctx.clear_kv_cache_seq(Some(0), Some(p0), None).unwrap_or(false);
+            if !removed {
+                // Some models (recurrent ones) cannot drop a suffix: start over.
+                self.ctx.clear_kv_cache();
+                common = 0;
+            }
+            self.cached.truncate(common);
+        }
+        let n_batch = usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1);
+        let rest = &tokens[common..];
+        for (i, chunk) in rest.chunks(n_batch).enumerate() {
+            batch.clear();
+            let last_chunk = (i + 1) * n_batch >= rest.len();
+            for (j, t) in chunk.iter().enumerate() {
+                let pos = i32::try_from(self.cached.len()).unwrap_or(i32::MAX);
+                let logits = last_chunk && j + 1 == chunk.len();
+                batch.add(*t, pos, &[0], logits).map_err(|e| engine(e.to_string()))?;
+                self.cached.push(*t);
+            }
+            self.ctx.decode(batch).map_err(|e| engine(format!("evaluating the prompt failed: {e}")))?;
+        }
+        Ok(common)
+    }
+
+    fn generate(&mut self, job: &Job) -> Result<(), ProviderError> {
+        let started = Instant::now();
+        let (rendered, generic) = self.render(job)?;
+        let tokens = self
+            .model
+            .str_to_token(&rendered.prompt, AddBos::Always)
+            .map_err(|e| engine(format!("tokenizing the prompt failed: {e}")))?;
+        let n_ctx = usize::try_from(self.settings.n_ctx).unwrap_or(usize::MAX);
+        if tokens.len() + 1 >= n_ctx {
+            return Err(ProviderError::ContextTooLong {
+                deficit: Some((tokens.len() + 1 - n_ctx) as u64),
+                message: format!("the prompt has {} tokens; the local context holds {n_ctx}", tokens.len()),
+            });
+        }
+        let mut sampler = self.sampler(&rendered)?;
+        let mut batch = LlamaBatch::new(usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1), 1);
+        let reused = self.evaluate(&tokens, &mut batch)?;
+        let evaluated = tokens.len() - reused;
+        let mut parser = rendered
+            .streaming_state_oaicompat()
+            .map_err(|e| engine(format!("the chat parser could not start: {e}")))?;
+        let mut deltas = Deltas::default();
+        let mut decoder = encoding_rs::UTF_8.new_decoder();
+        // Special tokens are shown only when the template needs them as text (a tool-call
+        // marker); others (a stray turn marker) are not part of the answer.
+        let preserved: Vec<LlamaToken> = rendered
+            .preserved_tokens
+            .iter()
+            .filter_map(|t| {
+                self.model.str_to_token(t, AddBos::Never).ok().filter(|v| v.len() == 1).map(|v| v[0])
+            })
+            .collect();
+        let mut text = String::new();
+        let mut produced = 0u32;
+        let mut first_token = None;
+        let mut last = batch.n_tokens() - 1;
+        let send = |ev: StreamEvent| job.events.send(Ok(ev)).is_ok();
+        let stop = loop {
+            if job.events.is_closed() {
+                return Ok(());
+            }
+            if produced >= job.max_tokens || self.cached.len() + 1 >= n_ctx {
+                break StopReason::MaxTokens;
+            }
+            let token = sampler.sample(&self.ctx, last);
+            if self.model.is_eog_token(token) {
+                break StopReason::EndTurn;
+            }
+            first_token.get_or_insert_with(|| started.elapsed());
+            produced += 1;
+            let piece = self
+                .model
+                .token_to_piece(token, &mut decoder, preserved.contains(&token), None)
+                .unwrap_or_default();
+            let from = text.len();
+            text.push_str(&piece);
+            let stop_at = rendered
+                .additional_stops
+                .iter()
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| {
+                    let mut start = from.saturating_sub(s.len());
+                    while !text.is_char_boundary(start) {
+                        start -= 1;
+                    }
+                    text[start..].find(s.as_str()).map(|p| start + p)
+                })
+                .min();
+            let fed = match stop_at {
+                Some(at) if at <= from => "",
+                Some(at) => &text[from..at],
+                None => &text[from..],
+            };
+            if !fed.is_empty() && !generic {
+                let parsed = parser
+                    .update(fed, true)
+                    .map_err(|e| engine(format!("parsing the answer failed: {e}")))?;
+                for d in parsed {
+                    for ev in deltas.events(&d) {
+                        if !send(ev) {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            if stop_at.is_some() {
+                break StopReason::StopSequence;
+            }
+            batch.clear();
+            let pos = i32::try_from(self.cached.len()).unwrap_or(i32::MAX);
+            batch.add(token, pos, &[0], true).map_err(|e| engine(e.to_string()))?;
+            self.ctx.decode(&mut batch).map_err(|e| engine(format!("generating failed: {e}")))?;
+            self.cached.push(token);
+            last = 0;
+        };
+        if generic {
+            let answer = stop_trimmed(&text, &rendered.additional_stops);
+            for ev in crate::chat::generic::events(answer, &mut deltas) {
+                send(ev);
+            }
+        } else {
+            let tail =
+                parser.update("", false).map_err(|e| engine(format!("the answer did not parse: {e}")))?;
+            for d in tail {
+                for ev in deltas.events(&d) {
+                    send(ev);
+                }
+            }
+        }
+        let stop = if stop == StopReason::StopSequence { StopReason::EndTurn } else { stop };
+        let (closes, stop) = deltas.finish(stop);
+        for ev in closes {
+            send(ev);
+        }
+        let usage = Usage {
+            input_tokens: evaluated as u64,
+            cache_read_tokens: reused as u64,
+            output_tokens: u64::from(produced),
+            ..Usage::default()
+        };
+        send(StreamEvent::Usage(usage));
+        send(StreamEvent::Stop(stop));
+        let total = started.elapsed();
+        let mut s = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *s = Stats {
+            prompt_tokens: tokens.len(),
+            evaluated_tokens: evaluated,
+            reused_tokens: reused,
+            generated_tokens: produced as usize,
+            time_to_first_token: first_token,
+            total,
+        };
+        Ok(())
+    }
+}
+
+/// The chat template applied: `tools` (OpenAI JSON) for templates that render them, `schema`
+/// for the generic JSON answer.
+fn render(
+    model: &LlamaModel,
+    template: &LlamaChatTemplate,
+    messages: &str,
+    tools: Option<&str>,
+    tool_choice: &str,
+    schema: Option<&str>,
+) -> Result<ChatTemplateResult, ProviderError> {
+    let params = OpenAIChatTemplateParams {
+        messages_json: messages,
+        tools_json: tools,
+        tool_choice: tools.map(|_| tool_choice),
+        json_schema: schema,
+        grammar: None,
+        reasoning_format: Some("deepseek"),
+        chat_template_kwargs: None,
+        add_generation_prompt: true,
+        use_jinja: true,
+        parallel_tool_calls: true,
+        enable_thinking: true,
+        add_bos: false,
+        add_eos: false,
+        parse_tool_calls: tools.is_some(),
+    };
+    model.apply_chat_template_oaicompat(template, &params).map_err(|e| ProviderError::InvalidRequest {
+        status: None,
+        message: format!("the model's chat template failed: {e}"),
+    })
+}
+
+/// Whether the template renders tool definitions (llama.cpp then knows how the model calls
+/// them): a probe tool must show up in the prompt or yield a grammar.
+fn supports_tools(model: &LlamaModel, template: &LlamaChatTemplate) -> bool {
+    let tools = json!([{"type": "function", "function": {
+        "name": "octo_probe_tool", "description": "probe", "parameters": {"type": "object", "properties": {}}
+    }}])
+    .to_string();
+    let messages = json!([{"role": "user", "content": "hi"}]).to_string();
+    render(model, template, &messages, Some(&tools), "auto", None)
+        .is_ok_and(|r| r.grammar.is_some() || r.prompt.contains("octo_probe_tool"))
+}
+
+/// `text` up to the first stop string.
+fn stop_trimmed<'a>(text: &'a str, stops: &[String]) -> &'a str {
+    let cut = stops.iter().filter(|s| !s.is_empty()).filter_map(|s| text.find(s.as_str())).min();
+    cut.map_or(text, |c| &text[..c])
+}
+
+/// A literal as a regular expression.
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn regex_escape_quotes_metacharacters() {
+        assert_eq!(super::regex_escape("<tool_call>"), "<tool_call>");
+        assert_eq!(super::regex_escape("[TOOL_CALLS]"), "\\[TOOL_CALLS\\]");
+        assert_eq!(super::regex_escape("a.b*"), "a\\.b\\*");
+    }
+}
