@@ -1,7 +1,9 @@
 //! `octo models list|pull|rm`: the local models in ~/.octo/models.
 
 use crate::cli::ModelsAction;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
+#[cfg(feature = "local")]
+use crate::EXIT_USAGE;
+use crate::{out, EXIT_ERROR};
 use octo_app::Launcher;
 use std::process::ExitCode;
 

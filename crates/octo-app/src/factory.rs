@@ -295,42 +295,34 @@ fn local_fallback(config: &Config) -> Result<Resolved, EndpointError> {
 
 /// A `protocol = "local"` endpoint: the model by name or path (`--model`, the table's `file`, its
 /// `models`, else the first pulled model), found in `~/.octo/models`.
+#[cfg(feature = "local")]
 fn resolve_local(
     config: &Config,
     id: String,
     model: Option<String>,
     ep: &EndpointConfig,
 ) -> Result<Resolved, EndpointError> {
+    use octo_provider_local::models;
     let invalid = |message: String| EndpointError::Invalid { endpoint: id.clone(), message };
-    #[cfg(feature = "local")]
-    let (model, path) = {
-        use octo_provider_local::models;
-        let dir = config.home.join("models");
-        let want = model
-            .or_else(|| ep.file.clone())
-            .or_else(|| ep.models.first().cloned())
-            .or_else(|| models::default_model(&dir).map(|m| m.name))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "no local model is installed. Pull one with `octo models pull {}`, or give a .gguf file with --model",
-                    models::RECOMMENDED[0].name
-                ))
-            })?;
-        let path = models::resolve(&dir, &want).map_err(|e| invalid(e.to_string()))?;
-        (want, path.display().to_string())
-    };
-    #[cfg(not(feature = "local"))]
-    let (model, path): (String, String) = {
-        let _ = (config, model);
-        return Err(invalid(NO_LOCAL.into()));
-    };
-    let window = u64::from(ep.context_size.unwrap_or(8192));
+    let dir = config.home.join("models");
+    let want = model
+        .or_else(|| ep.file.clone())
+        .or_else(|| ep.models.first().cloned())
+        .or_else(|| models::default_model(&dir).map(|m| m.name))
+        .ok_or_else(|| {
+            invalid(format!(
+                "no local model is installed. Pull one with `octo models pull {}`, or give a .gguf file with --model",
+                models::RECOMMENDED[0].name
+            ))
+        })?;
+    let path = models::resolve(&dir, &want).map_err(|e| invalid(e.to_string()))?;
+    let window = u64::from(ep.context_size.unwrap_or(octo_provider_local::DEFAULT_CONTEXT));
     let zero = octo_provider::Price { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 };
     Ok(Resolved {
         endpoint: id,
-        model,
+        model: want,
         protocol: Protocol::Local,
-        base_url: path,
+        base_url: path.display().to_string(),
         key: None,
         key_source: None,
         key_env: None,
@@ -347,6 +339,17 @@ fn resolve_local(
         },
         preset: None,
     })
+}
+
+/// A `protocol = "local"` endpoint in a build without the engine: an error that says so.
+#[cfg(not(feature = "local"))]
+fn resolve_local(
+    _: &Config,
+    id: String,
+    _: Option<String>,
+    _: &EndpointConfig,
+) -> Result<Resolved, EndpointError> {
+    Err(EndpointError::Invalid { endpoint: id, message: NO_LOCAL.into() })
 }
 
 /// Why a local endpoint cannot be used in a build without the engine.

@@ -288,25 +288,52 @@ pub mod generic {
             s.push_str(" To answer without a tool, answer with {\"response\": \"<your answer>\"}.");
         }
         s.push_str("\nThe tools:");
+        let full = small(tools, only);
         for t in chosen(tools, only) {
             let f = &t["function"];
-            s.push_str(&format!(
-                "\n- {}: {}\n  arguments: {}",
-                f["name"].as_str().unwrap_or(""),
-                f["description"].as_str().unwrap_or(""),
-                f["parameters"]
-            ));
+            let about = f["description"].as_str().unwrap_or("");
+            // Small models have small windows: the first sentence, and the arguments by name
+            // unless the schemas are short.
+            let about = if full { about } else { about.split_inclusive(". ").next().unwrap_or(about).trim() };
+            let args = if full {
+                f["parameters"].to_string()
+            } else {
+                let props = f["parameters"]["properties"].as_object();
+                let required: Vec<&str> = f["parameters"]["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                props
+                    .map(|p| {
+                        p.keys()
+                            .map(|k| if required.contains(&k.as_str()) { k.clone() } else { format!("{k}?") })
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default()
+            };
+            s.push_str(&format!("\n- {}: {about} Arguments: {args}", f["name"].as_str().unwrap_or("")));
         }
         s
     }
 
+    /// Whether the tools' schemas are short enough to give (and enforce) in full; otherwise the
+    /// names are enforced and the arguments only have to be a JSON object (the tool checks them).
+    fn small(tools: &Value, only: Option<&str>) -> bool {
+        chosen(tools, only).iter().map(|t| t["function"]["parameters"].to_string().len()).sum::<usize>()
+            <= 2048
+    }
+
     /// The JSON schema of the answer (a grammar is made from it).
     pub fn schema(tools: &Value, only: Option<&str>, required: bool) -> Value {
+        let full = small(tools, only);
         let mut any: Vec<Value> = chosen(tools, only)
             .into_iter()
             .map(|t| {
                 let f = &t["function"];
-                let params = if f["parameters"].is_object() {
+                let params = if full && f["parameters"].is_object() {
                     f["parameters"].clone()
                 } else {
                     json!({"type": "object"})

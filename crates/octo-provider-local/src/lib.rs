@@ -39,7 +39,7 @@ mod worker;
 
 pub use error::LocalError;
 pub use gguf::check_gguf;
-pub use sender::{LocalConfig, LocalSender, Stats};
+pub use sender::{LocalConfig, LocalSender, Stats, DEFAULT_CONTEXT};
 
 /// Physical CPU cores (the default thread count): distinct (package, core) pairs on Linux, else
 /// half the logical processors.

@@ -259,12 +259,24 @@ impl State {
             });
         }
         let mut sampler = self.sampler(&rendered)?;
+        // The grammar (and the parser) start before the generation prompt the template ends
+        // with: it is already written, so it is fed to them first.
+        let prefix = rendered.generation_prompt.clone();
+        if !prefix.is_empty() && rendered.grammar.is_some() {
+            if let Ok(tokens) = self.model.str_to_token(&prefix, AddBos::Never) {
+                sampler.accept_many(&tokens);
+            }
+        }
         let mut batch = LlamaBatch::new(usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1), 1);
         let reused = self.evaluate(&tokens, &mut batch)?;
         let evaluated = tokens.len() - reused;
         let mut parser = rendered
             .streaming_state_oaicompat()
             .map_err(|e| engine(format!("the chat parser could not start: {e}")))?;
+        if !prefix.is_empty() && !generic {
+            // What the prefix itself parses to is not part of the answer.
+            let _ = parser.update(&prefix, true);
+        }
         let mut deltas = Deltas::default();
         let mut decoder = encoding_rs::UTF_8.new_decoder();
         // Special tokens are shown only when the template needs them as text (a tool-call
