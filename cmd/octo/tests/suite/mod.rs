@@ -1,5 +1,7 @@
 mod cli;
 mod common;
+#[cfg(feature = "local")]
+mod local;
 mod mcp;
 mod memory;
 mod repl;
