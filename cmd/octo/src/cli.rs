@@ -30,6 +30,9 @@ Environment:
 /// `.octo/...`, in the project and in your home) run as `/name args`, in the REPL or as the
 /// prompt (`octo "/review src/lib.rs"`).
 ///
+/// No key? `octo models pull qwen2.5-coder-1.5b` fetches a model that runs inside octo; with
+/// nothing else configured, octo then uses it (`--endpoint local --model NAME-or-FILE.gguf`).
+///
 /// Conversations are saved under ~/.octo/sessions (unless --no-save); `octo -c` continues the
 /// last one of this directory and `octo sessions` lists them.
 #[derive(Debug, Clone, Parser)]

@@ -464,6 +464,15 @@ pub struct Unreachable {
 /// server is reachable). Read-only: sends one GET to the base URL. Returns what answered.
 pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
     let unreachable = |reason: String| Unreachable { url: r.base_url.clone(), reason };
+    if r.protocol == Protocol::Local {
+        // A local model has no server: its file is what must be there and readable.
+        #[cfg(feature = "local")]
+        return octo_provider_local::check_gguf(std::path::Path::new(&r.base_url))
+            .map(|()| format!("{} is a GGUF model, run inside octo", r.base_url))
+            .map_err(|e| unreachable(e.to_string()));
+        #[cfg(not(feature = "local"))]
+        return Err(unreachable(NO_LOCAL.into()));
+    }
     let http = HttpConfig { connect_timeout: std::time::Duration::from_secs(5), ..HttpConfig::default() };
     let client = octo_provider::build_client(&http).map_err(|e| unreachable(e.to_string()))?;
     let req = client.get(&r.base_url).timeout(std::time::Duration::from_secs(10));
