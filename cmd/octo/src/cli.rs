@@ -270,6 +270,19 @@ pub enum Command {
         #[command(subcommand)]
         action: MemoryAction,
     },
+    /// Serve octo over HTTP: an API with live events and a web UI. Prints a login link (the
+    /// access token is kept in ~/.octo/server-token). Ctrl-C stops it.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8088", value_name = "ADDR")]
+        listen: std::net::SocketAddr,
+        /// Allow a non-loopback address (other machines could connect; the token is required).
+        #[arg(long)]
+        allow_remote: bool,
+        /// A directory sessions may work in (repeatable; default: the current directory).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+    },
     /// Local models (GGUF files run inside octo, no key or server): list, pull (by name, URL or
     /// Hugging Face owner/repo/file.gguf; resumable, hash-checked) or remove them.
     Models {

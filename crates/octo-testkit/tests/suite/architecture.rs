@@ -22,8 +22,11 @@ fn layer(name: &str) -> Option<u8> {
         | "octo-skills"
         | "octo-mcp" => 2,
         "octo-app" => 3,
-        "octo-cli" | "octo-server" | "octo-channels" => 4,
-        "octo-testkit" => 5,
+        // Front ends: the binary hosts the server (`octo serve`), which hosts the chat bridges.
+        "octo-channels" => 4,
+        "octo-server" => 5,
+        "octo-cli" => 6,
+        "octo-testkit" => 7,
         _ => return None,
     })
 }

@@ -1,0 +1,172 @@
+//! The sessions a server runs, each with the numbered log of its events, so a client that
+//! reconnects gets what it missed.
+
+use octo_app::{Launch, Launcher, Resume, Session, SessionOptions};
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+
+/// Events kept per session for clients that reconnect.
+const KEPT: usize = 20_000;
+
+/// One event: its number (from 1) and its JSON.
+pub type Numbered = (u64, Arc<str>);
+
+/// A session the server runs.
+pub struct Entry {
+    /// The server's id for it.
+    pub id: String,
+    /// Where it works.
+    pub workspace: PathBuf,
+    /// The session.
+    pub session: Session,
+    log: Arc<Mutex<Log>>,
+    live: broadcast::Sender<Numbered>,
+    pump: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct Log {
+    events: VecDeque<Numbered>,
+    last: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Entry {
+    /// The events after `since`, and a receiver for the ones to come (no gap, no repeat: a
+    /// client skips numbers it has). `missed` is true when some were dropped from the log.
+    pub fn follow(&self, since: u64) -> (Vec<Numbered>, bool, broadcast::Receiver<Numbered>) {
+        let log = lock(&self.log);
+        let rx = self.live.subscribe();
+        let first = log.events.front().map_or(log.last + 1, |e| e.0);
+        let missed = since + 1 < first && since < log.last;
+        let past = log.events.iter().filter(|e| e.0 > since).cloned().collect();
+        (past, missed, rx)
+    }
+
+    /// The number of the last event.
+    pub fn last_event(&self) -> u64 {
+        lock(&self.log).last
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        self.session.abort();
+        self.pump.abort();
+    }
+}
+
+/// Why a session could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// The launcher refused (no endpoint, a bad workspace, a session in use…).
+    #[error("{0}")]
+    Launch(#[from] octo_app::LaunchError),
+    /// Too many sessions.
+    #[error("too many sessions ({0}); delete some first")]
+    Full(usize),
+}
+
+/// The most sessions at once.
+pub const MAX_SESSIONS: usize = 256;
+
+/// The server's sessions.
+pub struct Hub {
+    launcher: Launcher,
+    sessions: Mutex<HashMap<String, Arc<Entry>>>,
+    next: AtomicU64,
+}
+
+impl Hub {
+    /// No sessions yet.
+    pub fn new(launcher: Launcher) -> Self {
+        Self { launcher, sessions: Mutex::new(HashMap::new()), next: AtomicU64::new(1) }
+    }
+
+    /// The launcher (credentials and environment for model switches).
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
+    }
+
+    /// Starts a session in `workspace` (continuing the saved one `resume` names).
+    pub fn create(
+        &self,
+        workspace: PathBuf,
+        resume: Option<String>,
+        options: SessionOptions,
+    ) -> Result<Arc<Entry>, HubError> {
+        let count = lock(&self.sessions).len();
+        if count >= MAX_SESSIONS {
+            return Err(HubError::Full(count));
+        }
+        let launch = Launch {
+            workspace: Some(workspace.clone()),
+            overrides: octo_app::config::Overrides::default(),
+            resume: resume.map_or(Resume::New, Resume::Id),
+            options,
+        };
+        let session = self.launcher.start(launch)?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = format!("s{n}");
+        let log = Arc::new(Mutex::new(Log::default()));
+        let (live, _) = broadcast::channel(4096);
+        let pump = {
+            let (log, live) = (Arc::clone(&log), live.clone());
+            let mut rx = session.subscribe();
+            tokio::spawn(async move {
+                loop {
+                    let json: Arc<str> = match rx.recv().await {
+                        Ok(ev) => serde_json::to_string(&ev).unwrap_or_default().into(),
+                        Err(broadcast::error::RecvError::Lagged(n)) => {
+                            serde_json::json!({"type": "notice", "message": format!("{n} events were lost")})
+                                .to_string()
+                                .into()
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    };
+                    let mut l = lock(&log);
+                    l.last += 1;
+                    let item = (l.last, json);
+                    l.events.push_back(item.clone());
+                    if l.events.len() > KEPT {
+                        l.events.pop_front();
+                    }
+                    let _ = live.send(item);
+                }
+            })
+        };
+        let entry = Arc::new(Entry { id: id.clone(), workspace, session, log, live, pump });
+        lock(&self.sessions).insert(id, Arc::clone(&entry));
+        Ok(entry)
+    }
+
+    /// The session `id`.
+    pub fn get(&self, id: &str) -> Option<Arc<Entry>> {
+        lock(&self.sessions).get(id).cloned()
+    }
+
+    /// Every session, oldest first.
+    pub fn list(&self) -> Vec<Arc<Entry>> {
+        let mut all: Vec<Arc<Entry>> = lock(&self.sessions).values().cloned().collect();
+        all.sort_by_key(|e| e.id.trim_start_matches('s').parse::<u64>().unwrap_or(0));
+        all
+    }
+
+    /// Stops and forgets the session `id` (its saved conversation stays on disk).
+    pub fn remove(&self, id: &str) -> bool {
+        lock(&self.sessions).remove(id).is_some()
+    }
+
+    /// Cancels every running turn (at shutdown).
+    pub fn shutdown(&self) {
+        for e in lock(&self.sessions).drain() {
+            e.1.session.abort();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! # octo-server
+//!
+//! `octo serve`: octo over HTTP, for a browser (the embedded web UI), a phone on the same
+//! network, or another program. A front end like the CLI: it reaches models only through
+//! `octo-app`'s [`octo_app::Launcher`] and renders the same [`octo_app::AgentEvent`]s.
+//!
+//! - **API** (JSON under `/api/`, described in `dev-docs/server.md` and at `/api/openapi.json`):
+//!   sessions (list, create in a workspace, resume, delete), prompts (queued while a turn runs),
+//!   abort, approvals, answers, model and mode, history, status with usage and cost.
+//! - **Live events** over Server-Sent Events (`/api/sessions/{id}/events`) and WebSocket
+//!   (`/api/sessions/{id}/ws`), each numbered: a client that reconnects with `Last-Event-ID`
+//!   (or `?since=N`) gets everything it missed.
+//! - **Security**: a random token (created at first start in `~/.octo/server-token`, 0600) on
+//!   every request — a bearer header, or the cookie a one-time login link sets; Host and Origin
+//!   checked (no DNS rebinding, no cross-site requests); a non-loopback address only with
+//!   `allow_remote`; workspaces only under configured roots; bodies capped.
+//! - **Web UI**: static files compiled in (plain JavaScript and CSS, no build step).
+//!
+//! **Layer:** front end. Depends on `octo-app` only.
+
+mod api;
+mod auth;
+mod hub;
+mod web;
+
+pub use auth::{load_or_create_token, TOKEN_FILE};
+pub use hub::Hub;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How `octo serve` runs.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// Whether a non-loopback address is allowed.
+    pub allow_remote: bool,
+    /// The directories sessions may work in (a workspace must be one of them or inside one).
+    pub roots: Vec<PathBuf>,
+}
+
+/// Why the server could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// Listening on another machine's reach was not allowed.
+    #[error("{0} is not a loopback address: other machines could reach octo. Pass --allow-remote to allow it (the access token is still required)")]
+    Remote(SocketAddr),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The token file could not be read or written.
+    #[error("the access token: {0}")]
+    Token(String),
+    /// Serving failed.
+    #[error("the server failed: {0}")]
+    Serve(std::io::Error),
+}
+
+/// What every handler shares.
+pub struct AppState {
+    /// The sessions.
+    pub hub: Hub,
+    /// The access token.
+    pub token: String,
+    /// Host names (with port) the server answers to; empty: any (remote mode).
+    pub hosts: Vec<String>,
+    /// Workspace roots.
+    pub roots: Vec<PathBuf>,
+}
+
+/// The whole application: API, events, web UI, behind the guard.
+pub fn router(state: Arc<AppState>) -> axum::Router {
+    api::routes()
+        .merge(web::routes())
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), auth::guard))
+        .layer(axum::extract::DefaultBodyLimit::max(api::MAX_BODY))
+        .with_state(state)
+}
+
+/// The Host values a loopback server answers to.
+pub fn loopback_hosts(addr: SocketAddr) -> Vec<String> {
+    let p = addr.port();
+    vec![format!("127.0.0.1:{p}"), format!("localhost:{p}"), format!("[::1]:{p}")]
+}
+
+/// Runs the server until SIGINT or SIGTERM; `ready` receives the login link once it listens.
+/// Running turns are cancelled at shutdown; sessions are saved as they go.
+pub async fn serve(
+    launcher: octo_app::Launcher,
+    options: ServeOptions,
+    ready: impl FnOnce(&str),
+) -> Result<(), ServerError> {
+    if !options.listen.ip().is_loopback() && !options.allow_remote {
+        return Err(ServerError::Remote(options.listen));
+    }
+    let token =
+        load_or_create_token(launcher.home().root()).map_err(|e| ServerError::Token(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|source| ServerError::Bind { addr: options.listen, source })?;
+    let addr = listener.local_addr().map_err(ServerError::Serve)?;
+    let hosts = if options.listen.ip().is_loopback() { loopback_hosts(addr) } else { Vec::new() };
+    let state =
+        Arc::new(AppState { hub: Hub::new(launcher), token: token.clone(), hosts, roots: options.roots });
+    let shown =
+        if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
+    ready(&format!("http://{shown}/login?token={token}"));
+    let app = router(Arc::clone(&state));
+    let result = axum::serve(listener, app).with_graceful_shutdown(shutdown()).await;
+    state.hub.shutdown();
+    result.map_err(ServerError::Serve)
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

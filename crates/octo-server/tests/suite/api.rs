@@ -1,0 +1,364 @@
+//! The API on loopback against the mock model: a whole session with a tool call approved over
+//! HTTP, events over SSE and WebSocket, reconnecting, and every bad input the issue names.
+
+use futures_util::StreamExt;
+use octo_app::credentials::{KeyStore, MemoryStore};
+use octo_app::{Home, Launcher};
+use octo_server::{AppState, Hub};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+struct Server {
+    _tmp: tempfile::TempDir,
+    base: String,
+    token: String,
+    ws: std::path::PathBuf,
+    _llm: MockLlm,
+    client: reqwest::Client,
+}
+
+async fn start(replies: Vec<Scripted>) -> Server {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+    )
+    .unwrap();
+    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let launcher =
+        Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
+    let token = octo_server::load_or_create_token(&home).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = Arc::new(AppState {
+        hub: Hub::new(launcher),
+        token: token.clone(),
+        hosts: octo_server::loopback_hosts(addr),
+        roots: vec![ws.clone()],
+    });
+    tokio::spawn(async move { axum::serve(listener, octo_server::router(state)).await });
+    let client = octo_provider_client();
+    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, _llm: llm, client }
+}
+
+fn octo_provider_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().build().unwrap()
+}
+
+impl Server {
+    fn req(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token)
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self.req(reqwest::Method::POST, path).json(&body).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.req(reqwest::Method::GET, path).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn session(&self) -> String {
+        let (status, body) = self.post("/api/sessions", json!({})).await;
+        assert_eq!(status, 201, "{body}");
+        body["id"].as_str().unwrap().to_owned()
+    }
+}
+
+fn write_call() -> Scripted {
+    Scripted::sse(
+        Reply::new()
+            .text("Writing.")
+            .tool_use("toolu_1", "write_file", json!({"path": "hello.txt", "content": "hi\n"}))
+            .sse(),
+    )
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).sse())
+}
+
+/// Reads SSE events from `path` until `stop` matches one; their (id, JSON) pairs.
+async fn sse_until(
+    s: &Server,
+    path: &str,
+    last_id: Option<&str>,
+    stop: impl Fn(&Value) -> bool,
+) -> Vec<(u64, Value)> {
+    let mut req = s.req(reqwest::Method::GET, path);
+    if let Some(id) = last_id {
+        req = req.header("Last-Event-ID", id);
+    }
+    let mut resp = req.send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let (mut buf, mut out, mut id) = (String::new(), Vec::new(), 0u64);
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(20), resp.chunk())
+            .await
+            .expect("events stalled")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buf.find("\n\n") {
+            let block = buf[..end].to_owned();
+            buf.drain(..end + 2);
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse().unwrap();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(&data).unwrap();
+            let done = stop(&v);
+            out.push((id, v));
+            if done {
+                return out;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_session_with_a_tool_call_approved_over_http() {
+    let s = start(vec![write_call(), answer("Done.")]).await;
+    let id = s.session().await;
+    let (status, _) =
+        s.post(&format!("/api/sessions/{id}/prompt"), json!({"text": "create hello.txt"})).await;
+    assert_eq!(status, 202);
+    let events =
+        sse_until(&s, &format!("/api/sessions/{id}/events"), None, |v| v["type"] == "approval_required")
+            .await;
+    let approval = events.last().unwrap().1["approval_id"].as_str().unwrap().to_owned();
+    // Ids are numbered from 1, in order.
+    let ids: Vec<u64> = events.iter().map(|e| e.0).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>());
+    let (status, _) =
+        s.post(&format!("/api/sessions/{id}/approvals/{approval}"), json!({"decision": "allow"})).await;
+    assert_eq!(status, 204);
+    // Answering again: nothing is waiting.
+    let (status, body) =
+        s.post(&format!("/api/sessions/{id}/approvals/{approval}"), json!({"decision": "allow"})).await;
+    assert_eq!(status, 409, "{body}");
+    // Reconnect after the last event seen: the rest, without repeats.
+    let last = events.last().unwrap().0;
+    let rest = sse_until(&s, &format!("/api/sessions/{id}/events"), Some(&last.to_string()), |v| {
+        v["type"] == "turn_end"
+    })
+    .await;
+    assert_eq!(rest[0].0, last + 1);
+    assert!(rest.iter().any(
+        |(_, v)| v["type"] == "tool_call_end" && v["output"].as_str().unwrap_or("").contains("hello.txt")
+    ));
+    assert_eq!(std::fs::read_to_string(s.ws.join("hello.txt")).unwrap(), "hi\n");
+    let (_, st) = s.get(&format!("/api/sessions/{id}")).await;
+    assert_eq!(st["turns"], 1);
+    assert!(st["usage"]["output_tokens"].as_u64().unwrap() > 0);
+    let (_, history) = s.get(&format!("/api/sessions/{id}/history")).await;
+    assert!(history.as_array().unwrap().len() >= 3, "{history}");
+    // The same events over WebSocket, from the start.
+    let ws_url = format!("{}/api/sessions/{id}/ws?since=0", s.base.replace("http://", "ws://"));
+    let mut req =
+        tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(ws_url).unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {}", s.token).parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut seen = Vec::new();
+    while let Some(Ok(m)) = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.unwrap() {
+        let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+        seen.push(v["seq"].as_u64().unwrap());
+        if v["event"]["type"] == "turn_end" {
+            break;
+        }
+    }
+    assert_eq!(seen.first(), Some(&1));
+    assert_eq!(*seen.last().unwrap(), rest.last().unwrap().0);
+    ws.close(None).await.unwrap();
+    // Delete: gone.
+    let r = s.req(reqwest::Method::DELETE, &format!("/api/sessions/{id}")).send().await.unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).await.0, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_mid_stream_misses_nothing() {
+    let s = start(vec![write_call(), answer("Finished after the approval.")]).await;
+    let id = s.session().await;
+    s.post(&format!("/api/sessions/{id}/prompt"), json!({"text": "go"})).await;
+    // Read up to the approval, then drop the connection.
+    let first =
+        sse_until(&s, &format!("/api/sessions/{id}/events"), None, |v| v["type"] == "approval_required")
+            .await;
+    let approval = first.last().unwrap().1["approval_id"].as_str().unwrap().to_owned();
+    s.post(&format!("/api/sessions/{id}/approvals/{approval}"), json!({"decision": "allow"})).await;
+    // The turn went on without a client; `?since=` picks up right after.
+    let since = first.last().unwrap().0;
+    let rest =
+        sse_until(&s, &format!("/api/sessions/{id}/events?since={since}"), None, |v| v["type"] == "turn_end")
+            .await;
+    assert_eq!(rest[0].0, since + 1);
+    let text: String = rest
+        .iter()
+        .filter(|(_, v)| v["type"] == "text_delta")
+        .map(|(_, v)| v["text"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("Finished after the approval."), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_without_the_token_or_from_elsewhere_are_refused() {
+    let s = start(vec![]).await;
+    let url = format!("{}/api/sessions", s.base);
+    let none = s.client.get(&url).send().await.unwrap();
+    assert_eq!(none.status(), 401);
+    let body = none.text().await.unwrap();
+    assert!(!body.contains(&s.token) && body.contains("unauthorized"));
+    let wrong = s.client.get(&url).bearer_auth("0".repeat(64)).send().await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    // DNS rebinding: the right token but another host name.
+    let host =
+        s.client.get(&url).bearer_auth(&s.token).header("host", "evil.example:80").send().await.unwrap();
+    assert_eq!(host.status(), 403);
+    let origin = s
+        .client
+        .get(&url)
+        .bearer_auth(&s.token)
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(origin.status(), 403);
+    // The login link sets the cookie, which then works alone.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let noredirect = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let bad = noredirect.get(format!("{}/login?token=nope", s.base)).send().await.unwrap();
+    assert_eq!(bad.status(), 401);
+    let login = noredirect.get(format!("{}/login?token={}", s.base, s.token)).send().await.unwrap();
+    assert_eq!(login.status(), 303);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let ok = noredirect.get(&url).header("cookie", pair.clone()).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let page = noredirect.get(format!("{}/", s.base)).header("cookie", pair).send().await.unwrap();
+    assert!(page.text().await.unwrap().contains("<title>octo</title>"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bodies_and_bad_calls_get_clear_errors() {
+    let s = start(vec![]).await;
+    let id = s.session().await;
+    let bad = s
+        .req(reqwest::Method::POST, &format!("/api/sessions/{id}/prompt"))
+        .header("content-type", "application/json")
+        .body("{\"text\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    assert!(bad.text().await.unwrap().contains("malformed JSON"));
+    let (status, body) = s.post(&format!("/api/sessions/{id}/prompt"), json!({"txt": "hi"})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("txt") || body["error"].as_str().unwrap().contains("text"),
+        "{body}"
+    );
+    let (status, _) =
+        s.post(&format!("/api/sessions/{id}/approvals/nope"), json!({"decision": "allow"})).await;
+    assert_eq!(status, 409);
+    let (status, body) =
+        s.post(&format!("/api/sessions/{id}/approvals/nope"), json!({"decision": "maybe"})).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = s.post("/api/sessions/s999/prompt", json!({"text": "hi"})).await;
+    assert_eq!(status, 404);
+    // A 10 MB prompt: refused from its announced length, before the body is read (a raw socket,
+    // so the answer is seen whether or not the client finished sending).
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let addr = s.base.trim_start_matches("http://").to_owned();
+        let mut sock = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /api/sessions/{id}/prompt HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            s.token,
+            10 << 20
+        );
+        sock.write_all(head.as_bytes()).await.unwrap();
+        let _ = sock.write_all(&vec![b'x'; 64 << 10]).await;
+        let mut buf = vec![0u8; 512];
+        let n = tokio::time::timeout(Duration::from_secs(10), sock.read(&mut buf)).await.unwrap().unwrap();
+        let answer = String::from_utf8_lossy(&buf[..n]);
+        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    }
+    // A workspace outside the roots.
+    let (status, body) = s.post("/api/sessions", json!({"workspace": "/"})).await;
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = s.post("/api/sessions", json!({"mode": "sometimes"})).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, doc) = s.get("/api/openapi.json").await;
+    assert_eq!(status, 200);
+    assert!(doc["paths"]["/api/sessions/{id}/prompt"]["post"]["requestBody"].is_object());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_sessions_created_rapidly() {
+    let s = Arc::new(start(vec![]).await);
+    let mut tasks = Vec::new();
+    for _ in 0..100 {
+        let s = Arc::clone(&s);
+        tasks.push(tokio::spawn(async move { s.post("/api/sessions", json!({})).await.0 }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), 201);
+    }
+    let (_, list) = s.get("/api/sessions").await;
+    assert_eq!(list.as_array().unwrap().len(), 100);
+    let mut ids: Vec<&str> = list.as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mode_and_model_can_be_changed() {
+    let s = start(vec![]).await;
+    let id = s.session().await;
+    let r = s
+        .req(reqwest::Method::PUT, &format!("/api/sessions/{id}/mode"))
+        .json(&json!({"mode": "plan"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).await.1["mode"], "plan");
+    let r = s
+        .req(reqwest::Method::PUT, &format!("/api/sessions/{id}/model"))
+        .json(&json!({"model": "mock:claude-haiku-4-5"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).await.1["model"], "mock:claude-haiku-4-5");
+    let r = s
+        .req(reqwest::Method::PUT, &format!("/api/sessions/{id}/model"))
+        .json(&json!({"model": "nowhere:x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+}
