@@ -139,8 +139,7 @@ async fn create(State(state): State<Arc<AppState>>, Body(c): Body<Create>) -> Re
         Some(m) => Some(m.parse::<Mode>().map_err(|e| err(StatusCode::BAD_REQUEST, e.to_string()))?),
         None => None,
     };
-    let options =
-        SessionOptions { model: c.model, mode, save: true, model_titles: true, ..SessionOptions::default() };
+    let options = SessionOptions { model: c.model, mode, save: true, ..SessionOptions::default() };
     let st = Arc::clone(&state);
     // Starting reads files and may load a local model: off the async threads.
     let made = tokio::task::spawn_blocking(move || {
@@ -302,13 +301,14 @@ async fn mode(
     Ok(Json(json!({"mode": mode.to_string()})))
 }
 
+/// The committed conversation, at once even while a turn runs, with the number of the last
+/// event it includes (follow the events after it).
 async fn history(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let e = entry(&state, &id)?;
-    let h = e.session.history().await.map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
-    Ok(Json(json!(h)))
+    let (messages, last_event) = entry(&state, &id)?.history();
+    Ok(Json(json!({"messages": messages, "last_event": last_event})))
 }
 
 #[derive(Deserialize)]

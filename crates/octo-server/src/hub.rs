@@ -31,6 +31,9 @@ pub struct Entry {
 struct Log {
     events: VecDeque<Numbered>,
     last: u64,
+    /// The conversation as committed so far (kept from the events, so reading it never waits
+    /// for a running turn).
+    history: Vec<octo_app::Message>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -52,6 +55,13 @@ impl Entry {
     /// The number of the last event.
     pub fn last_event(&self) -> u64 {
         lock(&self.log).last
+    }
+
+    /// The committed conversation and the number of the last event it includes: a client
+    /// renders it, then follows the events after that number.
+    pub fn history(&self) -> (Vec<octo_app::Message>, u64) {
+        let log = lock(&self.log);
+        (log.history.clone(), log.last)
     }
 }
 
@@ -112,17 +122,34 @@ impl Hub {
             options,
         };
         let session = self.launcher.start(launch)?;
+        // A resumed conversation: what the session starts with (it is idle, this is at once).
+        let initial = tokio::runtime::Handle::try_current()
+            .ok()
+            .and_then(|h| h.block_on(session.history()).ok())
+            .unwrap_or_default();
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = format!("s{n}");
-        let log = Arc::new(Mutex::new(Log::default()));
+        let log = Arc::new(Mutex::new(Log { history: initial, ..Log::default() }));
         let (live, _) = broadcast::channel(4096);
         let pump = {
             let (log, live) = (Arc::clone(&log), live.clone());
             let mut rx = session.subscribe();
             tokio::spawn(async move {
                 loop {
+                    let mut commit = None;
                     let json: Arc<str> = match rx.recv().await {
-                        Ok(ev) => serde_json::to_string(&ev).unwrap_or_default().into(),
+                        Ok(ev) => {
+                            match &ev {
+                                octo_app::AgentEvent::Committed { messages } => {
+                                    commit = Some((false, messages.clone()))
+                                }
+                                octo_app::AgentEvent::HistoryReplaced { messages } => {
+                                    commit = Some((true, messages.clone()))
+                                }
+                                _ => {}
+                            }
+                            serde_json::to_string(&ev).unwrap_or_default().into()
+                        }
                         Err(broadcast::error::RecvError::Lagged(n)) => {
                             serde_json::json!({"type": "notice", "message": format!("{n} events were lost")})
                                 .to_string()
@@ -131,6 +158,11 @@ impl Hub {
                         Err(broadcast::error::RecvError::Closed) => return,
                     };
                     let mut l = lock(&log);
+                    match commit {
+                        Some((true, m)) => l.history = m,
+                        Some((false, m)) => l.history.extend(m),
+                        None => {}
+                    }
                     l.last += 1;
                     let item = (l.last, json);
                     l.events.push_back(item.clone());

@@ -182,10 +182,11 @@ async function open(id) {
   cards.clear();
   bubble = null;
   localStorage.setItem("octo-session", id);
-  const s = await api("GET", `/api/sessions/${id}`);
-  renderHistory(await api("GET", `/api/sessions/${id}/history`));
-  // The browser sends Last-Event-ID itself when it reconnects.
-  source = new EventSource(`/api/sessions/${id}/events?since=${s.last_event}`);
+  const h = await api("GET", `/api/sessions/${id}/history`);
+  renderHistory(h.messages);
+  // Everything after what the history includes; the browser sends Last-Event-ID itself when
+  // it reconnects.
+  source = new EventSource(`/api/sessions/${id}/events?since=${h.last_event}`);
   source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (_) {} };
   refresh();
 }

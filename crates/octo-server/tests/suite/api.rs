@@ -1,83 +1,13 @@
 //! The API on loopback against the mock model: a whole session with a tool call approved over
 //! HTTP, events over SSE and WebSocket, reconnecting, and every bad input the issue names.
 
+use super::common::{start, Server};
 use futures_util::StreamExt;
-use octo_app::credentials::{KeyStore, MemoryStore};
-use octo_app::{Home, Launcher};
-use octo_server::{AppState, Hub};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::Scripted;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-
-struct Server {
-    _tmp: tempfile::TempDir,
-    base: String,
-    token: String,
-    ws: std::path::PathBuf,
-    _llm: MockLlm,
-    client: reqwest::Client,
-}
-
-async fn start(replies: Vec<Scripted>) -> Server {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
-    )
-    .unwrap();
-    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
-    let launcher =
-        Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
-    let token = octo_server::load_or_create_token(&home).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let state = Arc::new(AppState {
-        hub: Hub::new(launcher),
-        token: token.clone(),
-        hosts: octo_server::loopback_hosts(addr),
-        roots: vec![ws.clone()],
-    });
-    tokio::spawn(async move { axum::serve(listener, octo_server::router(state)).await });
-    let client = octo_provider_client();
-    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, _llm: llm, client }
-}
-
-fn octo_provider_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().build().unwrap()
-}
-
-impl Server {
-    fn req(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        self.client.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token)
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = self.req(reqwest::Method::POST, path).json(&body).send().await.unwrap();
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self.req(reqwest::Method::GET, path).send().await.unwrap();
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn session(&self) -> String {
-        let (status, body) = self.post("/api/sessions", json!({})).await;
-        assert_eq!(status, 201, "{body}");
-        body["id"].as_str().unwrap().to_owned()
-    }
-}
 
 fn write_call() -> Scripted {
     Scripted::sse(
@@ -173,7 +103,8 @@ async fn a_whole_session_with_a_tool_call_approved_over_http() {
     assert_eq!(st["turns"], 1);
     assert!(st["usage"]["output_tokens"].as_u64().unwrap() > 0);
     let (_, history) = s.get(&format!("/api/sessions/{id}/history")).await;
-    assert!(history.as_array().unwrap().len() >= 3, "{history}");
+    assert!(history["messages"].as_array().is_some_and(|m| m.len() >= 3), "{history}");
+    assert_eq!(history["last_event"].as_u64().unwrap(), rest.last().unwrap().0);
     // The same events over WebSocket, from the start.
     let ws_url = format!("{}/api/sessions/{id}/ws?since=0", s.base.replace("http://", "ws://"));
     let mut req =
@@ -353,7 +284,13 @@ async fn mode_and_model_can_be_changed() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    assert_eq!(s.get(&format!("/api/sessions/{id}")).await.1["model"], "mock:claude-haiku-4-5");
+    assert_eq!(r.json::<Value>().await.unwrap()["model"], "mock:claude-haiku-4-5");
+    // The switch reaches the session between turns, at once when it is idle.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while s.get(&format!("/api/sessions/{id}")).await.1["model"] != "mock:claude-haiku-4-5" {
+        assert!(std::time::Instant::now() < deadline, "the model switch never showed in the status");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let r = s
         .req(reqwest::Method::PUT, &format!("/api/sessions/{id}/model"))
         .json(&json!({"model": "nowhere:x"}))

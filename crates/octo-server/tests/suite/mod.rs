@@ -1,1 +1,3 @@
 mod api;
+mod browser;
+mod common;
