@@ -141,10 +141,10 @@ impl Hub {
                         Ok(ev) => {
                             match &ev {
                                 octo_app::AgentEvent::Committed { messages } => {
-                                    commit = Some((false, messages.clone()))
+                                    commit = Some((false, messages.clone()));
                                 }
                                 octo_app::AgentEvent::HistoryReplaced { messages } => {
-                                    commit = Some((true, messages.clone()))
+                                    commit = Some((true, messages.clone()));
                                 }
                                 _ => {}
                             }
