@@ -99,13 +99,22 @@ fn main() {
     let (second, _) = rt.block_on(octo_turn(&sender, &history, &system));
     report("octo", &first, &second);
     match python::server(&path, threads) {
-        Ok(server) => {
-            let (pf, pa) = rt.block_on(python::turn(&server.url, &[("system", &system), ("user", q1)]));
-            let (ps, _) = rt.block_on(python::turn(
-                &server.url,
-                &[("system", &system), ("user", q1), ("assistant", &pa), ("user", q2)],
-            ));
-            report("llama-cpp-python server", &pf, &ps);
+        Ok(mut server) => {
+            let first = rt.block_on(python::turn(&server.url, &[("system", &system), ("user", q1)]));
+            let second = first.as_ref().ok().map(|(_, pa)| {
+                rt.block_on(python::turn(
+                    &server.url,
+                    &[("system", &system), ("user", q1), ("assistant", pa), ("user", q2)],
+                ))
+            });
+            match (first, second) {
+                (Ok((pf, _)), Some(Ok((ps, _)))) => report("llama-cpp-python server", &pf, &ps),
+                (Err(e), _) | (_, Some(Err(e))) => println!(
+                    "local model, llama-cpp-python server: skipped (its request failed: {e}; the server {})",
+                    server.state()
+                ),
+                _ => {}
+            }
         }
         Err(why) => println!("local model, llama-cpp-python server: skipped ({why})"),
     }
@@ -120,6 +129,16 @@ mod python {
     pub struct Server {
         pub url: String,
         child: Child,
+    }
+
+    impl Server {
+        /// Whether the process is still there (it may have crashed).
+        pub fn state(&mut self) -> String {
+            match self.child.try_wait() {
+                Ok(Some(status)) => format!("exited: {status}"),
+                _ => "is still running".into(),
+            }
+        }
     }
 
     impl Drop for Server {
@@ -195,13 +214,18 @@ mod python {
     }
 
     /// One streamed chat completion; its timing and text.
-    pub async fn turn(url: &str, messages: &[(&str, &str)]) -> (Turn, String) {
+    pub async fn turn(url: &str, messages: &[(&str, &str)]) -> Result<(Turn, String), String> {
         let client = octo_provider::build_client(&octo_provider::HttpConfig::default()).unwrap();
         let msgs: Vec<serde_json::Value> =
             messages.iter().map(|(r, c)| serde_json::json!({"role": r, "content": c})).collect();
         let body = serde_json::json!({"messages": msgs, "stream": true, "temperature": 0.0, "max_tokens": MAX_TOKENS});
         let started = Instant::now();
-        let mut resp = client.post(format!("{url}/v1/chat/completions")).json(&body).send().await.unwrap();
+        let send = client
+            .post(format!("{url}/v1/chat/completions"))
+            .json(&body)
+            .timeout(Duration::from_secs(120))
+            .send();
+        let mut resp = send.await.map_err(|e| e.to_string())?;
         let (mut ttft, mut text, mut tokens, mut buf) = (None, String::new(), 0u64, String::new());
         while let Ok(Some(chunk)) = resp.chunk().await {
             buf.push_str(&String::from_utf8_lossy(&chunk));
@@ -217,6 +241,9 @@ mod python {
                 }
             }
         }
-        (Turn { ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() }, text)
+        if tokens == 0 {
+            return Err("no tokens came back".into());
+        }
+        Ok((Turn { ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() }, text))
     }
 }

@@ -1,0 +1,218 @@
+//! `make bench`: what `octo serve` adds. Fan-out latency (an event seen in the session, then by
+//! an SSE client), memory per idle session, and 50 sessions streaming at once without a lost
+//! event. Against the mock model, on loopback.
+// A benchmark panics on a broken setup, like a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use octo_app::credentials::{KeyStore, MemoryStore};
+use octo_app::{Home, Launcher};
+use octo_server::{AppState, Hub};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+struct Bench {
+    _tmp: tempfile::TempDir,
+    base: String,
+    token: String,
+    state: Arc<AppState>,
+    client: reqwest::Client,
+    _llm: MockLlm,
+}
+
+async fn start(replies: Vec<Scripted>) -> Bench {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+    )
+    .unwrap();
+    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let launcher =
+        Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
+    let token = octo_server::load_or_create_token(&home).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = Arc::new(AppState {
+        hub: Hub::new(launcher),
+        token: token.clone(),
+        hosts: octo_server::loopback_hosts(addr),
+        roots: vec![ws],
+    });
+    let app = octo_server::router(Arc::clone(&state));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Bench {
+        _tmp: tmp,
+        base: format!("http://{addr}"),
+        token,
+        state,
+        client: reqwest::Client::new(),
+        _llm: llm,
+    }
+}
+
+impl Bench {
+    async fn session(&self) -> String {
+        let r = self
+            .client
+            .post(format!("{}/api/sessions", self.base))
+            .bearer_auth(&self.token)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
+    }
+
+    async fn prompt(&self, id: &str) {
+        let r = self
+            .client
+            .post(format!("{}/api/sessions/{id}/prompt", self.base))
+            .bearer_auth(&self.token)
+            .json(&json!({"text": "go"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+    }
+
+    /// Reads the session's SSE stream until `turn_end`; each event's number and arrival time.
+    async fn follow(&self, id: &str) -> Vec<(u64, Instant)> {
+        let mut resp = self
+            .client
+            .get(format!("{}/api/sessions/{id}/events", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .unwrap();
+        let (mut buf, mut out, mut seq) = (String::new(), Vec::new(), 0u64);
+        while let Ok(Some(chunk)) = resp.chunk().await {
+            let now = Instant::now();
+            buf.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buf.find("\n\n") {
+                let block = buf[..end].to_owned();
+                buf.drain(..end + 2);
+                let mut end_of_turn = false;
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        seq = v.trim().parse().unwrap();
+                    } else if line.contains("\"type\":\"turn_end\"") {
+                        end_of_turn = true;
+                    }
+                }
+                out.push((seq, now));
+                if end_of_turn {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A streamed answer of `n` pieces.
+fn answer(n: usize) -> Scripted {
+    let mut r = Reply::new();
+    for i in 0..n {
+        r = r.text(format!("word{i} "));
+    }
+    Scripted::sse(r.sse())
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        // Fan-out latency: the session's own subscriber sees each event, then the SSE client.
+        let b = start((0..30).map(|_| answer(200)).collect()).await;
+        let id = b.session().await;
+        let mut lat = Vec::new();
+        for _ in 0..30 {
+            let entry = b.state.hub.get(&id).unwrap();
+            let mut direct = entry.session.subscribe();
+            let from = entry.last_event();
+            let seen = tokio::spawn(async move {
+                let mut t = Vec::new();
+                while let Ok(ev) = direct.recv().await {
+                    t.push(Instant::now());
+                    if matches!(ev, octo_app::AgentEvent::TurnEnd { .. }) {
+                        return t;
+                    }
+                }
+                t
+            });
+            let sse = {
+                let b = &b;
+                let id = id.clone();
+                async move { b.follow(&id).await }
+            };
+            b.prompt(&id).await;
+            let (client, direct) = tokio::join!(sse, seen);
+            let direct = direct.unwrap();
+            let client: Vec<Instant> = client.into_iter().filter(|(s, _)| *s > from).map(|(_, t)| t).collect();
+            for (d, c) in direct.iter().zip(&client) {
+                lat.push(c.saturating_duration_since(*d));
+            }
+        }
+        lat.sort();
+        let p = |q: f64| lat[((lat.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e6;
+        println!("serve: fan-out latency, session to SSE client: median {:.0} µs, p99 {:.0} µs ({} events)", p(0.5), p(0.99), lat.len());
+
+        // Memory per idle session.
+        let idle = start(vec![]).await;
+        let before = rss_kb();
+        for _ in 0..100 {
+            idle.session().await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let per = (rss_kb().saturating_sub(before)) as f64 / 100.0;
+        println!("serve: memory per idle session: {per:.0} KB (RSS over 100 sessions)");
+
+        // 50 sessions streaming at once: every client gets every event.
+        let many = Arc::new(start((0..50).map(|_| answer(200)).collect()).await);
+        let mut ids = Vec::new();
+        for _ in 0..50 {
+            ids.push(many.session().await);
+        }
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for id in ids.clone() {
+            let m = Arc::clone(&many);
+            tasks.push(tokio::spawn(async move {
+                let follow = m.follow(&id);
+                let (events, ()) = tokio::join!(follow, m.prompt(&id));
+                let last = m.state.hub.get(&id).unwrap().last_event();
+                let seqs: Vec<u64> = events.iter().map(|e| e.0).collect();
+                (seqs == (1..=last).collect::<Vec<_>>(), seqs.len())
+            }));
+        }
+        let (mut complete, mut total) = (0, 0);
+        for t in tasks {
+            let (ok, n) = t.await.unwrap();
+            complete += usize::from(ok);
+            total += n;
+        }
+        println!(
+            "serve: 50 sessions streaming at once: {complete}/50 clients got every event ({total} events) in {:.0} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    });
+}
