@@ -282,6 +282,10 @@ pub enum Command {
         /// A directory sessions may work in (repeatable; default: the current directory).
         #[arg(long = "root", value_name = "DIR")]
         roots: Vec<PathBuf>,
+        /// Run in the background: prints the link and returns; the pid is in ~/.octo/serve.pid
+        /// (stop it with `kill`), the log in ~/.octo/logs/serve.log.
+        #[arg(long)]
+        daemon: bool,
     },
     /// Local models (GGUF files run inside octo, no key or server): list, pull (by name, URL or
     /// Hugging Face owner/repo/file.gguf; resumable, hash-checked) or remove them.

@@ -16,6 +16,7 @@ mod output;
 mod render;
 mod repl;
 mod sanitize;
+mod serve;
 mod setup;
 mod stream_input;
 mod trash;
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
 }
 
@@ -94,28 +95,8 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
-        Some(Command::Serve { listen, allow_remote, roots }) => {
-            let launcher = octo_app::Launcher::from_env();
-            let roots = if roots.is_empty() {
-                vec![launcher.workspace(cli.workspace.as_deref())?]
-            } else {
-                roots.clone()
-            };
-            let options = octo_server::ServeOptions { listen: *listen, allow_remote: *allow_remote, roots };
-            let served = runtime()?.block_on(octo_server::serve(launcher, options, |link| {
-                out::status(&format!("octo serve: open {link}"));
-            }));
-            return Ok(match served {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    out::error(&e.to_string());
-                    ExitCode::from(if matches!(e, octo_server::ServerError::Remote(_)) {
-                        EXIT_USAGE
-                    } else {
-                        EXIT_ERROR
-                    })
-                }
-            });
+        Some(Command::Serve { listen, allow_remote, roots, daemon }) => {
+            return serve::run(&cli, *listen, *allow_remote, roots, *daemon);
         }
         Some(Command::Models { action }) => {
             return runtime()?.block_on(models::run(&octo_app::Launcher::from_env(), action))

@@ -7,4 +7,5 @@ mod memory;
 mod repl;
 #[cfg(target_os = "linux")]
 mod sandbox;
+mod serve;
 mod skills;

@@ -1,0 +1,140 @@
+//! `octo serve`: in the foreground until Ctrl-C or SIGTERM, or as a daemon with a pid file.
+
+use crate::cli::Cli;
+use crate::{out, EXIT_ERROR, EXIT_USAGE};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Where a daemon's child writes its pid (set by the parent).
+const PID_VAR: &str = "OCTO_SERVE_PID_FILE";
+
+/// Runs `octo serve`.
+pub fn run(
+    cli: &Cli,
+    listen: SocketAddr,
+    allow_remote: bool,
+    roots: &[PathBuf],
+    daemon: bool,
+) -> anyhow::Result<ExitCode> {
+    let launcher = octo_app::Launcher::from_env();
+    let roots =
+        if roots.is_empty() { vec![launcher.workspace(cli.workspace.as_deref())?] } else { roots.to_vec() };
+    if daemon {
+        return start_daemon(&launcher, listen, allow_remote, &roots);
+    }
+    let pid_file = std::env::var_os(PID_VAR).map(PathBuf::from);
+    if let Some(p) = &pid_file {
+        let _ = std::fs::write(p, format!("{}\n", std::process::id()));
+    }
+    let options = octo_server::ServeOptions { listen, allow_remote, roots };
+    let served = crate::runtime()?.block_on(octo_server::serve(launcher, options, |link| {
+        out::status(&format!("octo serve: open {link}"));
+    }));
+    if let Some(p) = &pid_file {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            out::error(&e.to_string());
+            ExitCode::from(if matches!(e, octo_server::ServerError::Remote(_)) {
+                EXIT_USAGE
+            } else {
+                EXIT_ERROR
+            })
+        }
+    })
+}
+
+/// The pid in `file` when that process is alive.
+fn running(file: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(file).ok()?.trim().parse().ok()?;
+    #[cfg(unix)]
+    {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        alive.then_some(pid)
+    }
+    #[cfg(not(unix))]
+    {
+        Some(pid)
+    }
+}
+
+fn start_daemon(
+    launcher: &octo_app::Launcher,
+    listen: SocketAddr,
+    allow_remote: bool,
+    roots: &[PathBuf],
+) -> anyhow::Result<ExitCode> {
+    if listen.port() == 0 {
+        out::error("--daemon needs a fixed port (--listen 127.0.0.1:8088)");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    if !listen.ip().is_loopback() && !allow_remote {
+        out::error(&octo_server::ServerError::Remote(listen).to_string());
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let home = launcher.home().root().to_path_buf();
+    let pid_file = home.join("serve.pid");
+    if let Some(pid) = running(&pid_file) {
+        out::error(&format!("octo serve is already running (pid {pid}; {})", pid_file.display()));
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    let logs = home.join("logs");
+    std::fs::create_dir_all(&logs)?;
+    let log_path = logs.join("serve.log");
+    let log = std::fs::OpenOptions::new().create(true).append(true).open(&log_path)?;
+    let token = octo_server::load_or_create_token(&home)?;
+    let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    cmd.arg("serve").arg("--listen").arg(listen.to_string());
+    if allow_remote {
+        cmd.arg("--allow-remote");
+    }
+    for r in roots {
+        cmd.arg("--root").arg(r);
+    }
+    cmd.env(PID_VAR, &pid_file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group: Ctrl-C in this terminal does not reach it.
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn()?;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if std::net::TcpStream::connect_timeout(&listen, Duration::from_millis(200)).is_ok() {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let tail = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            out::error(&format!("octo serve did not start ({status}): {last}"));
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+        if Instant::now() > deadline {
+            out::error(&format!("octo serve did not start listening in time; see {}", log_path.display()));
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let shown =
+        if listen.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], listen.port())) } else { listen };
+    out::status(&format!("octo serve: open http://{shown}/login?token={token}"));
+    out::status(&format!(
+        "octo serve: running in the background (pid {}; stop it with `kill {}`; log {})",
+        child.id(),
+        child.id(),
+        log_path.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,110 @@
+//! `octo serve` as a process: refuses a remote address without --allow-remote, stops cleanly on
+//! SIGTERM, and runs as a daemon with a pid file.
+
+use super::common::home_for;
+use assert_cmd::Command;
+use octo_testkit::{MockLlm, TempHome};
+use predicates::prelude::*;
+use std::time::{Duration, Instant};
+
+fn octo(home: &TempHome) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_listening(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "octo serve never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `GET /api/sessions` with the token: its status.
+fn sessions_status(home: &TempHome, port: u16) -> u16 {
+    use std::io::{Read, Write};
+    let token = std::fs::read_to_string(home.home().join("server-token")).unwrap();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n", token.trim()).unwrap();
+    let mut buf = String::new();
+    let _ = s.read_to_string(&mut buf);
+    buf.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn a_remote_address_needs_allow_remote() {
+    let home = TempHome::new().unwrap();
+    let mut c = Command::from_std(octo(&home));
+    c.args(["serve", "--listen", "0.0.0.0:0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--allow-remote"));
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_and_stops_on_sigterm() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let port = free_port();
+    let mut child = octo(&home)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_listening(port);
+    assert_eq!(sessions_status(&home, port), 200);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "octo serve did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("/login?token="), "{err}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_runs_as_a_daemon_with_a_pid_file() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let port = free_port();
+    let out =
+        octo(&home).args(["serve", "--daemon", "--listen", &format!("127.0.0.1:{port}")]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("running in the background") && err.contains("/login?token="), "{err}");
+    let pid_file = home.home().join("serve.pid");
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert_eq!(sessions_status(&home, port), 200);
+    // A second daemon is refused while the first runs.
+    let again =
+        octo(&home).args(["serve", "--daemon", "--listen", &format!("127.0.0.1:{port}")]).output().unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already running"));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pid_file.exists() {
+        assert!(Instant::now() < deadline, "the daemon did not remove its pid file");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
