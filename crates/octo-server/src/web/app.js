@@ -25,6 +25,28 @@ function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
+// Code highlighting for the common languages: comments, strings, numbers and keywords, by
+// one pass of a tokenizing regular expression (what it does not know stays plain).
+const KEYWORDS = new Set(("fn let mut pub use mod impl struct enum trait match if else for while loop return async await " +
+  "const static self Self where type in as break continue def class import from with try except finally raise lambda " +
+  "function var new this null true false None True False nil package func go defer interface select case switch default " +
+  "public private protected void int long float double bool boolean string String char throw throws catch extends implements").split(" "));
+function highlight(code) {
+  const re = /(\/\/[^\n]*|#[^\n!\[]*$|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`)|\b(\d+(?:\.\d+)?)\b|\b([A-Za-z_][A-Za-z0-9_]*)\b/gm;
+  let out = "", last = 0, m;
+  while ((m = re.exec(code)) !== null) {
+    out += esc(code.slice(last, m.index));
+    const [t, comment, str, num, word] = m;
+    if (comment) out += `<span class="c">${esc(t)}</span>`;
+    else if (str) out += `<span class="s">${esc(t)}</span>`;
+    else if (num) out += `<span class="n">${esc(t)}</span>`;
+    else if (word && KEYWORDS.has(word)) out += `<span class="k">${esc(t)}</span>`;
+    else out += esc(t);
+    last = m.index + t.length;
+  }
+  return out + esc(code.slice(last));
+}
+
 // Markdown, enough for answers: code blocks, inline code, bold, headings, lists.
 function markdown(src) {
   const parts = src.split(/```/);
@@ -32,7 +54,7 @@ function markdown(src) {
     if (i % 2 === 1) {
       const nl = part.indexOf("\n");
       const body = nl >= 0 ? part.slice(nl + 1) : part;
-      return "<pre><code>" + esc(body) + "</code></pre>";
+      return "<pre><code>" + highlight(body) + "</code></pre>";
     }
     return esc(part)
       .replace(/`([^`]+)`/g, "<code>$1</code>")

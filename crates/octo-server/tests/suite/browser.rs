@@ -185,7 +185,9 @@ async fn the_web_ui_streams_an_answer_and_approves_an_edit_with_its_diff() {
             )
             .sse(),
     );
-    let done = Scripted::sse(Reply::new().text("Done: **beta** is now `gamma`.").sse());
+    let done = Scripted::sse(
+        Reply::new().text("Done: **beta** is now `gamma`.\n\n```rust\nlet word = \"gamma\";\n```\n").sse(),
+    );
     let s = start(vec![edit, done]).await;
     std::fs::write(s.ws.join("notes.txt"), "alpha\nbeta\n").unwrap();
     let browser = launch(&bin);
@@ -209,6 +211,11 @@ async fn the_web_ui_streams_an_answer_and_approves_an_edit_with_its_diff() {
     page.wait(
         "the final answer",
         "[...document.querySelectorAll('.msg.assistant strong')].some(e => e.textContent === 'beta')",
+    )
+    .await;
+    page.wait(
+        "highlighted code",
+        "[...document.querySelectorAll('.msg.assistant pre code .k')].some(e => e.textContent === 'let')",
     )
     .await;
     assert_eq!(std::fs::read_to_string(s.ws.join("notes.txt")).unwrap(), "alpha\ngamma\n");
