@@ -57,8 +57,7 @@ async fn start(replies: Vec<Scripted>) -> Bench {
         hosts: octo_server::loopback_hosts(addr),
         roots: vec![ws],
     });
-    let app = octo_server::router(Arc::clone(&state));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(octo_server::serve_on(listener, Arc::clone(&state)));
     let _ = rustls::crypto::ring::default_provider().install_default();
     Bench {
         _tmp: tmp,
@@ -96,10 +95,10 @@ impl Bench {
     }
 
     /// Reads the session's SSE stream until `turn_end`; each event's number and arrival time.
-    async fn follow(&self, id: &str) -> Vec<(u64, Instant)> {
+    async fn follow(&self, id: &str, since: u64) -> Vec<(u64, Instant)> {
         let mut resp = self
             .client
-            .get(format!("{}/api/sessions/{id}/events", self.base))
+            .get(format!("{}/api/sessions/{id}/events?since={since}", self.base))
             .bearer_auth(&self.token)
             .send()
             .await
@@ -162,7 +161,7 @@ fn main() {
             let sse = {
                 let b = &b;
                 let id = id.clone();
-                async move { b.follow(&id).await }
+                async move { b.follow(&id, from).await }
             };
             b.prompt(&id).await;
             let (client, direct) = tokio::join!(sse, seen);
@@ -197,7 +196,7 @@ fn main() {
         for id in ids.clone() {
             let m = Arc::clone(&many);
             tasks.push(tokio::spawn(async move {
-                let follow = m.follow(&id);
+                let follow = m.follow(&id, 0);
                 let (events, ()) = tokio::join!(follow, m.prompt(&id));
                 let last = m.state.hub.get(&id).unwrap().last_event();
                 let seqs: Vec<u64> = events.iter().map(|e| e.0).collect();

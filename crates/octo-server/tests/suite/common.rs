@@ -41,7 +41,7 @@ pub async fn start(replies: Vec<Scripted>) -> Server {
         hosts: octo_server::loopback_hosts(addr),
         roots: vec![ws.clone()],
     });
-    tokio::spawn(async move { axum::serve(listener, octo_server::router(state)).await });
+    tokio::spawn(octo_server::serve_on(listener, state));
     let client = octo_provider_client();
     Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, _llm: llm, client }
 }
