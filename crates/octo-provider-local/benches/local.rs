@@ -216,15 +216,16 @@ mod python {
     /// One streamed chat completion; its timing and text.
     pub async fn turn(url: &str, messages: &[(&str, &str)]) -> Result<(Turn, String), String> {
         let client = octo_provider::build_client(&octo_provider::HttpConfig::default()).unwrap();
-        let msgs: Vec<serde_json::Value> =
-            messages.iter().map(|(r, c)| serde_json::json!({"role": r, "content": c})).collect();
-        let body = serde_json::json!({"messages": msgs, "stream": true, "temperature": 0.0, "max_tokens": MAX_TOKENS});
+        // The same prompt text octo renders (the model's template is ChatML), sent to the
+        // completions endpoint: this build's chat endpoint crashes in libggml-cpu on this
+        // machine, its completions endpoint does not.
+        let mut prompt: String =
+            messages.iter().map(|(r, c)| format!("<|im_start|>{r}\n{c}<|im_end|>\n")).collect();
+        prompt.push_str("<|im_start|>assistant\n");
+        let body = serde_json::json!({"prompt": prompt, "stream": true, "temperature": 0.0, "max_tokens": MAX_TOKENS, "stop": ["<|im_end|>"]});
         let started = Instant::now();
-        let send = client
-            .post(format!("{url}/v1/chat/completions"))
-            .json(&body)
-            .timeout(Duration::from_secs(120))
-            .send();
+        let send =
+            client.post(format!("{url}/v1/completions")).json(&body).timeout(Duration::from_secs(120)).send();
         let mut resp = send.await.map_err(|e| e.to_string())?;
         let (mut ttft, mut text, mut tokens, mut buf) = (None, String::new(), 0u64, String::new());
         while let Ok(Some(chunk)) = resp.chunk().await {
@@ -234,7 +235,7 @@ mod python {
                 buf.drain(..=end);
                 let Some(data) = line.strip_prefix("data: ") else { continue };
                 let Ok(v) = serde_json::from_str::<serde_json::Value>(data) else { continue };
-                if let Some(c) = v["choices"][0]["delta"]["content"].as_str().filter(|c| !c.is_empty()) {
+                if let Some(c) = v["choices"][0]["text"].as_str().filter(|c| !c.is_empty()) {
                     ttft.get_or_insert_with(|| started.elapsed());
                     text.push_str(c);
                     tokens += 1;
