@@ -139,24 +139,28 @@ impl Policy {
         out
     }
 
-    /// The bind mounts a command's mount namespace needs, in order (`true`: read-only): the
-    /// workspace first when a read-only directory holds it (so it stays writable inside), then
-    /// the read-only directories, outermost first.
+    /// The bind mounts a command's mount namespace needs, in order (`true`: read-only): first
+    /// every writable directory a read-only one holds (the workspace, a temp dir inside the
+    /// workspace's surroundings, octo's output dir inside a read-only home), so they stay
+    /// writable inside; then the read-only directories, outermost first.
     pub fn mounts(&self) -> Vec<(PathBuf, bool)> {
         let mut ro = self.read_only_paths();
         if ro.is_empty() {
             return Vec::new();
         }
-        let ws = real(&self.workspace);
         ro.sort_by_key(|p| p.components().count());
-        let mut out = Vec::new();
-        if ro.iter().any(|p| ws.starts_with(p) && *p != ws) {
-            out.push((ws.clone(), false));
-        }
+        let mut rw: Vec<PathBuf> = std::iter::once(real(&self.workspace))
+            .chain(self.writable_roots.iter().map(|r| real(r)))
+            .filter(|w| w.is_dir() && !ro.contains(w) && ro.iter().any(|p| w.starts_with(p)))
+            .collect();
+        rw.sort_by_key(|p| p.components().count());
+        rw.dedup();
+        let mut out: Vec<(PathBuf, bool)> = rw.iter().map(|w| (w.clone(), false)).collect();
         let mut done: Vec<PathBuf> = Vec::new();
         for p in ro {
-            // Inside a folder already read-only (and not in the workspace): nothing to add.
-            if done.iter().any(|d| p.starts_with(d)) && !p.starts_with(&ws) {
+            // Inside a folder already read-only, and not in a writable one bound above: the
+            // outer bind covers it.
+            if done.iter().any(|d| p.starts_with(d)) && !rw.iter().any(|w| p.starts_with(w)) {
                 continue;
             }
             done.push(p.clone());

@@ -232,3 +232,23 @@ fn a_workspace_in_the_temp_dir_cannot_reach_its_neighbours() {
 fn sandbox_off(ws: &Path) -> Sandbox {
     Sandbox::off(ws)
 }
+
+#[test]
+fn writable_roots_inside_the_read_only_surroundings_stay_writable() {
+    // A test harness's layout: the workspace, a private TMPDIR and a home side by side in /tmp.
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp, home) = (root.path().join("ws"), root.path().join("tmp"), root.path().join("home"));
+    for d in [&ws, &tmp, &home] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let mut policy = Policy::new(Mode::WorkspaceWrite, &ws);
+    policy.writable_roots.push(tmp.clone());
+    policy.read_only.push(home.clone());
+    let s = Sandbox::new(policy);
+    let (ok, text) = run(&s, &ws, &format!("echo t > {}/scratch && echo w > here", tmp.display()));
+    assert!(ok, "{text}");
+    let (ok, text) = run(&s, &ws, &format!("echo x > {}/.profile", home.display()));
+    assert!(!ok && !home.join(".profile").exists(), "{text}");
+    let (ok, text) = run(&s, &ws, "echo x > ../beside");
+    assert!(!ok && !root.path().join("beside").exists(), "{text}");
+}
