@@ -127,3 +127,9 @@ pub use octo_agent::{
     AgentEvent, ApprovalDecision, ApprovalRequest, CancellationToken, CompactReason, ContentBlock, ErrorKind,
     ImageSource, Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
 };
+
+/// An HTTP client set up like the providers' (TLS roots, proxies from the environment, no overall
+/// timeout), for front ends that talk to other services, such as the chat bridges.
+pub fn http_client() -> Result<reqwest::Client, String> {
+    octo_provider::build_client(&octo_provider::HttpConfig::default()).map_err(|e| e.to_string())
+}

@@ -1,0 +1,336 @@
+//! A bridge between one chat platform and octo sessions: each chat is a session in the
+//! configured workspace; only allow-listed users are answered; approvals are buttons only the
+//! session's owner can press; answers stream by editing one message and are split at the
+//! platform's limit.
+
+use crate::platform::{Incoming, Platform, PlatformError, Sent};
+use octo_app::{AgentEvent, Launch, Launcher, Mode, Session, SessionOptions};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How a bridge runs.
+#[derive(Debug, Clone)]
+pub struct BridgeConfig {
+    /// The channel's name (for logs).
+    pub name: String,
+    /// The user ids allowed to talk to octo.
+    pub allow: Vec<String>,
+    /// Where sessions work.
+    pub workspace: PathBuf,
+    /// Their permission mode (never auto: it is lowered to default).
+    pub mode: Mode,
+    /// The least time between two edits of a streaming answer.
+    pub edit_every: Duration,
+}
+
+struct Chat {
+    session: Session,
+    owner: String,
+    /// Approval messages by approval id (to mark them answered).
+    approvals: Mutex<HashMap<String, Sent>>,
+    /// A question the model asked, waiting for the owner's next message.
+    question: Mutex<Option<String>>,
+}
+
+/// One platform's bridge.
+pub struct Bridge {
+    platform: Arc<dyn Platform>,
+    launcher: Arc<Launcher>,
+    config: BridgeConfig,
+    chats: Mutex<HashMap<String, Arc<Chat>>>,
+    refused: Mutex<HashSet<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+const HELP: &str = "Send a task and octo works on it in this chat's session. /new starts over, /stop cancels the running turn, /status shows where things stand, /mode MODE and /model ENDPOINT:MODEL switch.";
+
+impl Bridge {
+    /// A bridge for `platform`.
+    pub fn new(platform: Arc<dyn Platform>, launcher: Arc<Launcher>, mut config: BridgeConfig) -> Arc<Self> {
+        if config.mode == Mode::Auto {
+            config.mode = Mode::Default;
+        }
+        Arc::new(Self {
+            platform,
+            launcher,
+            config,
+            chats: Mutex::new(HashMap::new()),
+            refused: Mutex::new(HashSet::new()),
+        })
+    }
+
+    /// Polls and answers until the platform refuses the token; network failures are retried
+    /// with a growing pause.
+    pub async fn run(self: Arc<Self>) -> Result<(), PlatformError> {
+        let mut pause = Duration::from_millis(500);
+        loop {
+            match self.platform.poll().await {
+                Ok(list) => {
+                    pause = Duration::from_millis(500);
+                    for i in list {
+                        Arc::clone(&self).handle(i).await;
+                    }
+                }
+                Err(e @ PlatformError::Unauthorized(_)) => return Err(e),
+                Err(e) => {
+                    eprintln!("octo channels: {}: {e}; retrying in {:?}", self.config.name, pause);
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(30));
+                }
+            }
+        }
+    }
+
+    fn allowed(&self, user: &str) -> bool {
+        self.config.allow.iter().any(|a| a == user)
+    }
+
+    async fn say(&self, chat: &str, text: &str) {
+        for part in crate::split::split(text, self.platform.message_limit()) {
+            if let Err(e) = self.platform.send(chat, &part, &[]).await {
+                eprintln!("octo channels: {}: cannot send to {chat}: {e}", self.config.name);
+            }
+        }
+    }
+
+    /// Handles one update.
+    pub async fn handle(self: Arc<Self>, i: Incoming) {
+        match i {
+            Incoming::Message { chat, user, text } => self.message(chat, user, text).await,
+            Incoming::Button { chat, user, data, press } => self.button(&chat, &user, &data, &press).await,
+        }
+    }
+
+    async fn message(self: Arc<Self>, chat: String, user: String, text: String) {
+        if !self.allowed(&user) {
+            eprintln!("octo channels: {}: refused a message from user {user} in chat {chat} (not on the allow-list)", self.config.name);
+            if lock(&self.refused).insert(user) {
+                self.say(&chat, "This bot answers only the users its owner allowed.").await;
+            }
+            return;
+        }
+        let existing = lock(&self.chats).get(&chat).cloned();
+        let word = text.split_whitespace().next().unwrap_or("");
+        let arg = text[word.len()..].trim();
+        match word {
+            "/start" | "/help" => return self.say(&chat, HELP).await,
+            "/new" => {
+                lock(&self.chats).remove(&chat);
+                return self.say(&chat, "Started over: the next message begins a new session.").await;
+            }
+            "/stop" => {
+                if let Some(c) = &existing {
+                    c.session.abort();
+                }
+                return self.say(&chat, "Stopped.").await;
+            }
+            "/status" => {
+                let text = match &existing {
+                    Some(c) => {
+                        let s = c.session.status();
+                        let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+                        format!(
+                            "model {}, mode {}, {} turns, {} tokens of context{cost}",
+                            s.model, s.mode, s.turns, s.context_tokens
+                        )
+                    }
+                    None => "No session yet: send a task.".into(),
+                };
+                return self.say(&chat, &text).await;
+            }
+            "/mode" => {
+                let reply = match (existing.as_ref(), arg.parse::<Mode>()) {
+                    (_, Ok(Mode::Auto)) => "Auto mode is not available from a chat.".to_owned(),
+                    (Some(c), Ok(m)) => {
+                        c.session.set_mode(m);
+                        format!("Mode: {m}")
+                    }
+                    (None, Ok(_)) => "No session yet: send a task first.".to_owned(),
+                    (_, Err(e)) => e.to_string(),
+                };
+                return self.say(&chat, &reply).await;
+            }
+            "/model" => {
+                let reply = match existing.as_ref() {
+                    Some(c) => {
+                        match c.session.set_model(arg, self.launcher.credentials(), self.launcher.env()) {
+                            Ok(label) => format!("Model: {label}"),
+                            Err(e) => e.to_string(),
+                        }
+                    }
+                    None => "No session yet: send a task first.".to_owned(),
+                };
+                return self.say(&chat, &reply).await;
+            }
+            _ => {}
+        }
+        // A question the model asked takes the owner's next message as its answer.
+        if let Some(c) = &existing {
+            if let Some(q) = lock(&c.question).take() {
+                let _ = c.session.answer(&q, &text);
+                return;
+            }
+        }
+        let c = match existing {
+            Some(c) => c,
+            None => match self.start(&chat, &user).await {
+                Ok(c) => c,
+                Err(e) => return self.say(&chat, &format!("octo could not start a session: {e}")).await,
+            },
+        };
+        tokio::spawn(Arc::clone(&self).turn(chat, c, text));
+    }
+
+    async fn start(&self, chat: &str, user: &str) -> Result<Arc<Chat>, String> {
+        let launcher = Arc::clone(&self.launcher);
+        let launch = Launch {
+            workspace: Some(self.config.workspace.clone()),
+            options: SessionOptions { mode: Some(self.config.mode), save: true, ..SessionOptions::default() },
+            ..Launch::default()
+        };
+        let handle = tokio::runtime::Handle::current();
+        let session = tokio::task::spawn_blocking(move || {
+            let _g = handle.enter();
+            launcher.start(launch)
+        })
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+        let c = Arc::new(Chat {
+            session,
+            owner: user.to_owned(),
+            approvals: Mutex::new(HashMap::new()),
+            question: Mutex::new(None),
+        });
+        lock(&self.chats).insert(chat.to_owned(), Arc::clone(&c));
+        Ok(c)
+    }
+
+    /// Runs one prompt: a message edited as the answer streams, buttons for approvals, the
+    /// answer split at the end.
+    async fn turn(self: Arc<Self>, chat: String, c: Arc<Chat>, text: String) {
+        let mut events = c.session.subscribe();
+        if let Err(e) = c.session.prompt(text) {
+            return self.say(&chat, &e.to_string()).await;
+        }
+        let limit = self.platform.message_limit();
+        let mut live = self.platform.send(&chat, "…", &[]).await.ok();
+        let (mut answer, mut shown, mut last_edit) = (String::new(), String::new(), Instant::now());
+        loop {
+            let ev = match events.recv().await {
+                Ok(ev) => ev,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            };
+            match ev {
+                AgentEvent::TextDelta { text } => {
+                    answer.push_str(&text);
+                    if live.is_none() {
+                        // The answer after a tool call goes to a message of its own.
+                        live = self.platform.send(&chat, "…", &[]).await.ok();
+                    }
+                    if last_edit.elapsed() >= self.config.edit_every {
+                        if let Some(m) = &live {
+                            let preview: String = answer.chars().take(limit).collect();
+                            if preview != shown && self.platform.edit(m, &preview).await.is_ok() {
+                                shown = preview;
+                            }
+                        }
+                        last_edit = Instant::now();
+                    }
+                }
+                AgentEvent::ToolCallStart { name, summary, .. } => {
+                    self.say(&chat, &format!("▸ {name} {summary}")).await;
+                    // The answer after the tool goes to a new message.
+                    if !answer.is_empty() {
+                        self.finish(&chat, live.take(), &answer).await;
+                        answer.clear();
+                        shown.clear();
+                    }
+                }
+                AgentEvent::ApprovalRequired { approval_id, request } => {
+                    let why = request.reason.map(|r| format!("\n({r})")).unwrap_or_default();
+                    let text = format!("Allow {}?\n{}{why}", request.tool, request.summary);
+                    let buttons = vec![
+                        ("Allow".to_owned(), format!("ok:{approval_id}")),
+                        ("Deny".to_owned(), format!("no:{approval_id}")),
+                    ];
+                    if let Ok(m) = self.platform.send(&chat, &text, &buttons).await {
+                        lock(&c.approvals).insert(approval_id, m);
+                    }
+                }
+                AgentEvent::QuestionAsked { question_id, question, options, .. } => {
+                    *lock(&c.question) = Some(question_id);
+                    let opts = if options.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\n({})", options.join(" / "))
+                    };
+                    self.say(&chat, &format!("{question}{opts}")).await;
+                }
+                AgentEvent::Error { message, .. } => self.say(&chat, &format!("Error: {message}")).await,
+                AgentEvent::TurnEnd { .. } => break,
+                _ => {}
+            }
+        }
+        if !answer.is_empty() || live.is_some() {
+            let text = if answer.trim().is_empty() { "(done)".to_owned() } else { answer };
+            self.finish(&chat, live, &text).await;
+        }
+    }
+
+    /// The final text: the live message edited to the first part, the rest sent after it.
+    async fn finish(&self, chat: &str, live: Option<Sent>, text: &str) {
+        let mut parts = crate::split::split(text, self.platform.message_limit()).into_iter();
+        if let Some(m) = live {
+            if let Some(first) = parts.next() {
+                if self.platform.edit(&m, &first).await.is_err() {
+                    let _ = self.platform.send(chat, &first, &[]).await;
+                }
+            }
+        }
+        for p in parts {
+            let _ = self.platform.send(chat, &p, &[]).await;
+        }
+    }
+
+    async fn button(&self, chat: &str, user: &str, data: &str, press: &str) {
+        let note = self.press(chat, user, data).await;
+        let _ = self.platform.acknowledge(press, &note).await;
+    }
+
+    async fn press(&self, chat: &str, user: &str, data: &str) -> String {
+        let Some(c) = lock(&self.chats).get(chat).cloned() else {
+            return "This session is gone.".into();
+        };
+        if user != c.owner || !self.allowed(user) {
+            eprintln!(
+                "octo channels: {}: user {user} pressed a button of another user's session in chat {chat}",
+                self.config.name
+            );
+            return "Only the person who started this session can answer it.".into();
+        }
+        let (verdict, id) = match data.split_once(':') {
+            Some(("ok", id)) => (true, id),
+            Some(("no", id)) => (false, id),
+            _ => return "Unknown button.".into(),
+        };
+        let done = if verdict { c.session.approve(id) } else { c.session.reject(id, None) };
+        let sent = lock(&c.approvals).remove(id);
+        match done {
+            Ok(()) => {
+                let word = if verdict { "Allowed" } else { "Denied" };
+                if let Some(m) = sent {
+                    let _ = self.platform.edit(&m, &format!("{word}.")).await;
+                }
+                word.to_owned()
+            }
+            Err(_) => "This request is no longer waiting.".into(),
+        }
+    }
+}

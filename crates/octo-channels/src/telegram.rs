@@ -1,0 +1,153 @@
+//! Telegram, through the Bot API: long polling (`getUpdates` with an offset, so nothing is lost
+//! or repeated across reconnects), `sendMessage`, `editMessageText`, inline keyboards and
+//! `answerCallbackQuery`. A 429 waits the `retry_after` it names, once; the API base is
+//! configurable (a self-hosted Bot API server, a proxy).
+
+use crate::platform::{Incoming, Platform, PlatformError, Sent};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+/// Telegram's own address.
+pub const API_BASE: &str = "https://api.telegram.org";
+
+/// A Telegram bot.
+pub struct Telegram {
+    client: reqwest::Client,
+    base: String,
+    /// The next update to ask for.
+    offset: AtomicI64,
+    /// Seconds a poll waits for updates.
+    poll_timeout: u64,
+}
+
+impl Telegram {
+    /// The bot with `token`, at `base` (default [`API_BASE`]).
+    pub fn new(client: reqwest::Client, token: &str, base: Option<&str>, poll_timeout: u64) -> Self {
+        let base = format!("{}/bot{token}", base.unwrap_or(API_BASE).trim_end_matches('/'));
+        Self { client, base, offset: AtomicI64::new(0), poll_timeout }
+    }
+
+    async fn call(&self, method: &str, body: Value) -> Result<Value, PlatformError> {
+        for attempt in 0..2 {
+            let timeout = Duration::from_secs(self.poll_timeout + 15);
+            let resp = self
+                .client
+                .post(format!("{}/{method}", self.base))
+                .json(&body)
+                .timeout(timeout)
+                .send()
+                .await
+                .map_err(|e| PlatformError::Other(format!("{method}: {}", e.without_url())))?;
+            let status = resp.status().as_u16();
+            let v: Value = resp.json().await.unwrap_or(Value::Null);
+            if v["ok"] == true {
+                return Ok(v["result"].clone());
+            }
+            let what = v["description"].as_str().unwrap_or("no description").to_owned();
+            match status {
+                401 | 404 if method == "getMe" || method == "getUpdates" => {
+                    return Err(PlatformError::Unauthorized(what));
+                }
+                429 => {
+                    let wait = v["parameters"]["retry_after"].as_u64().unwrap_or(1).min(60);
+                    if attempt == 0 {
+                        tokio::time::sleep(Duration::from_secs(wait)).await;
+                        continue;
+                    }
+                    return Err(PlatformError::RateLimited(what));
+                }
+                _ => return Err(PlatformError::Other(format!("{method}: HTTP {status}: {what}"))),
+            }
+        }
+        Err(PlatformError::Other(format!("{method}: no answer")))
+    }
+
+    /// Checks the token (`getMe`): the bot's user name.
+    pub async fn check(&self) -> Result<String, PlatformError> {
+        let me = self.call("getMe", json!({})).await?;
+        Ok(me["username"].as_str().unwrap_or("bot").to_owned())
+    }
+}
+
+fn id(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+#[async_trait::async_trait]
+impl Platform for Telegram {
+    fn name(&self) -> &str {
+        "telegram"
+    }
+
+    fn message_limit(&self) -> usize {
+        4096
+    }
+
+    async fn poll(&self) -> Result<Vec<Incoming>, PlatformError> {
+        let body = json!({
+            "offset": self.offset.load(Ordering::SeqCst),
+            "timeout": self.poll_timeout,
+            "allowed_updates": ["message", "callback_query"]
+        });
+        let updates = self.call("getUpdates", body).await?;
+        let mut out = Vec::new();
+        for u in updates.as_array().into_iter().flatten() {
+            if let Some(n) = u["update_id"].as_i64() {
+                // Acknowledged by the next poll: a drop before it gets the same updates again.
+                self.offset.fetch_max(n + 1, Ordering::SeqCst);
+            }
+            if let Some(m) = u.get("message") {
+                if let Some(text) = m["text"].as_str() {
+                    out.push(Incoming::Message {
+                        chat: id(&m["chat"]["id"]),
+                        user: id(&m["from"]["id"]),
+                        text: text.to_owned(),
+                    });
+                }
+            } else if let Some(q) = u.get("callback_query") {
+                out.push(Incoming::Button {
+                    chat: id(&q["message"]["chat"]["id"]),
+                    user: id(&q["from"]["id"]),
+                    data: q["data"].as_str().unwrap_or("").to_owned(),
+                    press: id(&q["id"]),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn send(
+        &self,
+        chat: &str,
+        text: &str,
+        buttons: &[(String, String)],
+    ) -> Result<Sent, PlatformError> {
+        let mut body = json!({"chat_id": chat, "text": text});
+        if !buttons.is_empty() {
+            let row: Vec<Value> =
+                buttons.iter().map(|(label, data)| json!({"text": label, "callback_data": data})).collect();
+            body["reply_markup"] = json!({"inline_keyboard": [row]});
+        }
+        let m = self.call("sendMessage", body).await?;
+        Ok(Sent { chat: chat.to_owned(), id: id(&m["message_id"]) })
+    }
+
+    async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {
+        let body =
+            json!({"chat_id": sent.chat, "message_id": sent.id.parse::<i64>().unwrap_or(0), "text": text});
+        match self.call("editMessageText", body).await {
+            // Editing to the same text is an error on Telegram; nothing changed, nothing lost.
+            Err(PlatformError::Other(e)) if e.contains("not modified") => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+
+    async fn acknowledge(&self, press: &str, note: &str) -> Result<(), PlatformError> {
+        self.call("answerCallbackQuery", json!({"callback_query_id": press, "text": note})).await.map(|_| ())
+    }
+}

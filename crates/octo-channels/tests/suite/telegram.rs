@@ -1,0 +1,235 @@
+//! Telegram against a fake Bot API on loopback (wiremock, the documented payloads): a whole
+//! conversation with an approval by button, the allow-list, a button from another user, a
+//! rate limit, and splitting.
+
+use octo_app::credentials::{KeyStore, MemoryStore};
+use octo_app::{Home, Launcher, Mode};
+use octo_channels::telegram::Telegram;
+use octo_channels::{Bridge, BridgeConfig, Platform};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The fake Bot API: updates the test queues, and every call the bot makes.
+#[derive(Clone, Default)]
+struct Fake {
+    updates: Arc<Mutex<VecDeque<Value>>>,
+    calls: Arc<Mutex<Vec<(String, Value)>>>,
+    next_update: Arc<Mutex<i64>>,
+    limited_once: Arc<Mutex<bool>>,
+}
+
+impl Fake {
+    fn push_message(&self, chat: i64, user: i64, text: &str) {
+        let mut n = self.next_update.lock().unwrap();
+        *n += 1;
+        self.updates.lock().unwrap().push_back(json!({"update_id": *n, "message": {
+            "message_id": *n, "from": {"id": user, "is_bot": false, "first_name": "u"},
+            "chat": {"id": chat, "type": "private"}, "date": 0, "text": text
+        }}));
+    }
+
+    fn push_press(&self, chat: i64, user: i64, data: &str) {
+        let mut n = self.next_update.lock().unwrap();
+        *n += 1;
+        self.updates.lock().unwrap().push_back(json!({"update_id": *n, "callback_query": {
+            "id": format!("cb{}", *n), "from": {"id": user, "is_bot": false, "first_name": "u"},
+            "message": {"message_id": 1, "chat": {"id": chat, "type": "private"}, "date": 0}, "data": data
+        }}));
+    }
+
+    fn calls(&self, method: &str) -> Vec<Value> {
+        self.calls.lock().unwrap().iter().filter(|(m, _)| m == method).map(|(_, b)| b.clone()).collect()
+    }
+
+    async fn wait(&self, what: &str, f: impl Fn(&Fake) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !f(self) {
+            if Instant::now() > deadline {
+                let calls: Vec<(String, Value)> =
+                    self.calls.lock().unwrap().iter().filter(|(m, _)| m != "getUpdates").cloned().collect();
+                panic!("never saw {what}; calls but polls: {calls:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Fake {
+    /// The next `sendMessage` answers 429 with `retry_after: 1`.
+    fn limit_next(&self) {
+        *self.limited_once.lock().unwrap() = true;
+    }
+}
+
+impl Respond for Fake {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let method = req.url.path().rsplit('/').next().unwrap_or("").to_owned();
+        let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+        self.calls.lock().unwrap().push((method.clone(), body.clone()));
+        match method.as_str() {
+            "getUpdates" => {
+                let offset = body["offset"].as_i64().unwrap_or(0);
+                let mut q = self.updates.lock().unwrap();
+                // Updates below the offset were seen: Telegram forgets them.
+                q.retain(|u| u["update_id"].as_i64().unwrap_or(0) >= offset);
+                let list: Vec<Value> = q.iter().cloned().collect();
+                let delay = if list.is_empty() { Duration::from_millis(50) } else { Duration::ZERO };
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true, "result": list})).set_delay(delay)
+            }
+            "sendMessage" => {
+                let mut limited = self.limited_once.lock().unwrap();
+                if *limited {
+                    *limited = false;
+                    return ResponseTemplate::new(429).set_body_json(json!({
+                        "ok": false, "error_code": 429, "description": "Too Many Requests: retry after 1",
+                        "parameters": {"retry_after": 1}
+                    }));
+                }
+                let n = self.calls.lock().unwrap().len();
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true, "result": {"message_id": n, "chat": {"id": body["chat_id"]}, "date": 0}}))
+            }
+            _ => ResponseTemplate::new(200).set_body_json(json!({"ok": true, "result": true})),
+        }
+    }
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    fake: Fake,
+    _server: MockServer,
+    _llm: MockLlm,
+}
+
+async fn setup(replies: Vec<Scripted>) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(
+        home.join("config.toml"),
+        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+    )
+    .unwrap();
+    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let launcher = Arc::new(Launcher::new(
+        Home::new(&home),
+        KeyStore::None,
+        Arc::new(MemoryStore::default()),
+        Arc::new(env),
+    ));
+    let server = MockServer::start().await;
+    let fake = Fake::default();
+    Mock::given(method("POST"))
+        .and(path_regex("^/botTEST:TOKEN/.*"))
+        .respond_with(fake.clone())
+        .mount(&server)
+        .await;
+    let tg = Arc::new(Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0));
+    let config = BridgeConfig {
+        name: "telegram".into(),
+        allow: vec!["42".into()],
+        workspace: ws.clone(),
+        mode: Mode::Auto,
+        edit_every: Duration::from_millis(10),
+    };
+    let bridge = Bridge::new(tg as Arc<dyn Platform>, launcher, config);
+    tokio::spawn(bridge.run());
+    Setup { _tmp: tmp, ws, fake, _server: server, _llm: llm }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_with_an_approval_by_button() {
+    let write = Scripted::sse(
+        Reply::new()
+            .text("Writing.")
+            .tool_use("toolu_1", "write_file", json!({"path": "hello.txt", "content": "hi\n"}))
+            .sse(),
+    );
+    let t = setup(vec![write, Scripted::sse(Reply::new().text("Done: hello.txt is written.").sse())]).await;
+    t.fake.push_message(7, 42, "create hello.txt");
+    // Auto mode is lowered to asking: the write needs the button.
+    t.fake
+        .wait("an approval with buttons", |f| {
+            f.calls("sendMessage").iter().any(|b| b["reply_markup"].is_object())
+        })
+        .await;
+    let msg = t.fake.calls("sendMessage").into_iter().find(|b| b["reply_markup"].is_object()).unwrap();
+    assert!(msg["text"].as_str().unwrap().contains("hello.txt"), "{msg}");
+    let allow = msg["reply_markup"]["inline_keyboard"][0][0]["callback_data"].as_str().unwrap().to_owned();
+    // Another user's press is refused; the owner's is taken.
+    t.fake.push_press(7, 99, &allow);
+    t.fake
+        .wait("the refusal of another user", |f| {
+            f.calls("answerCallbackQuery")
+                .iter()
+                .any(|b| b["text"].as_str().unwrap_or("").contains("Only the person"))
+        })
+        .await;
+    assert!(!t.ws.join("hello.txt").exists());
+    t.fake.push_press(7, 42, &allow);
+    t.fake.wait("the file", |_| t.ws.join("hello.txt").exists()).await;
+    t.fake
+        .wait("the final answer", |f| {
+            f.calls("editMessageText")
+                .iter()
+                .chain(f.calls("sendMessage").iter())
+                .any(|b| b["text"].as_str().unwrap_or("").contains("Done: hello.txt"))
+        })
+        .await;
+    // The same button again: nothing is waiting.
+    t.fake.push_press(7, 42, &allow);
+    t.fake
+        .wait("an expired press", |f| {
+            f.calls("answerCallbackQuery")
+                .iter()
+                .any(|b| b["text"].as_str().unwrap_or("").contains("no longer waiting"))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn users_off_the_allow_list_get_one_refusal_and_nothing_else() {
+    let t = setup(vec![]).await;
+    t.fake.push_message(5, 13, "rm -rf everything");
+    t.fake.push_message(5, 13, "please?");
+    t.fake.push_message(5, 42, "/status");
+    t.fake
+        .wait("the owner's status", |f| {
+            f.calls("sendMessage").iter().any(|b| b["text"].as_str().unwrap_or("").contains("No session yet"))
+        })
+        .await;
+    let refusals = t
+        .fake
+        .calls("sendMessage")
+        .iter()
+        .filter(|b| b["text"].as_str().unwrap_or("").contains("answers only"))
+        .count();
+    assert_eq!(refusals, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_is_waited_out() {
+    let t = setup(vec![]).await;
+    t.fake.limit_next();
+    let started = Instant::now();
+    t.fake.push_message(5, 42, "/status");
+    t.fake
+        .wait("the message after the limit", |f| {
+            f.calls("sendMessage")
+                .iter()
+                .filter(|b| b["text"].as_str().unwrap_or("").contains("No session yet"))
+                .count()
+                == 2
+        })
+        .await;
+    assert!(started.elapsed() >= Duration::from_millis(900));
+}
