@@ -286,6 +286,9 @@ pub enum Command {
         /// (stop it with `kill`), the log in ~/.octo/logs/serve.log.
         #[arg(long)]
         daemon: bool,
+        /// Run only the chat-app bridges of [channels] in ~/.octo/config.toml, no HTTP server.
+        #[arg(long)]
+        channels_only: bool,
     },
     /// Local models (GGUF files run inside octo, no key or server): list, pull (by name, URL or
     /// Hugging Face owner/repo/file.gguf; resumable, hash-checked) or remove them.

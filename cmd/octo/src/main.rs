@@ -95,8 +95,8 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
-        Some(Command::Serve { listen, allow_remote, roots, daemon }) => {
-            return serve::run(&cli, *listen, *allow_remote, roots, *daemon);
+        Some(Command::Serve { listen, allow_remote, roots, daemon, channels_only }) => {
+            return serve::run(&cli, *listen, *allow_remote, roots, *daemon, *channels_only);
         }
         Some(Command::Models { action }) => {
             return runtime()?.block_on(models::run(&octo_app::Launcher::from_env(), action))

@@ -17,6 +17,7 @@ pub fn run(
     allow_remote: bool,
     roots: &[PathBuf],
     daemon: bool,
+    channels_only: bool,
 ) -> anyhow::Result<ExitCode> {
     let launcher = octo_app::Launcher::from_env();
     let roots =
@@ -28,7 +29,7 @@ pub fn run(
     if let Some(p) = &pid_file {
         let _ = std::fs::write(p, format!("{}\n", std::process::id()));
     }
-    let options = octo_server::ServeOptions { listen, allow_remote, roots };
+    let options = octo_server::ServeOptions { listen, allow_remote, roots, channels_only };
     let served = crate::runtime()?.block_on(octo_server::serve(launcher, options, |link| {
         out::status(&format!("octo serve: open {link}"));
     }));

@@ -412,6 +412,9 @@ pub struct FileConfig {
     pub sandbox_git_writable: Option<bool>,
     /// Whether hook scripts run in the sandbox too (default yes).
     pub sandbox_hooks: Option<bool>,
+    /// Chat-app bridges `octo serve` starts (user config only).
+    #[serde(default)]
+    pub channels: BTreeMap<String, crate::channels::ChannelToml>,
 }
 
 /// Parses one config file's text; errors name the file, line and key.
@@ -513,6 +516,8 @@ pub struct Config {
     pub log_events: bool,
     /// The OS sandbox's settings.
     pub sandbox: crate::sandbox::SandboxSettings,
+    /// The chat-app bridges to start with `octo serve`.
+    pub channels: Vec<crate::channels::ChannelSpec>,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -568,6 +573,7 @@ impl Config {
             hooks: octo_hooks::HookSet::default(),
             log_events: false,
             sandbox: crate::sandbox::SandboxSettings::default(),
+            channels: Vec::new(),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -683,6 +689,8 @@ impl Config {
             hooks: f.sandbox_hooks,
         };
         self.sandbox.apply_file(keys, source, &mut self.warnings)?;
+        let channels = crate::channels::parse(&f.channels, source, &mut self.warnings)?;
+        self.channels.extend(channels);
         let rules = &f.permissions;
         let allow: &[String] = if is_project && !rules.allow.is_empty() {
             self.warnings.push(format!(

@@ -71,6 +71,7 @@
 //! # }
 //! ```
 
+pub mod channels;
 pub mod config;
 pub mod credentials;
 pub mod factory;

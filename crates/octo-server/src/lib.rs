@@ -39,6 +39,8 @@ pub struct ServeOptions {
     pub allow_remote: bool,
     /// The directories sessions may work in (a workspace must be one of them or inside one).
     pub roots: Vec<PathBuf>,
+    /// Run only the chat-app bridges, without the HTTP server.
+    pub channels_only: bool,
 }
 
 /// Why the server could not run.
@@ -111,6 +113,17 @@ pub async fn serve(
     options: ServeOptions,
     ready: impl FnOnce(&str),
 ) -> Result<(), ServerError> {
+    let bridges = start_channels(&launcher, &options).await;
+    if options.channels_only {
+        if bridges == 0 {
+            return Err(ServerError::Token(
+                "no chat channel started (see the messages above, and [channels] in ~/.octo/config.toml)"
+                    .into(),
+            ));
+        }
+        shutdown().await;
+        return Ok(());
+    }
     if !options.listen.ip().is_loopback() && !options.allow_remote {
         return Err(ServerError::Remote(options.listen));
     }
@@ -130,6 +143,60 @@ pub async fn serve(
     let result = axum::serve(no_delay(listener), app).with_graceful_shutdown(shutdown()).await;
     state.hub.shutdown();
     result.map_err(ServerError::Serve)
+}
+
+/// Starts the configured chat-app bridges; how many started. One that cannot start (no token,
+/// a token the platform refuses) is named on stderr and the others go on.
+async fn start_channels(launcher: &octo_app::Launcher, options: &ServeOptions) -> usize {
+    let workspace = options.roots.first().cloned().unwrap_or_else(|| PathBuf::from("."));
+    let config = match launcher.config(&workspace, &octo_app::config::Overrides::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("octo serve: chat channels not started: {e}");
+            return 0;
+        }
+    };
+    let mut started = 0;
+    for spec in config.channels {
+        let name = spec.name.clone();
+        let token =
+            launcher.env()(&spec.token_env).or_else(|| launcher.credentials().get(&name).ok().flatten());
+        let Some(token) = token else {
+            eprintln!("octo serve: channel `{name}` not started: no bot token (set {} or run `octo auth set {name}`)", spec.token_env);
+            continue;
+        };
+        let client = match octo_app::http_client() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("octo serve: channel `{name}` not started: {e}");
+                continue;
+            }
+        };
+        let octo_app::channels::ChannelKind::Telegram = spec.kind;
+        let tg = octo_channels::telegram::Telegram::new(client, &token, spec.api_base.as_deref(), 25);
+        match tg.check().await {
+            Ok(bot) => eprintln!("octo serve: channel `{name}` is @{bot} on Telegram"),
+            Err(e) => {
+                eprintln!("octo serve: channel `{name}` not started: {e}");
+                continue;
+            }
+        }
+        let config = octo_channels::BridgeConfig {
+            name: name.clone(),
+            allow: spec.allow,
+            workspace: spec.workspace.unwrap_or_else(|| workspace.clone()),
+            mode: spec.mode,
+            edit_every: std::time::Duration::from_millis(1200),
+        };
+        let bridge = octo_channels::Bridge::new(Arc::new(tg), Arc::new(launcher.clone()), config);
+        tokio::spawn(async move {
+            if let Err(e) = bridge.run().await {
+                eprintln!("octo serve: channel `{name}` stopped: {e}");
+            }
+        });
+        started += 1;
+    }
+    started
 }
 
 async fn shutdown() {

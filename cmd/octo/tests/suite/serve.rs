@@ -108,3 +108,34 @@ async fn serve_runs_as_a_daemon_with_a_pid_file() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn channels_that_cannot_start_are_named_and_the_rest_go_on() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    // A fake Bot API that refuses the token.
+    let refused = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(401).set_body_json(serde_json::json!({
+            "ok": false, "error_code": 401, "description": "Unauthorized"
+        })))
+        .mount(&refused)
+        .await;
+    let cfg = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!(
+            "{cfg}\n[channels.phone]\nallow = [42]\ntoken_env = \"PHONE_TOKEN\"\napi_base = \"{}\"\n[channels.tablet]\nallow = [42]\ntoken_env = \"TABLET_TOKEN\"\n",
+            refused.uri()
+        ),
+    )
+    .unwrap();
+    let mut c = octo(&home);
+    c.env("PHONE_TOKEN", "123:abc").args(["serve", "--channels-only"]);
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("channel `phone` not started: the platform refused the bot token"), "{err}");
+    assert!(err.contains("channel `tablet` not started: no bot token (set TABLET_TOKEN"), "{err}");
+    assert!(err.contains("no chat channel started"), "{err}");
+}

@@ -1,0 +1,164 @@
+//! `[channels.<name>]`: the chat-app bridges `octo serve` starts. Only the user's own config may
+//! define them — a repository must not open a bot to its authors.
+
+use crate::config::{ConfigError, Source};
+use std::path::PathBuf;
+
+/// One `[channels.<name>]` table as written.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelToml {
+    /// The platform: `telegram`.
+    pub kind: Option<String>,
+    /// The environment variable holding the bot token (default `TELEGRAM_BOT_TOKEN`); else the
+    /// key store's entry named after the channel (`octo auth set <name>`).
+    pub token_env: Option<String>,
+    /// The platform's API address (a self-hosted Bot API server, a proxy).
+    pub api_base: Option<String>,
+    /// The user ids allowed to talk to octo (numbers or strings).
+    #[serde(default)]
+    pub allow: Vec<UserId>,
+    /// Where the channel's sessions work (default: where `octo serve` runs).
+    pub workspace: Option<PathBuf>,
+    /// Their permission mode: `default` (asks), `accept-edits` or `plan`; never `auto`.
+    pub mode: Option<String>,
+}
+
+/// A user id as a number or a string.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum UserId {
+    /// A number (Telegram's ids).
+    Number(i64),
+    /// A string.
+    Text(String),
+}
+
+impl UserId {
+    fn text(&self) -> String {
+        match self {
+            Self::Number(n) => n.to_string(),
+            Self::Text(s) => s.trim().to_owned(),
+        }
+    }
+}
+
+/// A chat-app bridge to start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelSpec {
+    /// Its name (the table's).
+    pub name: String,
+    /// The platform.
+    pub kind: ChannelKind,
+    /// Where its token comes from.
+    pub token_env: String,
+    /// The API address, when not the platform's own.
+    pub api_base: Option<String>,
+    /// Allowed user ids.
+    pub allow: Vec<String>,
+    /// The workspace, when configured.
+    pub workspace: Option<PathBuf>,
+    /// The permission mode.
+    pub mode: crate::Mode,
+}
+
+/// The platforms a channel can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// Telegram's Bot API.
+    Telegram,
+}
+
+/// The channels of one file; a project's are ignored with a warning.
+pub fn parse(
+    tables: &std::collections::BTreeMap<String, ChannelToml>,
+    source: &Source,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<ChannelSpec>, ConfigError> {
+    let desc = source.to_string();
+    if tables.is_empty() {
+        return Ok(Vec::new());
+    }
+    if matches!(source, Source::Project(_)) {
+        warnings.push(format!(
+            "{desc}: [channels] are ignored in a project config (a chat bot answers to whoever the config allows); define them in your user config"
+        ));
+        return Ok(Vec::new());
+    }
+    let bad = |name: &str, message: String| ConfigError::Value {
+        source_desc: format!("{desc} [channels.{name}]"),
+        message,
+    };
+    let mut out = Vec::new();
+    for (name, t) in tables {
+        let kind = match t.kind.as_deref().unwrap_or("telegram") {
+            "telegram" => ChannelKind::Telegram,
+            other => {
+                return Err(bad(name, format!("kind `{other}` is not supported yet (telegram is)")));
+            }
+        };
+        let allow: Vec<String> = t.allow.iter().map(UserId::text).filter(|a| !a.is_empty()).collect();
+        if allow.is_empty() {
+            return Err(bad(
+                name,
+                "`allow` must list the user ids that may talk to octo; nobody is allowed by default".into(),
+            ));
+        }
+        let mode = match t.mode.as_deref() {
+            None => crate::Mode::Default,
+            Some(m) => match m.parse::<crate::Mode>() {
+                Ok(crate::Mode::Auto) => {
+                    return Err(bad(
+                        name,
+                        "mode `auto` is not allowed for a chat channel: approvals come from the chat".into(),
+                    ));
+                }
+                Ok(mode) => mode,
+                Err(e) => return Err(bad(name, e.to_string())),
+            },
+        };
+        out.push(ChannelSpec {
+            name: name.clone(),
+            kind,
+            token_env: t.token_env.clone().unwrap_or_else(|| "TELEGRAM_BOT_TOKEN".into()),
+            api_base: t.api_base.clone(),
+            allow,
+            workspace: t.workspace.clone(),
+            mode,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn tables(toml_text: &str) -> BTreeMap<String, ChannelToml> {
+        #[derive(serde::Deserialize)]
+        struct F {
+            channels: BTreeMap<String, ChannelToml>,
+        }
+        toml::from_str::<F>(toml_text).unwrap().channels
+    }
+
+    #[test]
+    fn channels_need_an_allow_list_and_never_run_in_auto() {
+        let user = Source::User(PathBuf::from("/u/config.toml"));
+        let ok = tables("[channels.phone]\nallow = [12345, \"678\"]\nmode = \"accept-edits\"\n");
+        let specs = parse(&ok, &user, &mut Vec::new()).unwrap();
+        assert_eq!(specs[0].allow, vec!["12345", "678"]);
+        assert_eq!(specs[0].token_env, "TELEGRAM_BOT_TOKEN");
+        assert!(parse(&tables("[channels.x]\nallow = []\n"), &user, &mut Vec::new()).is_err());
+        let auto = parse(&tables("[channels.x]\nallow = [1]\nmode = \"auto\"\n"), &user, &mut Vec::new());
+        assert!(auto.unwrap_err().to_string().contains("not allowed"));
+        assert!(
+            parse(&tables("[channels.x]\nkind = \"icq\"\nallow = [1]\n"), &user, &mut Vec::new()).is_err()
+        );
+        let mut w = Vec::new();
+        let project = Source::Project(PathBuf::from("/r/.octo/config.toml"));
+        assert!(parse(&ok, &project, &mut w).unwrap().is_empty());
+        assert!(w[0].contains("ignored in a project config"));
+    }
+}
