@@ -286,7 +286,7 @@ pub enum Command {
         /// (stop it with `kill`), the log in ~/.octo/logs/serve.log.
         #[arg(long)]
         daemon: bool,
-        /// Run only the chat-app bridges of [channels] in ~/.octo/config.toml, no HTTP server.
+        /// Run only the chat-app bridges of `[channels]` in ~/.octo/config.toml, no HTTP server.
         #[arg(long)]
         channels_only: bool,
     },
