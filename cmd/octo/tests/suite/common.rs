@@ -4,6 +4,27 @@
 
 use octo_testkit::{MockLlm, TempHome};
 
+/// `octo` in `home`'s workspace with a clean environment: its home, no keyring, one attempt per
+/// request, the mock's key, no colour.
+pub fn octo_std(home: &TempHome) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.home())
+        .env("OCTO_HOME", home.home())
+        .env("OCTO_NO_KEYRING", "1")
+        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("MOCK_KEY", "sk-mock")
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace());
+    c
+}
+
+/// [`octo_std`] as an `assert_cmd` command.
+pub fn octo(home: &TempHome) -> assert_cmd::Command {
+    assert_cmd::Command::from_std(octo_std(home))
+}
+
 /// A home whose config points the default endpoint `mock` at `llm` (Anthropic protocol, key in
 /// `MOCK_KEY`).
 pub fn home_for(llm: &MockLlm) -> TempHome {

@@ -2,22 +2,10 @@
 //! configured, and `octo models` (pull from a local HTTP server, list, rm). The model is the test
 //! GGUF from `OCTO_TEST_GGUF` (see octo-provider-local's tests); without it these say so.
 
-use assert_cmd::Command;
+use super::common::octo;
 use octo_testkit::TempHome;
 use predicates::prelude::*;
 use std::path::PathBuf;
-
-fn octo(home: &TempHome) -> Command {
-    let mut c = Command::cargo_bin("octo").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
-    c
-}
 
 fn gguf() -> Option<PathBuf> {
     match std::env::var_os("OCTO_TEST_GGUF").map(PathBuf::from).filter(|p| p.is_file()) {

@@ -1,27 +1,13 @@
 //! Memory from the binary: a fact saved by the model in one run is listed, shown and deleted by
 //! `octo memory`, and known to the next run; `/remember` and `/memory` in the REPL.
 
-use super::common::home_for;
+use super::common::{home_for, octo};
 
 use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted, TempHome};
+use octo_testkit::{MockLlm, Scripted};
 use predicates::prelude::*;
 use serde_json::json;
-
-fn octo(home: &TempHome) -> Command {
-    let mut c = Command::cargo_bin("octo").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
-    c
-}
 
 async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
     tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()

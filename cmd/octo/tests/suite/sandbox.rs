@@ -1,25 +1,10 @@
 //! The binary with the OS sandbox on (the default): a model allowed to run anything (auto mode,
 //! headless) still changes nothing outside the workspace and reaches no network.
 
-use super::common::home_for;
-use assert_cmd::Command;
+use super::common::{home_for, octo};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted, TempHome};
+use octo_testkit::{MockLlm, Scripted};
 use serde_json::json;
-
-fn octo(home: &TempHome) -> Command {
-    let mut c = Command::cargo_bin("octo").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
-    c
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_auto_mode_model_cannot_escape_the_workspace() {

@@ -1,24 +1,11 @@
 //! `octo serve` as a process: refuses a remote address without --allow-remote, stops cleanly on
 //! SIGTERM, and runs as a daemon with a pid file.
 
-use super::common::home_for;
+use super::common::{home_for, octo_std as octo};
 use assert_cmd::Command;
 use octo_testkit::{MockLlm, TempHome};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
-
-fn octo(home: &TempHome) -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
-    c
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()

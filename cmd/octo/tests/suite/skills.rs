@@ -1,26 +1,12 @@
 //! Skills and custom commands from the binary: `/name args` as a one-shot prompt and in the REPL
 //! (a pseudo-terminal), `/skills`, completion, and the unknown-command error.
 
-use super::common::home_for;
+use super::common::{home_for, octo};
 
 use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use predicates::prelude::*;
-
-fn octo(home: &TempHome) -> Command {
-    let mut c = Command::cargo_bin("octo").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
-    c
-}
 
 async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
     tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
