@@ -8,11 +8,18 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelToml {
-    /// The platform: `telegram`.
+    /// The platform: `telegram` (the default), `discord`, `slack`, `feishu` or `lark`.
     pub kind: Option<String>,
-    /// The environment variable holding the bot token (default `TELEGRAM_BOT_TOKEN`); else the
-    /// key store's entry named after the channel (`octo auth set <name>`).
+    /// The environment variable holding the bot token (Feishu/Lark: the app secret); by default
+    /// `TELEGRAM_BOT_TOKEN`, `DISCORD_BOT_TOKEN`, `SLACK_BOT_TOKEN`, `FEISHU_APP_SECRET` or
+    /// `LARK_APP_SECRET`; else the key store's entry named after the channel
+    /// (`octo auth set <name>`).
     pub token_env: Option<String>,
+    /// Slack only: the variable holding the app-level token for Socket Mode (default
+    /// `SLACK_APP_TOKEN`; else the key store's entry `<name>-app`).
+    pub app_token_env: Option<String>,
+    /// Feishu/Lark only: the app's id (`cli_…`, not a secret).
+    pub app_id: Option<String>,
     /// The platform's API address (a self-hosted Bot API server, a proxy).
     pub api_base: Option<String>,
     /// The user ids allowed to talk to octo (numbers or strings).
@@ -50,8 +57,12 @@ pub struct ChannelSpec {
     pub name: String,
     /// The platform.
     pub kind: ChannelKind,
-    /// Where its token comes from.
+    /// Where its token (or app secret) comes from.
     pub token_env: String,
+    /// Slack: where the app-level token comes from.
+    pub app_token_env: Option<String>,
+    /// Feishu/Lark: the app id.
+    pub app_id: Option<String>,
     /// The API address, when not the platform's own.
     pub api_base: Option<String>,
     /// Allowed user ids.
@@ -67,6 +78,27 @@ pub struct ChannelSpec {
 pub enum ChannelKind {
     /// Telegram's Bot API.
     Telegram,
+    /// A Discord bot (gateway + REST).
+    Discord,
+    /// A Slack app in Socket Mode.
+    Slack,
+    /// A Feishu app (long connection).
+    Feishu,
+    /// A Lark app (Feishu's international edition).
+    Lark,
+}
+
+impl ChannelKind {
+    /// The variable the token (or app secret) is read from by default.
+    pub fn default_token_env(self) -> &'static str {
+        match self {
+            Self::Telegram => "TELEGRAM_BOT_TOKEN",
+            Self::Discord => "DISCORD_BOT_TOKEN",
+            Self::Slack => "SLACK_BOT_TOKEN",
+            Self::Feishu => "FEISHU_APP_SECRET",
+            Self::Lark => "LARK_APP_SECRET",
+        }
+    }
 }
 
 /// The channels of one file; a project's are ignored with a warning.
@@ -93,10 +125,31 @@ pub fn parse(
     for (name, t) in tables {
         let kind = match t.kind.as_deref().unwrap_or("telegram") {
             "telegram" => ChannelKind::Telegram,
+            "discord" => ChannelKind::Discord,
+            "slack" => ChannelKind::Slack,
+            "feishu" => ChannelKind::Feishu,
+            "lark" => ChannelKind::Lark,
             other => {
-                return Err(bad(name, format!("kind `{other}` is not supported yet (telegram is)")));
+                return Err(bad(
+                    name,
+                    format!("kind `{other}` is not supported (telegram, discord, slack, feishu or lark)"),
+                ));
             }
         };
+        let lark_like = matches!(kind, ChannelKind::Feishu | ChannelKind::Lark);
+        let app_id = t.app_id.as_deref().map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned);
+        if lark_like && app_id.is_none() {
+            return Err(bad(
+                name,
+                "`app_id` is required for a Feishu or Lark app (Credentials & Basic Info: App ID)".into(),
+            ));
+        }
+        if !lark_like && app_id.is_some() {
+            return Err(bad(name, "`app_id` is only for kind = \"feishu\" or \"lark\"".into()));
+        }
+        if kind != ChannelKind::Slack && t.app_token_env.is_some() {
+            return Err(bad(name, "`app_token_env` is only for kind = \"slack\"".into()));
+        }
         let allow: Vec<String> = t.allow.iter().map(UserId::text).filter(|a| !a.is_empty()).collect();
         if allow.is_empty() {
             return Err(bad(
@@ -120,7 +173,10 @@ pub fn parse(
         out.push(ChannelSpec {
             name: name.clone(),
             kind,
-            token_env: t.token_env.clone().unwrap_or_else(|| "TELEGRAM_BOT_TOKEN".into()),
+            token_env: t.token_env.clone().unwrap_or_else(|| kind.default_token_env().into()),
+            app_token_env: (kind == ChannelKind::Slack)
+                .then(|| t.app_token_env.clone().unwrap_or_else(|| "SLACK_APP_TOKEN".into())),
+            app_id,
             api_base: t.api_base.clone(),
             allow,
             workspace: t.workspace.clone(),
@@ -156,6 +212,17 @@ mod tests {
         assert!(
             parse(&tables("[channels.x]\nkind = \"icq\"\nallow = [1]\n"), &user, &mut Vec::new()).is_err()
         );
+        let slack =
+            parse(&tables("[channels.s]\nkind = \"slack\"\nallow = [\"U1\"]\n"), &user, &mut Vec::new());
+        let slack = slack.unwrap();
+        assert_eq!(slack[0].token_env, "SLACK_BOT_TOKEN");
+        assert_eq!(slack[0].app_token_env.as_deref(), Some("SLACK_APP_TOKEN"));
+        let lark = tables("[channels.l]\nkind = \"lark\"\nallow = [\"ou_1\"]\n");
+        assert!(parse(&lark, &user, &mut Vec::new()).unwrap_err().to_string().contains("app_id"));
+        let lark = tables("[channels.l]\nkind = \"lark\"\napp_id = \"cli_1\"\nallow = [\"ou_1\"]\n");
+        assert_eq!(parse(&lark, &user, &mut Vec::new()).unwrap()[0].token_env, "LARK_APP_SECRET");
+        let stray = tables("[channels.d]\nkind = \"discord\"\napp_id = \"x\"\nallow = [1]\n");
+        assert!(parse(&stray, &user, &mut Vec::new()).is_err());
         let mut w = Vec::new();
         let project = Source::Project(PathBuf::from("/r/.octo/config.toml"));
         assert!(parse(&ok, &project, &mut w).unwrap().is_empty());

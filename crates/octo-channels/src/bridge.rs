@@ -29,7 +29,7 @@ struct Chat {
     session: Session,
     owner: String,
     /// Approval messages by approval id (to mark them answered).
-    approvals: Mutex<HashMap<String, Sent>>,
+    approvals: Mutex<HashMap<String, (Sent, String)>>,
     /// A question the model asked, waiting for the owner's next message.
     question: Mutex<Option<String>>,
 }
@@ -47,7 +47,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-const HELP: &str = "Send a task and octo works on it in this chat's session. /new starts over, /stop cancels the running turn, /status shows where things stand, /mode MODE and /model ENDPOINT:MODEL switch.";
+const HELP: &str = "Send a task and octo works on it in this chat's session. /new starts over, /stop cancels the running turn, /status shows where things stand, /mode MODE and /model ENDPOINT:MODEL switch, /file PATH sends a file of the workspace.";
+
+/// The longest message taken as a prompt (a pasted log fits; a flood does not).
+pub const MAX_PROMPT: usize = 256 * 1024;
 
 impl Bridge {
     /// A bridge for `platform`.
@@ -114,6 +117,14 @@ impl Bridge {
             }
             return;
         }
+        if text.len() > MAX_PROMPT {
+            let msg = format!(
+                "That message is {} KB; octo takes at most {} KB from a chat. Put the text in a file in the workspace and name it instead.",
+                text.len() / 1024,
+                MAX_PROMPT / 1024
+            );
+            return self.say(&chat, &msg).await;
+        }
         let existing = lock(&self.chats).get(&chat).cloned();
         let word = text.split_whitespace().next().unwrap_or("");
         let arg = text[word.len()..].trim();
@@ -167,6 +178,7 @@ impl Bridge {
                 };
                 return self.say(&chat, &reply).await;
             }
+            "/file" => return self.send_file(&chat, arg).await,
             _ => {}
         }
         // A question the model asked takes the owner's next message as its answer.
@@ -261,7 +273,7 @@ impl Bridge {
                         ("Deny".to_owned(), format!("no:{approval_id}")),
                     ];
                     if let Ok(m) = self.platform.send(&chat, &text, &buttons).await {
-                        lock(&c.approvals).insert(approval_id, m);
+                        lock(&c.approvals).insert(approval_id, (m, text));
                     }
                 }
                 AgentEvent::QuestionAsked { question_id, question, options, .. } => {
@@ -299,38 +311,84 @@ impl Bridge {
         }
     }
 
-    async fn button(&self, chat: &str, user: &str, data: &str, press: &str) {
-        let note = self.press(chat, user, data).await;
-        let _ = self.platform.acknowledge(press, &note).await;
+    /// Sends a file of the workspace (`/file PATH`): only a regular file inside it, within the
+    /// platform's size limit.
+    async fn send_file(&self, chat: &str, arg: &str) {
+        let reply = match self.workspace_file(arg) {
+            Ok((path, name)) => match tokio::fs::read(&path).await {
+                Ok(bytes) => match self.platform.send_file(chat, &name, bytes).await {
+                    Ok(()) => return,
+                    Err(e) => format!("Could not send {arg}: {e}"),
+                },
+                Err(e) => format!("Could not read {arg}: {e}"),
+            },
+            Err(why) => why,
+        };
+        self.say(chat, &reply).await;
     }
 
-    async fn press(&self, chat: &str, user: &str, data: &str) -> String {
+    fn workspace_file(&self, arg: &str) -> Result<(PathBuf, String), String> {
+        if arg.is_empty() {
+            return Err("Usage: /file PATH (a file in the workspace)".into());
+        }
+        let root = self
+            .config
+            .workspace
+            .canonicalize()
+            .map_err(|e| format!("The workspace is not readable: {e}"))?;
+        let path = root.join(arg).canonicalize().map_err(|_| format!("No file {arg} in the workspace."))?;
+        if !path.starts_with(&root) {
+            return Err(format!("{arg} is outside the workspace."));
+        }
+        let meta = std::fs::metadata(&path).map_err(|e| format!("Could not read {arg}: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!("{arg} is not a file."));
+        }
+        let limit = self.platform.file_limit();
+        if meta.len() > limit {
+            return Err(format!(
+                "{arg} is {} KB; {} takes files up to {} KB.",
+                meta.len() / 1024,
+                self.platform.name(),
+                limit / 1024
+            ));
+        }
+        let name =
+            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+        Ok((path, name))
+    }
+
+    async fn button(&self, chat: &str, user: &str, data: &str, press: &str) {
+        // Acknowledged first: platforms want an answer to a press within seconds.
+        let (note, answered) = self.press(chat, user, data);
+        let _ = self.platform.acknowledge(press, &note).await;
+        if let Some((m, asked)) = answered {
+            let _ = self.platform.edit(&m, &format!("{asked}\n→ {note}")).await;
+        }
+    }
+
+    /// The note for the presser, and the approval message to mark answered.
+    fn press(&self, chat: &str, user: &str, data: &str) -> (String, Option<(Sent, String)>) {
         let Some(c) = lock(&self.chats).get(chat).cloned() else {
-            return "This session is gone.".into();
+            return ("This session is gone.".into(), None);
         };
         if user != c.owner || !self.allowed(user) {
             eprintln!(
                 "octo channels: {}: user {user} pressed a button of another user's session in chat {chat}",
                 self.config.name
             );
-            return "Only the person who started this session can answer it.".into();
+            return ("Only the person who started this session can answer it.".into(), None);
         }
         let (verdict, id) = match data.split_once(':') {
             Some(("ok", id)) => (true, id),
             Some(("no", id)) => (false, id),
-            _ => return "Unknown button.".into(),
+            _ => return ("Unknown button.".into(), None),
         };
         let done = if verdict { c.session.approve(id) } else { c.session.reject(id, None) };
         let sent = lock(&c.approvals).remove(id);
         match done {
-            Ok(()) => {
-                let word = if verdict { "Allowed" } else { "Denied" };
-                if let Some(m) = sent {
-                    let _ = self.platform.edit(&m, &format!("{word}.")).await;
-                }
-                word.to_owned()
-            }
-            Err(_) => "This request is no longer waiting.".into(),
+            Ok(()) => ((if verdict { "Allowed" } else { "Denied" }).to_owned(), sent),
+            Err(_) => ("This request is no longer waiting.".into(), None),
         }
     }
 }

@@ -1,20 +1,75 @@
 //! # octo-channels
 //!
 //! Chat-app bridges: a user drives an octo session from a chat app — starts a task from a phone,
-//! approves a command with a button, reads the result. Each platform implements
-//! [`Platform`] (poll, send, edit, buttons, acknowledge); a [`Bridge`] maps each chat to a
-//! session in the configured workspace, answers only allow-listed users, takes approvals only
-//! from the session's owner, never runs in auto mode, streams by editing one message, and splits
-//! long answers at the platform's limit without breaking code blocks.
+//! approves a command with a button, reads the result, asks for a file. Each platform
+//! implements [`Platform`] (poll, send, edit, buttons, acknowledge, attach); a [`Bridge`] maps
+//! each chat to a session in the configured workspace, answers only allow-listed users, takes
+//! approvals only from the session's owner, never runs in auto mode, streams by editing one
+//! message, and splits long answers at the platform's limit without breaking code blocks.
 //!
-//! Platforms: Telegram (Bot API long polling). Discord, Slack and Feishu are to come.
+//! Platforms, each through its official bot interface: Telegram (Bot API long polling), Discord
+//! (gateway WebSocket + REST), Slack (Socket Mode + Web API), Feishu and Lark (long connection +
+//! Open API). [`open`] builds one from a `[channels.<name>]` table and checks its credentials.
 //!
 //! **Layer:** front end, hosted by `octo serve`. Depends on `octo-app` only.
 
 mod bridge;
+pub mod discord;
+pub mod feishu;
+mod http;
 mod platform;
+pub mod slack;
 pub mod split;
 pub mod telegram;
+mod ws;
 
-pub use bridge::{Bridge, BridgeConfig};
+pub use bridge::{Bridge, BridgeConfig, MAX_PROMPT};
 pub use platform::{Incoming, Platform, PlatformError, Sent};
+
+use octo_app::channels::{ChannelKind, ChannelSpec};
+use std::sync::Arc;
+
+/// Seconds a Telegram long poll waits for updates.
+const TELEGRAM_POLL: u64 = 25;
+
+/// The platform of `spec`, its secrets read from the environment or the key store, its
+/// credentials checked; with who the bot is ("@octo_bot on Telegram"). The error names what is
+/// missing or refused.
+pub async fn open(
+    spec: &ChannelSpec,
+    launcher: &octo_app::Launcher,
+) -> Result<(Arc<dyn Platform>, String), String> {
+    let secret = |env: &str, entry: &str, what: &str| {
+        launcher.env()(env)
+            .filter(|v| !v.trim().is_empty())
+            .or_else(|| launcher.credentials().get(entry).ok().flatten())
+            .map(|v| v.trim().to_owned())
+            .ok_or_else(|| format!("no {what} (set {env} or run `octo auth set {entry}`)"))
+    };
+    let name = spec.name.as_str();
+    let base = spec.api_base.as_deref();
+    let client = octo_app::http_client()?;
+    let platform: Arc<dyn Platform> = match spec.kind {
+        ChannelKind::Telegram => {
+            let token = secret(&spec.token_env, name, "bot token")?;
+            Arc::new(telegram::Telegram::new(client, &token, base, TELEGRAM_POLL))
+        }
+        ChannelKind::Discord => {
+            let token = secret(&spec.token_env, name, "bot token")?;
+            Arc::new(discord::Discord::new(client, &token, base))
+        }
+        ChannelKind::Slack => {
+            let bot = secret(&spec.token_env, name, "bot token (xoxb-…)")?;
+            let app_env = spec.app_token_env.as_deref().unwrap_or("SLACK_APP_TOKEN");
+            let app = secret(app_env, &format!("{name}-app"), "app-level token (xapp-…)")?;
+            Arc::new(slack::Slack::new(client, &bot, &app, base))
+        }
+        ChannelKind::Feishu | ChannelKind::Lark => {
+            let app_secret = secret(&spec.token_env, name, "app secret")?;
+            let app_id = spec.app_id.as_deref().unwrap_or_default();
+            Arc::new(feishu::Feishu::new(client, app_id, &app_secret, spec.kind == ChannelKind::Lark, base))
+        }
+    };
+    let who = platform.check().await.map_err(|e| e.to_string())?;
+    Ok((platform, who))
+}

@@ -1,5 +1,7 @@
-//! What a chat platform does for a bridge: deliver what users send, and send, edit and offer
-//! buttons back.
+//! What a chat platform does for a bridge: deliver what users send, and send, edit, attach and
+//! offer buttons back.
+
+use std::collections::{HashSet, VecDeque};
 
 /// Something a user did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +23,7 @@ pub enum Incoming {
         user: String,
         /// The data the button carries.
         data: String,
-        /// The platform's id for the press (to acknowledge it).
+        /// The platform's handle for the press (to acknowledge it).
         press: String,
     },
 }
@@ -38,13 +40,13 @@ pub struct Sent {
 /// A failure talking to the platform.
 #[derive(Debug, thiserror::Error)]
 pub enum PlatformError {
-    /// The token was refused: the channel cannot run.
-    #[error("the platform refused the bot token: {0}")]
+    /// The credentials were refused: the channel cannot run.
+    #[error("the platform refused the bot's credentials: {0}")]
     Unauthorized(String),
     /// The platform asked to slow down (already waited once).
     #[error("rate limited: {0}")]
     RateLimited(String),
-    /// Anything else (network, 5xx, a malformed answer).
+    /// Anything else (network, 5xx, a dropped connection, a malformed answer).
     #[error("{0}")]
     Other(String),
 }
@@ -56,7 +58,12 @@ pub trait Platform: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// The longest message it takes, in characters.
     fn message_limit(&self) -> usize;
-    /// Waits for what users did next (never the same update twice, none skipped).
+    /// The largest file it takes, in bytes.
+    fn file_limit(&self) -> u64;
+    /// Checks the credentials; who the bot is, for the log ("@octo_bot on Telegram").
+    async fn check(&self) -> Result<String, PlatformError>;
+    /// Waits for what users did next (never the same event twice, none skipped when the
+    /// platform keeps them across a reconnect).
     async fn poll(&self) -> Result<Vec<Incoming>, PlatformError>;
     /// Sends a message, with buttons (label, data) when given.
     async fn send(&self, chat: &str, text: &str, buttons: &[(String, String)])
@@ -65,4 +72,50 @@ pub trait Platform: Send + Sync + 'static {
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError>;
     /// Acknowledges a button press, with a short note to the presser.
     async fn acknowledge(&self, press: &str, note: &str) -> Result<(), PlatformError>;
+    /// Sends a file as an attachment.
+    async fn send_file(&self, chat: &str, name: &str, bytes: Vec<u8>) -> Result<(), PlatformError>;
+}
+
+/// The ids of the last events seen, to drop one a platform delivers again (a retry after a
+/// reconnect, a replay on resume).
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    order: VecDeque<String>,
+    set: HashSet<String>,
+}
+
+impl Seen {
+    const KEEP: usize = 2048;
+
+    /// Whether `id` is new (and remembers it).
+    pub(crate) fn first(&mut self, id: &str) -> bool {
+        if id.is_empty() {
+            return true;
+        }
+        if !self.set.insert(id.to_owned()) {
+            return false;
+        }
+        self.order.push_back(id.to_owned());
+        if self.order.len() > Self::KEEP {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seen_drops_repeats_and_forgets_the_oldest() {
+        let mut s = super::Seen::default();
+        assert!(s.first("a"));
+        assert!(!s.first("a"));
+        for i in 0..super::Seen::KEEP {
+            s.first(&i.to_string());
+        }
+        assert!(s.first("a"), "the oldest id is forgotten");
+        assert!(s.first("") && s.first(""), "no id is never a repeat");
+    }
 }

@@ -62,12 +62,6 @@ impl Telegram {
         }
         Err(PlatformError::Other(format!("{method}: no answer")))
     }
-
-    /// Checks the token (`getMe`): the bot's user name.
-    pub async fn check(&self) -> Result<String, PlatformError> {
-        let me = self.call("getMe", json!({})).await?;
-        Ok(me["username"].as_str().unwrap_or("bot").to_owned())
-    }
 }
 
 fn id(v: &Value) -> String {
@@ -86,6 +80,15 @@ impl Platform for Telegram {
 
     fn message_limit(&self) -> usize {
         4096
+    }
+
+    fn file_limit(&self) -> u64 {
+        50 * 1024 * 1024
+    }
+
+    async fn check(&self) -> Result<String, PlatformError> {
+        let me = self.call("getMe", json!({})).await?;
+        Ok(format!("@{} on Telegram", me["username"].as_str().unwrap_or("bot")))
     }
 
     async fn poll(&self) -> Result<Vec<Incoming>, PlatformError> {
@@ -149,5 +152,21 @@ impl Platform for Telegram {
 
     async fn acknowledge(&self, press: &str, note: &str) -> Result<(), PlatformError> {
         self.call("answerCallbackQuery", json!({"callback_query_id": press, "text": note})).await.map(|_| ())
+    }
+
+    async fn send_file(&self, chat: &str, name: &str, bytes: Vec<u8>) -> Result<(), PlatformError> {
+        let url = format!("{}/sendDocument", self.base);
+        let make = || {
+            let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_owned());
+            let form =
+                reqwest::multipart::Form::new().text("chat_id", chat.to_owned()).part("document", part);
+            self.client.post(&url).multipart(form)
+        };
+        let a = crate::http::call("sendDocument", make, |_, _| false).await?;
+        if a.body["ok"] == true {
+            return Ok(());
+        }
+        let what = a.body["description"].as_str().unwrap_or("no description");
+        Err(PlatformError::Other(format!("sendDocument: HTTP {}: {what}", a.status)))
     }
 }

@@ -159,28 +159,16 @@ async fn start_channels(launcher: &octo_app::Launcher, options: &ServeOptions) -
     let mut started = 0;
     for spec in config.channels {
         let name = spec.name.clone();
-        let token =
-            launcher.env()(&spec.token_env).or_else(|| launcher.credentials().get(&name).ok().flatten());
-        let Some(token) = token else {
-            eprintln!("octo serve: channel `{name}` not started: no bot token (set {} or run `octo auth set {name}`)", spec.token_env);
-            continue;
-        };
-        let client = match octo_app::http_client() {
-            Ok(c) => c,
+        let platform = match octo_channels::open(&spec, launcher).await {
+            Ok((platform, who)) => {
+                eprintln!("octo serve: channel `{name}` is {who}");
+                platform
+            }
             Err(e) => {
                 eprintln!("octo serve: channel `{name}` not started: {e}");
                 continue;
             }
         };
-        let octo_app::channels::ChannelKind::Telegram = spec.kind;
-        let tg = octo_channels::telegram::Telegram::new(client, &token, spec.api_base.as_deref(), 25);
-        match tg.check().await {
-            Ok(bot) => eprintln!("octo serve: channel `{name}` is @{bot} on Telegram"),
-            Err(e) => {
-                eprintln!("octo serve: channel `{name}` not started: {e}");
-                continue;
-            }
-        }
         let config = octo_channels::BridgeConfig {
             name: name.clone(),
             allow: spec.allow,
@@ -188,7 +176,7 @@ async fn start_channels(launcher: &octo_app::Launcher, options: &ServeOptions) -
             mode: spec.mode,
             edit_every: std::time::Duration::from_millis(1200),
         };
-        let bridge = octo_channels::Bridge::new(Arc::new(tg), Arc::new(launcher.clone()), config);
+        let bridge = octo_channels::Bridge::new(platform, Arc::new(launcher.clone()), config);
         tokio::spawn(async move {
             if let Err(e) = bridge.run().await {
                 eprintln!("octo serve: channel `{name}` stopped: {e}");

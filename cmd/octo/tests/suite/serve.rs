@@ -112,17 +112,88 @@ async fn channels_that_cannot_start_are_named_and_the_rest_go_on() {
     std::fs::write(
         home.home().join("config.toml"),
         format!(
-            "{cfg}\n[channels.phone]\nallow = [42]\ntoken_env = \"PHONE_TOKEN\"\napi_base = \"{}\"\n[channels.tablet]\nallow = [42]\ntoken_env = \"TABLET_TOKEN\"\n",
+            "{cfg}\n[channels.phone]\nallow = [42]\ntoken_env = \"PHONE_TOKEN\"\napi_base = \"{}\"\n[channels.tablet]\nallow = [42]\ntoken_env = \"TABLET_TOKEN\"\n[channels.team]\nkind = \"slack\"\nallow = [\"U1\"]\ntoken_env = \"TEAM_BOT\"\napp_token_env = \"TEAM_APP\"\n",
             refused.uri()
         ),
     )
     .unwrap();
     let mut c = octo(&home);
-    c.env("PHONE_TOKEN", "123:abc").args(["serve", "--channels-only"]);
+    c.env("PHONE_TOKEN", "123:abc").env("TEAM_BOT", "xoxb-1").args(["serve", "--channels-only"]);
     let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
-    assert!(err.contains("channel `phone` not started: the platform refused the bot token"), "{err}");
+    assert!(err.contains("channel `phone` not started: the platform refused the bot's credentials"), "{err}");
+    assert!(err.contains("Unauthorized"), "{err}");
     assert!(err.contains("channel `tablet` not started: no bot token (set TABLET_TOKEN"), "{err}");
+    assert!(err.contains("channel `team` not started: no app-level token (xapp-…) (set TEAM_APP"), "{err}");
     assert!(err.contains("no chat channel started"), "{err}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_that_starts_runs_beside_one_that_cannot() {
+    use std::io::BufRead;
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let api = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/botGOOD/getMe"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "ok": true, "result": {"id": 1, "is_bot": true, "username": "okbot"}
+        })))
+        .mount(&api)
+        .await;
+    wiremock::Mock::given(wiremock::matchers::path("/botGOOD/getUpdates"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_json(serde_json::json!({"ok": true, "result": []}))
+                .set_delay(Duration::from_millis(200)),
+        )
+        .mount(&api)
+        .await;
+    wiremock::Mock::given(wiremock::matchers::any())
+        .respond_with(wiremock::ResponseTemplate::new(401).set_body_json(serde_json::json!({
+            "ok": false, "error_code": 401, "description": "Unauthorized"
+        })))
+        .mount(&api)
+        .await;
+    let cfg = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!(
+            "{cfg}\n[channels.bad]\nallow = [42]\ntoken_env = \"BAD_TOKEN\"\napi_base = \"{0}\"\n[channels.good]\nallow = [42]\ntoken_env = \"GOOD_TOKEN\"\napi_base = \"{0}\"\n",
+            api.uri()
+        ),
+    )
+    .unwrap();
+    let mut child = octo(&home)
+        .env("BAD_TOKEN", "BAD")
+        .env("GOOD_TOKEN", "GOOD")
+        .args(["serve", "--channels-only"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let lines = tokio::task::spawn_blocking(move || {
+        let mut seen = Vec::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let done = line.contains("is @okbot on Telegram");
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        seen.join("\n")
+    });
+    let lines = tokio::time::timeout(Duration::from_secs(20), lines)
+        .await
+        .expect("the good channel started")
+        .unwrap();
+    // Still running: the good channel polls on.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "{lines}");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(lines.contains("channel `bad` not started: the platform refused"), "{lines}");
+    assert!(lines.contains("channel `good` is @okbot on Telegram"), "{lines}");
 }

@@ -1,1 +1,5 @@
+mod common;
+mod discord;
+mod feishu;
+mod slack;
 mod telegram;

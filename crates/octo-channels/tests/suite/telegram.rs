@@ -2,12 +2,10 @@
 //! conversation with an approval by button, the allow-list, a button from another user, a
 //! rate limit, and splitting.
 
-use octo_app::credentials::{KeyStore, MemoryStore};
-use octo_app::{Home, Launcher, Mode};
 use octo_channels::telegram::Telegram;
-use octo_channels::{Bridge, BridgeConfig, Platform};
+use octo_channels::{Bridge, Platform};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::Scripted;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -100,32 +98,14 @@ impl Respond for Fake {
 }
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _env: crate::suite::common::Env,
     ws: std::path::PathBuf,
     fake: Fake,
     _server: MockServer,
-    _llm: MockLlm,
 }
 
 async fn setup(replies: Vec<Scripted>) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
-    )
-    .unwrap();
-    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
-    let launcher = Arc::new(Launcher::new(
-        Home::new(&home),
-        KeyStore::None,
-        Arc::new(MemoryStore::default()),
-        Arc::new(env),
-    ));
+    let env = crate::suite::common::env(replies).await;
     let server = MockServer::start().await;
     let fake = Fake::default();
     Mock::given(method("POST"))
@@ -134,16 +114,10 @@ async fn setup(replies: Vec<Scripted>) -> Setup {
         .mount(&server)
         .await;
     let tg = Arc::new(Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0));
-    let config = BridgeConfig {
-        name: "telegram".into(),
-        allow: vec!["42".into()],
-        workspace: ws.clone(),
-        mode: Mode::Auto,
-        edit_every: Duration::from_millis(10),
-    };
-    let bridge = Bridge::new(tg as Arc<dyn Platform>, launcher, config);
+    let bridge =
+        Bridge::new(tg as Arc<dyn Platform>, Arc::clone(&env.launcher), env.config("telegram", &["42"]));
     tokio::spawn(bridge.run());
-    Setup { _tmp: tmp, ws, fake, _server: server, _llm: llm }
+    Setup { ws: env.ws.clone(), _env: env, fake, _server: server }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
