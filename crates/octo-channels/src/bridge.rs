@@ -7,6 +7,7 @@ use crate::platform::{Incoming, Platform, PlatformError, Sent};
 use octo_app::{AgentEvent, Launch, Launcher, Mode, Session, SessionOptions};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,6 +33,10 @@ struct Chat {
     approvals: Mutex<HashMap<String, (Sent, String)>>,
     /// A question the model asked, waiting for the owner's next message.
     question: Mutex<Option<String>>,
+    /// Prompts sent and not yet finished.
+    pending: AtomicUsize,
+    /// Told when the chat starts over: its event pump stops.
+    closed: tokio::sync::Notify,
 }
 
 /// One platform's bridge.
@@ -131,7 +136,10 @@ impl Bridge {
         match word {
             "/start" | "/help" => return self.say(&chat, HELP).await,
             "/new" => {
-                lock(&self.chats).remove(&chat);
+                if let Some(c) = lock(&self.chats).remove(&chat) {
+                    c.session.abort();
+                    c.closed.notify_one();
+                }
                 return self.say(&chat, "Started over: the next message begins a new session.").await;
             }
             "/stop" => {
@@ -190,15 +198,23 @@ impl Bridge {
         }
         let c = match existing {
             Some(c) => c,
-            None => match self.start(&chat, &user).await {
+            None => match Arc::clone(&self).start(&chat, &user).await {
                 Ok(c) => c,
                 Err(e) => return self.say(&chat, &format!("octo could not start a session: {e}")).await,
             },
         };
-        tokio::spawn(Arc::clone(&self).turn(chat, c, text));
+        let queued = c.pending.fetch_add(1, Ordering::SeqCst) > 0;
+        if let Err(e) = c.session.prompt(text) {
+            c.pending.fetch_sub(1, Ordering::SeqCst);
+            return self.say(&chat, &e.to_string()).await;
+        }
+        if queued {
+            self.say(&chat, "Queued: octo takes this once the current task is done (/stop cancels it).")
+                .await;
+        }
     }
 
-    async fn start(&self, chat: &str, user: &str) -> Result<Arc<Chat>, String> {
+    async fn start(self: Arc<Self>, chat: &str, user: &str) -> Result<Arc<Chat>, String> {
         let launcher = Arc::clone(&self.launcher);
         let launch = Launch {
             workspace: Some(self.config.workspace.clone()),
@@ -218,28 +234,41 @@ impl Bridge {
             owner: user.to_owned(),
             approvals: Mutex::new(HashMap::new()),
             question: Mutex::new(None),
+            pending: AtomicUsize::new(0),
+            closed: tokio::sync::Notify::new(),
         });
+        let events = c.session.subscribe();
         lock(&self.chats).insert(chat.to_owned(), Arc::clone(&c));
+        tokio::spawn(Arc::clone(&self).pump(chat.to_owned(), Arc::clone(&c), events));
         Ok(c)
     }
 
-    /// Runs one prompt: a message edited as the answer streams, buttons for approvals, the
-    /// answer split at the end.
-    async fn turn(self: Arc<Self>, chat: String, c: Arc<Chat>, text: String) {
-        let mut events = c.session.subscribe();
-        if let Err(e) = c.session.prompt(text) {
-            return self.say(&chat, &e.to_string()).await;
-        }
+    /// Shows a chat's session as it works, turn after turn: a message edited as the answer
+    /// streams, a line per tool call, buttons for approvals, the answer split at the end.
+    async fn pump(
+        self: Arc<Self>,
+        chat: String,
+        c: Arc<Chat>,
+        mut events: tokio::sync::broadcast::Receiver<AgentEvent>,
+    ) {
         let limit = self.platform.message_limit();
-        let mut live = self.platform.send(&chat, "…", &[]).await.ok();
+        let mut live: Option<Sent> = None;
         let (mut answer, mut shown, mut last_edit) = (String::new(), String::new(), Instant::now());
         loop {
-            let ev = match events.recv().await {
+            let ev = tokio::select! {
+                ev = events.recv() => ev,
+                () = c.closed.notified() => break,
+            };
+            let ev = match ev {
                 Ok(ev) => ev,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(_) => break,
             };
             match ev {
+                AgentEvent::TurnStart { .. } => {
+                    (answer, shown, last_edit) = (String::new(), String::new(), Instant::now());
+                    live = self.platform.send(&chat, "…", &[]).await.ok();
+                }
                 AgentEvent::TextDelta { text } => {
                     answer.push_str(&text);
                     if live.is_none() {
@@ -260,7 +289,7 @@ impl Bridge {
                     self.say(&chat, &format!("▸ {name} {summary}")).await;
                     // The answer after the tool goes to a new message.
                     if !answer.is_empty() {
-                        self.finish(&chat, live.take(), &answer).await;
+                        self.finish(&chat, live.take(), &answer, &shown).await;
                         answer.clear();
                         shown.clear();
                     }
@@ -286,22 +315,28 @@ impl Bridge {
                     self.say(&chat, &format!("{question}{opts}")).await;
                 }
                 AgentEvent::Error { message, .. } => self.say(&chat, &format!("Error: {message}")).await,
-                AgentEvent::TurnEnd { .. } => break,
+                AgentEvent::TurnEnd { .. } => {
+                    let _ = c.pending.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+                    if !answer.is_empty() || live.is_some() {
+                        let text = if answer.trim().is_empty() {
+                            "(done)".to_owned()
+                        } else {
+                            std::mem::take(&mut answer)
+                        };
+                        self.finish(&chat, live.take(), &text, &shown).await;
+                    }
+                }
                 _ => {}
             }
-        }
-        if !answer.is_empty() || live.is_some() {
-            let text = if answer.trim().is_empty() { "(done)".to_owned() } else { answer };
-            self.finish(&chat, live, &text).await;
         }
     }
 
     /// The final text: the live message edited to the first part, the rest sent after it.
-    async fn finish(&self, chat: &str, live: Option<Sent>, text: &str) {
+    async fn finish(&self, chat: &str, live: Option<Sent>, text: &str, shown: &str) {
         let mut parts = crate::split::split(text, self.platform.message_limit()).into_iter();
         if let Some(m) = live {
             if let Some(first) = parts.next() {
-                if self.platform.edit(&m, &first).await.is_err() {
+                if first != shown && self.platform.edit(&m, &first).await.is_err() {
                     let _ = self.platform.send(chat, &first, &[]).await;
                 }
             }

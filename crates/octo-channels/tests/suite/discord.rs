@@ -121,6 +121,17 @@ async fn a_conversation_with_a_button_survives_a_gateway_drop() {
     wait("the final answer", || rest.saw("/messages", "Done: hello.txt")).await;
     assert!(rest.saw("/interactions/i2/tok-i2/callback", "Allowed"));
     assert_eq!(e.turns().await, 2, "the replayed message started no second turn");
+    // The written file, on request, as an attachment.
+    gateway.send_json(dispatch(6, "MESSAGE_CREATE", message("101", "dm", "42", "/file hello.txt", false)));
+    wait("the attachment", || {
+        rest.calls("/channels/dm/messages")
+            .iter()
+            .any(|c| String::from_utf8_lossy(&c.raw).contains("payload_json"))
+    })
+    .await;
+    let upload = rest.calls("/channels/dm/messages").into_iter().find(|c| c.body.is_null()).unwrap();
+    let raw = String::from_utf8_lossy(&upload.raw);
+    assert!(raw.contains("filename=\"hello.txt\"") && raw.contains("hi\n"), "{raw}");
     let approvals =
         rest.calls("/channels/dm/messages").iter().filter(|c| c.body["components"].is_array()).count();
     assert_eq!(approvals, 1);

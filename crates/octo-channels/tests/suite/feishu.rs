@@ -142,6 +142,8 @@ async fn open_api(gateway: &Gateway, limited: Option<usize>) -> (wiremock::MockS
                     .set_body_json(json!({"code": 99991400, "msg": "request trigger frequency limit"}));
             }
             ok(json!({"message_id": format!("om_{n}")}))
+        } else if p.ends_with("/im/v1/files") {
+            ok(json!({"file_key": "file_1"}))
         } else {
             ok(json!({}))
         }
@@ -236,6 +238,12 @@ async fn a_conversation_with_a_card_button_survives_a_dropped_connection() {
     let card: Value = serde_json::from_str(last.body["content"].as_str().unwrap()).unwrap();
     assert_eq!(card["elements"][0]["text"]["tag"], "plain_text");
     assert_eq!(e.turns().await, 2, "the repeated event started no second turn");
+    // The written file, on request: uploaded, then sent as a file message.
+    gateway.send(event(6, &text_event("ev6", "ou_42", "oc_1", true, "/file hello.txt", json!([]))));
+    wait("the file message", || rest.calls("/im/v1/messages").iter().any(|c| c.body["msg_type"] == "file"))
+        .await;
+    let upload = rest.calls("/im/v1/files").remove(0);
+    assert!(String::from_utf8_lossy(&upload.raw).contains("hi\n"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -20,6 +20,8 @@ struct Fake {
     calls: Arc<Mutex<Vec<(String, Value)>>>,
     next_update: Arc<Mutex<i64>>,
     limited_once: Arc<Mutex<bool>>,
+    failing_polls: Arc<Mutex<usize>>,
+    documents: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl Fake {
@@ -71,6 +73,14 @@ impl Respond for Fake {
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
         self.calls.lock().unwrap().push((method.clone(), body.clone()));
         match method.as_str() {
+            "sendDocument" => {
+                self.documents.lock().unwrap().push(req.body.clone());
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true, "result": {"message_id": 1}}))
+            }
+            "getUpdates" if *self.failing_polls.lock().unwrap() > 0 => {
+                *self.failing_polls.lock().unwrap() -= 1;
+                ResponseTemplate::new(502).set_body_string("Bad Gateway")
+            }
             "getUpdates" => {
                 let offset = body["offset"].as_i64().unwrap_or(0);
                 let mut q = self.updates.lock().unwrap();
@@ -159,6 +169,10 @@ async fn a_conversation_with_an_approval_by_button() {
                 .any(|b| b["text"].as_str().unwrap_or("").contains("Done: hello.txt"))
         })
         .await;
+    // The written file, on request.
+    t.fake.push_message(7, 42, "/file hello.txt");
+    t.fake.wait("the document", |f| !f.calls("sendDocument").is_empty()).await;
+    assert!(String::from_utf8_lossy(&t.fake.documents.lock().unwrap()[0]).contains("hi\n"));
     // The same button again: nothing is waiting.
     t.fake.push_press(7, 42, &allow);
     t.fake
@@ -206,4 +220,46 @@ async fn a_rate_limit_is_waited_out() {
         })
         .await;
     assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_api_is_retried_and_nothing_is_lost() {
+    let t = setup(vec![]).await;
+    *t.fake.failing_polls.lock().unwrap() = 2;
+    t.fake.push_message(5, 42, "/status");
+    t.fake
+        .wait("the status after two 502s", |f| {
+            f.calls("sendMessage").iter().any(|b| b["text"].as_str().unwrap_or("").contains("No session yet"))
+        })
+        .await;
+    assert_eq!(*t.fake.failing_polls.lock().unwrap(), 0);
+    let answered = t
+        .fake
+        .calls("sendMessage")
+        .iter()
+        .filter(|b| b["text"].as_str().unwrap_or("").contains("No session"))
+        .count();
+    assert_eq!(answered, 1, "answered once, not lost and not repeated");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_during_a_turn_is_queued_and_each_answer_shown_once() {
+    let slow =
+        Scripted::sse(Reply::new().text("First answer.").sse()).delay(std::time::Duration::from_millis(400));
+    let t = setup(vec![slow, Scripted::sse(Reply::new().text("Second answer.").sse())]).await;
+    t.fake.push_message(7, 42, "one");
+    t.fake.push_message(7, 42, "two");
+    let text_of = |b: &Value| b["text"].as_str().unwrap_or("").to_owned();
+    let shown = |f: &Fake, needle: &str| {
+        f.calls("sendMessage")
+            .iter()
+            .chain(f.calls("editMessageText").iter())
+            .filter(|b| text_of(b) == needle)
+            .count()
+    };
+    t.fake.wait("both answers", |f| shown(f, "First answer.") > 0 && shown(f, "Second answer.") > 0).await;
+    assert!(t.fake.calls("sendMessage").iter().any(|b| text_of(b).starts_with("Queued")));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(shown(&t.fake, "First answer."), 1);
+    assert_eq!(shown(&t.fake, "Second answer."), 1);
 }
