@@ -271,7 +271,8 @@ pub enum Command {
         action: MemoryAction,
     },
     /// Serve octo over HTTP: an API with live events and a web UI. Prints a login link (the
-    /// access token is kept in ~/.octo/server-token). Ctrl-C stops it.
+    /// access token is kept in ~/.octo/server-token). Ctrl-C stops it. The chat-app bridges of
+    /// `[channels]` in ~/.octo/config.toml (Telegram, Discord, Slack, Feishu/Lark) start with it.
     Serve {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8088", value_name = "ADDR")]
