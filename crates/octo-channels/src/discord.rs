@@ -131,7 +131,7 @@ impl Discord {
             }
             _ => return Err(PlatformError::Other("discord gateway: no hello".into())),
         };
-        let every = Duration::from_millis(every.max(1000));
+        let every = Duration::from_millis(every.clamp(1000, 600_000));
         let first = match (&g.session, g.seq) {
             (Some(session), Some(seq)) => {
                 json!({"op": 6, "d": {"token": self.token, "session_id": session, "seq": seq}})
@@ -304,8 +304,12 @@ impl Platform for Discord {
                             }
                         }
                         Some(1) => {
+                            // Asked for a heartbeat now: sent without waiting for the last ack.
+                            let seq = g.seq;
                             if let Some(c) = g.conn.as_mut() {
-                                c.next_beat = Instant::now();
+                                if Self::send_frame(&mut c.ws, json!({"op": 1, "d": seq})).await.is_err() {
+                                    g.conn = None;
+                                }
                             }
                         }
                         Some(7) => g.conn = None,
@@ -380,7 +384,7 @@ impl Platform for Discord {
                 .part("files[0]", part);
             self.client.post(&url).header("authorization", format!("Bot {}", self.token)).multipart(form)
         };
-        let a = http::call("upload", make, |_, _| false).await?;
+        let a = http::call_within("upload", http::UPLOAD_TIMEOUT, make, |_, _| false).await?;
         if (200..300).contains(&a.status) {
             return Ok(());
         }

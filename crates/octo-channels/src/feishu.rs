@@ -85,6 +85,8 @@ struct Link {
     service: i32,
     ping_every: Duration,
     next_ping: Instant,
+    /// When a frame was last read.
+    last_read: Instant,
     /// Parts of split events, by message id.
     parts: HashMap<String, Vec<Option<Vec<u8>>>>,
     seen: Seen,
@@ -143,6 +145,7 @@ impl Feishu {
                 service: 0,
                 ping_every: Duration::from_secs(120),
                 next_ping: Instant::now(),
+                last_read: Instant::now(),
                 parts: HashMap::new(),
                 seen: Seen::default(),
             }),
@@ -169,7 +172,7 @@ impl Feishu {
             )));
         }
         let token = str_of(&a.body["tenant_access_token"]);
-        let life = a.body["expire"].as_u64().unwrap_or(7200).saturating_sub(300).max(60);
+        let life = a.body["expire"].as_u64().unwrap_or(7200).min(86_400).saturating_sub(300).max(60);
         *t = Some((token.clone(), Instant::now() + Duration::from_secs(life)));
         Ok(token)
     }
@@ -220,7 +223,7 @@ impl Feishu {
             });
         }
         let url = str_of(&a.body["data"]["URL"]);
-        let ping = a.body["data"]["ClientConfig"]["PingInterval"].as_u64().unwrap_or(120);
+        let ping = a.body["data"]["ClientConfig"]["PingInterval"].as_u64().unwrap_or(120).clamp(5, 3600);
         link.service = url
             .split(['?', '&'])
             .find_map(|kv| kv.strip_prefix("service_id="))
@@ -228,8 +231,9 @@ impl Feishu {
             .unwrap_or(0);
         let (sink, stream) = ws::connect("feishu long connection", &url).await?.split();
         link.stream = Some(stream);
-        link.ping_every = Duration::from_secs(ping.max(5));
+        link.ping_every = Duration::from_secs(ping);
         link.next_ping = Instant::now();
+        link.last_read = Instant::now();
         *self.sink.lock().await = Some(sink);
         Ok(())
     }
@@ -316,7 +320,8 @@ impl Platform for Feishu {
     }
 
     fn message_limit(&self) -> usize {
-        8000
+        // Cards are capped at about 30 KB: room for wide characters, escaped twice.
+        4000
     }
 
     fn file_limit(&self) -> u64 {
@@ -337,10 +342,17 @@ impl Platform for Feishu {
                 self.connect(link).await?;
                 continue;
             };
+            // Nothing read for three ping intervals (not even a pong): a dead connection.
+            let silent_until = link.last_read + link.ping_every * 3;
             let msg = tokio::select! {
                 m = stream.next() => Some(m),
                 () = tokio::time::sleep_until(link.next_ping) => None,
+                () = tokio::time::sleep_until(silent_until) => {
+                    Self::drop_link(link);
+                    return Err(PlatformError::Other("feishu long connection: silent too long; reconnecting".into()));
+                }
             };
+            link.last_read = Instant::now();
             let Some(msg) = msg else {
                 let ping = Frame {
                     method: 0,
@@ -376,7 +388,7 @@ impl Platform for Feishu {
                     let cfg: Value = serde_json::from_slice(frame.payload.as_deref().unwrap_or(b""))
                         .unwrap_or(Value::Null);
                     if let Some(s) = cfg["PingInterval"].as_u64() {
-                        link.ping_every = Duration::from_secs(s.max(5));
+                        link.ping_every = Duration::from_secs(s.clamp(5, 3600));
                     }
                 }
                 continue;
@@ -454,7 +466,10 @@ impl Platform for Feishu {
                 .part("file", part);
             self.client.post(&url).bearer_auth(&token).multipart(form)
         };
-        let a = http::call("upload file", make, |_, v| v["code"].as_i64() == Some(99_991_400)).await?;
+        let a = http::call_within("upload file", http::UPLOAD_TIMEOUT, make, |_, v| {
+            v["code"].as_i64() == Some(99_991_400)
+        })
+        .await?;
         if a.body["code"].as_i64() != Some(0) {
             return Err(failure("upload file", a.status, a.body["msg"].as_str().unwrap_or("no message")));
         }

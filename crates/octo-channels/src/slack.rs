@@ -289,7 +289,7 @@ impl Platform for Slack {
             let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_owned());
             self.client.post(&url).multipart(reqwest::multipart::Form::new().part("file", part))
         };
-        let a = http::call("file upload", make, |_, _| false).await?;
+        let a = http::call_within("file upload", http::UPLOAD_TIMEOUT, make, |_, _| false).await?;
         if !(200..300).contains(&a.status) {
             return Err(failure("file upload", a.status, "the upload was refused"));
         }

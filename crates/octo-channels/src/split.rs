@@ -44,16 +44,28 @@ fn cut_point(s: &str, room: usize) -> usize {
     hard.max(s.char_indices().nth(1).map_or(s.len(), |(i, _)| i))
 }
 
-/// The opening line of the code fence left open at the end of `text`.
+/// The fence to reopen for the code block left open at the end of `text`: three backticks and
+/// the block's language (a short word; whatever else the opening line held is not repeated).
 fn open_fence(text: &str) -> Option<String> {
     let mut open: Option<String> = None;
     for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            open = match open {
-                Some(_) => None,
-                None => Some(line.trim().to_owned()),
-            };
+        let Some(after) = line.trim().strip_prefix("```") else { continue };
+        if open.is_none() && after.contains("```") {
+            // Opened and closed on one line.
+            continue;
         }
+        open = match open {
+            Some(_) => None,
+            None => {
+                let lang: String = after
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || "+-#._".contains(*c))
+                    .take(24)
+                    .collect();
+                Some(format!("```{lang}"))
+            }
+        };
     }
     open
 }
@@ -61,6 +73,14 @@ fn open_fence(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fence_line_longer_than_a_message_does_not_flood() {
+        let text = format!("```{}\nmore\n```\n```x``` and text", "{\"k\":1}".repeat(300));
+        let parts = split(&text, 500);
+        assert!(parts.len() < 12, "{} parts", parts.len());
+        assert!(parts.iter().all(|p| p.chars().count() <= 500));
+    }
 
     #[test]
     fn short_text_is_one_message() {

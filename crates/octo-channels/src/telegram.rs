@@ -6,7 +6,6 @@
 use crate::platform::{Incoming, Platform, PlatformError, Sent};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
 
 /// Telegram's own address.
 pub const API_BASE: &str = "https://api.telegram.org";
@@ -19,48 +18,39 @@ pub struct Telegram {
     offset: AtomicI64,
     /// Seconds a poll waits for updates.
     poll_timeout: u64,
+    seen: std::sync::Mutex<crate::platform::Seen>,
+}
+
+/// In a group, `@name` in what the bot sends would notify that member: a word joiner after
+/// the `@` keeps it text.
+fn inert(chat: &str, text: &str) -> String {
+    if chat.starts_with('-') {
+        text.replace('@', "@\u{2060}")
+    } else {
+        text.to_owned()
+    }
 }
 
 impl Telegram {
     /// The bot with `token`, at `base` (default [`API_BASE`]).
     pub fn new(client: reqwest::Client, token: &str, base: Option<&str>, poll_timeout: u64) -> Self {
         let base = format!("{}/bot{token}", base.unwrap_or(API_BASE).trim_end_matches('/'));
-        Self { client, base, offset: AtomicI64::new(0), poll_timeout }
+        Self { client, base, offset: AtomicI64::new(0), poll_timeout, seen: std::sync::Mutex::default() }
     }
 
     async fn call(&self, method: &str, body: Value) -> Result<Value, PlatformError> {
-        for attempt in 0..2 {
-            let timeout = Duration::from_secs(self.poll_timeout + 15);
-            let resp = self
-                .client
-                .post(format!("{}/{method}", self.base))
-                .json(&body)
-                .timeout(timeout)
-                .send()
-                .await
-                .map_err(|e| PlatformError::Other(format!("{method}: {}", e.without_url())))?;
-            let status = resp.status().as_u16();
-            let v: Value = resp.json().await.unwrap_or(Value::Null);
-            if v["ok"] == true {
-                return Ok(v["result"].clone());
-            }
-            let what = v["description"].as_str().unwrap_or("no description").to_owned();
-            match status {
-                401 | 404 if method == "getMe" || method == "getUpdates" => {
-                    return Err(PlatformError::Unauthorized(what));
-                }
-                429 => {
-                    let wait = v["parameters"]["retry_after"].as_u64().unwrap_or(1).min(60);
-                    if attempt == 0 {
-                        tokio::time::sleep(Duration::from_secs(wait)).await;
-                        continue;
-                    }
-                    return Err(PlatformError::RateLimited(what));
-                }
-                _ => return Err(PlatformError::Other(format!("{method}: HTTP {status}: {what}"))),
-            }
+        let url = format!("{}/{method}", self.base);
+        let a = crate::http::call(method, || self.client.post(&url).json(&body), |_, _| false).await?;
+        if a.body["ok"] == true {
+            return Ok(a.body["result"].clone());
         }
-        Err(PlatformError::Other(format!("{method}: no answer")))
+        let what = a.body["description"].as_str().unwrap_or("no description");
+        match a.status {
+            401 | 404 if method == "getMe" || method == "getUpdates" => {
+                Err(PlatformError::Unauthorized(format!("{method}: {what}")))
+            }
+            status => Err(PlatformError::Other(format!("{method}: HTTP {status}: {what}"))),
+        }
     }
 }
 
@@ -103,6 +93,10 @@ impl Platform for Telegram {
             if let Some(n) = u["update_id"].as_i64() {
                 // Acknowledged by the next poll: a drop before it gets the same updates again.
                 self.offset.fetch_max(n + 1, Ordering::SeqCst);
+                let mut seen = self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if !seen.first(&n.to_string()) {
+                    continue;
+                }
             }
             if let Some(m) = u.get("message") {
                 if let Some(text) = m["text"].as_str() {
@@ -130,7 +124,7 @@ impl Platform for Telegram {
         text: &str,
         buttons: &[(String, String)],
     ) -> Result<Sent, PlatformError> {
-        let mut body = json!({"chat_id": chat, "text": text});
+        let mut body = json!({"chat_id": chat, "text": inert(chat, text)});
         if !buttons.is_empty() {
             let row: Vec<Value> =
                 buttons.iter().map(|(label, data)| json!({"text": label, "callback_data": data})).collect();
@@ -141,8 +135,7 @@ impl Platform for Telegram {
     }
 
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {
-        let body =
-            json!({"chat_id": sent.chat, "message_id": sent.id.parse::<i64>().unwrap_or(0), "text": text});
+        let body = json!({"chat_id": sent.chat, "message_id": sent.id.parse::<i64>().unwrap_or(0), "text": inert(&sent.chat, text)});
         match self.call("editMessageText", body).await {
             // Editing to the same text is an error on Telegram; nothing changed, nothing lost.
             Err(PlatformError::Other(e)) if e.contains("not modified") => Ok(()),
@@ -162,7 +155,8 @@ impl Platform for Telegram {
                 reqwest::multipart::Form::new().text("chat_id", chat.to_owned()).part("document", part);
             self.client.post(&url).multipart(form)
         };
-        let a = crate::http::call("sendDocument", make, |_, _| false).await?;
+        let a =
+            crate::http::call_within("sendDocument", crate::http::UPLOAD_TIMEOUT, make, |_, _| false).await?;
         if a.body["ok"] == true {
             return Ok(());
         }

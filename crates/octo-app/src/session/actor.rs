@@ -252,6 +252,13 @@ pub(super) async fn actor(
         };
         match cmd {
             Command::Prompt(mut input, scope) => {
+                {
+                    let mut s = task.lock();
+                    if s.closed {
+                        s.queued = s.queued.saturating_sub(1);
+                        continue;
+                    }
+                }
                 task.refresh_tools(&mut agent).await;
                 let cancel = CancellationToken::new();
                 {

@@ -172,6 +172,8 @@ struct Shared {
     info: ModelInfo,
     queued: usize,
     current: Option<CancellationToken>,
+    /// Closed for good: queued prompts are dropped.
+    closed: bool,
     /// What the last request filled of the context window.
     context_tokens: u64,
     /// The model's task list, as its last `todos` update left it.
@@ -292,6 +294,7 @@ impl Session {
             info,
             queued: 0,
             current: None,
+            closed: false,
             context_tokens: 0,
             todos: Vec::new(),
             tool_names: setup.tool_names.clone(),
@@ -431,6 +434,16 @@ impl Session {
     /// Cancels the running turn (its processes are killed); queued prompts still run.
     pub fn abort(&self) {
         if let Some(c) = &self.lock().current {
+            c.cancel();
+        }
+    }
+
+    /// Stops the session for good (a front end starting over): the running turn is cancelled
+    /// and the queued prompts are dropped without running.
+    pub fn close(&self) {
+        let mut s = self.lock();
+        s.closed = true;
+        if let Some(c) = &s.current {
             c.cancel();
         }
     }

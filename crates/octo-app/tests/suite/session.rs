@@ -451,3 +451,29 @@ async fn a_failed_turn_is_recorded_and_its_prompt_offered_on_resume() {
     assert_eq!(resumed.unanswered(), Some("the prompt that failed"));
     assert_eq!(resumed.history().await.unwrap().len(), 2, "only the answered round");
 }
+
+#[tokio::test]
+async fn close_cancels_the_turn_and_drops_the_queued_prompts() {
+    let slow =
+        Scripted::sse(Reply::new().tool_use("toolu_s", "terminal", json!({"command": "sleep 30"})).sse());
+    let t = setup(
+        vec![slow, answer("never")],
+        SessionOptions { mode: Some(Mode::Auto), ..SessionOptions::default() },
+    )
+    .await;
+    let mut rx = t.session.subscribe();
+    t.session.prompt("wait").unwrap();
+    t.session.prompt("then this").unwrap();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::ToolCallStart { .. } => t.session.close(),
+            AgentEvent::TurnEnd { .. } => break,
+            _ => {}
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The cancelled turn's tool result may be sent back; the queued prompt never is.
+    let bodies = t.llm.request_bodies().await;
+    assert!(bodies.iter().all(|b| !b.to_string().contains("then this")), "the queued prompt ran");
+    assert_eq!(t.session.status().queued, 0);
+}

@@ -218,3 +218,27 @@ async fn a_refused_token_is_named() {
     assert!(matches!(err, octo_channels::PlatformError::Unauthorized(_)), "{err}");
     assert!(err.to_string().contains("401"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_too_long_for_a_message_is_shown_whole_and_still_answerable() {
+    let long_path = format!("{}x.txt", "deep/".repeat(450));
+    let write = Scripted::sse(
+        Reply::new().tool_use("toolu_1", "write_file", json!({"path": long_path, "content": "hi\n"})).sse(),
+    );
+    let e = env(vec![write, Scripted::sse(Reply::new().text("Not written.").sse())]).await;
+    let (gateway, _server, rest) = start(&e, 0).await;
+    gateway.send_json(dispatch(2, "MESSAGE_CREATE", message("1", "dm", "42", "write it", false)));
+    wait("the buttons", || {
+        rest.calls("/channels/dm/messages").iter().any(|c| c.body["components"].is_array())
+    })
+    .await;
+    let posts = rest.calls("/channels/dm/messages");
+    assert!(posts.iter().all(|c| c.body["content"].as_str().unwrap_or("").chars().count() <= 2000));
+    let shown: String = posts.iter().filter_map(|c| c.body["content"].as_str()).collect();
+    assert!(shown.contains("deep/deep/") && shown.contains("x.txt"), "the whole request was shown");
+    let buttons = posts.iter().find(|c| c.body["components"].is_array()).unwrap();
+    let deny = buttons.body["components"][0]["components"][1]["custom_id"].as_str().unwrap().to_owned();
+    gateway.send_json(dispatch(3, "INTERACTION_CREATE", press("i1", "dm", "42", &deny)));
+    wait("the answer after the denial", || rest.saw("/messages", "Not written.")).await;
+    assert!(rest.saw("/interactions/i1/tok-i1/callback", "Denied"));
+}

@@ -115,6 +115,10 @@ struct Setup {
 }
 
 async fn setup(replies: Vec<Scripted>) -> Setup {
+    setup_allowing(replies, &["42"]).await
+}
+
+async fn setup_allowing(replies: Vec<Scripted>, allow: &[&str]) -> Setup {
     let env = crate::suite::common::env(replies).await;
     let server = MockServer::start().await;
     let fake = Fake::default();
@@ -125,7 +129,7 @@ async fn setup(replies: Vec<Scripted>) -> Setup {
         .await;
     let tg = Arc::new(Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0));
     let bridge =
-        Bridge::new(tg as Arc<dyn Platform>, Arc::clone(&env.launcher), env.config("telegram", &["42"]));
+        Bridge::new(tg as Arc<dyn Platform>, Arc::clone(&env.launcher), env.config("telegram", allow));
     tokio::spawn(bridge.run());
     Setup { ws: env.ws.clone(), _env: env, fake, _server: server }
 }
@@ -262,4 +266,101 @@ async fn a_message_during_a_turn_is_queued_and_each_answer_shown_once() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(shown(&t.fake, "First answer."), 1);
     assert_eq!(shown(&t.fake, "Second answer."), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_text_neither_breaks_the_bridge_nor_reaches_the_model() {
+    let t = setup(vec![]).await;
+    // A wide space before a group-style command, then an empty message.
+    t.fake.push_message(5, 42, "\u{3000}/status@octo_bot");
+    t.fake.push_message(5, 42, " \u{3000} ");
+    t.fake.push_message(5, 42, "/help");
+    t.fake
+        .wait("all three answered", |f| {
+            let texts: Vec<String> =
+                f.calls("sendMessage").iter().map(|b| b["text"].as_str().unwrap_or("").to_owned()).collect();
+            texts.iter().any(|t| t.contains("No session yet"))
+                && texts.iter().any(|t| t.starts_with("Send a task"))
+                && texts.iter().any(|t| t.starts_with("octo reads the text"))
+        })
+        .await;
+    assert_eq!(t._env.turns().await, 0);
+}
+
+fn write(path: &str) -> Scripted {
+    Scripted::sse(
+        Reply::new().tool_use("toolu_1", "write_file", json!({"path": path, "content": "hi\n"})).sse(),
+    )
+}
+
+/// The data of the Allow button of the approval that names `needle`.
+fn allow_button(f: &Fake, needle: &str) -> Option<String> {
+    f.calls("sendMessage")
+        .into_iter()
+        .find(|b| b["reply_markup"].is_object() && b["text"].as_str().unwrap_or("").contains(needle))
+        .map(|b| b["reply_markup"]["inline_keyboard"][0][0]["callback_data"].as_str().unwrap().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_button_of_an_earlier_session_answers_nothing() {
+    let done = Scripted::sse(Reply::new().text("Done.").sse());
+    let t = setup(vec![write("one.txt"), write("two.txt"), done]).await;
+    t.fake.push_message(7, 42, "write one");
+    t.fake.wait("the first approval", |f| allow_button(f, "one.txt").is_some()).await;
+    let old = allow_button(&t.fake, "one.txt").unwrap();
+    t.fake.push_message(7, 42, "/new");
+    t.fake.push_message(7, 42, "write two");
+    t.fake.wait("the second approval", |f| allow_button(f, "two.txt").is_some()).await;
+    let new = allow_button(&t.fake, "two.txt").unwrap();
+    assert_ne!(old, new, "each session marks its own buttons");
+    // The old button, with the same approval number, approves nothing in the new session.
+    t.fake.push_press(7, 42, &old);
+    t.fake
+        .wait("the old press refused", |f| {
+            f.calls("answerCallbackQuery")
+                .iter()
+                .any(|b| b["text"].as_str().unwrap_or("").contains("no longer"))
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!t.ws.join("one.txt").exists() && !t.ws.join("two.txt").exists());
+    t.fake.push_press(7, 42, &new);
+    t.fake.wait("the second file", |_| t.ws.join("two.txt").exists()).await;
+    assert!(!t.ws.join("one.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_group_only_the_owner_steers_the_session() {
+    let t = setup_allowing(
+        vec![write("one.txt"), Scripted::sse(Reply::new().text("Done.").sse())],
+        &["42", "43"],
+    )
+    .await;
+    t.fake.push_message(-100, 42, "write one");
+    t.fake.wait("the approval", |f| allow_button(f, "one.txt").is_some()).await;
+    let allow = allow_button(&t.fake, "one.txt").unwrap();
+    // Another allowed member may not loosen the mode, stop, or start over.
+    for cmd in ["/mode accept-edits", "/new", "/file one.txt"] {
+        t.fake.push_message(-100, 43, cmd);
+    }
+    t.fake
+        .wait("three refusals", |f| {
+            f.calls("sendMessage")
+                .iter()
+                .filter(|b| b["text"].as_str().unwrap_or("").starts_with("Only the person"))
+                .count()
+                == 3
+        })
+        .await;
+    t.fake.push_press(-100, 43, &allow);
+    t.fake
+        .wait("the press refused", |f| {
+            f.calls("answerCallbackQuery")
+                .iter()
+                .any(|b| b["text"].as_str().unwrap_or("").contains("Only the person"))
+        })
+        .await;
+    assert!(!t.ws.join("one.txt").exists());
+    t.fake.push_press(-100, 42, &allow);
+    t.fake.wait("the file", |_| t.ws.join("one.txt").exists()).await;
 }

@@ -1,0 +1,177 @@
+//! One chat's event pump: the session's events rendered turn after turn — a message edited as
+//! the answer streams, a line per tool call, buttons for approvals, the answer split at the end.
+
+use super::{lock, Bridge, Chat};
+use crate::Sent;
+use octo_app::AgentEvent;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::broadcast;
+
+/// The longest approval text sent with its buttons (Slack's section limit bounds it).
+const APPROVAL_TEXT: usize = 2900;
+
+/// `text` cut to `limit` characters, marked when cut.
+pub(super) fn fit(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(limit.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// The answer being streamed.
+struct Live {
+    /// The message being edited (a placeholder until text arrives).
+    message: Option<Sent>,
+    answer: String,
+    shown: String,
+    last_edit: Instant,
+}
+
+impl Bridge {
+    pub(super) async fn pump(
+        self: Arc<Self>,
+        chat: String,
+        c: Arc<Chat>,
+        mut events: broadcast::Receiver<AgentEvent>,
+    ) {
+        let mut live =
+            Live { message: None, answer: String::new(), shown: String::new(), last_edit: Instant::now() };
+        loop {
+            let ev = tokio::select! {
+                ev = events.recv() => ev,
+                () = c.closed.notified() => break,
+            };
+            let ev = match ev {
+                Ok(ev) => ev,
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    self.say(&chat, &format!("({n} updates were skipped: the chat fell behind)")).await;
+                    continue;
+                }
+                Err(_) => break,
+            };
+            self.render(&chat, &c, &mut live, ev).await;
+        }
+    }
+
+    async fn render(&self, chat: &str, c: &Chat, live: &mut Live, ev: AgentEvent) {
+        let limit = self.platform.message_limit();
+        match ev {
+            AgentEvent::TurnStart { .. } => {
+                *live = Live {
+                    message: self.platform.send(chat, "…", &[]).await.ok(),
+                    answer: String::new(),
+                    shown: String::new(),
+                    last_edit: Instant::now(),
+                };
+            }
+            AgentEvent::TextDelta { text } => {
+                live.answer.push_str(&text);
+                if live.message.is_none() {
+                    // The answer after a tool call goes to a message of its own.
+                    live.message = self.platform.send(chat, "…", &[]).await.ok();
+                }
+                if live.last_edit.elapsed() >= self.config.edit_every {
+                    if let Some(m) = &live.message {
+                        let preview = fit(&live.answer, limit);
+                        if preview != live.shown && self.platform.edit(m, &preview).await.is_ok() {
+                            live.shown = preview;
+                        }
+                    }
+                    live.last_edit = Instant::now();
+                }
+            }
+            AgentEvent::ToolCallStart { name, summary, .. } => {
+                let line = fit(&format!("▸ {name} {summary}"), limit);
+                if live.answer.is_empty() {
+                    // Nothing said yet: the placeholder becomes the tool's line.
+                    match live.message.take() {
+                        Some(m) if self.platform.edit(&m, &line).await.is_ok() => {}
+                        _ => self.say(chat, &line).await,
+                    }
+                } else {
+                    // What was said so far is finished first; the answer after the tool goes
+                    // to a new message.
+                    let answer = std::mem::take(&mut live.answer);
+                    self.finish(chat, live.message.take(), &answer, &live.shown).await;
+                    live.shown.clear();
+                    self.say(chat, &line).await;
+                }
+            }
+            AgentEvent::ApprovalRequired { approval_id, request } => {
+                let why = request.reason.map(|r| format!("\n({r})")).unwrap_or_default();
+                let full = format!("Allow {}?\n{}{why}", request.tool, request.summary);
+                let text = if full.chars().count() <= limit.min(APPROVAL_TEXT) {
+                    full
+                } else {
+                    // Too long to go with the buttons: shown whole first.
+                    self.say(chat, &format!("{} asks to run:\n{}{why}", request.tool, request.summary)).await;
+                    format!("Allow {} (above)?", request.tool)
+                };
+                let buttons = vec![
+                    ("Allow".to_owned(), format!("ok:{}:{approval_id}", c.nonce)),
+                    ("Deny".to_owned(), format!("no:{}:{approval_id}", c.nonce)),
+                ];
+                match self.platform.send(chat, &text, &buttons).await {
+                    Ok(m) => {
+                        lock(&c.approvals).insert(approval_id, (m, text));
+                    }
+                    Err(e) => {
+                        // Nobody could answer it: refused rather than left waiting.
+                        let why = format!("the chat could not show the approval ({e})");
+                        let _ = c.session.reject(&approval_id, Some(why));
+                        self.say(
+                            chat,
+                            &format!(
+                                "Could not show an approval for {}, so it was denied: {e}",
+                                request.tool
+                            ),
+                        )
+                        .await;
+                    }
+                }
+            }
+            AgentEvent::QuestionAsked { question_id, question, options, .. } => {
+                *lock(&c.question) = Some(question_id);
+                let opts =
+                    if options.is_empty() { String::new() } else { format!("\n({})", options.join(" / ")) };
+                self.say(chat, &format!("{question}{opts}")).await;
+            }
+            AgentEvent::Error { message, .. } => self.say(chat, &format!("Error: {message}")).await,
+            AgentEvent::TurnEnd { .. } => {
+                let _ = c.pending.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+                // A question the turn left unanswered is gone with it.
+                lock(&c.question).take();
+                lock(&c.approvals).clear();
+                if !live.answer.is_empty() || live.message.is_some() {
+                    let text = if live.answer.trim().is_empty() {
+                        "(done)".to_owned()
+                    } else {
+                        std::mem::take(&mut live.answer)
+                    };
+                    self.finish(chat, live.message.take(), &text, &live.shown).await;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The final text: the live message edited to the first part (unless it shows it already),
+    /// the rest sent after it.
+    async fn finish(&self, chat: &str, live: Option<Sent>, text: &str, shown: &str) {
+        let mut parts = crate::split::split(text, self.platform.message_limit()).into_iter();
+        if let Some(m) = live {
+            if let Some(first) = parts.next() {
+                if first != shown && self.platform.edit(&m, &first).await.is_err() {
+                    let _ = self.platform.send(chat, &first, &[]).await;
+                }
+            }
+        }
+        for p in parts {
+            let _ = self.platform.send(chat, &p, &[]).await;
+        }
+    }
+}
