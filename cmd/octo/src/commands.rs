@@ -167,6 +167,20 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
         Ok(_) => out::stdout(&format!("warn keys: {}\n", keys.describe())),
         Err(e) => out::stdout(&format!("warn keys: {e}\n")),
     };
+    // Chat channels: whether their secrets are there (no network: `octo serve` checks them).
+    for spec in &config.channels {
+        let missing: Vec<String> = spec
+            .secrets()
+            .iter()
+            .filter_map(|s| s.read(launcher.env(), launcher.credentials()).err())
+            .collect();
+        let what = format!("channel `{}` ({:?}, {} allowed)", spec.name, spec.kind, spec.allow.len());
+        if missing.is_empty() {
+            line(true, format!("{what}: secrets present"));
+        } else {
+            out::stdout(&format!("warn {what}: {}\n", missing.join("; ")));
+        }
+    }
     match resolve(&config, None, launcher.credentials(), launcher.env()) {
         Ok(r) => {
             let key = match &r.key_source {

@@ -101,6 +101,54 @@ impl ChannelKind {
     }
 }
 
+/// A secret a channel needs and where it is looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretSource {
+    /// What it is, for messages ("bot token").
+    pub what: &'static str,
+    /// The environment variable tried first.
+    pub env: String,
+    /// The key store's entry tried next (`octo auth set <entry>`).
+    pub entry: String,
+}
+
+impl ChannelSpec {
+    /// The secrets the channel needs: its token (or app secret), and Slack's app-level token.
+    pub fn secrets(&self) -> Vec<SecretSource> {
+        let what = match self.kind {
+            ChannelKind::Slack => "bot token (xoxb-…)",
+            ChannelKind::Feishu | ChannelKind::Lark => "app secret",
+            ChannelKind::Telegram | ChannelKind::Discord => "bot token",
+        };
+        let mut out = vec![SecretSource { what, env: self.token_env.clone(), entry: self.name.clone() }];
+        if let Some(app) = &self.app_token_env {
+            out.push(SecretSource {
+                what: "app-level token (xapp-…)",
+                env: app.clone(),
+                entry: format!("{}-app", self.name),
+            });
+        }
+        out
+    }
+}
+
+impl SecretSource {
+    /// The secret from the environment, else the key store; the error says how to provide it.
+    pub fn read(
+        &self,
+        env: crate::config::EnvLookup<'_>,
+        store: &dyn crate::credentials::CredentialStore,
+    ) -> Result<String, String> {
+        env(&self.env)
+            .filter(|v| !v.trim().is_empty())
+            .or_else(|| store.get(&self.entry).ok().flatten())
+            .map(|v| v.trim().to_owned())
+            .ok_or_else(|| {
+                format!("no {} (set {} or run `octo auth set {}`)", self.what, self.env, self.entry)
+            })
+    }
+}
+
 /// The channels of one file; a project's are ignored with a warning.
 pub fn parse(
     tables: &std::collections::BTreeMap<String, ChannelToml>,

@@ -39,33 +39,28 @@ pub async fn open(
     spec: &ChannelSpec,
     launcher: &octo_app::Launcher,
 ) -> Result<(Arc<dyn Platform>, String), String> {
-    let secret = |env: &str, entry: &str, what: &str| {
-        launcher.env()(env)
-            .filter(|v| !v.trim().is_empty())
-            .or_else(|| launcher.credentials().get(entry).ok().flatten())
-            .map(|v| v.trim().to_owned())
-            .ok_or_else(|| format!("no {what} (set {env} or run `octo auth set {entry}`)"))
+    let secrets = spec.secrets();
+    let secret = |i: usize| match secrets.get(i) {
+        Some(s) => s.read(launcher.env(), launcher.credentials()),
+        None => Err("no secret is configured".to_owned()),
     };
-    let name = spec.name.as_str();
     let base = spec.api_base.as_deref();
     let client = octo_app::http_client()?;
     let platform: Arc<dyn Platform> = match spec.kind {
         ChannelKind::Telegram => {
-            let token = secret(&spec.token_env, name, "bot token")?;
+            let token = secret(0)?;
             Arc::new(telegram::Telegram::new(client, &token, base, TELEGRAM_POLL))
         }
         ChannelKind::Discord => {
-            let token = secret(&spec.token_env, name, "bot token")?;
+            let token = secret(0)?;
             Arc::new(discord::Discord::new(client, &token, base))
         }
         ChannelKind::Slack => {
-            let bot = secret(&spec.token_env, name, "bot token (xoxb-…)")?;
-            let app_env = spec.app_token_env.as_deref().unwrap_or("SLACK_APP_TOKEN");
-            let app = secret(app_env, &format!("{name}-app"), "app-level token (xapp-…)")?;
+            let (bot, app) = (secret(0)?, secret(1)?);
             Arc::new(slack::Slack::new(client, &bot, &app, base))
         }
         ChannelKind::Feishu | ChannelKind::Lark => {
-            let app_secret = secret(&spec.token_env, name, "app secret")?;
+            let app_secret = secret(0)?;
             let app_id = spec.app_id.as_deref().unwrap_or_default();
             Arc::new(feishu::Feishu::new(client, app_id, &app_secret, spec.kind == ChannelKind::Lark, base))
         }

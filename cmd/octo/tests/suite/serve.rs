@@ -197,3 +197,25 @@ async fn a_channel_that_starts_runs_beside_one_that_cannot() {
     assert!(lines.contains("channel `bad` not started: the platform refused"), "{lines}");
     assert!(lines.contains("channel `good` is @okbot on Telegram"), "{lines}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_says_which_channels_lack_a_secret() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let cfg = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!("{cfg}\n[channels.phone]\nallow = [42]\ntoken_env = \"PHONE_TOKEN\"\n[channels.team]\nkind = \"slack\"\nallow = [\"U1\"]\ntoken_env = \"TEAM_BOT\"\napp_token_env = \"TEAM_APP\"\n"),
+    )
+    .unwrap();
+    let mut c = octo(&home);
+    c.env("PHONE_TOKEN", "123:abc").env("TEAM_BOT", "xoxb-1").arg("doctor");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ok   channel `phone` (Telegram, 1 allowed): secrets present"), "{text}");
+    assert!(
+        text.contains("warn channel `team` (Slack, 1 allowed): no app-level token (xapp-…) (set TEAM_APP"),
+        "{text}"
+    );
+    assert!(!text.contains("123:abc") && !text.contains("xoxb-1"), "no secret is shown");
+}
