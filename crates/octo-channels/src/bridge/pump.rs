@@ -153,6 +153,9 @@ impl Bridge {
                         std::mem::take(&mut live.answer)
                     };
                     self.finish(chat, live.message.take(), &text, &live.shown).await;
+                } else {
+                    // The turn ended on a tool call: say it is over.
+                    self.say(chat, "(done)").await;
                 }
             }
             _ => {}
