@@ -6,7 +6,7 @@
 //! cannot ping anyone.
 
 use crate::http::{self, failure};
-use crate::platform::{Incoming, Platform, PlatformError, Seen, Sent};
+use crate::platform::{lock, text_of, Incoming, Platform, PlatformError, Seen, Sent};
 use crate::ws::{self, Ws};
 use futures_util::{SinkExt, StreamExt};
 use reqwest::Method;
@@ -55,18 +55,6 @@ enum Step {
     Dropped(String),
     Closed(Option<u16>, String),
     Nothing,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        _ => String::new(),
-    }
 }
 
 impl Discord {
@@ -150,9 +138,9 @@ impl Discord {
 
     fn message(&self, g: &mut Gateway, d: &Value) -> Option<Incoming> {
         let author = &d["author"];
-        let user = text(&author["id"]);
+        let user = text_of(&author["id"]);
         let me = lock(&self.me).clone();
-        if author["bot"] == true || user == me || !g.seen.first(&text(&d["id"])) {
+        if author["bot"] == true || user == me || !g.seen.first(&text_of(&d["id"])) {
             return None;
         }
         let mut content = d["content"].as_str().unwrap_or("").to_owned();
@@ -166,22 +154,22 @@ impl Discord {
                 content = content.replace(f.as_str(), "");
             }
         }
-        Some(Incoming::Message { chat: text(&d["channel_id"]), user, text: content.trim().to_owned() })
+        Some(Incoming::Message { chat: text_of(&d["channel_id"]), user, text: content.trim().to_owned() })
     }
 
     fn press(g: &mut Gateway, d: &Value) -> Option<Incoming> {
-        if d["type"].as_u64() != Some(3) || !g.seen.first(&text(&d["id"])) {
+        if d["type"].as_u64() != Some(3) || !g.seen.first(&text_of(&d["id"])) {
             return None;
         }
-        let user = match text(&d["member"]["user"]["id"]) {
-            u if u.is_empty() => text(&d["user"]["id"]),
+        let user = match text_of(&d["member"]["user"]["id"]) {
+            u if u.is_empty() => text_of(&d["user"]["id"]),
             u => u,
         };
         Some(Incoming::Button {
-            chat: text(&d["channel_id"]),
+            chat: text_of(&d["channel_id"]),
             user,
-            data: text(&d["data"]["custom_id"]),
-            press: format!("{}/{}", text(&d["id"]), text(&d["token"])),
+            data: text_of(&d["data"]["custom_id"]),
+            press: format!("{}/{}", text_of(&d["id"]), text_of(&d["token"])),
         })
     }
 }
@@ -212,7 +200,7 @@ impl Platform for Discord {
 
     async fn check(&self) -> Result<String, PlatformError> {
         let me = self.rest("users/@me", Method::GET, "/users/@me", Value::Null).await?;
-        *lock(&self.me) = text(&me["id"]);
+        *lock(&self.me) = text_of(&me["id"]);
         Ok(format!("@{} on Discord", me["username"].as_str().unwrap_or("bot")))
     }
 
@@ -289,7 +277,7 @@ impl Platform for Discord {
                                 "READY" => {
                                     g.session = d["session_id"].as_str().map(str::to_owned);
                                     g.resume_url = d["resume_gateway_url"].as_str().map(str::to_owned);
-                                    let id = text(&d["user"]["id"]);
+                                    let id = text_of(&d["user"]["id"]);
                                     if !id.is_empty() {
                                         *lock(&self.me) = id;
                                     }
@@ -352,7 +340,7 @@ impl Platform for Discord {
         }
         let m =
             self.rest("create message", Method::POST, &format!("/channels/{chat}/messages"), body).await?;
-        Ok(Sent { chat: chat.to_owned(), id: self::text(&m["id"]) })
+        Ok(Sent { chat: chat.to_owned(), id: text_of(&m["id"]) })
     }
 
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {

@@ -6,7 +6,7 @@
 //! group chats. Lark is the same API at another domain.
 
 use crate::http::{self, failure};
-use crate::platform::{Incoming, Platform, PlatformError, Seen, Sent};
+use crate::platform::{lock, text_of, Incoming, Platform, PlatformError, Seen, Sent};
 use crate::ws::{self, Ws};
 use base64::Engine as _;
 use futures_util::stream::{SplitSink, SplitStream};
@@ -92,14 +92,6 @@ struct Link {
     seen: Seen,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_owned()
-}
-
 /// A card: the text as plain text (nothing in it is markup), then the buttons.
 fn card(text: &str, buttons: &[(String, String)]) -> String {
     let mut elements = vec![json!({"tag": "div", "text": {"tag": "plain_text", "content": text}})];
@@ -171,7 +163,7 @@ impl Feishu {
                 "tenant token: {msg} (check app_id and the app secret)"
             )));
         }
-        let token = str_of(&a.body["tenant_access_token"]);
+        let token = text_of(&a.body["tenant_access_token"]);
         let life = a.body["expire"].as_u64().unwrap_or(7200).min(86_400).saturating_sub(300).max(60);
         *t = Some((token.clone(), Instant::now() + Duration::from_secs(life)));
         Ok(token)
@@ -222,7 +214,7 @@ impl Feishu {
                 _ => PlatformError::Other(msg),
             });
         }
-        let url = str_of(&a.body["data"]["URL"]);
+        let url = text_of(&a.body["data"]["URL"]);
         let ping = a.body["data"]["ClientConfig"]["PingInterval"].as_u64().unwrap_or(120).clamp(5, 3600);
         link.service = url
             .split(['?', '&'])
@@ -267,7 +259,7 @@ impl Feishu {
     /// What a (whole) data frame's payload says.
     fn read(&self, link: &mut Link, kind: &str, payload: &[u8]) -> Option<Incoming> {
         let v: Value = serde_json::from_slice(payload).ok()?;
-        let event_id = str_of(&v["header"]["event_id"]);
+        let event_id = text_of(&v["header"]["event_id"]);
         let event_type = v["header"]["event_type"].as_str().unwrap_or("");
         if !link.seen.first(&event_id) {
             return None;
@@ -280,7 +272,7 @@ impl Feishu {
             }
             let content: Value =
                 serde_json::from_str(m["content"].as_str().unwrap_or("")).unwrap_or(Value::Null);
-            let mut text = str_of(&content["text"]);
+            let mut text = text_of(&content["text"]);
             if m["chat_type"] != "p2p" {
                 // In a group, only what mentions the bot is for it.
                 let me = lock(&self.me).clone();
@@ -293,19 +285,23 @@ impl Feishu {
                 text = text.replace(x["key"].as_str().unwrap_or("\u{0}"), "");
             }
             return Some(Incoming::Message {
-                chat: str_of(&m["chat_id"]),
-                user: str_of(&e["sender"]["sender_id"]["open_id"]),
+                chat: text_of(&m["chat_id"]),
+                user: text_of(&e["sender"]["sender_id"]["open_id"]),
                 text: text.trim().to_owned(),
             });
         }
         let (user, chat, value) = if event_type == "card.action.trigger" {
-            (str_of(&e["operator"]["open_id"]), str_of(&e["context"]["open_chat_id"]), &e["action"]["value"])
+            (
+                text_of(&e["operator"]["open_id"]),
+                text_of(&e["context"]["open_chat_id"]),
+                &e["action"]["value"],
+            )
         } else if kind == "card" {
-            (str_of(&v["open_id"]), str_of(&v["open_chat_id"]), &v["action"]["value"])
+            (text_of(&v["open_id"]), text_of(&v["open_chat_id"]), &v["action"]["value"])
         } else {
             return None;
         };
-        let data = str_of(&value["octo"]);
+        let data = text_of(&value["octo"]);
         if data.is_empty() {
             return None;
         }
@@ -330,7 +326,7 @@ impl Platform for Feishu {
 
     async fn check(&self) -> Result<String, PlatformError> {
         let v = self.api("bot info", Method::GET, "/open-apis/bot/v3/info", Value::Null).await?;
-        *lock(&self.me) = str_of(&v["bot"]["open_id"]);
+        *lock(&self.me) = text_of(&v["bot"]["open_id"]);
         Ok(format!("{} on {}", v["bot"]["app_name"].as_str().unwrap_or("bot"), self.label))
     }
 
@@ -438,7 +434,7 @@ impl Platform for Feishu {
         let v = self
             .api("send message", Method::POST, "/open-apis/im/v1/messages?receive_id_type=chat_id", body)
             .await?;
-        Ok(Sent { chat: chat.to_owned(), id: str_of(&v["data"]["message_id"]) })
+        Ok(Sent { chat: chat.to_owned(), id: text_of(&v["data"]["message_id"]) })
     }
 
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {

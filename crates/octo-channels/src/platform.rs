@@ -76,6 +76,20 @@ pub trait Platform: Send + Sync + 'static {
     async fn send_file(&self, chat: &str, name: &str, bytes: Vec<u8>) -> Result<(), PlatformError>;
 }
 
+/// Locks `m`, a poisoned lock taken as it is (its data stays consistent between statements).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A JSON string or number as text (platforms give ids as either); anything else as "".
+pub(crate) fn text_of(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// The ids of the last events seen, to drop one a platform delivers again (a retry after a
 /// reconnect, a replay on resume).
 #[derive(Debug, Default)]

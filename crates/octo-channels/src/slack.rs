@@ -5,7 +5,7 @@
 //! answer cannot mention `@channel` or anyone else.
 
 use crate::http::{self, failure};
-use crate::platform::{Incoming, Platform, PlatformError, Seen, Sent};
+use crate::platform::{lock, text_of, Incoming, Platform, PlatformError, Seen, Sent};
 use crate::ws::{self, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -33,10 +33,6 @@ struct Socket {
     seen: Seen,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// Slack's own escaping: `&`, `<` and `>` are markup (`<!channel>`, `<@U123>`).
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
@@ -44,10 +40,6 @@ fn escape(s: &str) -> String {
 
 fn unescape(s: &str) -> String {
     s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-}
-
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_owned()
 }
 
 /// Errors that mean the token is no good.
@@ -109,17 +101,17 @@ impl Slack {
 
     async fn open(&self) -> Result<Ws, PlatformError> {
         let v = self.api("apps.connections.open", &self.app_token, json!({}), None).await?;
-        let url = str_of(&v["url"]);
+        let url = text_of(&v["url"]);
         ws::connect("slack socket mode", &url).await
     }
 
     fn event(&self, seen: &mut Seen, payload: &Value) -> Option<Incoming> {
-        if !seen.first(&str_of(&payload["event_id"])) {
+        if !seen.first(&text_of(&payload["event_id"])) {
             return None;
         }
         let e = &payload["event"];
         let me = lock(&self.me).clone();
-        let user = str_of(&e["user"]);
+        let user = text_of(&e["user"]);
         if !e["bot_id"].is_null() || !e["subtype"].is_null() || user.is_empty() || user == me {
             return None;
         }
@@ -133,7 +125,7 @@ impl Slack {
             }
             _ => return None,
         }
-        Some(Incoming::Message { chat: str_of(&e["channel"]), user, text: text.trim().to_owned() })
+        Some(Incoming::Message { chat: text_of(&e["channel"]), user, text: text.trim().to_owned() })
     }
 
     fn press(seen: &mut Seen, payload: &Value) -> Option<Incoming> {
@@ -141,19 +133,19 @@ impl Slack {
             return None;
         }
         let action = &payload["actions"][0];
-        let user = str_of(&payload["user"]["id"]);
-        if !seen.first(&format!("{user}@{}", str_of(&action["action_ts"]))) {
+        let user = text_of(&payload["user"]["id"]);
+        if !seen.first(&format!("{user}@{}", text_of(&action["action_ts"]))) {
             return None;
         }
-        let chat = match str_of(&payload["channel"]["id"]) {
-            c if c.is_empty() => str_of(&payload["container"]["channel_id"]),
+        let chat = match text_of(&payload["channel"]["id"]) {
+            c if c.is_empty() => text_of(&payload["container"]["channel_id"]),
             c => c,
         };
         Some(Incoming::Button {
             press: format!("{chat}\t{user}"),
             chat,
             user,
-            data: str_of(&action["value"]),
+            data: text_of(&action["value"]),
         })
     }
 }
@@ -174,10 +166,10 @@ impl Platform for Slack {
 
     async fn check(&self) -> Result<String, PlatformError> {
         let me = self.api("auth.test", &self.bot_token, json!({}), None).await?;
-        *lock(&self.me) = str_of(&me["user_id"]);
+        *lock(&self.me) = text_of(&me["user_id"]);
         // The app-level token too: Socket Mode cannot start without it.
         self.api("apps.connections.open", &self.app_token, json!({}), None).await?;
-        Ok(format!("@{} on Slack ({})", str_of(&me["user"]), str_of(&me["team"])))
+        Ok(format!("@{} on Slack ({})", text_of(&me["user"]), text_of(&me["team"])))
     }
 
     async fn poll(&self) -> Result<Vec<Incoming>, PlatformError> {
@@ -263,11 +255,11 @@ impl Platform for Slack {
             ]);
         }
         let m = self.api("chat.postMessage", &self.bot_token, body, None).await?;
-        let channel = match str_of(&m["channel"]) {
+        let channel = match text_of(&m["channel"]) {
             c if c.is_empty() => chat.to_owned(),
             c => c,
         };
-        Ok(Sent { chat: channel, id: str_of(&m["ts"]) })
+        Ok(Sent { chat: channel, id: text_of(&m["ts"]) })
     }
 
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {
@@ -284,7 +276,7 @@ impl Platform for Slack {
     async fn send_file(&self, chat: &str, name: &str, bytes: Vec<u8>) -> Result<(), PlatformError> {
         let form = [("filename", name.to_owned()), ("length", bytes.len().to_string())];
         let slot = self.api("files.getUploadURLExternal", &self.bot_token, Value::Null, Some(&form)).await?;
-        let (url, id) = (str_of(&slot["upload_url"]), str_of(&slot["file_id"]));
+        let (url, id) = (text_of(&slot["upload_url"]), text_of(&slot["file_id"]));
         let make = || {
             let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_owned());
             self.client.post(&url).multipart(reqwest::multipart::Form::new().part("file", part))

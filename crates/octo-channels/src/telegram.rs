@@ -3,7 +3,7 @@
 //! `answerCallbackQuery`. A 429 waits the `retry_after` it names, once; the API base is
 //! configurable (a self-hosted Bot API server, a proxy).
 
-use crate::platform::{Incoming, Platform, PlatformError, Sent};
+use crate::platform::{text_of, Incoming, Platform, PlatformError, Sent};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -54,14 +54,6 @@ impl Telegram {
     }
 }
 
-fn id(v: &Value) -> String {
-    match v {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        _ => String::new(),
-    }
-}
-
 #[async_trait::async_trait]
 impl Platform for Telegram {
     fn name(&self) -> &str {
@@ -101,17 +93,17 @@ impl Platform for Telegram {
             if let Some(m) = u.get("message") {
                 if let Some(text) = m["text"].as_str() {
                     out.push(Incoming::Message {
-                        chat: id(&m["chat"]["id"]),
-                        user: id(&m["from"]["id"]),
+                        chat: text_of(&m["chat"]["id"]),
+                        user: text_of(&m["from"]["id"]),
                         text: text.to_owned(),
                     });
                 }
             } else if let Some(q) = u.get("callback_query") {
                 out.push(Incoming::Button {
-                    chat: id(&q["message"]["chat"]["id"]),
-                    user: id(&q["from"]["id"]),
+                    chat: text_of(&q["message"]["chat"]["id"]),
+                    user: text_of(&q["from"]["id"]),
                     data: q["data"].as_str().unwrap_or("").to_owned(),
-                    press: id(&q["id"]),
+                    press: text_of(&q["id"]),
                 });
             }
         }
@@ -131,7 +123,7 @@ impl Platform for Telegram {
             body["reply_markup"] = json!({"inline_keyboard": [row]});
         }
         let m = self.call("sendMessage", body).await?;
-        Ok(Sent { chat: chat.to_owned(), id: id(&m["message_id"]) })
+        Ok(Sent { chat: chat.to_owned(), id: text_of(&m["message_id"]) })
     }
 
     async fn edit(&self, sent: &Sent, text: &str) -> Result<(), PlatformError> {

@@ -11,7 +11,7 @@ mod commands;
 mod press;
 mod pump;
 
-use crate::platform::{Incoming, Platform, PlatformError};
+use crate::platform::{lock, Incoming, Platform, PlatformError};
 use octo_app::{Launch, Launcher, Mode, Session, SessionOptions};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -64,10 +64,6 @@ pub struct Bridge {
     /// Each chat's worker, taking its messages in order.
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<(String, String)>>>,
     refused: Mutex<HashSet<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A value no earlier session of the process or of an earlier run is likely to share.
