@@ -348,7 +348,9 @@ impl Platform for Feishu {
                     return Err(PlatformError::Other("feishu long connection: silent too long; reconnecting".into()));
                 }
             };
-            link.last_read = Instant::now();
+            if msg.is_some() {
+                link.last_read = Instant::now();
+            }
             let Some(msg) = msg else {
                 let ping = Frame {
                     method: 0,
@@ -394,6 +396,10 @@ impl Platform for Feishu {
             let payload = if sum > 1 {
                 let seq: usize = frame.header("seq").parse().unwrap_or(0);
                 let id = frame.header("message_id").to_owned();
+                if link.parts.len() >= 64 && !link.parts.contains_key(&id) {
+                    // Events that never completed: forgotten rather than kept forever.
+                    link.parts.clear();
+                }
                 let parts = link.parts.entry(id.clone()).or_insert_with(|| vec![None; sum]);
                 if let Some(slot) = parts.get_mut(seq) {
                     *slot = frame.payload.clone();

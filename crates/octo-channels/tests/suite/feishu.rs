@@ -116,7 +116,11 @@ fn toast(ack: &Value) -> String {
 
 /// The Open API; the first message send whose content holds `limited` answers Feishu's
 /// frequency limit.
-async fn open_api(gateway: &Gateway, limited: Option<&'static str>) -> (wiremock::MockServer, Rest) {
+async fn open_api(
+    gateway: &Gateway,
+    limited: Option<&'static str>,
+    ping: u64,
+) -> (wiremock::MockServer, Rest) {
     let url = format!("{}/ws?device_id=d1&service_id=7", gateway.url);
     let sends = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     Rest::start(move |c, n| {
@@ -133,7 +137,7 @@ async fn open_api(gateway: &Gateway, limited: Option<&'static str>) -> (wiremock
                 .set_body_json(json!({"code": 0, "bot": {"app_name": "octo", "open_id": "ou_bot"}}))
         } else if p.ends_with("/callback/ws/endpoint") {
             ResponseTemplate::new(200).set_body_json(
-                json!({"code": 0, "data": {"URL": url, "ClientConfig": {"PingInterval": 120}}}),
+                json!({"code": 0, "data": {"URL": url, "ClientConfig": {"PingInterval": ping}}}),
             )
         } else if p.ends_with("/im/v1/messages") {
             let hit = limited.is_some_and(|l| c.body["content"].as_str().unwrap_or("").contains(l));
@@ -157,7 +161,7 @@ async fn start(
     limited: Option<&'static str>,
 ) -> (Gateway, wiremock::MockServer, Rest) {
     let gateway = Gateway::start(|_| Vec::new()).await;
-    let (server, rest) = open_api(&gateway, limited).await;
+    let (server, rest) = open_api(&gateway, limited, 120).await;
     let bot =
         Arc::new(Feishu::new(octo_app::http_client().unwrap(), "cli_1", "secret", true, Some(&server.uri())));
     assert_eq!(bot.check().await.unwrap(), "octo on Lark");
@@ -275,4 +279,29 @@ async fn a_refused_app_secret_is_named() {
     let err = bot.check().await.unwrap_err();
     assert!(matches!(err, octo_channels::PlatformError::Unauthorized(_)), "{err}");
     assert!(err.to_string().contains("app secret invalid"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_connection_is_replaced() {
+    let e = env(vec![]).await;
+    let gateway = Gateway::start(|_| Vec::new()).await;
+    // Pings every 5 s; the fake never answers them, as a half-open connection would not.
+    let (server, _rest) = open_api(&gateway, None, 5).await;
+    let bot = Arc::new(Feishu::new(
+        octo_app::http_client().unwrap(),
+        "cli_1",
+        "secret",
+        false,
+        Some(&server.uri()),
+    ));
+    let bridge =
+        Bridge::new(bot as Arc<dyn Platform>, Arc::clone(&e.launcher), e.config("feishu", &["ou_42"]));
+    tokio::spawn(bridge.run());
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while gateway.connections() < 2 {
+        assert!(Instant::now() < deadline, "the silent connection was never replaced");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let pings = sent(&gateway).iter().filter(|f| f.method == 0 && f.header("type") == "ping").count();
+    assert!(pings >= 3, "pinged while waiting ({pings})");
 }
