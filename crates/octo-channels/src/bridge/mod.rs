@@ -132,6 +132,10 @@ impl Bridge {
                     return;
                 }
                 let mut workers = lock(&self.workers);
+                if workers.get(&chat).is_some_and(mpsc::UnboundedSender::is_closed) {
+                    // Its worker is gone (it cannot end on its own, but if it did): a new one.
+                    workers.remove(&chat);
+                }
                 let tx = workers.entry(chat.clone()).or_insert_with(|| {
                     let (tx, mut rx) = mpsc::unbounded_channel::<(String, String)>();
                     let me = Arc::clone(self);
