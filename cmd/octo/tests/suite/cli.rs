@@ -453,15 +453,8 @@ async fn ctrl_c_during_a_one_shot_run_exits_130() {
     ])
     .await;
     let home = home_for(&llm);
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace())
+    let mut c = super::common::octo_std(&home);
+    c.env_remove("OCTO_MAX_ATTEMPTS")
         .arg("wait for it")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
