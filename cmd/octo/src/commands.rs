@@ -1,9 +1,10 @@
 //! `octo config`, `octo auth` and `octo doctor`.
 
 use crate::cli::{AuthAction, Cli, ConfigAction, SessionsAction};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
 use crate::launch::overrides;
+use crate::out;
 use crate::sanitize::visible;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::Config;
 use octo_app::credentials::KeySource;
 use octo_app::factory::{known_endpoints, probe, resolve};

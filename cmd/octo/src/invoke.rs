@@ -35,7 +35,7 @@ pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
 pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result<Prepared, String>> {
     let invocation = match session.invoke(name.trim_start_matches('/'), arg).await? {
         Ok(i) => i,
-        Err(e) => return Some(Err(e)),
+        Err(e) => return Some(Err(e.to_string())),
     };
     if let Some(step) = invocation.questions().next() {
         return Some(Err(format!(
@@ -51,7 +51,7 @@ pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result
     tokio::pin!(finish);
     loop {
         tokio::select! {
-            r = &mut finish => return Some(r),
+            r = &mut finish => return Some(r.map_err(|e| e.to_string())),
             _ = tokio::signal::ctrl_c() => cancel.cancel(),
         }
     }

@@ -2,7 +2,7 @@
 //! and launch errors become exit codes. Nothing here knows the home layout or the key store.
 
 use crate::cli::Cli;
-use crate::{EXIT_ERROR, EXIT_USAGE};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
 use octo_app::config::Overrides;
 use octo_app::{Launch, LaunchError, Launcher, Resume, Session, SessionOptions};
 

@@ -5,6 +5,7 @@
 
 mod cli;
 mod commands;
+mod exit;
 mod invoke;
 mod launch;
 mod mcp;
@@ -23,15 +24,9 @@ mod trash;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
+use exit::{runtime, EXIT_ERROR, EXIT_USAGE};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
-
-/// Exit codes: success, error, usage error, interrupted.
-pub const EXIT_ERROR: u8 = 1;
-/// A usage or setup problem the user must fix.
-pub const EXIT_USAGE: u8 = 2;
-/// Interrupted with Ctrl-C.
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -49,10 +44,6 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
-}
-
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
 }
 
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {

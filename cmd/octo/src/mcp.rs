@@ -1,8 +1,9 @@
 //! `octo mcp list|get|add|remove|serve`.
 
 use crate::cli::{Cli, McpAction};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
+use crate::out;
 use crate::sanitize::visible;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::toml_edit;
 use octo_app::Launcher;
 use std::process::ExitCode;
@@ -12,10 +13,10 @@ pub async fn run(launcher: &Launcher, cli: &Cli, action: &McpAction) -> anyhow::
     let ws = launcher.workspace(cli.workspace.as_deref())?;
     match action {
         McpAction::Serve { allow_writes } => {
-            match octo_app::mcp::serve(launcher, Some(&ws), *allow_writes).await {
+            match octo_app::mcp_serve::serve(launcher, Some(&ws), *allow_writes).await {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) => {
-                    out::error(&e);
+                    out::error(&e.to_string());
                     Ok(ExitCode::from(EXIT_ERROR))
                 }
             }

@@ -1,8 +1,9 @@
 //! `octo memory list|show|rm|dream`.
 
 use crate::cli::{Cli, MemoryAction};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
+use crate::out;
 use crate::sanitize::visible;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::Launcher;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -83,7 +84,7 @@ async fn dream(launcher: &Launcher, cli: &Cli, yes: bool) -> anyhow::Result<Exit
     let plan = match session.dream().await {
         Ok(p) => p,
         Err(e) => {
-            out::error(&visible(&e));
+            out::error(&visible(&e.to_string()));
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
@@ -116,7 +117,7 @@ async fn dream(launcher: &Launcher, cli: &Cli, yes: bool) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            out::error(&visible(&e));
+            out::error(&visible(&e.to_string()));
             Ok(ExitCode::from(EXIT_ERROR))
         }
     }

@@ -1,9 +1,10 @@
 //! `octo models list|pull|rm`: the local models in ~/.octo/models.
 
 use crate::cli::ModelsAction;
+use crate::exit::EXIT_ERROR;
 #[cfg(feature = "local")]
-use crate::EXIT_USAGE;
-use crate::{out, EXIT_ERROR};
+use crate::exit::EXIT_USAGE;
+use crate::out;
 use octo_app::Launcher;
 use std::process::ExitCode;
 

@@ -1,7 +1,8 @@
 //! A headless run: one prompt, the full tool loop, then exit.
 
 use crate::cli::Cli;
-use crate::{launch, out, output, EXIT_ERROR, EXIT_INTERRUPTED};
+use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED};
+use crate::{launch, out, output};
 use octo_app::{Launcher, TurnEndReason, TurnFold};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -44,12 +45,12 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
             Some(Err(e)) => {
                 out::error(&crate::sanitize::visible(&e));
                 crate::launch::stop_processes(&session);
-                return Ok(ExitCode::from(crate::EXIT_ERROR));
+                return Ok(ExitCode::from(crate::exit::EXIT_ERROR));
             }
             None => {
                 out::error(&crate::invoke::unknown(&session, name, &[]));
                 crate::launch::stop_processes(&session);
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
+                return Ok(ExitCode::from(crate::exit::EXIT_USAGE));
             }
         },
         None => octo_app::Message::user(prompt).into(),

@@ -1,7 +1,8 @@
 //! `octo serve`: in the foreground until Ctrl-C or SIGTERM, or as a daemon with a pid file.
 
 use crate::cli::Cli;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
+use crate::out;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,7 +31,7 @@ pub fn run(
         let _ = std::fs::write(p, format!("{}\n", std::process::id()));
     }
     let options = octo_server::ServeOptions { listen, allow_remote, roots, channels_only };
-    let served = crate::runtime()?.block_on(octo_server::serve(launcher, options, |link| {
+    let served = crate::exit::runtime()?.block_on(octo_server::serve(launcher, options, |link| {
         out::status(&format!("octo serve: open {link}"));
     }));
     if let Some(p) = &pid_file {

@@ -3,8 +3,9 @@
 //! given. Nothing is written until every step succeeded, so Ctrl-C or a failed test leaves the
 //! configuration and the key store as they were.
 
+use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::out;
 use crate::sanitize::visible;
-use crate::{out, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
 use octo_app::config::{EndpointConfig, Overrides};
 use octo_app::setup::{
     endpoint_entry, list_models, providers, resolve_choice, try_endpoint, write_config, Provider,

@@ -13,7 +13,8 @@
 //! the session goes on. When stdin ends, octo finishes the queued turns and exits.
 
 use crate::cli::{Cli, OutputFormat, PermissionPrompt};
-use crate::{launch, out, EXIT_ERROR, EXIT_USAGE};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
+use crate::{launch, out};
 use octo_app::{AgentEvent, ContentBlock, Launcher, Message, Role, Session, TurnFold};
 use serde_json::{json, Value};
 use std::process::ExitCode;

@@ -1,8 +1,9 @@
 //! `octo trash list|restore|empty`: the previous contents of files octo's tools changed.
 
 use crate::cli::{Cli, TrashAction};
+use crate::exit::{EXIT_ERROR, EXIT_USAGE};
+use crate::out;
 use crate::sanitize::visible;
-use crate::{out, EXIT_ERROR, EXIT_USAGE};
 use octo_app::trash::{Change, Trash, Undo, UndoError};
 use octo_app::Launcher;
 use std::process::ExitCode;

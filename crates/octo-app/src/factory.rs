@@ -242,8 +242,9 @@ pub fn resolve(
     for (m, o) in &ep.model_info {
         catalog.set(m.clone(), o.apply(catalog.info(m)));
     }
-    let timeouts =
-        ep.timeouts(&id).map_err(|message| EndpointError::Invalid { endpoint: id.clone(), message })?;
+    let timeouts = ep
+        .timeouts(&id)
+        .map_err(|e| EndpointError::Invalid { endpoint: id.clone(), message: e.to_string() })?;
     let window_configured = ep.context_windows.contains_key(&model)
         || ep.model_info.get(&model).is_some_and(|o| o.context_window.is_some());
     let (key, key_source) = match found {

@@ -23,7 +23,7 @@ impl Home {
 
     /// `OCTO_HOME`, else `~/.octo`.
     pub fn from_env() -> Self {
-        Self::new(crate::config::octo_home())
+        Self::new(octo_home())
     }
 
     /// The directory itself.
@@ -175,6 +175,15 @@ impl Home {
 
 /// Removes group and other permissions from `root` and everything under it (not following
 /// symbolic links); returns how many entries changed.
+/// `OCTO_HOME`, else `~/.octo`.
+pub fn octo_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("OCTO_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from);
+    home.unwrap_or_else(|| PathBuf::from(".")).join(".octo")
+}
+
 #[cfg(unix)]
 fn tighten(root: &Path) -> usize {
     use std::os::unix::fs::PermissionsExt;

@@ -8,6 +8,19 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Why a project's hooks could not be trusted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrustError {
+    /// The session runs no hooks (it was built around a custom agent).
+    #[error("this session has no hooks")]
+    NoHooks,
+    /// The trust could not be written to octo's home; the hooks stay off. Check that the home
+    /// is writable, then try again.
+    #[error("could not remember the trust (the hooks stay off; check that octo's home is writable): {0}")]
+    Remember(#[source] std::io::Error),
+}
+
 /// Every configured hook: the config files' (already in `config`), then `~/.claude/settings.json`
 /// (the user's), `.claude/settings.json` and `.claude/settings.local.json` (the project's). A
 /// file that is not JSON is a notice naming it; the others still load.

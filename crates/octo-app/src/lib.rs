@@ -71,13 +71,15 @@
 //! # }
 //! ```
 
-pub mod channels;
 pub mod config;
+/// The chat-app bridges' settings (`[channels.<name>]`), part of the configuration.
+pub use config::channels;
 pub mod credentials;
 pub mod factory;
 pub mod fold;
 pub mod hooks;
 pub mod mcp;
+pub mod mcp_serve;
 pub mod memory;
 #[cfg(feature = "local")]
 pub mod models;

@@ -2,6 +2,32 @@
 //! project's servers (remembered by fingerprint in `mcp-approved.json` in octo's home), and the
 //! user config's `[mcp_servers]` changed in place (`octo mcp add|remove`).
 
+/// Why an action on the session's MCP servers failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The session has no MCP servers (none configured, or tools are off).
+    #[error("this session has no MCP servers")]
+    NoServers,
+    /// No server of that name is configured.
+    #[error("no MCP server `{0}` (`/mcp` lists them)")]
+    Unknown(String),
+    /// The approval could not be written to octo's home.
+    #[error("could not remember the approval of `{name}` (check that octo's home is writable): {source}")]
+    Remember {
+        /// The server.
+        name: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server is not waiting for approval.
+    #[error("`{0}` does not need approval")]
+    NotWaiting(String),
+    /// The prompt could not be rendered.
+    #[error(transparent)]
+    Prompt(#[from] octo_mcp::PromptError),
+}
+
 use crate::config::ConfigError;
 use crate::home::Home;
 use octo_mcp::{McpHub, ServerConfig};
@@ -93,48 +119,4 @@ fn edit(path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result
     })?;
     change(&mut doc);
     crate::setup::replace_file(path, &doc.to_string())
-}
-
-/// `octo mcp serve`: octo's built-in tools over MCP on stdio, in `workspace`, behind the
-/// permission engine with the user's rules. Read-only tools only, unless `allow_writes` (then
-/// every tool, in auto mode: deny rules and the hard limits still hold). Nobody can be asked, so
-/// what would need a question is refused.
-pub async fn serve(
-    launcher: &crate::Launcher,
-    workspace: Option<&Path>,
-    allow_writes: bool,
-) -> Result<(), String> {
-    let ws = launcher.workspace(workspace).map_err(|e| e.to_string())?;
-    let config = launcher.config(&ws, &crate::config::Overrides::default()).map_err(|e| e.to_string())?;
-    let home = launcher.home().clone();
-    let env = launcher.env();
-    let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
-    let secrets = home.secrets(path_env("HOME"), path_env("OCTO_KEYRING_FILE"));
-    let mut settings = crate::tools::BuiltinSettings::from_config(&config, secrets.clone());
-    // The client's commands run in the same OS sandbox as a session's (it has no one to ask,
-    // so running outside it is refused).
-    let homes: Vec<std::path::PathBuf> = path_env("HOME").into_iter().chain([config.home.clone()]).collect();
-    let simulate = env("OCTO_SANDBOX_SIMULATE");
-    let (sandbox, notice) =
-        crate::sandbox::build(&config.sandbox, &ws, &home.output(), &homes, simulate.as_deref());
-    if let Some(n) = notice {
-        eprintln!("octo mcp serve: {n}");
-    }
-    settings.sandbox = Some(Arc::clone(&sandbox));
-    let builtin = crate::tools::builtin(&home, &settings);
-    let mut registry = octo_agent::ToolRegistry::new();
-    // Compacting belongs to a conversation, which an MCP client has and octo does not.
-    let compact = octo_agent::ToolExecutor::definition(&octo_agent::context::CompactTool).name;
-    for tool in octo_agent::ToolSource::tools(&builtin.tools) {
-        if tool.definition().name != compact && (allow_writes || tool.meta().read_only) {
-            registry.register(tool);
-        }
-    }
-    let mode = if allow_writes { crate::Mode::Auto } else { crate::Mode::Default };
-    let engine = crate::PermissionEngine::new(config.rules.clone(), mode)
-        .with_secrets(secrets)
-        .with_sandbox(sandbox.is_active());
-    octo_mcp::serve::OctoServer::new(registry, Arc::new(engine), ws).serve_stdio().await?;
-    builtin.shells.stop_all();
-    Ok(())
 }

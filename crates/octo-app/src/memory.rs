@@ -40,19 +40,75 @@ pub fn now() -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", secs % 86_400 / 3600, secs % 3600 / 60)
 }
 
+/// Why `/remember`, `/memory --here` or a dream did nothing; the message says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemoryActionError {
+    /// The session has no memory (it was built around a custom agent).
+    #[error("this session has no memory")]
+    NoMemory,
+    /// `/remember` without text.
+    #[error("/remember needs the text to remember, e.g. /remember the CI needs NODE_ENV=test")]
+    Empty,
+    /// The text looks like a credential.
+    #[error("not remembered: it seems to contain {0}, and memory is read into later prompts in plain text")]
+    Secret(String),
+    /// The note could not be written.
+    #[error("not remembered: {0}")]
+    NotSaved(#[source] octo_memory::MemoryError),
+    /// `/memory --here` would overwrite a file.
+    #[error("{0} exists already; move the files yourself")]
+    Exists(String),
+    /// A file operation failed.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        /// What was tried (`create`, `copy to`, `write`).
+        action: &'static str,
+        /// The file or folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The workspace's choice could not be recorded.
+    #[error("cannot record the choice: {0}")]
+    Record(#[source] std::io::Error),
+    /// There is no model to dream with.
+    #[error("no model to dream with")]
+    NoModel,
+    /// The dream's model call took too long.
+    #[error("the dream's model call took longer than 3 minutes; nothing was written")]
+    DreamTimeout,
+    /// The dream's model call failed.
+    #[error("the dream's model call failed; nothing was written")]
+    DreamFailed,
+    /// The model's answer is no index.
+    #[error("{0}; nothing was written")]
+    NotAnIndex(#[source] octo_memory::DreamError),
+    /// The index cannot be read (it is never replaced then).
+    #[error("{0}; nothing was written")]
+    Index(#[source] octo_memory::MemoryError),
+    /// The previous index could not be kept in the trash.
+    #[error("could not keep the previous index in the trash, so nothing was written: {0}")]
+    Trash(String),
+    /// The new index could not be written.
+    #[error("{0}")]
+    Replace(#[source] octo_memory::MemoryError),
+    /// The session has ended.
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+}
+
 /// `/remember TEXT`: a dated line in the workspace's Scratch Notes, without a model call.
 /// Refused when it looks like a credential.
-pub fn remember(memory: &Memory, text: &str) -> Result<String, String> {
+pub fn remember(memory: &Memory, text: &str) -> Result<String, MemoryActionError> {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
-        return Err("/remember needs the text to remember, e.g. /remember the CI needs NODE_ENV=test".into());
+        return Err(MemoryActionError::Empty);
     }
     if let Some(what) = octo_tools::secrets::credential_in(&text) {
-        return Err(format!(
-            "not remembered: it seems to contain {what}, and memory is read into later prompts in plain text"
-        ));
+        return Err(MemoryActionError::Secret(what.to_string()));
     }
     let line = format!("- {}: {text}", &now()[..10]);
-    memory.workspace.note(&line).map_err(|e| format!("not remembered: {e}"))?;
+    memory.workspace.note(&line).map_err(MemoryActionError::NotSaved)?;
     Ok(line)
 }

@@ -99,6 +99,66 @@ impl std::fmt::Display for StepAction {
     }
 }
 
+/// Why `/name args` cannot run; nothing of it ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvokeError {
+    /// The skill's or command's file cannot be read as a template.
+    #[error("/{skill} cannot run: {file}: {reason}")]
+    Template {
+        /// The skill.
+        skill: String,
+        /// Its file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// It runs commands and the session has no command tool.
+    #[error("/{skill} runs commands (!`{command}`), and this session has no command tool (tools are off)")]
+    NoCommandTool {
+        /// The skill.
+        skill: String,
+        /// The first command.
+        command: String,
+    },
+    /// A step is refused by the permission rules, the mode or a hook.
+    #[error("/{skill}: octo will not {action}: {reason}")]
+    Refused {
+        /// The skill.
+        skill: String,
+        /// The step (`run `x``, `read p`).
+        action: String,
+        /// Why.
+        reason: String,
+    },
+    /// Ctrl-C while a step ran.
+    #[error("/{skill}: cancelled")]
+    Cancelled {
+        /// The skill.
+        skill: String,
+    },
+    /// A command of it failed.
+    #[error("/{skill}: `{command}` failed: {output}")]
+    Failed {
+        /// The skill.
+        skill: String,
+        /// The command.
+        command: String,
+        /// What it printed.
+        output: String,
+    },
+    /// A file it includes cannot be read.
+    #[error("/{skill}: cannot read @{path}: {reason}")]
+    Read {
+        /// The skill.
+        skill: String,
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
 /// `/name args`, checked and ready to run: its steps (some may need the user's yes).
 #[derive(Debug, Clone)]
 pub struct Invocation {
@@ -151,10 +211,12 @@ impl Runner<'_> {
     }
 
     /// Checks `/name args` (`line` without the slash is `name args`).
-    pub async fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, String> {
-        let template = skill
-            .template()
-            .map_err(|e| format!("/{} cannot run: {}: {e}", skill.name, skill.file.display()))?;
+    pub async fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, InvokeError> {
+        let template = skill.template().map_err(|e| InvokeError::Template {
+            skill: skill.name.clone(),
+            file: skill.file.display().to_string(),
+            reason: e,
+        })?;
         let dir = skill.dir.as_deref().map(|d| d.display().to_string());
         let exists = |p: &str| self.workspace.join(p).is_file();
         let mentions: Option<&dyn Fn(&str) -> bool> = (skill.kind == Kind::Command).then_some(&exists as _);
@@ -184,10 +246,10 @@ impl Runner<'_> {
                 Part::Text(_) => continue,
                 Part::Run(c) => {
                     let Some((tool, meta)) = self.command_tool() else {
-                        return Err(format!(
-                            "/{} runs commands (!`{c}`), and this session has no command tool (tools are off)",
-                            skill.name
-                        ));
+                        return Err(InvokeError::NoCommandTool {
+                            skill: skill.name.clone(),
+                            command: c.clone(),
+                        });
                     };
                     let field = match &meta.subject {
                         Subject::Command { field } => field.clone(),
@@ -231,7 +293,11 @@ impl Runner<'_> {
                     Some(reason.unwrap_or_else(|| "the permission mode asks first".to_owned()))
                 }
                 PermissionDecision::Deny { message, .. } => {
-                    return Err(format!("/{}: octo will not {action}: {message}", skill.name))
+                    return Err(InvokeError::Refused {
+                        skill: skill.name.clone(),
+                        action: action.to_string(),
+                        reason: message,
+                    })
                 }
             };
             steps.push(Step { action, ask });
@@ -255,7 +321,7 @@ impl Runner<'_> {
         &self,
         inv: Invocation,
         cancel: octo_agent::CancellationToken,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, InvokeError> {
         let mut text = String::new();
         for part in inv.parts {
             match part {
@@ -280,35 +346,41 @@ impl Runner<'_> {
         skill: &Skill,
         command: &str,
         cancel: &octo_agent::CancellationToken,
-    ) -> Result<String, String> {
+    ) -> Result<String, InvokeError> {
         if cancel.is_cancelled() {
-            return Err(format!("/{}: cancelled", skill.name));
+            return Err(InvokeError::Cancelled { skill: skill.name.clone() });
         }
-        let Some((tool, meta)) = self.command_tool() else { return Err("no command tool".into()) };
+        let no_tool =
+            || InvokeError::NoCommandTool { skill: skill.name.clone(), command: command.to_owned() };
+        let Some((tool, meta)) = self.command_tool() else { return Err(no_tool()) };
         let field = match &meta.subject {
             Subject::Command { field } => field.clone(),
             _ => "command".to_owned(),
         };
-        let Some(exec) = self.tools.get(tool) else { return Err("no command tool".into()) };
+        let Some(exec) = self.tools.get(tool) else { return Err(no_tool()) };
         let ctx = octo_agent::ToolContext::detached(self.workspace)
             .with_user_approved(true)
             .with_cancel(cancel.clone());
         let out = exec.execute(serde_json::json!({ field: command }), &ctx).await;
         let body = out.text_content();
         if out.is_error {
-            return Err(format!("/{}: `{command}` failed: {}", skill.name, body.trim()));
+            return Err(InvokeError::Failed {
+                skill: skill.name.clone(),
+                command: command.to_owned(),
+                output: body.trim().to_owned(),
+            });
         }
         Ok(body.trim_end().to_owned())
     }
 
-    fn read(&self, skill: &Skill, path: &str) -> Result<String, String> {
+    fn read(&self, skill: &Skill, path: &str) -> Result<String, InvokeError> {
         use std::io::Read;
         const MAX: usize = 256 * 1024;
         let full = self.workspace.join(path);
         let mut bytes = Vec::new();
-        std::fs::File::open(&full)
-            .and_then(|f| f.take(MAX as u64 + 1).read_to_end(&mut bytes))
-            .map_err(|e| format!("/{}: cannot read @{path}: {e}", skill.name))?;
+        std::fs::File::open(&full).and_then(|f| f.take(MAX as u64 + 1).read_to_end(&mut bytes)).map_err(
+            |e| InvokeError::Read { skill: skill.name.clone(), path: path.to_owned(), reason: e.to_string() },
+        )?;
         let cut = bytes.len() > MAX;
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
         Ok(format!(

@@ -32,11 +32,10 @@ pub mod private;
 mod process;
 pub mod reaper;
 pub mod sandbox;
+mod shell;
+mod unique;
 
 pub use capture::Capture;
-pub use process::{kill_group, shell_command, spawn, Ending, Running};
-
-/// Nanoseconds of the clock: a cheap suffix so names never collide with an earlier process's.
-pub fn unique() -> u32 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
-}
+pub use process::{kill_group, spawn, Ending, Running};
+pub use shell::shell_command;
+pub use unique::unique;

@@ -6,31 +6,6 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-/// The shell octo runs commands with, chosen in this one place: `sh -c` on Unix; `pwsh`, else
-/// Windows PowerShell, on Windows.
-pub fn shell_command(command: &str) -> std::process::Command {
-    #[cfg(windows)]
-    {
-        let shell = if which("pwsh") { "pwsh" } else { "powershell" };
-        let mut c = std::process::Command::new(shell);
-        c.args(["-NoProfile", "-NonInteractive", "-Command", command]);
-        c
-    }
-    #[cfg(not(windows))]
-    {
-        let mut c = std::process::Command::new("sh");
-        c.arg("-c").arg(command);
-        c
-    }
-}
-
-#[cfg(windows)]
-fn which(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join(format!("{program}.exe")).is_file())
-    })
-}
-
 /// A started command: the child, its process group, and the thread collecting its output.
 pub struct Running {
     /// The shell process.
@@ -54,7 +29,7 @@ pub fn spawn(
     crate::reaper::become_subreaper();
     let mut cmd = match sandbox {
         Some(s) => s.shell_command(command).map_err(std::io::Error::other)?,
-        None => shell_command(command),
+        None => crate::shell::shell_command(command),
     };
     let (mut reader, writer) = std::io::pipe()?;
     env.apply(&mut cmd);

@@ -58,7 +58,7 @@ fn own_tags() -> &'static Mutex<HashSet<String>> {
 
 /// A new tag for one session's commands.
 pub fn new_tag() -> String {
-    let tag = format!("{}-{:x}-{:x}", std::process::id(), crate::unique(), {
+    let tag = format!("{}-{:x}-{:x}", std::process::id(), crate::unique::unique(), {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
         N.fetch_add(1, Ordering::Relaxed)

@@ -2,6 +2,7 @@
 //! project's `.mcp.json` (Claude Code's format), one shape for both, with `${VAR}` and
 //! `${VAR:-default}` expanded from the environment when a server starts.
 
+use crate::error::SpecError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,7 +132,7 @@ pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Expands `${VAR}` and `${VAR:-default}`; an unset variable without a default is an error naming
 /// it.
-pub fn expand(text: &str, env: Env<'_>) -> Result<String, String> {
+pub fn expand(text: &str, env: Env<'_>) -> Result<String, SpecError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -149,7 +150,7 @@ pub fn expand(text: &str, env: Env<'_>) -> Result<String, String> {
         match (env(name).filter(|v| !v.is_empty()), default) {
             (Some(v), _) => out.push_str(&v),
             (None, Some(d)) => out.push_str(d),
-            (None, None) => return Err(format!("it uses ${{{name}}}, which is not set")),
+            (None, None) => return Err(SpecError::Unset(name.to_owned())),
         }
         rest = &after[end + 1..];
     }
@@ -180,10 +181,10 @@ impl ServerSpec {
     }
 
     /// The transport, variables expanded; the error says what is wrong.
-    pub fn transport(&self, env: Env<'_>) -> Result<Transport, String> {
+    pub fn transport(&self, env: Env<'_>) -> Result<Transport, SpecError> {
         let kind = self.kind.as_deref().map(str::to_ascii_lowercase);
         match (&self.command, &self.url, kind.as_deref()) {
-            (Some(_), Some(_), _) => Err("give either `command` (stdio) or `url` (http), not both".into()),
+            (Some(_), Some(_), _) => Err(SpecError::Both),
             (Some(command), None, None | Some("stdio")) => Ok(Transport::Stdio {
                 command: expand(command, env)?,
                 args: self.args.iter().map(|a| expand(a, env)).collect::<Result<_, _>>()?,
@@ -191,19 +192,17 @@ impl ServerSpec {
                     .env
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), expand(v, env)?)))
-                    .collect::<Result<_, String>>()?,
+                    .collect::<Result<_, SpecError>>()?,
                 cwd: self.cwd.clone(),
             }),
             (None, Some(url), None | Some("http" | "streamable-http" | "streamable_http" | "sse")) => {
                 let url = expand(url, env)?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!("`url` must be http(s), not `{url}`"));
+                    return Err(SpecError::NotHttp(url));
                 }
                 let bearer = match &self.bearer_token_env {
                     Some(var) => Some(
-                        env(var)
-                            .filter(|v| !v.is_empty())
-                            .ok_or_else(|| format!("its token variable {var} is not set"))?,
+                        env(var).filter(|v| !v.is_empty()).ok_or_else(|| SpecError::NoToken(var.clone()))?,
                     ),
                     None => None,
                 };
@@ -213,18 +212,18 @@ impl ServerSpec {
                         .headers
                         .iter()
                         .map(|(k, v)| Ok((k.clone(), expand(v, env)?)))
-                        .collect::<Result<_, String>>()?,
+                        .collect::<Result<_, SpecError>>()?,
                     bearer,
                 })
             }
             (_, _, Some(other))
                 if !matches!(other, "stdio" | "http" | "streamable-http" | "streamable_http" | "sse") =>
             {
-                Err(format!("unknown `type` `{other}`: stdio or http"))
+                Err(SpecError::UnknownType(other.to_owned()))
             }
-            (None, None, _) => Err("it needs `command` (stdio) or `url` (http)".into()),
-            (Some(_), None, Some(k)) => Err(format!("`type = {k}` needs `url`, not `command`")),
-            (None, Some(_), Some(k)) => Err(format!("`type = {k}` needs `command`, not `url`")),
+            (None, None, _) => Err(SpecError::Neither),
+            (Some(_), None, Some(k)) => Err(SpecError::WantsUrl(k.to_owned())),
+            (None, Some(_), Some(k)) => Err(SpecError::WantsCommand(k.to_owned())),
         }
     }
 
@@ -328,7 +327,7 @@ mod tests {
         let remote = j.servers.iter().find(|(n, _)| n == "remote").unwrap().1.transport(&env).unwrap();
         assert!(matches!(&remote, Transport::Http { headers, .. } if headers["X-Team"] == "core"));
         let neither = j.servers.iter().find(|(n, _)| n == "neither").unwrap().1.transport(&env).unwrap_err();
-        assert!(neither.contains("needs `command`"), "{neither}");
+        assert!(neither.to_string().contains("needs `command`"), "{neither}");
         let bad = parse_mcp_json(Path::new("p/.mcp.json"), "{\n \"mcpServers\": {,}\n}");
         assert!(bad.errors[0].contains("line 2"), "{:?}", bad.errors);
     }
@@ -336,7 +335,7 @@ mod tests {
     #[test]
     fn variables_tools_and_fingerprints() {
         assert_eq!(expand("a ${TOKEN} b ${NOPE:-x}", &env).unwrap(), "a t0k b x");
-        assert!(expand("${NOPE}", &env).unwrap_err().contains("${NOPE}"));
+        assert!(expand("${NOPE}", &env).unwrap_err().to_string().contains("${NOPE}"));
         let spec = ServerSpec {
             command: Some("srv".into()),
             tools: Some(vec!["a".into()]),

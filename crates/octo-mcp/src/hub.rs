@@ -46,7 +46,7 @@ impl State {
 /// One server.
 pub(crate) struct Server {
     pub config: ServerConfig,
-    pub transport: Result<Transport, String>,
+    pub transport: Result<Transport, crate::error::SpecError>,
     pub state: Mutex<State>,
     pub signals: Arc<Signals>,
     pub stderr: StderrTail,
@@ -133,7 +133,7 @@ impl McpHub {
                 } else if config.origin.needs_approval() && !approved(&config) {
                     State::NeedsApproval
                 } else if let Err(e) = &transport {
-                    State::Failed(e.clone())
+                    State::Failed(e.to_string())
                 } else {
                     State::Starting
                 };
@@ -194,7 +194,7 @@ impl McpHub {
         if let State::Ready(c) = server.state() {
             return Ok(c);
         }
-        let transport = server.transport.clone()?;
+        let transport = server.transport.clone().map_err(|e| e.to_string())?;
         server.set(State::Starting);
         let timeout = server.config.spec.startup_timeout();
         match connect(
@@ -292,7 +292,7 @@ impl McpHub {
         }
         match &s.transport {
             Ok(_) => s.set(State::Starting),
-            Err(e) => s.set(State::Failed(e.clone())),
+            Err(e) => s.set(State::Failed(e.to_string())),
         }
         let hub = Arc::clone(self);
         let server = Arc::clone(s);
@@ -339,7 +339,7 @@ impl McpHub {
                     name: s.config.name.clone(),
                     state: state.label().to_owned(),
                     transport: s.transport.as_ref().map_or("?", Transport::kind).to_owned(),
-                    target: s.transport.as_ref().map_or_else(Clone::clone, Transport::describe),
+                    target: s.transport.as_ref().map_or_else(ToString::to_string, Transport::describe),
                     tools,
                     error,
                     origin: s.config.origin,

@@ -14,6 +14,7 @@
 
 mod client;
 pub mod config;
+mod error;
 mod hub;
 mod names;
 pub mod prompts;
@@ -21,6 +22,7 @@ pub mod serve;
 mod tool;
 
 pub use config::{parse_mcp_json, McpJson, Origin, ServerConfig, ServerSpec, Transport};
+pub use error::{PromptError, ServeError, SpecError};
 pub use hub::{McpHub, ServerStatus};
 pub use names::tool_name;
 pub use tool::McpSource;

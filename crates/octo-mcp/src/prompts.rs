@@ -1,6 +1,7 @@
 //! A server's prompts, which front ends offer as slash commands `/mcp__<server>__<prompt>`:
 //! listed from the running servers, and rendered into the text of a user message.
 
+use crate::error::PromptError;
 use crate::hub::{McpHub, State};
 use rmcp::model::{ContentBlock, GetPromptRequestParams, ResourceContents};
 
@@ -55,7 +56,7 @@ impl McpHub {
 
     /// Renders `prompt` with `args` (given in the order of its arguments) into the text of a
     /// user message; the error says what is missing or what the server said.
-    pub async fn render_prompt(&self, prompt: &PromptInfo, args: &[String]) -> Result<String, String> {
+    pub async fn render_prompt(&self, prompt: &PromptInfo, args: &[String]) -> Result<String, PromptError> {
         let missing: Vec<&str> = prompt
             .arguments
             .iter()
@@ -64,22 +65,22 @@ impl McpHub {
             .map(|(_, (n, _))| n.as_str())
             .collect();
         if !missing.is_empty() {
-            return Err(format!("{} needs {}", prompt.command, missing.join(", ")));
+            return Err(PromptError::MissingArguments {
+                command: prompt.command.clone(),
+                missing: missing.join(", "),
+            });
         }
         let Some(server) = self.servers.iter().find(|s| s.config.name == prompt.server) else {
-            return Err(format!("no MCP server `{}`", prompt.server));
+            return Err(PromptError::UnknownServer(prompt.server.clone()));
         };
-        let conn = self.connection(server).await?;
+        let conn = self.connection(server).await.map_err(PromptError::Unavailable)?;
         let mut map = serde_json::Map::new();
         for ((name, _), value) in prompt.arguments.iter().zip(args) {
             map.insert(name.clone(), serde_json::Value::String(value.clone()));
         }
         let params = GetPromptRequestParams::new(prompt.name.clone()).with_arguments(map);
-        let result = conn
-            .service
-            .get_prompt(params)
-            .await
-            .map_err(|e| format!("the server refused the prompt: {e}"))?;
+        let result =
+            conn.service.get_prompt(params).await.map_err(|e| PromptError::Refused(e.to_string()))?;
         let mut text = String::new();
         for m in result.messages {
             let part = match m.content {

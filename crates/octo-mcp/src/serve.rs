@@ -2,6 +2,7 @@
 //! permission gate octo uses. Nobody can be asked from here, so a call the gate would ask about
 //! is refused with the reason; what is offered at all is chosen by the caller of [`OctoServer::new`].
 
+use crate::error::ServeError;
 use octo_agent::{
     PermissionDecision, PermissionGate, PermissionQuery, ToolContext, ToolRegistry, ToolResultPart,
 };
@@ -36,12 +37,10 @@ impl OctoServer {
     }
 
     /// Serves on stdin and stdout until the client goes away.
-    pub async fn serve_stdio(self) -> Result<(), String> {
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("the MCP client did not connect: {e}"))?;
-        running.waiting().await.map_err(|e| e.to_string())?;
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running =
+            self.serve(rmcp::transport::stdio()).await.map_err(|e| ServeError::Connect(e.to_string()))?;
+        running.waiting().await.map_err(|e| ServeError::Connection(e.to_string()))?;
         Ok(())
     }
 }

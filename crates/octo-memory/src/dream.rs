@@ -27,19 +27,40 @@ pub fn request(current: &str, transcript: &str) -> String {
     )
 }
 
+/// Why a dream's answer cannot become the index (nothing is written then).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DreamError {
+    /// The model said nothing.
+    #[error("the model answered with nothing")]
+    Empty,
+    /// Too long for an index.
+    #[error("the answer is {kb} KB, more than an index may be")]
+    TooLarge {
+        /// Its size.
+        kb: usize,
+    },
+    /// The index's sections are not all there, once each.
+    #[error("the answer is not an index: the section(s) {sections} are missing or repeated")]
+    NotAnIndex {
+        /// The sections missing or repeated.
+        sections: String,
+    },
+}
+
 /// The new index from the model's answer (a Markdown fence around it is removed), or why it
 /// cannot be used — in which case nothing may be written.
-pub fn accept(answer: &str) -> Result<String, String> {
+pub fn accept(answer: &str) -> Result<String, DreamError> {
     let mut text = answer.trim();
     if let Some(rest) = text.strip_prefix("```") {
         let body = rest.split_once('\n').map_or("", |(_, b)| b);
         text = body.trim_end().strip_suffix("```").unwrap_or(body).trim();
     }
     if text.is_empty() {
-        return Err("the model answered with nothing".into());
+        return Err(DreamError::Empty);
     }
     if text.len() > MAX_INDEX_BYTES {
-        return Err(format!("the answer is {} KB, more than an index may be", text.len() / 1024));
+        return Err(DreamError::TooLarge { kb: text.len() / 1024 });
     }
     if !index::structured(text) {
         let missing: Vec<&str> = index::SECTIONS
@@ -47,10 +68,7 @@ pub fn accept(answer: &str) -> Result<String, String> {
             .filter(|s| text.lines().filter(|l| l.strip_prefix("## ").map(str::trim) == Some(s)).count() != 1)
             .copied()
             .collect();
-        return Err(format!(
-            "the answer is not an index: the section(s) {} are missing or repeated",
-            missing.join(", ")
-        ));
+        return Err(DreamError::NotAnIndex { sections: missing.join(", ") });
     }
     Ok(format!("{text}\n"))
 }
@@ -63,7 +81,7 @@ mod tests {
     fn only_a_whole_index_is_accepted() {
         let good = index::append_scratch(&index::empty(), "- kept");
         assert_eq!(accept(&format!("```markdown\n{good}```")).unwrap(), good);
-        assert!(accept("Sure! Here you go.").unwrap_err().contains("missing"));
+        assert!(accept("Sure! Here you go.").unwrap_err().to_string().contains("missing"));
         assert!(accept("").is_err());
         assert!(accept(&"## User\n".repeat(2)).is_err());
         assert!(request("# Memory", "user: hi").contains("Consolidated Facts"));

@@ -52,6 +52,35 @@ impl std::str::FromStr for Kind {
     }
 }
 
+/// Why an entry's file cannot be read as an entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryError {
+    /// No `---` block at the top.
+    #[error("it has no frontmatter (a `---` block at the top)")]
+    NoFrontmatter,
+    /// The `---` block never ends.
+    #[error("its frontmatter is never closed by a `---` line")]
+    Unclosed,
+    /// The block is not YAML.
+    #[error("its frontmatter is not valid YAML: {0}")]
+    Yaml(String),
+    /// A required key is missing.
+    #[error("its frontmatter has no `{0}`")]
+    Missing(&'static str),
+    /// `name` differs from the file's name.
+    #[error("its name `{name}` is not its file's name `{stem}`")]
+    NameMismatch {
+        /// The name in the file.
+        name: String,
+        /// The file's name without `.md`.
+        stem: String,
+    },
+    /// `type` is not a memory type.
+    #[error("{0}")]
+    Kind(String),
+}
+
 /// A memory entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -82,22 +111,22 @@ impl Entry {
     }
 
     /// Reads an entry's file text; `stem` is its file name without `.md`.
-    pub fn parse(text: &str, stem: &str) -> Result<Self, String> {
+    pub fn parse(text: &str, stem: &str) -> Result<Self, EntryError> {
         let rest = text
             .strip_prefix("---\n")
             .or_else(|| text.strip_prefix("---\r\n"))
-            .ok_or("it has no frontmatter (a `---` block at the top)")?;
-        let end = rest.find("\n---").ok_or("its frontmatter is never closed by a `---` line")?;
+            .ok_or(EntryError::NoFrontmatter)?;
+        let end = rest.find("\n---").ok_or(EntryError::Unclosed)?;
         let yaml = &rest[..end];
         let body = rest[end + 4..].trim_start_matches(['\r', '\n']);
-        let v: Value =
-            yaml_serde::from_str(yaml).map_err(|e| format!("its frontmatter is not valid YAML: {e}"))?;
+        let v: Value = yaml_serde::from_str(yaml).map_err(|e| EntryError::Yaml(e.to_string()))?;
         let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-        let name = field("name").ok_or("its frontmatter has no `name`")?;
+        let name = field("name").ok_or(EntryError::Missing("name"))?;
         if name != stem {
-            return Err(format!("its name `{name}` is not its file's name `{stem}`"));
+            return Err(EntryError::NameMismatch { name, stem: stem.to_owned() });
         }
-        let kind = field("type").ok_or("its frontmatter has no `type`")?.parse::<Kind>()?;
+        let kind =
+            field("type").ok_or(EntryError::Missing("type"))?.parse::<Kind>().map_err(EntryError::Kind)?;
         Ok(Self {
             name,
             description: field("description").unwrap_or_default(),
@@ -138,11 +167,15 @@ mod tests {
         let back = Entry::parse(&text, "tabs").unwrap();
         assert_eq!(back.description, "Prefers \"tabs\" over spaces");
         assert_eq!((back.kind, back.body.as_str()), (Kind::User, "Use tabs in Go files."));
-        assert!(Entry::parse(&text, "other").unwrap_err().contains("not its file's name"));
-        assert!(Entry::parse("no front", "x").unwrap_err().contains("no frontmatter"));
-        assert!(Entry::parse("---\nname: [x\n---\n", "x").unwrap_err().contains("not valid YAML"));
+        assert!(Entry::parse(&text, "other").unwrap_err().to_string().contains("not its file's name"));
+        assert!(Entry::parse("no front", "x").unwrap_err().to_string().contains("no frontmatter"));
+        assert!(Entry::parse("---\nname: [x\n---\n", "x")
+            .unwrap_err()
+            .to_string()
+            .contains("not valid YAML"));
         assert!(Entry::parse("---\nname: x\ntype: gossip\n---\n", "x")
             .unwrap_err()
+            .to_string()
             .contains("not a memory type"));
         assert!(valid_name("db-tests_2") && !valid_name("../x") && !valid_name("") && !valid_name("-x"));
     }

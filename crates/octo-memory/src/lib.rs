@@ -41,7 +41,8 @@ mod memory;
 mod store;
 mod tools;
 
-pub use entry::{valid_name, Entry, Kind};
+pub use dream::DreamError;
+pub use entry::{valid_name, Entry, EntryError, Kind};
 pub use memory::{in_repository, opt_in_here, workspace_key, Hit, Memory, Scope, PROMPT_BUDGET};
 pub use store::{MemoryError, Saved, Store};
 pub use tools::{tools, ToolEnv};

@@ -108,7 +108,10 @@ impl Store {
         }
         for p in paths {
             let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            match read_capped(&p).map_err(|e| e.to_string()).and_then(|t| Entry::parse(&t, &stem)) {
+            match read_capped(&p)
+                .map_err(|e| e.to_string())
+                .and_then(|t| Entry::parse(&t, &stem).map_err(|e| e.to_string()))
+            {
                 Ok(e) => out.push(e),
                 Err(why) => notices.push(format!("skipped the memory entry {}: {why}", p.display())),
             }

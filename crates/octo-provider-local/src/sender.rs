@@ -1,5 +1,6 @@
 //! [`LocalSender`]: the provider stack on a local model.
 
+use crate::stats::Stats;
 use crate::worker::{Job, Settings, Worker};
 use crate::LocalError;
 use futures_util::StreamExt;
@@ -11,7 +12,6 @@ use octo_agent::{
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// Where the model is and how to run it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,23 +47,6 @@ impl LocalConfig {
 /// The default context cap: enough for an agent's prompt and some history without a large
 /// model's full window (which can need gigabytes of KV cache).
 pub const DEFAULT_CONTEXT: u32 = 8192;
-
-/// What the last request did, for tests and benchmarks.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Tokens of the rendered prompt.
-    pub prompt_tokens: usize,
-    /// Prompt tokens evaluated (the rest came from the KV cache).
-    pub evaluated_tokens: usize,
-    /// Prompt tokens reused from the KV cache.
-    pub reused_tokens: usize,
-    /// Tokens generated.
-    pub generated_tokens: usize,
-    /// From the request to the first generated token.
-    pub time_to_first_token: Option<Duration>,
-    /// The whole request.
-    pub total: Duration,
-}
 
 /// A model running in this process, with its own context (and KV cache) on a worker thread.
 pub struct LocalSender {
@@ -105,7 +88,7 @@ impl LocalSender {
         let n_ctx = config.context_size.unwrap_or(DEFAULT_CONTEXT).clamp(512, trained);
         let settings = Settings {
             n_ctx,
-            threads: config.threads.unwrap_or_else(crate::physical_cores),
+            threads: config.threads.unwrap_or_else(crate::cores::physical_cores),
             temperature: config.temperature.unwrap_or(0.2),
         };
         let stats = Arc::new(Mutex::new(Stats::default()));

@@ -3,7 +3,7 @@
 //! result back.
 
 use crate::chat::Deltas;
-use crate::sender::Stats;
+use crate::stats::Stats;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;

@@ -1,7 +1,7 @@
 //! The JSON API under `/api/`, and live events over SSE and WebSocket.
 
 use crate::hub::{Entry, HubError, Numbered};
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequest, Path, Query, Request, State};
@@ -15,9 +15,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The largest request body (a prompt with pasted files fits; a runaway upload does not).
-pub const MAX_BODY: usize = 4 << 20;
 
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()

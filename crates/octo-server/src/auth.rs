@@ -1,6 +1,6 @@
 //! The access token and the guard in front of every route: Host, Origin, then the token.
 
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
@@ -109,7 +109,7 @@ pub async fn guard(State(state): State<Arc<AppState>>, req: Request, next: Next)
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    if announced.is_some_and(|n| n > crate::api::MAX_BODY) {
+    if announced.is_some_and(|n| n > crate::state::MAX_BODY) {
         return refuse(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large (at most 4 MiB)");
     }
     next.run(req).await

@@ -21,10 +21,12 @@
 mod api;
 mod auth;
 mod hub;
+mod state;
 mod web;
 
 pub use auth::{load_or_create_token, TOKEN_FILE};
 pub use hub::Hub;
+pub use state::AppState;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -65,24 +67,12 @@ pub enum ServerError {
     Serve(std::io::Error),
 }
 
-/// What every handler shares.
-pub struct AppState {
-    /// The sessions.
-    pub hub: Hub,
-    /// The access token.
-    pub token: String,
-    /// Host names (with port) the server answers to; empty: any (remote mode).
-    pub hosts: Vec<String>,
-    /// Workspace roots.
-    pub roots: Vec<PathBuf>,
-}
-
 /// The whole application: API, events, web UI, behind the guard.
 pub fn router(state: Arc<AppState>) -> axum::Router {
     api::routes()
         .merge(web::routes())
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), auth::guard))
-        .layer(axum::extract::DefaultBodyLimit::max(api::MAX_BODY))
+        .layer(axum::extract::DefaultBodyLimit::max(state::MAX_BODY))
         .with_state(state)
 }
 

@@ -1,6 +1,6 @@
 //! The web UI's files, compiled in, and the API's OpenAPI description.
 
-use crate::AppState;
+use crate::state::AppState;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;

@@ -1,7 +1,7 @@
 //! Reading a session file, repairing what a crash can leave behind.
 
+use crate::error::StoreError;
 use crate::format::{Meta, MetaLine, Record, FORMAT_VERSION};
-use crate::StoreError;
 use octo_agent::Message;
 use std::path::Path;
 

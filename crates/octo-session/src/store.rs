@@ -1,9 +1,9 @@
 //! The sessions directory: create, resume, list, find, remove, export and branch sessions.
 
+use crate::error::StoreError;
 use crate::format::{age, new_id, now, Meta, MetaLine, Record, FORMAT_VERSION};
 use crate::load::{parse, Loaded};
 use crate::writer::{io, SessionWriter};
-use crate::StoreError;
 use octo_agent::{ContentBlock, Message, Role, ToolResultPart};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

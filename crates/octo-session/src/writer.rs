@@ -1,7 +1,7 @@
 //! Appending to a session file: one locked writer per file, every record flushed and synced.
 
+use crate::error::StoreError;
 use crate::format::{now, Record};
-use crate::StoreError;
 use octo_agent::Message;
 use std::fs::File;
 use std::io::Write;

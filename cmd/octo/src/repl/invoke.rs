@@ -18,7 +18,7 @@ pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) ->
             return (ed, None);
         }
         Some(Err(e)) => {
-            out::error(&visible(&e));
+            out::error(&visible(&e.to_string()));
             return (ed, None);
         }
         Some(Ok(i)) => i,
@@ -58,7 +58,7 @@ pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) ->
             (ed, Some(p))
         }
         Err(e) => {
-            out::error(&visible(&e));
+            out::error(&visible(&e.to_string()));
             (ed, None)
         }
     }

@@ -9,7 +9,7 @@ use octo_app::Session;
 pub(super) fn remember(session: &Session, text: &str) {
     match session.remember(text) {
         Ok(line) => out::status(&visible(&format!("remembered in this workspace's Scratch Notes: {line}"))),
-        Err(e) => out::error(&visible(&e)),
+        Err(e) => out::error(&visible(&e.to_string())),
     }
 }
 
@@ -70,7 +70,7 @@ pub(super) fn memory(session: &Session, arg: &str) {
                 "from the next session on, this workspace's memory lives in {} (commit it, or add it to .gitignore)",
                 dir.display()
             ))),
-            Err(e) => out::error(&visible(&e)),
+            Err(e) => out::error(&visible(&e.to_string())),
         },
         query => {
             let hits = memory.search(query, 10);
@@ -101,7 +101,7 @@ pub(super) async fn dream(session: &Session, ed: Ed) -> Ed {
     let plan = match session.dream().await {
         Ok(p) => p,
         Err(e) => {
-            out::error(&visible(&e));
+            out::error(&visible(&e.to_string()));
             return ed;
         }
     };
@@ -120,7 +120,7 @@ pub(super) async fn dream(session: &Session, ed: Ed) -> Ed {
                 plan.path.display(),
                 plan.path.display()
             ))),
-            Err(e) => out::error(&visible(&e)),
+            Err(e) => out::error(&visible(&e.to_string())),
         }
     } else {
         out::status("nothing written");

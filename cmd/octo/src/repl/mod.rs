@@ -2,8 +2,9 @@
 //! approvals, slash commands, Ctrl-C to cancel a turn and Ctrl-D to leave.
 
 use crate::cli::Cli;
+use crate::exit::EXIT_USAGE;
 use crate::sanitize::visible;
-use crate::{launch, out, EXIT_USAGE};
+use crate::{launch, out};
 use octo_app::{AgentEvent, Launcher, Session};
 use rustyline::error::ReadlineError;
 use rustyline::Editor;
@@ -223,7 +224,7 @@ async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
                     "  starting `{}`; its tools join before your next message",
                     s.name
                 ))),
-                Err(e) => out::error(&visible(&e)),
+                Err(e) => out::error(&visible(&e.to_string())),
             }
         } else {
             out::status(&visible(&format!("  `{}` stays off", s.name)));
@@ -247,7 +248,7 @@ async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
     if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
         match session.trust_hooks() {
             Ok(()) => out::status("  the project's hooks are on"),
-            Err(e) => out::error(&visible(&e)),
+            Err(e) => out::error(&visible(&e.to_string())),
         }
     } else {
         out::status("  the project's hooks stay off (your own hooks still run)");

@@ -1,15 +1,10 @@
 //! Keeping the conversation inside the context window during a turn: when to compact, how to
 //! summarize, and recovery when the provider says the request is too long.
 
-use super::Agent;
+use super::state::Agent;
 use crate::channel::TurnChannel;
 use crate::event::{AgentEvent, CompactReason};
 use std::sync::Arc;
-
-/// Tokens of the system prompt and tool definitions, estimated.
-pub(super) fn fixed_tokens(agent: &Agent) -> u64 {
-    crate::context::estimate_fixed_tokens(agent.config.system_prompt.as_deref(), agent.tools.definitions())
-}
 
 pub(super) fn needs_compaction(agent: &Agent) -> bool {
     let c = &agent.config.context;

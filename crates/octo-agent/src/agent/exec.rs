@@ -5,7 +5,7 @@
 //! Results always come back in the order of the calls, one per call, so the history never holds a
 //! `tool_use` without its `tool_result`.
 
-use super::Agent;
+use super::state::Agent;
 use crate::approval::{ApprovalDecision, ApprovalRequest, DenyKind, PermissionDecision, PermissionQuery};
 use crate::channel::{AnsweredBy, TurnChannel};
 use crate::event::AgentEvent;

@@ -13,7 +13,7 @@
 
 use super::compact::{compact, needs_compaction, recover_overflow};
 use super::exec::{execute_round, PlannedCall};
-use super::{Agent, TurnOutcome};
+use super::state::{Agent, TurnOutcome};
 use crate::assemble::{Assembled, Assembler};
 use crate::channel::TurnChannel;
 use crate::context::{LoopDetector, Verdict};
@@ -258,7 +258,7 @@ impl Turn<'_, '_> {
         let mut usage = assembled.response.usage;
         if usage.is_zero() && !assembled.response.message.content.is_empty() {
             // The server said nothing about tokens (some local servers): estimate, and say so.
-            let fixed = super::compact::fixed_tokens(self.t.agent);
+            let fixed = self.t.agent.fixed_tokens();
             usage = Usage {
                 input_tokens: fixed + crate::context::estimate_tokens(&self.t.agent.history[..asked_len]),
                 output_tokens: crate::context::estimate_tokens(std::slice::from_ref(

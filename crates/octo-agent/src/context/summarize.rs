@@ -1,6 +1,6 @@
 //! Tier 2: folding old turns into a summary written by the model.
 
-use super::estimate_tokens;
+use super::tokens::estimate_tokens;
 use crate::error::ProviderError;
 use crate::message::{ContentBlock, Message, Role, ToolResultPart};
 use crate::sender::{Request, Sender, StreamEvent};

@@ -1,108 +1,326 @@
-//! The session's task: it owns the agent, runs one command at a time, saves what the agent
-//! commits and forwards every event to the front ends.
+//! The session's task: it owns the agent, runs one command at a time (each in its own step),
+//! saves what the agent commits and forwards every event to the front ends.
 
-use super::{Command, SessionError, SessionOptions, Shared, State};
-use crate::config::Config;
-use crate::factory::Resolved;
+use super::options::State;
+use super::setup::{Flags, Setup, TaskParts};
+use super::state::{Command, Core};
+use crate::permissions::{PermissionEngine, Scope};
 use futures_util::StreamExt;
-use octo_agent::{Agent, AgentEvent, CancellationToken, Message, Sender, TurnEndReason};
-use std::sync::{Arc, Mutex};
-use tokio::sync::{broadcast, mpsc};
-
-/// Opens the session store for saving or resuming, and loads a resumed history.
-pub(super) fn persistence(
-    config: &Config,
-    options: &SessionOptions,
-    workspace: &std::path::Path,
-    resolved: &Resolved,
-    session_id: &Arc<Mutex<Option<String>>>,
-    notes: &mut Vec<String>,
-) -> Result<Resumed, SessionError> {
-    if !options.save && options.resume.is_none() {
-        return Ok(Resumed::default());
-    }
-    let mut p = crate::persist::Persist {
-        store: octo_session::SessionStore::new(crate::home::Home::new(&config.home).sessions()),
-        writer: None,
-        cwd: workspace.to_path_buf(),
-        endpoint: resolved.endpoint.clone(),
-        model: resolved.model.clone(),
-        failed: false,
-        titled: false,
-        id: Arc::clone(session_id),
-    };
-    let mut history = Vec::new();
-    let mut unanswered = None;
-    if let Some(id) = &options.resume {
-        let loaded = p.store.load(id)?;
-        if loaded.meta.cwd != workspace {
-            return Err(SessionError::OtherDirectory {
-                id: id.clone(),
-                dir: loaded.meta.cwd.display().to_string(),
-            });
-        }
-        let (loaded, writer) = p.store.resume(id)?;
-        notes.extend(loaded.warnings.iter().cloned());
-        history = loaded.messages;
-        unanswered = loaded.unanswered.map(|m| m.text());
-        p.titled = loaded.title.is_some();
-        *session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
-        p.writer = Some(writer);
-    }
-    Ok(Resumed { persist: Some(p), history, unanswered })
-}
-
-/// What a session starts from when it is saved or resumed.
-#[derive(Default)]
-pub(super) struct Resumed {
-    pub persist: Option<crate::persist::Persist>,
-    pub history: Vec<Message>,
-    /// The last message sent in the resumed session whose turn never completed a round.
-    pub unanswered: Option<String>,
-}
-
-/// How the task behaves.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Flags {
-    pub unattended: bool,
-    pub model_titles: bool,
-}
+use octo_agent::{
+    Agent, AgentEvent, CancellationToken, ContentBlock, ErrorKind, Message, Sender, ToolRegistry, ToolSource,
+    TurnEndReason,
+};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// Where the agent's tools come from, and when they were last assembled.
-pub(super) struct Tools {
-    pub sources: Vec<Arc<dyn octo_agent::ToolSource>>,
-    pub mcp: Option<Arc<octo_mcp::McpHub>>,
+struct Tools {
+    sources: Vec<Arc<dyn ToolSource>>,
+    mcp: Option<Arc<octo_mcp::McpHub>>,
     /// How long the first request waits for sources still starting (MCP servers).
-    pub startup_wait: std::time::Duration,
-    pub waited: bool,
-    pub generation: u64,
+    startup_wait: Duration,
+    waited: bool,
+    generation: u64,
+    /// The tools lent to sub-agents, kept equal to the agent's.
+    lent: Option<Arc<RwLock<ToolRegistry>>>,
 }
 
 /// What the task needs besides the agent.
 pub(super) struct Task {
-    pub events: broadcast::Sender<AgentEvent>,
-    pub shared: Arc<Mutex<Shared>>,
-    pub flags: Flags,
-    pub persist: Option<crate::persist::Persist>,
-    pub titles: mpsc::UnboundedSender<String>,
+    core: Core,
+    flags: Flags,
+    persist: Option<crate::persist::Persist>,
+    /// Titles asked of the model in the background arrive here.
+    titles: (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<String>),
     /// The permission engine: a turn's narrowing (a skill's `allowed-tools`) ends with it.
-    pub engine: Arc<crate::permissions::PermissionEngine>,
-    /// The tools lent to sub-agents, kept equal to the agent's.
-    pub lent_tools: Option<Arc<std::sync::RwLock<octo_agent::ToolRegistry>>>,
+    engine: Arc<PermissionEngine>,
     /// The hooks in force.
-    pub hooks: Option<Arc<octo_hooks::HookCell>>,
+    hooks: Option<Arc<octo_hooks::HookCell>>,
     /// Whether SessionStart has run.
-    pub session_started: bool,
+    session_started: bool,
     /// SessionStart's context, until a prompt carries it.
-    pub start_context: Option<String>,
-    /// Whether the session continues a saved one.
-    pub resumed: bool,
+    start_context: Option<String>,
     /// Where every event is logged, when asked.
-    pub event_log: Option<crate::hooks::EventLog>,
-    pub tools: Tools,
+    event_log: Option<crate::hooks::EventLog>,
+    tools: Tools,
 }
 
 impl Task {
+    /// The task of a session with this core and setup.
+    pub fn new(
+        core: &Core,
+        engine: &Arc<PermissionEngine>,
+        setup: &Setup,
+        sources: Vec<Arc<dyn ToolSource>>,
+        parts: TaskParts,
+        home: Option<&crate::home::Home>,
+    ) -> Self {
+        let event_log = parts.flags.log_events.then(|| {
+            let id = core.session_id().unwrap_or_else(octo_session::new_id);
+            let home = home.cloned().unwrap_or_else(crate::home::Home::from_env);
+            crate::hooks::EventLog::new(&home, &id)
+        });
+        Self {
+            core: core.clone(),
+            flags: parts.flags,
+            persist: parts.persist,
+            titles: mpsc::unbounded_channel(),
+            engine: Arc::clone(engine),
+            hooks: setup.hooks.cell.clone(),
+            session_started: false,
+            start_context: None,
+            event_log,
+            tools: Tools {
+                sources,
+                mcp: setup.tools.mcp.clone(),
+                startup_wait: parts.startup_wait,
+                waited: false,
+                generation: 0,
+                lent: setup.tools.lent.clone(),
+            },
+        }
+    }
+
+    /// Runs commands until every handle to the session is gone.
+    pub async fn run(mut self, mut agent: Agent, mut rx: mpsc::UnboundedReceiver<Command>) {
+        loop {
+            let cmd = tokio::select! {
+                c = rx.recv() => match c {
+                    Some(c) => c,
+                    None => break,
+                },
+                Some(t) = self.titles.1.recv() => Command::Title(t),
+            };
+            match cmd {
+                Command::Prompt(input, scope) => self.prompt(&mut agent, input, scope).await,
+                Command::Compact(focus) => self.compact(&mut agent, focus).await,
+                Command::SystemPrompt(text) => agent.config_mut().system_prompt = Some(text),
+                Command::Title(t) => {
+                    if let Some(p) = self.persist.as_mut() {
+                        p.set_title(&t);
+                    }
+                }
+                Command::SetSender(sender, label, info, max_tokens) => {
+                    self.set_sender(&mut agent, sender, label, info, max_tokens);
+                }
+                Command::History(reply) => {
+                    let _ = reply.send(agent.history().to_vec());
+                }
+                Command::Truncate { keep, expect, reply } => {
+                    let _ = reply.send(self.truncate(&mut agent, keep, expect));
+                }
+                Command::Clear => {
+                    agent.clear_history();
+                    if let Some(p) = self.persist.as_mut() {
+                        p.reset();
+                    }
+                }
+            }
+        }
+    }
+
+    /// One prompt: its hooks, the notes it carries, then the turn with every event forwarded.
+    async fn prompt(&mut self, agent: &mut Agent, mut input: Message, scope: Option<Scope>) {
+        if self.dropped_as_closed() {
+            return;
+        }
+        self.refresh_tools(agent).await;
+        let cancel = CancellationToken::new();
+        // Running from here: an abort also stops the prompt's hooks.
+        self.set_running(Some(cancel.clone()), false);
+        let refused = tokio::select! {
+            r = self.prompt_hooks(&mut input) => r,
+            () = cancel.cancelled() => Some("cancelled while the prompt's hooks ran".to_owned()),
+        };
+        if let Some(refusal) = refused {
+            self.set_running(None, true);
+            self.refuse(refusal, cancel.is_cancelled());
+            return;
+        }
+        self.add_notes(&mut input);
+        self.engine.clear_scopes();
+        if let Some(scope) = scope {
+            self.engine.narrow(scope);
+        }
+        if let Some(message) = self.persist.as_mut().and_then(|p| p.pending(&input)) {
+            self.core.notice(message);
+        }
+        self.set_running(Some(cancel.clone()), true);
+        self.run_turn(agent, input, cancel).await;
+        self.engine.clear_scopes();
+        self.set_running(None, false);
+    }
+
+    /// A prompt queued before the session closed for good is dropped.
+    fn dropped_as_closed(&self) -> bool {
+        let mut s = self.core.lock();
+        if s.closed {
+            s.queued = s.queued.saturating_sub(1);
+        }
+        s.closed
+    }
+
+    /// Marks the session running (with the turn's cancel token) or idle; `dequeued` takes the
+    /// prompt off the queue count.
+    fn set_running(&self, current: Option<CancellationToken>, dequeued: bool) {
+        let mut s = self.core.lock();
+        if dequeued {
+            s.queued = s.queued.saturating_sub(1);
+        }
+        s.state = if current.is_some() { State::Running } else { State::Idle };
+        s.current = current;
+    }
+
+    /// A prompt its hooks refused: an error and the turn's end, so front ends move on.
+    fn refuse(&mut self, refusal: String, cancelled: bool) {
+        let reason = if cancelled { TurnEndReason::Cancelled } else { TurnEndReason::Failed };
+        for ev in [
+            AgentEvent::Error { kind: ErrorKind::Agent, message: refusal },
+            AgentEvent::TurnEnd {
+                reason,
+                stop_reason: None,
+                usage: octo_agent::Usage::default(),
+                requests: 0,
+            },
+        ] {
+            self.log(&ev);
+            let _ = self.core.events.send(ev);
+        }
+    }
+
+    /// Memory saved since the last prompt reaches the model in this message, not by changing
+    /// the system prompt (whose cached prefix holds).
+    fn add_notes(&self, input: &mut Message) {
+        let notes = std::mem::take(&mut self.core.lock().pending_notes);
+        if !notes.is_empty() {
+            input
+                .content
+                .push(ContentBlock::text(format!("<memory-update>\n{}\n</memory-update>", notes.join("\n"))));
+        }
+    }
+
+    /// The turn itself: every event is tracked, told to the hooks, logged and forwarded.
+    async fn run_turn(&mut self, agent: &mut Agent, input: Message, cancel: CancellationToken) {
+        let sender = Arc::clone(agent.sender());
+        let mut stream = if self.flags.unattended {
+            agent.turn_stream_unattended(input, cancel)
+        } else {
+            agent.turn_stream(input, cancel)
+        };
+        // The first commit of a turn carries its input: after it, nothing can be lost.
+        let mut input_committed = false;
+        let mut title_prompt = None;
+        while let Some(ev) = stream.next().await {
+            self.track(&ev, &mut input_committed, &mut title_prompt);
+            self.notify_hooks(&ev);
+            self.log(&ev);
+            // Nobody listening is fine: the turn goes on.
+            let _ = self.core.events.send(ev);
+        }
+        drop(stream);
+        // The title is asked for once the turn is over, so it never competes with the turn.
+        if let (Some(prompt), true) = (title_prompt, self.flags.model_titles) {
+            self.ask_title(sender, prompt);
+        }
+    }
+
+    /// What one event of a turn changes in the session: usage, the task list, the turn count,
+    /// what is saved.
+    fn track(&mut self, ev: &AgentEvent, input_committed: &mut bool, title_prompt: &mut Option<String>) {
+        match ev {
+            AgentEvent::Usage { usage } => {
+                let mut s = self.core.lock();
+                s.usage += *usage;
+                s.context_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+            }
+            AgentEvent::ToolUpdate { kind, data, .. } if kind == crate::subagents::USAGE_UPDATE => {
+                if let Ok(u) = serde_json::from_value::<octo_agent::Usage>(data.clone()) {
+                    self.core.lock().usage += u;
+                }
+            }
+            AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
+                if let Ok(todos) = serde_json::from_value::<Vec<octo_tools::Todo>>(data.clone()) {
+                    self.core.lock().todos = todos;
+                }
+            }
+            AgentEvent::TurnEnd { reason, .. } => {
+                self.core.lock().turns += 1;
+                let why = match reason {
+                    TurnEndReason::Cancelled => Some("cancelled"),
+                    TurnEndReason::Failed => Some("failed"),
+                    _ => None,
+                };
+                if let (false, Some(why), Some(p)) = (*input_committed, why, self.persist.as_mut()) {
+                    p.rolled_back(why);
+                }
+            }
+            AgentEvent::Committed { messages } => {
+                *input_committed = true;
+                if let Some(p) = self.persist.as_mut() {
+                    let (notice, first_prompt) = p.committed(messages);
+                    if let Some(message) = notice {
+                        self.core.notice(message);
+                    }
+                    *title_prompt = title_prompt.take().or(first_prompt);
+                }
+            }
+            AgentEvent::HistoryReplaced { messages } => {
+                if let Some(p) = self.persist.as_mut() {
+                    p.replaced(messages);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `/compact [focus]`, after the running turn.
+    async fn compact(&mut self, agent: &mut Agent, focus: Option<String>) {
+        let mut stream = agent.compact_stream(focus);
+        while let Some(ev) = stream.next().await {
+            if let (AgentEvent::HistoryReplaced { messages }, Some(p)) = (&ev, self.persist.as_mut()) {
+                p.replaced(messages);
+            }
+            let _ = self.core.events.send(ev);
+        }
+    }
+
+    /// Another model or endpoint; the conversation is kept.
+    fn set_sender(
+        &mut self,
+        agent: &mut Agent,
+        sender: Arc<dyn Sender>,
+        label: String,
+        info: octo_provider::ModelInfo,
+        max_tokens: Option<u32>,
+    ) {
+        agent.set_sender(sender);
+        // The new model's window and output cap, not the old one's.
+        agent.config_mut().context.window = info.context_window;
+        agent.config_mut().max_tokens = max_tokens;
+        if let Some(p) = self.persist.as_mut() {
+            p.model_changed(&label);
+        }
+        let mut s = self.core.lock();
+        s.model = label;
+        s.info = info;
+        s.sender = Some(Arc::clone(agent.sender()));
+    }
+
+    /// Keeps the first `keep` messages, when the history still has `expect` (a rewind).
+    fn truncate(&mut self, agent: &mut Agent, keep: usize, expect: usize) -> bool {
+        let history = agent.history();
+        let ok = history.len() == expect && keep <= history.len();
+        if ok {
+            let kept = history[..keep].to_vec();
+            if let Some(p) = self.persist.as_mut() {
+                p.replaced(&kept);
+            }
+            agent.set_history(kept);
+        }
+        ok
+    }
+
     /// SessionStart (before the first prompt) and UserPromptSubmit: context is added to the
     /// prompt; a refusal is returned (the prompt is not sent).
     async fn prompt_hooks(&mut self, input: &mut Message) -> Option<String> {
@@ -110,7 +328,7 @@ impl Task {
         if !self.session_started {
             self.session_started = true;
             if hooks.has(octo_hooks::Event::SessionStart) {
-                let source = if self.resumed { "resume" } else { "startup" };
+                let source = if self.flags.resumed { "resume" } else { "startup" };
                 self.start_context = hooks.session_start(source).await;
             }
         }
@@ -130,7 +348,7 @@ impl Task {
             added.insert(0, ("session-start-hook", c));
         }
         for (tag, c) in added {
-            input.content.push(octo_agent::ContentBlock::text(format!("<{tag}>\n{c}\n</{tag}>")));
+            input.content.push(ContentBlock::text(format!("<{tag}>\n{c}\n</{tag}>")));
         }
         None
     }
@@ -154,7 +372,7 @@ impl Task {
     /// Appends `ev` to the event log, when there is one.
     fn log(&mut self, ev: &AgentEvent) {
         if let Some(message) = self.event_log.as_mut().and_then(|l| l.write(ev)) {
-            let _ = self.events.send(AgentEvent::Notice { message });
+            self.core.notice(message);
         }
     }
 
@@ -172,7 +390,7 @@ impl Task {
         }
         if let Some(hub) = &self.tools.mcp {
             for message in hub.take_notices() {
-                let _ = self.events.send(AgentEvent::Notice { message });
+                self.core.notice(message);
             }
         }
         let generation: u64 = self.tools.sources.iter().map(|s| s.generation()).fold(0, u64::wrapping_add);
@@ -180,41 +398,27 @@ impl Task {
             self.tools.generation = generation;
             let (registry, left_out) = crate::tools::assemble(&self.tools.sources);
             for message in left_out {
-                let _ = self.events.send(AgentEvent::Notice { message });
+                self.core.notice(message);
             }
-            self.lock().tool_names = registry.names().map(str::to_owned).collect();
-            if let Some(lent) = &self.lent_tools {
+            self.core.lock().tool_names = registry.names().map(str::to_owned).collect();
+            if let Some(lent) = &self.tools.lent {
                 *lent.write().unwrap_or_else(std::sync::PoisonError::into_inner) = registry.clone();
             }
             *agent.tools_mut() = registry;
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Saves committed messages; may start a background title request.
-    fn committed(&mut self, messages: &[Message], sender: &Arc<dyn Sender>) {
-        let Some(p) = self.persist.as_mut() else { return };
-        let (notice, first_prompt) = p.committed(messages);
-        if let Some(message) = notice {
-            let _ = self.events.send(AgentEvent::Notice { message });
-        }
-        if let (Some(prompt), true) = (first_prompt, self.flags.model_titles) {
-            let sender = Arc::clone(sender);
-            let titles = self.titles.clone();
-            tokio::spawn(async move {
-                let msgs = [Message::user(crate::persist::title_request(&prompt))];
-                let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(40));
-                let answer =
-                    tokio::time::timeout(std::time::Duration::from_secs(20), ask_once(sender.as_ref(), req))
-                        .await;
-                if let Some(t) = answer.ok().flatten().as_deref().and_then(crate::persist::clean_title) {
-                    let _ = titles.send(t);
-                }
-            });
-        }
+    /// Asks the model for a short title in the background (the first exchange is saved).
+    fn ask_title(&self, sender: Arc<dyn Sender>, prompt: String) {
+        let titles = self.titles.0.clone();
+        tokio::spawn(async move {
+            let msgs = [Message::user(crate::persist::title_request(&prompt))];
+            let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(40));
+            let answer = tokio::time::timeout(Duration::from_secs(20), ask_once(sender.as_ref(), req)).await;
+            if let Some(t) = answer.ok().flatten().as_deref().and_then(crate::persist::clean_title) {
+                let _ = titles.send(t);
+            }
+        });
     }
 }
 
@@ -232,207 +436,5 @@ pub(super) async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) 
             Some(text)
         }
         None => sender.send(req).await.ok().map(|r| r.message.text()),
-    }
-}
-
-/// Runs commands until every handle to the session is gone.
-pub(super) async fn actor(
-    mut agent: Agent,
-    mut rx: mpsc::UnboundedReceiver<Command>,
-    mut titles: mpsc::UnboundedReceiver<String>,
-    mut task: Task,
-) {
-    loop {
-        let cmd = tokio::select! {
-            c = rx.recv() => match c {
-                Some(c) => c,
-                None => break,
-            },
-            Some(t) = titles.recv() => Command::Title(t),
-        };
-        match cmd {
-            Command::Prompt(mut input, scope) => {
-                {
-                    let mut s = task.lock();
-                    if s.closed {
-                        s.queued = s.queued.saturating_sub(1);
-                        continue;
-                    }
-                }
-                task.refresh_tools(&mut agent).await;
-                let cancel = CancellationToken::new();
-                {
-                    // Running from here: an abort also stops the prompt's hooks.
-                    let mut s = task.lock();
-                    s.state = State::Running;
-                    s.current = Some(cancel.clone());
-                }
-                let refused = tokio::select! {
-                    r = task.prompt_hooks(&mut input) => r,
-                    () = cancel.cancelled() => Some("cancelled while the prompt's hooks ran".to_owned()),
-                };
-                if let Some(refusal) = refused {
-                    {
-                        let mut s = task.lock();
-                        s.queued = s.queued.saturating_sub(1);
-                        s.state = State::Idle;
-                        s.current = None;
-                    }
-                    for ev in [
-                        AgentEvent::Error { kind: octo_agent::ErrorKind::Agent, message: refusal },
-                        AgentEvent::TurnEnd {
-                            reason: if cancel.is_cancelled() {
-                                TurnEndReason::Cancelled
-                            } else {
-                                TurnEndReason::Failed
-                            },
-                            stop_reason: None,
-                            usage: octo_agent::Usage::default(),
-                            requests: 0,
-                        },
-                    ] {
-                        task.log(&ev);
-                        let _ = task.events.send(ev);
-                    }
-                    continue;
-                }
-                // Memory saved since the last prompt reaches the model in this message, not by
-                // changing the system prompt (whose cached prefix holds).
-                let notes = std::mem::take(&mut task.lock().pending_notes);
-                if !notes.is_empty() {
-                    input.content.push(octo_agent::ContentBlock::text(format!(
-                        "<memory-update>\n{}\n</memory-update>",
-                        notes.join("\n")
-                    )));
-                }
-                task.engine.clear_scopes();
-                if let Some(scope) = scope {
-                    task.engine.narrow(scope);
-                }
-                if let Some(message) = task.persist.as_mut().and_then(|p| p.pending(&input)) {
-                    let _ = task.events.send(AgentEvent::Notice { message });
-                }
-                {
-                    let mut s = task.lock();
-                    s.queued = s.queued.saturating_sub(1);
-                    s.state = State::Running;
-                    s.current = Some(cancel.clone());
-                }
-                let sender = Arc::clone(agent.sender());
-                let mut stream = if task.flags.unattended {
-                    agent.turn_stream_unattended(input, cancel)
-                } else {
-                    agent.turn_stream(input, cancel)
-                };
-                // The first commit of a turn carries its input: after it, nothing can be lost.
-                let mut input_committed = false;
-                while let Some(ev) = stream.next().await {
-                    match &ev {
-                        AgentEvent::Usage { usage } => {
-                            let mut s = task.lock();
-                            s.usage += *usage;
-                            s.context_tokens =
-                                usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-                        }
-                        AgentEvent::ToolUpdate { kind, data, .. }
-                            if kind == crate::subagents::USAGE_UPDATE =>
-                        {
-                            if let Ok(u) = serde_json::from_value::<octo_agent::Usage>(data.clone()) {
-                                task.lock().usage += u;
-                            }
-                        }
-                        AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
-                            if let Ok(todos) = serde_json::from_value::<Vec<octo_tools::Todo>>(data.clone()) {
-                                task.lock().todos = todos;
-                            }
-                        }
-                        AgentEvent::TurnEnd { reason, .. } => {
-                            task.lock().turns += 1;
-                            if !input_committed {
-                                let why = match reason {
-                                    TurnEndReason::Cancelled => Some("cancelled"),
-                                    TurnEndReason::Failed => Some("failed"),
-                                    _ => None,
-                                };
-                                if let (Some(why), Some(p)) = (why, task.persist.as_mut()) {
-                                    p.rolled_back(why);
-                                }
-                            }
-                        }
-                        AgentEvent::Committed { messages } => {
-                            input_committed = true;
-                            task.committed(messages, &sender);
-                        }
-                        AgentEvent::HistoryReplaced { messages } => {
-                            if let Some(p) = task.persist.as_mut() {
-                                p.replaced(messages);
-                            }
-                        }
-                        _ => {}
-                    }
-                    task.notify_hooks(&ev);
-                    task.log(&ev);
-                    // Nobody listening is fine: the turn goes on.
-                    let _ = task.events.send(ev);
-                }
-                drop(stream);
-                task.engine.clear_scopes();
-                let mut s = task.lock();
-                s.state = State::Idle;
-                s.current = None;
-            }
-            Command::Compact(focus) => {
-                let mut stream = agent.compact_stream(focus);
-                while let Some(ev) = stream.next().await {
-                    if let (AgentEvent::HistoryReplaced { messages }, Some(p)) = (&ev, task.persist.as_mut())
-                    {
-                        p.replaced(messages);
-                    }
-                    let _ = task.events.send(ev);
-                }
-            }
-            Command::SystemPrompt(text) => {
-                agent.config_mut().system_prompt = Some(text);
-            }
-            Command::Title(t) => {
-                if let Some(p) = task.persist.as_mut() {
-                    p.set_title(&t);
-                }
-            }
-            Command::SetSender(sender, label, info, max_tokens) => {
-                agent.set_sender(sender);
-                // The new model's window and output cap, not the old one's.
-                agent.config_mut().context.window = info.context_window;
-                agent.config_mut().max_tokens = max_tokens;
-                if let Some(p) = task.persist.as_mut() {
-                    p.model_changed(&label);
-                }
-                let mut s = task.lock();
-                s.model = label;
-                s.info = info;
-                s.sender = Some(Arc::clone(agent.sender()));
-            }
-            Command::History(reply) => {
-                let _ = reply.send(agent.history().to_vec());
-            }
-            Command::Truncate { keep, expect, reply } => {
-                let history = agent.history();
-                let ok = history.len() == expect && keep <= history.len();
-                if ok {
-                    let kept = history[..keep].to_vec();
-                    if let Some(p) = task.persist.as_mut() {
-                        p.replaced(&kept);
-                    }
-                    agent.set_history(kept);
-                }
-                let _ = reply.send(ok);
-            }
-            Command::Clear => {
-                agent.clear_history();
-                if let Some(p) = task.persist.as_mut() {
-                    p.reset();
-                }
-            }
-        }
     }
 }

@@ -1,8 +1,8 @@
 //! The session's hooks: trusting a project's, listing them, and SessionEnd.
 
-use super::start::hook_instance;
-use super::Session;
-use std::sync::Arc;
+use super::facade::Session;
+use super::steps::hook_instance;
+use crate::hooks::TrustError;
 
 /// One configured hook, for `/hooks`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ impl Session {
     /// The project's hooks waiting for the user's trust (`event matcher: command (file)`); empty
     /// when there are none or they are trusted.
     pub fn untrusted_hooks(&self) -> Vec<String> {
-        let pending = self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let pending = self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some((_, set)) = pending.as_ref() else { return Vec::new() };
         set.iter()
             .filter(|(_, m)| m.project)
@@ -38,23 +38,21 @@ impl Session {
 
     /// Trusts the project's hooks as they are now (remembered by fingerprint: a change asks
     /// again) and makes them run from the next seat on.
-    pub fn trust_hooks(&self) -> Result<(), String> {
+    pub fn trust_hooks(&self) -> Result<(), TrustError> {
         let mut pending =
-            self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (Some(cell), Some(config)) = (self.setup.hooks.as_ref(), self.setup.config.as_ref()) else {
-            return Err("this session has no hooks".into());
+            self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (Some(cell), Some(config)) = (self.setup.hooks.cell.as_ref(), self.setup.config.as_ref()) else {
+            return Err(TrustError::NoHooks);
         };
         let Some((fingerprint, _)) = pending.as_ref() else { return Ok(()) };
         let home = crate::home::Home::new(&config.home);
         // Remembered first: if that fails, the hooks stay pending and the user can try again.
         crate::hooks::remember_trust(&home, fingerprint, &self.setup.workspace)
-            .map_err(|e| format!("could not remember the trust: {e}"))?;
+            .map_err(TrustError::Remember)?;
         let Some((_, set)) = pending.take() else { return Ok(()) };
-        let session_id = Arc::clone(&self.session_id);
-        let events = self.setup.events_cell.clone().unwrap_or_default();
         let sandbox = self.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
         let runner = crate::hooks::runner(&self.setup.workspace, sandbox);
-        cell.set(hook_instance(set, runner, &home, &session_id, &events));
+        cell.set(hook_instance(set, runner, &home, &self.core));
         Ok(())
     }
 
@@ -62,8 +60,8 @@ impl Session {
     pub fn hooks(&self) -> Vec<HookInfo> {
         let mut out = Vec::new();
         let waiting =
-            self.setup.untrusted_hooks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        let set = match (&waiting, &self.setup.hooks) {
+            self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let set = match (&waiting, &self.setup.hooks.cell) {
             (Some((_, all)), _) => all.clone(),
             (None, Some(cell)) => cell.get().set().clone(),
             (None, None) => return out,
@@ -80,23 +78,5 @@ impl Session {
             }
         }
         out
-    }
-
-    /// Runs the SessionEnd hooks once (on a thread of their own, as the session's runtime may be
-    /// ending).
-    pub(super) fn end_hooks(&self) {
-        if self.setup.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        let Some(hooks) = self.setup.hooks.as_ref().map(|c| c.get()) else { return };
-        if !hooks.has(octo_hooks::Event::SessionEnd) {
-            return;
-        }
-        let _ = std::thread::spawn(move || {
-            if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                rt.block_on(hooks.session_end("exit"));
-            }
-        })
-        .join();
     }
 }

@@ -1,6 +1,7 @@
 //! The session's memory: `/remember`, `/memory`, `/memory --here`, and the dream.
 
-use super::Session;
+use super::facade::Session;
+use crate::memory::MemoryActionError as E;
 use octo_agent::{Message, Role};
 use octo_memory::{dream, Memory};
 use std::path::PathBuf;
@@ -30,42 +31,51 @@ impl Session {
 
     /// `/remember TEXT`: adds a dated line to the workspace's Scratch Notes without a model call;
     /// the model hears of it with the next prompt. Returns the line.
-    pub fn remember(&self, text: &str) -> Result<String, String> {
-        let memory = self.memory().ok_or("this session has no memory")?;
+    pub fn remember(&self, text: &str) -> Result<String, E> {
+        let memory = self.memory().ok_or(E::NoMemory)?;
         let line = crate::memory::remember(memory, text)?;
-        self.lock().pending_notes.push(format!("The user asked you to remember: {}", text.trim()));
+        self.core.leave_note(format!("The user asked you to remember: {}", text.trim()));
         Ok(line)
     }
 
     /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` from the next
     /// session on (copying what is kept under octo's home there; the copy there stays as it was).
     /// Returns the folder.
-    pub fn memory_here(&self) -> Result<PathBuf, String> {
-        let memory = self.memory().ok_or("this session has no memory")?;
+    pub fn memory_here(&self) -> Result<PathBuf, E> {
+        let memory = self.memory().ok_or(E::NoMemory)?;
         let here = octo_memory::in_repository(&self.setup.workspace);
         let from = memory.workspace.dir().to_path_buf();
         if from == here {
             return Ok(here);
         }
-        std::fs::create_dir_all(&here).map_err(|e| format!("cannot create {}: {e}", here.display()))?;
+        std::fs::create_dir_all(&here).map_err(|source| E::Io {
+            action: "create",
+            path: here.display().to_string(),
+            source,
+        })?;
         if let Ok(rd) = std::fs::read_dir(&from) {
             for e in rd.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")) {
                 let to = here.join(e.file_name());
                 if to.exists() {
-                    return Err(format!("{} exists already; move the files yourself", to.display()));
+                    return Err(E::Exists(to.display().to_string()));
                 }
-                std::fs::copy(e.path(), &to)
-                    .map_err(|err| format!("cannot copy to {}: {err}", to.display()))?;
+                std::fs::copy(e.path(), &to).map_err(|source| E::Io {
+                    action: "copy to",
+                    path: to.display().to_string(),
+                    source,
+                })?;
             }
         }
         if !here.join("MEMORY.md").exists() {
-            std::fs::write(here.join("MEMORY.md"), octo_memory::index::empty())
-                .map_err(|e| format!("cannot write {}: {e}", here.display()))?;
+            std::fs::write(here.join("MEMORY.md"), octo_memory::index::empty()).map_err(|source| E::Io {
+                action: "write",
+                path: here.display().to_string(),
+                source,
+            })?;
         }
         let root = self.setup.config.as_ref().map(|c| crate::home::Home::new(&c.home).memory());
         if let Some(root) = root {
-            octo_memory::opt_in_here(&root, &self.setup.workspace)
-                .map_err(|e| format!("cannot record the choice: {e}"))?;
+            octo_memory::opt_in_here(&root, &self.setup.workspace).map_err(E::Record)?;
         }
         Ok(here)
     }
@@ -74,13 +84,12 @@ impl Session {
     /// consolidates the workspace index with what this conversation established. Nothing is
     /// written; [`Session::apply_dream`] does that once the user has seen the diff. A failed
     /// call or an answer that is no index is an error.
-    pub async fn dream(&self) -> Result<DreamPlan, String> {
-        let memory = self.memory().ok_or("this session has no memory")?;
-        let sender =
-            self.setup.lite.clone().or_else(|| self.lock().sender.clone()).ok_or("no model to dream with")?;
-        let history = self.history().await.map_err(|e| e.to_string())?;
+    pub async fn dream(&self) -> Result<DreamPlan, E> {
+        let memory = self.memory().ok_or(E::NoMemory)?;
+        let sender = self.setup.lite.clone().or_else(|| self.core.current_sender()).ok_or(E::NoModel)?;
+        let history = self.history().await?;
         // An index that exists but cannot be read is never replaced.
-        let before = memory.workspace.read_index().map_err(|e| format!("{e}; nothing was written"))?;
+        let before = memory.workspace.read_index().map_err(E::Index)?;
         let current = before.clone().unwrap_or_else(octo_memory::index::empty);
         let request = dream::request(&current, &transcript(&history));
         let msgs = [Message::user(request)];
@@ -90,9 +99,9 @@ impl Session {
             super::actor::ask_once(sender.as_ref(), req),
         )
         .await
-        .map_err(|_| "the dream's model call took longer than 3 minutes; nothing was written".to_owned())?
-        .ok_or("the dream's model call failed; nothing was written")?;
-        let after = dream::accept(&answer).map_err(|e| format!("{e}; nothing was written"))?;
+        .map_err(|_| E::DreamTimeout)?
+        .ok_or(E::DreamFailed)?;
+        let after = dream::accept(&answer).map_err(E::NotAnIndex)?;
         let diff = similar::TextDiff::from_lines(current.as_str(), after.as_str())
             .unified_diff()
             .header("MEMORY.md (now)", "MEMORY.md (after the dream)")
@@ -102,14 +111,14 @@ impl Session {
 
     /// Writes a dream's index, keeping the previous one in octo's trash (`octo trash restore`
     /// undoes it). Refused when the index changed since the dream read it.
-    pub fn apply_dream(&self, plan: &DreamPlan) -> Result<(), String> {
-        let memory = self.memory().ok_or("this session has no memory")?;
-        if let (Some(trash), Some(old)) = (self.setup.trash.as_ref(), plan.before.as_deref()) {
-            trash.record(&plan.path, Some(old.as_bytes()), plan.after.as_bytes(), "dream").map_err(|e| {
-                format!("could not keep the previous index in the trash, so nothing was written: {e}")
-            })?;
+    pub fn apply_dream(&self, plan: &DreamPlan) -> Result<(), E> {
+        let memory = self.memory().ok_or(E::NoMemory)?;
+        if let (Some(trash), Some(old)) = (self.setup.tools.trash.as_ref(), plan.before.as_deref()) {
+            trash
+                .record(&plan.path, Some(old.as_bytes()), plan.after.as_bytes(), "dream")
+                .map_err(|e| E::Trash(e.to_string()))?;
         }
-        memory.workspace.replace_index(plan.before.as_deref(), &plan.after).map_err(|e| e.to_string())
+        memory.workspace.replace_index(plan.before.as_deref(), &plan.after).map_err(E::Replace)
     }
 }
 

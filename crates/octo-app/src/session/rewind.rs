@@ -3,10 +3,14 @@
 //! changed after the turn by someone else is named and left alone unless the user says to
 //! overwrite it; what shell commands did is not covered, and is named.
 
+use super::error::SessionError;
+use super::facade::Session;
+use super::state::Command;
 use octo_agent::{ContentBlock, Message, Role, Subject, ToolRegistry};
 use octo_tools::trash::{Change, Trash, Undo};
 use std::collections::HashSet;
 use std::path::PathBuf;
+use tokio::sync::oneshot;
 
 /// What one file goes back to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +126,39 @@ pub(crate) fn apply_files(plan: &RewindPlan, trash: Option<&Trash>, overwrite: &
         }
     }
     report
+}
+
+impl Session {
+    /// What undoing the last `n` turns would do: the files their tool calls changed (and
+    /// whether each was changed since), the shell commands whose effects stay, the turns dropped.
+    pub async fn rewind_plan(&self, n: usize) -> Result<RewindPlan, SessionError> {
+        let history = self.history().await?;
+        Ok(plan(&history, n, self.setup.tools.trash.as_ref(), &self.setup.tools.registry))
+    }
+
+    /// Carries out `plan`: undoes the file changes (a file changed since is only overwritten when
+    /// listed in `overwrite`) and drops the turns from the conversation (and the saved session).
+    /// Fails with nothing undone when the conversation moved on since the plan was made.
+    pub async fn rewind(
+        &self,
+        plan: &RewindPlan,
+        overwrite: &[PathBuf],
+    ) -> Result<RewindReport, SessionError> {
+        let now = self.history().await?;
+        let fresh = self::plan(&now, plan.turns, self.setup.tools.trash.as_ref(), &self.setup.tools.registry);
+        if fresh.keep != plan.keep || now.len() < plan.keep {
+            return Err(SessionError::Moved);
+        }
+        let report = apply_files(plan, self.setup.tools.trash.as_ref(), overwrite);
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Truncate { keep: plan.keep, expect: now.len(), reply: tx })
+            .map_err(|_| SessionError::Closed)?;
+        if !rx.await.map_err(|_| SessionError::Closed)? {
+            return Err(SessionError::Moved);
+        }
+        Ok(report)
+    }
 }
 
 #[cfg(test)]

@@ -1,25 +1,27 @@
 //! The session's skills and custom commands: listing them, reading them again, and running one
 //! as `/name args`.
 
-use super::{Command, Session, SessionError};
-use crate::skills::{Invocation, Prepared, Runner};
+use super::error::SessionError;
+use super::facade::Session;
+use super::state::Command;
+use crate::skills::{Invocation, InvokeError, Prepared, Runner};
 use octo_skills::Catalog;
 use std::sync::Arc;
 
 impl Session {
     /// The skills and commands found when the session started (or last reloaded).
     pub fn skills(&self) -> Arc<Catalog> {
-        self.setup.skills.get()
+        self.setup.skills.catalog.get()
     }
 
     /// Reads the skill and command folders again and rebuilds the system prompt's listing (the
     /// next request then rebuilds the provider's prompt cache). Returns the notices (skipped
     /// files, overrides).
     pub fn reload_skills(&self) -> Result<Vec<String>, SessionError> {
-        let (catalog, mut notices) = crate::skills::discover(&self.setup.skill_roots);
-        if let Some((home, env, parts)) = &self.setup.prompt {
+        let (catalog, mut notices) = crate::skills::discover(&self.setup.skills.roots);
+        if let Some((home, env, parts)) = &self.setup.skills.prompt {
             let mut parts = parts.clone();
-            if parts.skills.is_some() || !self.setup.tools.is_empty() {
+            if parts.skills.is_some() || !self.setup.tools.registry.is_empty() {
                 let (listing, notice) =
                     octo_skills::listing(&catalog, octo_skills::SKILL_TOOL, octo_skills::LISTING_BUDGET);
                 parts.skills = listing;
@@ -28,14 +30,14 @@ impl Session {
             let (system, _) = crate::prompt::assemble_with_sources(home, env, &parts);
             self.commands.send(Command::SystemPrompt(system)).map_err(|_| SessionError::Closed)?;
         }
-        self.setup.skills.replace(catalog);
+        self.setup.skills.catalog.replace(catalog);
         Ok(notices)
     }
 
     /// `/name args` for a skill or command the user may run: `None` when there is none by that
     /// name; an error when it cannot run (its file went bad, a command in it is refused). Its
     /// steps say what will run or be read first and which need the user's yes.
-    pub async fn invoke(&self, name: &str, arguments: &str) -> Option<Result<Invocation, String>> {
+    pub async fn invoke(&self, name: &str, arguments: &str) -> Option<Result<Invocation, InvokeError>> {
         let catalog = self.skills();
         let skill = catalog.get(name).filter(|s| s.user_invocable)?;
         Some(self.runner().invoke(skill, arguments).await)
@@ -43,7 +45,7 @@ impl Session {
 
     /// Runs an invocation's steps (the caller asked the user about those that needed a yes) and
     /// returns the prompt to queue with [`Session::prompt_prepared`].
-    pub async fn finish_invocation(&self, invocation: Invocation) -> Result<Prepared, String> {
+    pub async fn finish_invocation(&self, invocation: Invocation) -> Result<Prepared, InvokeError> {
         self.finish_invocation_with(invocation, octo_agent::CancellationToken::new()).await
     }
 
@@ -52,16 +54,16 @@ impl Session {
         &self,
         invocation: Invocation,
         cancel: octo_agent::CancellationToken,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, InvokeError> {
         self.runner().finish(invocation, cancel).await
     }
 
     fn runner(&self) -> Runner<'_> {
         Runner {
             engine: &self.engine,
-            tools: &self.setup.tools,
+            tools: &self.setup.tools.registry,
             workspace: &self.setup.workspace,
-            hooks: self.setup.hooks.as_ref().map(|c| c.get()),
+            hooks: self.setup.hooks.cell.as_ref().map(|c| c.get()),
         }
     }
 }

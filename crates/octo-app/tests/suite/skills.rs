@@ -168,13 +168,13 @@ async fn refused_steps_stop_the_command_and_nothing_is_sent() {
         (".env", "SECRET=1\n"),
     ];
     let t = setup(&cmds, vec![], "[permissions]\ndeny = [\"terminal(rm*)\"]\n", Mode::Auto).await;
-    let err = t.session.invoke("clean", "").await.unwrap().unwrap_err();
+    let err = t.session.invoke("clean", "").await.unwrap().unwrap_err().to_string();
     assert!(err.contains("terminal(rm*)"), "{err}");
     // A secret is asked about even in auto mode; headless runs then stop (see the CLI tests).
     let inv = t.session.invoke("leak", "").await.unwrap().unwrap();
     let asks: Vec<_> = inv.questions().collect();
     assert!(asks.len() == 1 && asks[0].ask.as_deref().unwrap().contains("secrets"), "{asks:?}");
-    let err = t.session.invoke("narrow", "").await.unwrap().unwrap_err();
+    let err = t.session.invoke("narrow", "").await.unwrap().unwrap_err().to_string();
     assert!(err.contains("outside what the command /narrow allows"), "{err}");
     assert!(t.session.invoke("nope", "").await.is_none());
     assert!(t.llm.request_bodies().await.is_empty());
@@ -219,7 +219,7 @@ async fn a_commands_lines_meet_the_pretooluse_hooks_and_arguments_stay_values() 
         Mode::Auto,
     )
     .await;
-    let err = t.session.invoke("fetch", "").await.unwrap().unwrap_err();
+    let err = t.session.invoke("fetch", "").await.unwrap().unwrap_err().to_string();
     assert!(err.contains("no curl in commands"), "{err}");
     // An argument that looks like a command substitution is printed, not run.
     let inv = t.session.invoke("say", "$(touch pwned) it's").await.unwrap().unwrap();

@@ -6,7 +6,7 @@
 //! formatting the id maps) happens in the parent; the child runs only system calls between fork
 //! and exec.
 
-use super::{Policy, SandboxError};
+use super::policy::{Policy, SandboxError};
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
@@ -412,7 +412,7 @@ where
     F: FnMut() -> std::io::Result<()> + Send + Sync + 'static,
 {
     use std::os::unix::process::CommandExt;
-    let mut cmd = crate::shell_command("exit 0");
+    let mut cmd = crate::shell::shell_command("exit 0");
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
@@ -443,7 +443,7 @@ mod tests {
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("README"), "x").unwrap();
-        let policy = Policy::new(super::super::Mode::WorkspaceWrite, dir.path());
+        let policy = Policy::new(super::super::policy::Mode::WorkspaceWrite, dir.path());
         let paths = writable_paths(&policy, true);
         assert!(paths.contains(&dir.path().join("src")));
         assert!(paths.contains(&dir.path().join("README")));

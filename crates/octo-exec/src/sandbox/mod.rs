@@ -20,171 +20,13 @@
 mod hint;
 #[cfg(target_os = "linux")]
 mod linux;
+mod policy;
 pub mod seatbelt;
 
 pub use hint::{denial_hint, Denial};
 
-use std::path::{Path, PathBuf};
-
-/// What commands may change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Write only in the workspace, the temp dir, octo's output dir and extra roots.
-    WorkspaceWrite,
-    /// Write nowhere.
-    ReadOnly,
-    /// No sandbox: commands run with the user's full rights.
-    Off,
-}
-
-impl Mode {
-    /// The configuration spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::WorkspaceWrite => "workspace-write",
-            Self::ReadOnly => "read-only",
-            Self::Off => "off",
-        }
-    }
-}
-
-/// What a command may do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    /// What it may change.
-    pub mode: Mode,
-    /// Refuse to run commands when no sandbox can be had (`sandbox = "required"`).
-    pub required: bool,
-    /// Whether it may use the network.
-    pub network: bool,
-    /// The workspace (writable under [`Mode::WorkspaceWrite`]).
-    pub workspace: PathBuf,
-    /// Other writable directories: the temp dir, octo's output dir, configured roots.
-    pub writable_roots: Vec<PathBuf>,
-    /// Whether the workspace's `.git` is writable too.
-    pub git_writable: bool,
-    /// Directories inside the writable roots that stay read-only (octo's caller adds the home
-    /// directory when it lies in the temp dir). Enforced where mount namespaces are available.
-    pub read_only: Vec<PathBuf>,
-    /// Pretend the kernel has no Landlock (to test the fallback; `OCTO_SANDBOX_SIMULATE=no-landlock`).
-    pub simulate_no_landlock: bool,
-}
-
-impl Policy {
-    /// `mode` for `workspace`, with the system temp dir writable, no network and `.git`
-    /// read-only.
-    pub fn new(mode: Mode, workspace: &Path) -> Self {
-        let mut writable_roots = vec![std::env::temp_dir()];
-        if cfg!(unix) && Path::new("/tmp") != std::env::temp_dir() {
-            writable_roots.push(PathBuf::from("/tmp"));
-        }
-        Self {
-            mode,
-            required: false,
-            network: false,
-            workspace: workspace.to_path_buf(),
-            writable_roots,
-            git_writable: false,
-            read_only: Vec::new(),
-            simulate_no_landlock: false,
-        }
-    }
-
-    /// Every directory writable under this policy (none under read-only).
-    pub fn writable(&self) -> Vec<PathBuf> {
-        match self.mode {
-            Mode::WorkspaceWrite => {
-                let mut all = vec![self.workspace.clone()];
-                all.extend(self.writable_roots.iter().cloned());
-                all
-            }
-            Mode::ReadOnly | Mode::Off => Vec::new(),
-        }
-    }
-
-    /// The workspace's `.git` when it must stay read-only (it exists, writes are allowed in the
-    /// workspace, and `.git` was not made writable).
-    pub fn protected_git(&self) -> Option<PathBuf> {
-        let git = self.workspace.join(".git");
-        (self.mode == Mode::WorkspaceWrite && !self.git_writable && git.symlink_metadata().is_ok())
-            .then_some(git)
-    }
-
-    /// Everything kept read-only inside the writable roots (only under
-    /// [`Mode::WorkspaceWrite`]: read-only protects everything already), resolved: the
-    /// protected `.git`, the existing [`Policy::read_only`] directories, and the workspace's
-    /// surroundings when the workspace lies in another writable root — for a workspace in
-    /// `/tmp/job/ws`, `/tmp/job` — so `..` cannot reach its neighbours.
-    pub fn read_only_paths(&self) -> Vec<PathBuf> {
-        if self.mode != Mode::WorkspaceWrite {
-            return Vec::new();
-        }
-        let ws = real(&self.workspace);
-        let surroundings = self.writable_roots.iter().map(|r| real(r)).filter_map(|root| {
-            let first = ws.strip_prefix(&root).ok()?.components().next()?;
-            Some(root.join(first)).filter(|top| *top != ws)
-        });
-        let mut out: Vec<PathBuf> = Vec::new();
-        let candidates = self
-            .protected_git()
-            .map(|g| real(&g))
-            .into_iter()
-            .chain(surroundings)
-            .chain(self.read_only.iter().filter(|p| p.is_dir()).map(|p| real(p)));
-        for p in candidates {
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
-        out
-    }
-
-    /// The bind mounts a command's mount namespace needs, in order (`true`: read-only): first
-    /// every writable directory a read-only one holds (the workspace, a temp dir inside the
-    /// workspace's surroundings, octo's output dir inside a read-only home), so they stay
-    /// writable inside; then the read-only directories, outermost first.
-    pub fn mounts(&self) -> Vec<(PathBuf, bool)> {
-        let mut ro = self.read_only_paths();
-        if ro.is_empty() {
-            return Vec::new();
-        }
-        ro.sort_by_key(|p| p.components().count());
-        let mut rw: Vec<PathBuf> = std::iter::once(real(&self.workspace))
-            .chain(self.writable_roots.iter().map(|r| real(r)))
-            .filter(|w| w.is_dir() && !ro.contains(w) && ro.iter().any(|p| w.starts_with(p)))
-            .collect();
-        rw.sort_by_key(|p| p.components().count());
-        rw.dedup();
-        let mut out: Vec<(PathBuf, bool)> = rw.iter().map(|w| (w.clone(), false)).collect();
-        let mut done: Vec<PathBuf> = Vec::new();
-        for p in ro {
-            // Inside a folder already read-only, and not in a writable one bound above: the
-            // outer bind covers it.
-            if done.iter().any(|d| p.starts_with(d)) && !rw.iter().any(|w| p.starts_with(w)) {
-                continue;
-            }
-            done.push(p.clone());
-            out.push((p, true));
-        }
-        out
-    }
-}
-
-/// The resolved path (the path itself when it cannot be resolved).
-fn real(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Why a command could not be confined.
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    /// `sandbox = "required"` and no sandbox is available.
-    #[error("the sandbox is required but not available: {0}. Commands are not run (set `sandbox` to \"workspace-write\" or \"off\" to run them without one)")]
-    Required(String),
-    /// Building the rules failed.
-    #[error("could not set up the sandbox: {0}")]
-    Setup(String),
-}
+pub use policy::{Mode, Policy, SandboxError};
+use std::path::Path;
 
 /// What this machine enforces for a policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,16 +151,16 @@ impl Sandbox {
     /// error when the sandbox is required but unavailable.
     pub fn shell_command(&self, command: &str) -> Result<std::process::Command, SandboxError> {
         match &self.state {
-            State::Off => Ok(crate::shell_command(command)),
+            State::Off => Ok(crate::shell::shell_command(command)),
             State::Unavailable(why) if self.policy.required => Err(SandboxError::Required(why.clone())),
-            State::Unavailable(_) => Ok(crate::shell_command(command)),
+            State::Unavailable(_) => Ok(crate::shell::shell_command(command)),
             State::Active => self.confined(command),
         }
     }
 
     #[cfg(target_os = "linux")]
     fn confined(&self, command: &str) -> Result<std::process::Command, SandboxError> {
-        let mut cmd = crate::shell_command(command);
+        let mut cmd = crate::shell::shell_command(command);
         match &self.linux {
             Some(l) => l.confine(&mut cmd, &self.policy)?,
             None => return Err(SandboxError::Setup("no Linux sandbox was probed".into())),
@@ -335,7 +177,7 @@ impl Sandbox {
 
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     fn confined(&self, command: &str) -> Result<std::process::Command, SandboxError> {
-        Ok(crate::shell_command(command))
+        Ok(crate::shell::shell_command(command))
     }
 }
 

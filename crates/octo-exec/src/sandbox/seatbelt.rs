@@ -5,7 +5,7 @@
 //! roots minus the workspace's `.git`, and the network only when the policy allows it. The text
 //! is built and tested on every platform; it is used where `sandbox-exec` exists.
 
-use super::Policy;
+use super::policy::Policy;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ fn quote(path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Mode;
+    use super::super::policy::Mode;
     use super::*;
 
     #[test]

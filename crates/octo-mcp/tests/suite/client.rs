@@ -66,7 +66,7 @@ async fn a_stdio_server_lists_calls_and_describes_its_tools() {
     assert!(read.text_content().contains("remember the milk"));
     let prompts = hub.prompts().await;
     assert_eq!(prompts[0].command, "/mcp__t__review");
-    assert!(hub.render_prompt(&prompts[0], &[]).await.unwrap_err().contains("needs file"));
+    assert!(hub.render_prompt(&prompts[0], &[]).await.unwrap_err().to_string().contains("needs file"));
     assert_eq!(
         hub.render_prompt(&prompts[0], &["a.rs".into()]).await.unwrap(),
         "Please review a.rs carefully."

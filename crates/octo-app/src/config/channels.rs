@@ -1,7 +1,7 @@
 //! `[channels.<name>]`: the chat-app bridges `octo serve` starts. Only the user's own config may
 //! define them — a repository must not open a bot to its authors.
 
-use crate::config::{ConfigError, Source};
+use super::types::{ConfigError, EnvLookup, Source};
 use std::path::PathBuf;
 
 /// One `[channels.<name>]` table as written.
@@ -136,7 +136,7 @@ impl SecretSource {
     /// The secret from the environment, else the key store; the error says how to provide it.
     pub fn read(
         &self,
-        env: crate::config::EnvLookup<'_>,
+        env: EnvLookup<'_>,
         store: &dyn crate::credentials::CredentialStore,
     ) -> Result<String, String> {
         env(&self.env)

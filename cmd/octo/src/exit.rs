@@ -1,0 +1,14 @@
+//! How octo ends: its exit codes, and the runtime every command runs on.
+
+/// Exit codes: success, error, usage error, interrupted.
+pub const EXIT_ERROR: u8 = 1;
+/// A usage or setup problem the user must fix.
+pub const EXIT_USAGE: u8 = 2;
+/// Interrupted with Ctrl-C.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The async runtime of a command: two worker threads (octo waits on the network and on
+/// processes, it does not compute).
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+}

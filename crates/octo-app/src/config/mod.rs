@@ -1,0 +1,28 @@
+//! Configuration: `~/.octo/config.toml`, the project's `.octo/config.toml`, environment
+//! variables and flags, merged with precedence flag > env > project > user > built-in default,
+//! each value remembering where it came from.
+//!
+//! The rooms, leaf first: [`types`] (the error, sources, the environment lookup) → the sections
+//! ([`endpoints`], [`sections`], [`sandbox`], [`channels`]) → [`file`] (a file as written) →
+//! [`load`] (the effective [`Config`] and its loading) → `apply` (one step per section of a
+//! layer) and `show`. This module only names them.
+
+mod apply;
+pub mod channels;
+pub mod endpoints;
+pub mod file;
+pub mod load;
+pub mod sandbox;
+pub mod sections;
+mod show;
+pub mod types;
+
+pub use crate::home::octo_home;
+pub use endpoints::{EndpointConfig, ModelOverride, Protocol, TimeoutError, Timeouts};
+pub use file::{
+    parse_file, FileConfig, HookCommandToml, HookToml, PermissionsConfig, ShellEnvConfig, SubagentsConfig,
+};
+pub use load::{Config, Overrides};
+pub use sandbox::{SandboxKeys, SandboxSettings};
+pub use sections::{Notify, NotifyMethod, SubagentLimits};
+pub use types::{process_env, ConfigError, EnvLookup, Source, Sourced};

@@ -1,0 +1,53 @@
+//! The session's MCP servers: their state, approving a project's server, their prompts.
+
+use super::facade::Session;
+use crate::home::Home;
+use crate::mcp::McpError;
+
+impl Session {
+    /// The session's MCP servers, as they are now.
+    pub fn mcp_status(&self) -> Vec<octo_mcp::ServerStatus> {
+        self.setup.tools.mcp.as_ref().map(|h| h.status()).unwrap_or_default()
+    }
+
+    /// Approves a project's MCP server (remembered by its fingerprint, so later runs start it
+    /// too) and starts it; its tools join between turns.
+    pub fn approve_mcp(&self, name: &str) -> Result<(), McpError> {
+        let (Some(hub), Some(config)) = (self.setup.tools.mcp.as_ref(), self.setup.config.as_ref()) else {
+            return Err(McpError::NoServers);
+        };
+        let server = config
+            .mcp_servers
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .ok_or_else(|| McpError::Unknown(name.to_owned()))?;
+        crate::mcp::remember_approval(&Home::new(&config.home), server)
+            .map_err(|source| McpError::Remember { name: name.to_owned(), source })?;
+        if hub.approve(name) {
+            Ok(())
+        } else {
+            Err(McpError::NotWaiting(name.to_owned()))
+        }
+    }
+
+    /// The prompts the running MCP servers offer (slash commands `/mcp__<server>__<prompt>`).
+    pub async fn mcp_prompts(&self) -> Vec<octo_mcp::prompts::PromptInfo> {
+        match &self.setup.tools.mcp {
+            Some(h) => h.prompts().await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The text an MCP prompt renders to, with `args` in the order of its arguments.
+    pub async fn mcp_prompt_text(
+        &self,
+        prompt: &octo_mcp::prompts::PromptInfo,
+        args: &[String],
+    ) -> Result<String, McpError> {
+        match &self.setup.tools.mcp {
+            Some(h) => Ok(h.render_prompt(prompt, args).await?),
+            None => Err(McpError::NoServers),
+        }
+    }
+}

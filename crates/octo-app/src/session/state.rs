@@ -1,0 +1,112 @@
+//! The session's core, made before anything else: the channel its events go out on, the state
+//! its task and its handles share, and the saved session's id. Every start step that needs to
+//! report, or to read the current model, is handed this core; nothing is filled in later.
+
+use super::options::State;
+use octo_agent::{AgentEvent, CancellationToken, Message, Sender, Usage};
+use octo_provider::ModelInfo;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::{broadcast, oneshot};
+
+/// How many events a slow subscriber may fall behind before it misses some.
+const EVENT_BUFFER: usize = 16 * 1024;
+
+/// What the task and the handles share.
+pub(super) struct Shared {
+    pub state: State,
+    pub turns: u32,
+    pub usage: Usage,
+    pub model: String,
+    pub info: ModelInfo,
+    pub queued: usize,
+    pub current: Option<CancellationToken>,
+    /// Closed for good: queued prompts are dropped.
+    pub closed: bool,
+    /// What the last request filled of the context window.
+    pub context_tokens: u64,
+    /// The model's task list, as its last `todos` update left it.
+    pub todos: Vec<octo_tools::Todo>,
+    /// The tools the model has now.
+    pub tool_names: Vec<String>,
+    /// What happened since the last prompt that the model should hear of (`/remember`, a
+    /// background sub-agent finishing), told with the next one rather than by changing the
+    /// system prompt.
+    pub pending_notes: Vec<String>,
+    /// The model the session talks to now (for one-off requests such as a dream).
+    pub sender: Option<Arc<dyn Sender>>,
+}
+
+/// The session's core: its events, its shared state, its saved id.
+#[derive(Clone)]
+pub(super) struct Core {
+    pub events: broadcast::Sender<AgentEvent>,
+    pub shared: Arc<Mutex<Shared>>,
+    /// The saved session's id, once its first round is saved (or from the start when resumed).
+    pub session_id: Arc<Mutex<Option<String>>>,
+}
+
+impl Core {
+    /// A core for a session on `model` (`endpoint:model`) through `sender`.
+    pub fn new(model: String, info: ModelInfo, sender: Arc<dyn Sender>) -> Self {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let shared = Shared {
+            state: State::Idle,
+            turns: 0,
+            usage: Usage::default(),
+            model,
+            info,
+            queued: 0,
+            current: None,
+            closed: false,
+            context_tokens: 0,
+            todos: Vec::new(),
+            tool_names: Vec::new(),
+            pending_notes: Vec::new(),
+            sender: Some(sender),
+        };
+        Self { events, shared: Arc::new(Mutex::new(shared)), session_id: Arc::new(Mutex::new(None)) }
+    }
+
+    /// The shared state (a poisoned lock is taken over: the state stays usable).
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells the front ends something (nobody listening is fine).
+    pub fn notice(&self, message: String) {
+        let _ = self.events.send(AgentEvent::Notice { message });
+    }
+
+    /// The saved session's id.
+    pub fn session_id(&self) -> Option<String> {
+        self.session_id.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The model the session talks to now.
+    pub fn current_sender(&self) -> Option<Arc<dyn Sender>> {
+        self.lock().sender.clone()
+    }
+
+    /// Leaves a note for the model, told with the next prompt.
+    pub fn leave_note(&self, note: String) {
+        self.lock().pending_notes.push(note);
+    }
+}
+
+/// What the session's task is asked to do, one at a time.
+pub(super) enum Command {
+    /// A prompt, and the narrowing of its turn (a skill's or command's `allowed-tools`).
+    Prompt(Message, Option<crate::permissions::Scope>),
+    SystemPrompt(String),
+    Compact(Option<String>),
+    Title(String),
+    SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
+    History(oneshot::Sender<Vec<Message>>),
+    /// Keeps the first `keep` messages (when the history still has at least `expect`).
+    Truncate {
+        keep: usize,
+        expect: usize,
+        reply: oneshot::Sender<bool>,
+    },
+    Clear,
+}

@@ -1,0 +1,241 @@
+//! The steps a session starts with, each returning a typed part: where it runs ([`Place`]), the
+//! skills, memory and agent types read beside the endpoint ([`Discovery`]), the endpoint and its
+//! clients ([`Endpoint`]), the system prompt ([`Prompt`]) and the hooks ([`hooks`]). The tools
+//! step is in `tools_step`; `start` composes them.
+
+use super::error::SessionError;
+use super::options::SessionOptions;
+use super::setup::HooksPart;
+use super::state::Core;
+use crate::config::{Config, EnvLookup};
+use crate::credentials::CredentialStore;
+use crate::factory::{build_sender, resolve, Resolved};
+use crate::home::Home;
+use crate::prompt::{Environment, PromptParts};
+use octo_agent::{AgentEvent, Sender};
+use octo_provider::HttpConfig;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Where the session runs: octo's home, the workspace, the user's home, the session's own output
+/// folder, and the secret locations its commands are checked against.
+pub(super) struct Place {
+    pub home: Home,
+    pub workspace: PathBuf,
+    pub user_home: Option<PathBuf>,
+    /// This session's own spilled output: readable by it, not by other sessions.
+    pub run_output: PathBuf,
+    pub secrets: octo_tools::secrets::Secrets,
+}
+
+impl Place {
+    pub fn new(config: &Config, options: &SessionOptions, env: EnvLookup<'_>) -> Self {
+        let home = Home::new(&config.home);
+        let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
+        let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let user_home = path_env("HOME").or_else(|| path_env("USERPROFILE"));
+        let secrets = home.secrets(user_home.clone(), path_env("OCTO_KEYRING_FILE"));
+        let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
+        Self { home, workspace, user_home, run_output, secrets }
+    }
+
+    /// The OS sandbox of the session's commands, and the notice when one was wanted but none can
+    /// be had.
+    pub fn sandbox(
+        &self,
+        config: &Config,
+        env: EnvLookup<'_>,
+    ) -> (Arc<octo_tools::shell::sandbox::Sandbox>, Option<String>) {
+        let homes: Vec<PathBuf> = self.user_home.iter().cloned().chain([config.home.clone()]).collect();
+        crate::sandbox::build(
+            &config.sandbox,
+            &self.workspace,
+            &self.run_output,
+            &homes,
+            env("OCTO_SANDBOX_SIMULATE").as_deref(),
+        )
+    }
+}
+
+/// What is read from disk beside the endpoint's setup: skills and commands, the memory's
+/// prompt section, the agent types — each with its notices.
+pub(super) struct Found {
+    pub catalog: octo_skills::Catalog,
+    pub skill_notes: Vec<String>,
+    pub memory_text: Option<String>,
+    pub memory_notes: Vec<String>,
+    pub agents: octo_skills::Agents,
+    pub agent_notes: Vec<String>,
+}
+
+/// Reading [`Found`] on a thread of its own, so many skills cost start-up little.
+pub(super) struct Discovery {
+    pub skill_roots: Vec<octo_skills::Root>,
+    pub memory: Arc<octo_memory::Memory>,
+    agent_roots: Vec<(PathBuf, String)>,
+    tools: bool,
+    thread: Option<std::thread::JoinHandle<Found>>,
+}
+
+impl Discovery {
+    pub fn spawn(place: &Place, tools: bool) -> Self {
+        let skill_roots = crate::skills::roots(&place.home, &place.workspace, place.user_home.as_deref());
+        let memory = Arc::new(crate::memory::open(&place.home, &place.workspace));
+        let agent_roots = crate::subagents::roots(&place.home, &place.workspace, place.user_home.as_deref());
+        let thread = {
+            let (roots, memory, agent_roots) =
+                (skill_roots.clone(), Arc::clone(&memory), agent_roots.clone());
+            std::thread::Builder::new()
+                .name("octo-skills".into())
+                .spawn(move || Self::read(&roots, &memory, &agent_roots, tools))
+                .ok()
+        };
+        Self { skill_roots, memory, agent_roots, tools, thread }
+    }
+
+    fn read(
+        roots: &[octo_skills::Root],
+        memory: &octo_memory::Memory,
+        agent_roots: &[(PathBuf, String)],
+        tools: bool,
+    ) -> Found {
+        let (catalog, skill_notes) = crate::skills::discover(roots);
+        let (memory_text, memory_notes) = crate::memory::prompt_section(memory, tools);
+        let (agents, agent_notes) = octo_skills::Agents::discover(crate::subagents::builtin(), agent_roots);
+        Found { catalog, skill_notes, memory_text, memory_notes, agents, agent_notes }
+    }
+
+    /// What was found (read here when the thread could not start or failed).
+    pub fn join(&mut self) -> Found {
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(found)) => found,
+            _ => Self::read(&self.skill_roots, &self.memory, &self.agent_roots, self.tools),
+        }
+    }
+}
+
+/// The endpoint and its clients: the main model, the lite model, the HTTP settings, and what
+/// the user should know about them.
+pub(super) struct Endpoint {
+    pub resolved: Resolved,
+    pub http: HttpConfig,
+    pub sender: Arc<dyn Sender>,
+    pub lite: Option<Arc<dyn Sender>>,
+    pub notes: Vec<String>,
+}
+
+impl Endpoint {
+    pub fn open(
+        config: &Config,
+        options: &SessionOptions,
+        store: &dyn CredentialStore,
+        env: EnvLookup<'_>,
+    ) -> Result<Self, SessionError> {
+        let resolved = resolve(config, options.model.as_deref(), store, env)?;
+        let mut http = HttpConfig::default();
+        if let Some(n) = options.max_attempts {
+            http.retry.max_attempts = n.max(1);
+        }
+        let mut notes = resolved.notes.clone();
+        let sender = crate::factory::build_sender_noting(&resolved, http.clone(), &mut notes)?;
+        let lite = match &config.lite_model {
+            Some(l) => Some(build_sender(&resolve(config, Some(&l.value), store, env)?, http.clone())?),
+            None => None,
+        };
+        Ok(Self { resolved, http, sender, lite, notes })
+    }
+}
+
+/// The system prompt and what it is built from.
+pub(super) struct Prompt {
+    pub system: String,
+    pub env: Environment,
+    pub parts: PromptParts,
+    /// The files it was read from (protected from the model's edits).
+    pub sources: Vec<PathBuf>,
+}
+
+impl Prompt {
+    pub fn build(
+        place: &Place,
+        options: &SessionOptions,
+        label: &str,
+        catalog: &octo_skills::Catalog,
+        memory_text: Option<String>,
+        notes: &mut Vec<String>,
+    ) -> Self {
+        let env = Environment::detect(&place.workspace, label);
+        let mut parts = PromptParts {
+            base_override: options.system_prompt.clone(),
+            append: options.append_system_prompt.clone(),
+            ..PromptParts::default()
+        };
+        if !options.no_tools {
+            let (listing, notice) =
+                octo_skills::listing(catalog, octo_skills::SKILL_TOOL, octo_skills::LISTING_BUDGET);
+            parts.skills = listing;
+            notes.extend(notice);
+        }
+        parts.memory = memory_text;
+        let (system, sources) = crate::prompt::assemble_with_sources(&place.home, &env, &parts);
+        Self { system, env, parts, sources }
+    }
+}
+
+/// The hooks: the config's and the settings.json files'; a project's only once trusted.
+pub(super) fn hooks(
+    core: &Core,
+    config: &Config,
+    place: &Place,
+    sandbox: &Arc<octo_tools::shell::sandbox::Sandbox>,
+    unattended: bool,
+    notes: &mut Vec<String>,
+) -> HooksPart {
+    let (hook_set, hook_notes) = crate::hooks::load(config, &place.workspace, place.user_home.as_deref());
+    notes.extend(hook_notes);
+    let fingerprint = crate::hooks::trust_key(&hook_set, &place.workspace);
+    let trusted = fingerprint.as_deref().is_none_or(|f| crate::hooks::trusted(&place.home, f));
+    let active = if trusted { hook_set.clone() } else { hook_set.filtered(|m| !m.project) };
+    if !trusted && unattended {
+        notes.push(
+            "this project's hooks were not run: a project's hooks run only after you trust them in the REPL"
+                .to_owned(),
+        );
+    }
+    let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
+    let runner = crate::hooks::runner(&place.workspace, hook_sandbox);
+    let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(active, runner, &place.home, core)));
+    HooksPart {
+        cell: Some(cell),
+        untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
+        ended: std::sync::atomic::AtomicBool::new(false),
+    }
+}
+
+/// The hooks of `set` for a session: run through the command tool's shell, told the session's
+/// id and transcript, their errors shown as notices on the session's events.
+pub(super) fn hook_instance(
+    set: octo_hooks::HookSet,
+    runner: octo_hooks::Runner,
+    home: &Home,
+    core: &Core,
+) -> octo_hooks::Hooks {
+    let id = Arc::clone(&core.session_id);
+    let sessions = home.sessions();
+    let events = core.events.clone();
+    octo_hooks::Hooks::new(
+        set,
+        runner,
+        octo_hooks::Context {
+            session: Arc::new(move || {
+                let id = id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                let transcript = id.as_ref().map(|i| sessions.join(format!("{i}.jsonl")));
+                octo_hooks::SessionInfo { id, transcript }
+            }),
+            aliases: Arc::new(crate::hooks::aliases),
+            notice: Arc::new(move |message| {
+                let _ = events.send(AgentEvent::Notice { message });
+            }),
+        },
+    )
+}

@@ -1,0 +1,19 @@
+//! What every handler shares, and the limits they hold to.
+
+use crate::hub::Hub;
+use std::path::PathBuf;
+
+/// The largest request body (a prompt with pasted files fits; a runaway upload does not).
+pub const MAX_BODY: usize = 4 << 20;
+
+/// What every handler shares.
+pub struct AppState {
+    /// The sessions.
+    pub hub: Hub,
+    /// The access token.
+    pub token: String,
+    /// Host names (with port) the server answers to; empty: any (remote mode).
+    pub hosts: Vec<String>,
+    /// Workspace roots.
+    pub roots: Vec<PathBuf>,
+}
