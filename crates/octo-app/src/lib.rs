@@ -25,6 +25,8 @@
 //! - [`skills`]: skills and custom commands from Claude Code's and octo's folders; `/name args`
 //!   checked by the permission engine before anything runs.
 //! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
+//! - [`commands`]: the one command vocabulary (`/status`, `/mode`, `/model`, …) every front end
+//!   parses, runs on the session and renders.
 //! - [`fold`]: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
 //!   every output implements.
 //!
@@ -71,6 +73,7 @@
 //! # }
 //! ```
 
+pub mod commands;
 pub mod config;
 /// The chat-app bridges' settings (`[channels.<name>]`), part of the configuration.
 pub use config::channels;

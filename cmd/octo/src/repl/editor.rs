@@ -25,12 +25,11 @@ impl Completer for OctoHelper {
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
         if before.starts_with('/') && !before.contains(' ') {
-            let c = super::slash::COMMANDS
-                .iter()
-                .map(|c| c.name)
-                .chain(self.extra.iter().map(String::as_str))
+            let c = super::vocabulary::names()
+                .map(str::to_owned)
+                .chain(self.extra.iter().cloned())
                 .filter(|name| name.starts_with(before))
-                .map(|name| Pair { display: name.to_owned(), replacement: format!("{name} ") })
+                .map(|name| Pair { replacement: format!("{name} "), display: name })
                 .collect();
             return Ok((0, c));
         }
@@ -136,14 +135,6 @@ pub(super) async fn read_line_with(
             out::error(&format!("the line editor failed: {e}"));
             std::process::exit(1)
         }
-    }
-}
-
-pub(super) fn paint(code: &str, text: &str) -> String {
-    if std::env::var_os("NO_COLOR").is_some() {
-        text.to_owned()
-    } else {
-        format!("\x1b[{code}m{text}\x1b[0m")
     }
 }
 

@@ -2,7 +2,6 @@
 //! command's prompt is built.
 
 use super::editor::{read_line, Ed};
-use super::slash::COMMANDS;
 use crate::out;
 use crate::sanitize::visible;
 use octo_app::skills::Prepared;
@@ -13,7 +12,7 @@ use octo_app::Session;
 pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) -> (Ed, Option<Prepared>) {
     let invocation = match session.invoke(name.trim_start_matches('/'), arg).await {
         None => {
-            let builtin: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+            let builtin: Vec<&str> = super::vocabulary::names().collect();
             out::error(&crate::invoke::unknown(session, name, &builtin));
             return (ed, None);
         }

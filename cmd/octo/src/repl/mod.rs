@@ -5,20 +5,23 @@ use crate::cli::Cli;
 use crate::exit::EXIT_USAGE;
 use crate::sanitize::visible;
 use crate::{launch, out};
-use octo_app::{AgentEvent, Launcher, Session};
+use octo_app::commands::SessionCommand;
+use octo_app::{Launcher, Session};
 use rustyline::error::ReadlineError;
 use rustyline::Editor;
 use std::process::ExitCode;
-use tokio::sync::broadcast::error::RecvError;
 
 mod editor;
 mod invoke;
 mod memory;
+mod paint;
 mod rewind;
 mod slash;
 mod turn;
+mod vocabulary;
 
-use editor::{expand_mentions, paint, read_line, Ed, OctoHelper, MORE, PROMPT};
+use editor::{expand_mentions, read_line, Ed, OctoHelper, MORE, PROMPT};
+use paint::paint;
 use turn::turn;
 
 /// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
@@ -81,7 +84,11 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     ed = approve_project_servers(&session, ed).await;
     ed = trust_project_hooks(&session, ed).await;
     if cli.resume.as_deref() == Some("") {
-        ed = resume(&launcher, cli, &mut session, ed, "", &workspace).await?;
+        let (e, done) = slash::run(&launcher, &session, ed, SessionCommand::Resume(None)).await;
+        ed = e;
+        if let slash::Done::Resume(id) = done {
+            ed = switch_to(&launcher, cli, &mut session, ed, id).await?;
+        }
     } else {
         ed = offer_unanswered(&session, ed, cli.show_thinking).await?;
     }
@@ -124,49 +131,33 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         let _ = ed.add_history_entry(line.as_str());
         save_history(&mut ed, &history);
-        match slash::parse(&line) {
-            slash::Parsed::Invalid(why) => {
+        match slash::read(&line) {
+            slash::Line::Invalid(why) => {
                 out::error(&why);
                 continue;
             }
-            slash::Parsed::Command("/compact", arg) => {
-                compact(&session, Some(arg.to_owned()).filter(|a| !a.is_empty())).await;
-                continue;
-            }
-            slash::Parsed::Command("/dream", _) => {
-                ed = memory::dream(&session, ed).await;
-                continue;
-            }
-            slash::Parsed::Command("/history", _) => {
-                history_list(&launcher, &session, &workspace);
-                continue;
-            }
-            slash::Parsed::Command("/resume", arg) => {
-                ed = resume(&launcher, cli, &mut session, ed, arg, &workspace).await?;
-                continue;
-            }
-            slash::Parsed::Command("/rewind", arg) => {
-                ed = rewind::run(&session, ed, arg.parse().unwrap_or(1)).await;
-                continue;
-            }
-            slash::Parsed::Command(name, arg) => match slash::run(&launcher, &session, name, arg) {
-                slash::Done::Handled => {
-                    if name == "/skills" {
-                        if let Some(h) = ed.helper_mut() {
-                            h.extra = user_commands(&session);
-                        }
+            slash::Line::Exit => break,
+            slash::Line::Shared(command) => {
+                let reload = matches!(command, SessionCommand::Skills { reload: true });
+                let (e, done) = slash::run(&launcher, &session, ed, command).await;
+                ed = e;
+                if reload {
+                    if let Some(h) = ed.helper_mut() {
+                        h.extra = user_commands(&session);
                     }
-                    continue;
                 }
-                slash::Done::Exit => break,
-            },
-            slash::Parsed::Other(name, _) if name.starts_with("/mcp__") => {
+                if let slash::Done::Resume(id) = done {
+                    ed = switch_to(&launcher, cli, &mut session, ed, id).await?;
+                }
+                continue;
+            }
+            slash::Line::Other(name, _) if name.starts_with("/mcp__") => {
                 if let Some(text) = mcp_prompt(&session, line.trim()).await {
                     ed = turn(&session, ed, octo_app::Message::user(text), cli.show_thinking).await?;
                 }
                 continue;
             }
-            slash::Parsed::Other(name, arg) => {
+            slash::Line::Other(name, arg) => {
                 let (e, prepared) = invoke::run(&session, ed, name, arg).await;
                 ed = e;
                 if let Some(p) = prepared {
@@ -174,7 +165,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 }
                 continue;
             }
-            slash::Parsed::Message => {}
+            slash::Line::Message => {}
         }
         let message = expand_mentions(&line, &workspace, session.accepts_images() != Some(false));
         ed = turn(&session, ed, message, cli.show_thinking).await?;
@@ -311,105 +302,24 @@ async fn offer_unanswered(session: &Session, ed: Ed, show_thinking: bool) -> any
     Ok(ed)
 }
 
-/// `/compact [focus]`: compacts now and reports the result.
-async fn compact(session: &Session, focus: Option<String>) {
-    let mut rx = session.subscribe();
-    if let Err(e) = session.compact(focus) {
-        out::error(&e.to_string());
-        return;
-    }
-    out::status(&paint("2", "  compacting the conversation…"));
-    loop {
-        match tokio::time::timeout(std::time::Duration::from_secs(300), rx.recv()).await {
-            Ok(Ok(AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive })) => {
-                let archived = archive.map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
-                out::status(&format!(
-                    "  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"
-                ));
-                return;
-            }
-            Ok(Ok(AgentEvent::Notice { message })) => out::status(&paint("2", &format!("  {message}"))),
-            Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {}
-            Ok(Err(RecvError::Closed)) | Err(_) => return,
-        }
-    }
-}
-
-/// `/history`: this directory's saved sessions, newest first.
-fn history_list(launcher: &Launcher, session: &Session, workspace: &std::path::Path) {
-    let now = octo_app::session_store::now();
-    match launcher.sessions().list(Some(workspace)) {
-        Ok(list) if list.is_empty() => out::status("no saved sessions in this directory yet"),
-        Ok(list) => {
-            let current = session.session_id();
-            for (i, s) in list.iter().enumerate() {
-                let mark = if current.as_deref() == Some(s.id.as_str()) { "*" } else { " " };
-                out::status(&visible(&format!("{mark}{:>3}. {}", i + 1, s.line(now))));
-            }
-            out::status("(/resume N, an id prefix or title words to continue one)");
-        }
-        Err(e) => out::error(&e.to_string()),
-    }
-}
-
-/// `/resume [query]`: a number from `/history`, an id prefix or title words; without one, the
-/// list is shown and a number asked for.
-/// Picks a session (`query` empty: from a numbered list) and switches to it.
-async fn resume(
+/// Switches to the saved session `id` (from `/resume` or `--resume`).
+async fn switch_to(
     launcher: &Launcher,
     cli: &Cli,
     session: &mut Session,
     ed: Ed,
-    query: &str,
-    workspace: &std::path::Path,
+    id: String,
 ) -> anyhow::Result<Ed> {
-    let (ed, picked) = pick_session(launcher, ed, query.trim(), workspace).await;
-    if let Some(id) = picked {
-        match launch::start(launcher, cli, false, Some(id.clone())) {
-            Ok(s) => {
-                drop(std::mem::replace(session, s));
-                let n = session.history().await.map(|h| h.len()).unwrap_or(0);
-                out::status(&format!("octo: resumed session {id} ({n} messages)"));
-                return offer_unanswered(session, ed, cli.show_thinking).await;
-            }
-            Err(e) => out::error(&e.to_string()),
+    match launch::start(launcher, cli, false, Some(id.clone())) {
+        Ok(s) => {
+            drop(std::mem::replace(session, s));
+            let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+            out::status(&format!("octo: resumed session {id} ({n} messages)"));
+            offer_unanswered(session, ed, cli.show_thinking).await
         }
-    }
-    Ok(ed)
-}
-
-async fn pick_session(
-    launcher: &Launcher,
-    mut ed: Ed,
-    query: &str,
-    workspace: &std::path::Path,
-) -> (Ed, Option<String>) {
-    let list = launcher.sessions().list(Some(workspace)).unwrap_or_default();
-    let mut query = query.to_owned();
-    if query.is_empty() {
-        if list.is_empty() {
-            out::status("no saved sessions in this directory yet");
-            return (ed, None);
-        }
-        let now = octo_app::session_store::now();
-        for (i, s) in list.iter().enumerate().take(20) {
-            out::status(&visible(&format!("{:>3}. {}", i + 1, s.line(now))));
-        }
-        let (e, answer) = read_line(ed, "  resume which? ").await;
-        ed = e;
-        query = answer.unwrap_or_default().trim().to_owned();
-        if query.is_empty() {
-            return (ed, None);
-        }
-    }
-    if let Some(s) = query.parse::<usize>().ok().and_then(|n| list.get(n.wrapping_sub(1))) {
-        return (ed, Some(s.id.clone()));
-    }
-    match launcher.find_session(&query, workspace) {
-        Ok(id) => (ed, Some(id)),
         Err(e) => {
             out::error(&e.to_string());
-            (ed, None)
+            Ok(ed)
         }
     }
 }

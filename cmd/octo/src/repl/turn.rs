@@ -3,7 +3,8 @@
 //! [`ReplOutput`] renders events (it is the REPL's [`TurnRenderer`]); the loop here adds what only
 //! an interactive terminal does: the spinner, reading answers to approvals and questions, Ctrl-C.
 
-use super::editor::{paint, read_line, read_line_with, Ed};
+use super::editor::{read_line, read_line_with, Ed};
+use super::paint::{checklist, paint};
 use crate::out;
 use crate::output::first_line;
 use crate::sanitize::{visible, Filter, Mode};
@@ -137,7 +138,7 @@ impl TurnRenderer for ReplOutput {
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
                 if let Ok(todos) = serde_json::from_value::<Vec<octo_app::Todo>>(data.clone()) {
-                    for line in super::slash::checklist(&todos) {
+                    for line in checklist(&todos) {
                         out::status(&line);
                     }
                 }

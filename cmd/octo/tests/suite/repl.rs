@@ -398,6 +398,33 @@ async fn commands_check_their_arguments_and_show_todos() {
     assert_eq!(llm.request_bodies().await.len(), 2, "no command reached the model");
 }
 
+/// The REPL runs `/status` and `/mode plan` through the shared command vocabulary (the same
+/// replies a chat or an editor gets), and refuses what it does not offer.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_and_mode_plan_run_through_the_shared_commands() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let cmd = octo(&home, &["--no-save"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/mode plan").unwrap();
+        p.exp_string("permission mode: plan").unwrap();
+        p.send_line("/status").unwrap();
+        p.exp_string("model: mock:claude-sonnet-4-5").unwrap();
+        p.exp_string("permission mode: plan").unwrap();
+        p.exp_string("session: not saved yet").unwrap();
+        p.exp_string("usage: 0 turns").unwrap();
+        p.send_line("/stop").unwrap();
+        p.exp_string("/stop is not a REPL command").unwrap();
+        p.send_line("/exit").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert!(llm.request_bodies().await.is_empty(), "no command reached the model");
+}
+
 /// `/rewind` undoes the last turn's file changes and forgets the turn; a file someone changed
 /// after the turn is named and only overwritten when the user says so.
 #[tokio::test(flavor = "multi_thread")]

@@ -282,6 +282,11 @@ impl Session {
         self.setup.tools.spawner.as_ref()
     }
 
+    /// The directory the session works in.
+    pub fn workspace(&self) -> &std::path::Path {
+        &self.setup.workspace
+    }
+
     /// The configuration the session started from (for `/permissions`, `config show`).
     pub fn config(&self) -> Option<&Config> {
         self.setup.config.as_ref()

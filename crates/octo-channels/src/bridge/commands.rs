@@ -1,10 +1,37 @@
-//! Chat commands: `/new`, `/stop`, `/status`, `/mode`, `/model`, `/file`, `/help`. Those that
-//! change or read from a session are the owner's.
+//! Chat commands: the shared vocabulary of `octo-app` that a chat can render, run on the chat's
+//! session and sent back as text, and the chat's own `/file PATH` (and Telegram's `/start`).
+//! Those that change the session, and `/file`, are the owner's.
 
-use super::{lock, Bridge, Chat, HELP};
+use super::{lock, Bridge, Chat};
+use octo_app::commands::{self, CommandSpec, Parsed, SessionCommand, Takes};
 use octo_app::Mode;
 use std::io::Read;
 use std::sync::Arc;
+
+/// The shared commands a chat offers.
+const OFFERED: &[&str] = &[
+    "/help", "/status", "/cost", "/todos", "/tools", "/model", "/mode", "/plan", "/build", "/compact",
+    "/new", "/stop",
+];
+
+/// The chat's own commands.
+const OWN: &[CommandSpec] = &[CommandSpec {
+    name: "/file",
+    usage: "/file PATH",
+    about: "send a file of the workspace",
+    takes: Takes::Text,
+}];
+
+/// `/help` in a chat.
+fn help() -> String {
+    let mut out = vec!["Send a task and octo works on it in this chat's session.".to_owned()];
+    for c in commands::offered(OFFERED).into_iter().chain(OWN) {
+        out.push(format!("{} — {}", c.usage, c.about));
+    }
+    out.join("\n")
+}
+
+const OWNER_ONLY: &str = "Only the person who started this chat's session can do that.";
 
 impl Bridge {
     /// Runs `text` as a command if it is one; whether it was.
@@ -15,22 +42,35 @@ impl Bridge {
         text: &str,
         existing: Option<&Arc<Chat>>,
     ) -> bool {
-        let trimmed = text.trim();
-        let (word, arg) = trimmed.split_once(char::is_whitespace).unwrap_or((trimmed, ""));
-        let arg = arg.trim();
-        if !word.starts_with('/') {
-            return false;
-        }
-        // `/status@my_bot` in a Telegram group is `/status`.
-        let word = word.split('@').next().unwrap_or(word);
-        let owner_only = matches!(word, "/new" | "/stop" | "/mode" | "/model" | "/file");
-        if owner_only && existing.is_some_and(|c| c.owner != user) {
-            self.say(chat, "Only the person who started this chat's session can do that.").await;
-            return true;
-        }
-        let reply = match word {
-            "/start" | "/help" => HELP.to_owned(),
-            "/new" => {
+        let not_owner = existing.is_some_and(|c| c.owner != user);
+        let reply = match commands::parse(text) {
+            Parsed::Message => return false,
+            Parsed::Invalid(why) => why,
+            // `/file@my_bot` in a Telegram group is `/file`.
+            Parsed::Other(word, arg) => match word.split('@').next().unwrap_or(word) {
+                "/start" => help(),
+                "/file" if not_owner => OWNER_ONLY.to_owned(),
+                "/file" => match self.send_file(chat, arg).await {
+                    Ok(()) => return true,
+                    Err(why) => why,
+                },
+                _ => return false,
+            },
+            Parsed::Command(c) if !OFFERED.contains(&c.name()) => {
+                format!("{} is not available in a chat; /help lists what is.", c.name())
+            }
+            Parsed::Command(c) if c.changes_session() && not_owner => OWNER_ONLY.to_owned(),
+            Parsed::Command(c) => self.shared(chat, c, existing).await,
+        };
+        self.say(chat, &reply).await;
+        true
+    }
+
+    /// A shared command on the chat's session.
+    async fn shared(&self, chat: &str, command: SessionCommand, existing: Option<&Arc<Chat>>) -> String {
+        match (command, existing) {
+            (SessionCommand::Help, _) => help(),
+            (SessionCommand::New, _) => {
                 let old = lock(&self.chats).remove(chat);
                 if let Some(c) = old {
                     // Stopped for good: the running turn and anything queued behind it.
@@ -39,47 +79,17 @@ impl Bridge {
                 }
                 "Started over: the next message begins a new session.".to_owned()
             }
-            "/stop" => {
-                if let Some(c) = existing {
-                    c.session.abort();
-                }
-                "Stopped.".to_owned()
+            (SessionCommand::Mode(Some(Mode::Auto)), _) => {
+                "Auto mode is not available from a chat.".to_owned()
             }
-            "/status" => match existing {
-                Some(c) => {
-                    let s = c.session.status();
-                    let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
-                    format!(
-                        "model {}, mode {}, {} turns, {} tokens of context{cost}",
-                        s.model, s.mode, s.turns, s.context_tokens
-                    )
-                }
-                None => "No session yet: send a task.".into(),
+            (SessionCommand::Stop, None) => "Nothing is running.".to_owned(),
+            (SessionCommand::Status, None) => "No session yet: send a task.".to_owned(),
+            (_, None) => "No session yet: send a task first.".to_owned(),
+            (command, Some(c)) => match c.session.command(&self.launcher, command).await {
+                Ok(reply) => reply.text(),
+                Err(e) => e.to_string(),
             },
-            "/mode" => match (existing, arg.parse::<Mode>()) {
-                (_, Ok(Mode::Auto)) => "Auto mode is not available from a chat.".to_owned(),
-                (Some(c), Ok(m)) => {
-                    c.session.set_mode(m);
-                    format!("Mode: {m}")
-                }
-                (None, Ok(_)) => "No session yet: send a task first.".to_owned(),
-                (_, Err(e)) => e.to_string(),
-            },
-            "/model" => match existing {
-                Some(c) => match c.session.set_model(arg, self.launcher.credentials(), self.launcher.env()) {
-                    Ok(label) => format!("Model: {label}"),
-                    Err(e) => e.to_string(),
-                },
-                None => "No session yet: send a task first.".to_owned(),
-            },
-            "/file" => match self.send_file(chat, arg).await {
-                Ok(()) => return true,
-                Err(why) => why,
-            },
-            _ => return false,
-        };
-        self.say(chat, &reply).await;
-        true
+        }
     }
 
     /// Sends a file of the workspace (`/file PATH`): a regular file whose real path is inside

@@ -78,8 +78,6 @@ fn nonce() -> String {
     format!("{:08x}", h.finish() as u32)
 }
 
-const HELP: &str = "Send a task and octo works on it in this chat's session. /new starts over, /stop cancels the running turn, /status shows where things stand, /mode MODE and /model ENDPOINT:MODEL switch, /file PATH sends a file of the workspace.";
-
 impl Bridge {
     /// A bridge for `platform`.
     pub fn new(platform: Arc<dyn Platform>, launcher: Arc<Launcher>, mut config: BridgeConfig) -> Arc<Self> {

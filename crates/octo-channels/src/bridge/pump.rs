@@ -3,7 +3,7 @@
 
 use super::{lock, Bridge, Chat};
 use crate::Sent;
-use octo_app::AgentEvent;
+use octo_app::{AgentEvent, TurnFold};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,13 +22,37 @@ pub(super) fn fit(text: &str, limit: usize) -> String {
     cut
 }
 
-/// The answer being streamed.
+/// The answer being streamed, read from the turn's fold (so a reply that restarts mid-stream
+/// replaces what it said instead of adding to it).
 struct Live {
+    fold: TurnFold,
+    /// How much of the fold's answer was already sent as finished text (before a tool call).
+    done: usize,
     /// The message being edited (a placeholder until text arrives).
     message: Option<Sent>,
-    answer: String,
     shown: String,
     last_edit: Instant,
+}
+
+impl Live {
+    fn new(message: Option<Sent>) -> Self {
+        Self { fold: TurnFold::new(), done: 0, message, shown: String::new(), last_edit: Instant::now() }
+    }
+
+    /// The answer since the last finished part.
+    fn current(&self) -> &str {
+        self.fold.answer().get(self.done..).unwrap_or_default()
+    }
+
+    /// Takes in `ev`: a new response (not a continuation) starts the answer over.
+    fn push(&mut self, ev: &AgentEvent) {
+        self.fold.push(ev);
+        if matches!(ev, AgentEvent::RequestStart { continues: false, .. })
+            || self.fold.answer().len() < self.done
+        {
+            self.done = 0;
+        }
+    }
 }
 
 impl Bridge {
@@ -38,8 +62,7 @@ impl Bridge {
         c: Arc<Chat>,
         mut events: broadcast::Receiver<AgentEvent>,
     ) {
-        let mut live =
-            Live { message: None, answer: String::new(), shown: String::new(), last_edit: Instant::now() };
+        let mut live = Live::new(None);
         loop {
             let ev = tokio::select! {
                 ev = events.recv() => ev,
@@ -58,81 +81,19 @@ impl Bridge {
     }
 
     async fn render(&self, chat: &str, c: &Chat, live: &mut Live, ev: AgentEvent) {
-        let limit = self.platform.message_limit();
+        if matches!(ev, AgentEvent::TurnStart { .. }) {
+            *live = Live::new(self.platform.send(chat, "…", &[]).await.ok());
+        }
+        live.push(&ev);
         match ev {
-            AgentEvent::TurnStart { .. } => {
-                *live = Live {
-                    message: self.platform.send(chat, "…", &[]).await.ok(),
-                    answer: String::new(),
-                    shown: String::new(),
-                    last_edit: Instant::now(),
-                };
-            }
-            AgentEvent::TextDelta { text } => {
-                live.answer.push_str(&text);
-                if live.message.is_none() {
-                    // The answer after a tool call goes to a message of its own.
-                    live.message = self.platform.send(chat, "…", &[]).await.ok();
-                }
-                if live.last_edit.elapsed() >= self.config.edit_every {
-                    if let Some(m) = &live.message {
-                        let preview = fit(&live.answer, limit);
-                        if preview != live.shown && self.platform.edit(m, &preview).await.is_ok() {
-                            live.shown = preview;
-                        }
-                    }
-                    live.last_edit = Instant::now();
-                }
+            AgentEvent::TextDelta { .. } | AgentEvent::Retry { restart: true, .. } => {
+                self.stream(chat, live).await;
             }
             AgentEvent::ToolCallStart { name, summary, .. } => {
-                let line = fit(&format!("▸ {name} {summary}"), limit);
-                if live.answer.is_empty() {
-                    // Nothing said yet: the placeholder becomes the tool's line.
-                    match live.message.take() {
-                        Some(m) if self.platform.edit(&m, &line).await.is_ok() => {}
-                        _ => self.say(chat, &line).await,
-                    }
-                } else {
-                    // What was said so far is finished first; the answer after the tool goes
-                    // to a new message.
-                    let answer = std::mem::take(&mut live.answer);
-                    self.finish(chat, live.message.take(), &answer, &live.shown).await;
-                    live.shown.clear();
-                    self.say(chat, &line).await;
-                }
+                self.tool_line(chat, live, &name, &summary).await;
             }
             AgentEvent::ApprovalRequired { approval_id, request } => {
-                let why = request.reason.map(|r| format!("\n({r})")).unwrap_or_default();
-                let full = format!("Allow {}?\n{}{why}", request.tool, request.summary);
-                let text = if full.chars().count() <= limit.min(APPROVAL_TEXT) {
-                    full
-                } else {
-                    // Too long to go with the buttons: shown whole first.
-                    self.say(chat, &format!("{} asks to run:\n{}{why}", request.tool, request.summary)).await;
-                    format!("Allow {} (above)?", request.tool)
-                };
-                let buttons = vec![
-                    ("Allow".to_owned(), format!("ok:{}:{approval_id}", c.nonce)),
-                    ("Deny".to_owned(), format!("no:{}:{approval_id}", c.nonce)),
-                ];
-                match self.platform.send(chat, &text, &buttons).await {
-                    Ok(m) => {
-                        lock(&c.approvals).insert(approval_id, (m, text));
-                    }
-                    Err(e) => {
-                        // Nobody could answer it: refused rather than left waiting.
-                        let why = format!("the chat could not show the approval ({e})");
-                        let _ = c.session.reject(&approval_id, Some(why));
-                        self.say(
-                            chat,
-                            &format!(
-                                "Could not show an approval for {}, so it was denied: {e}",
-                                request.tool
-                            ),
-                        )
-                        .await;
-                    }
-                }
+                self.approval(chat, c, approval_id, request).await;
             }
             AgentEvent::QuestionAsked { question_id, question, options, .. } => {
                 *lock(&c.question) = Some(question_id);
@@ -141,25 +102,99 @@ impl Bridge {
                 self.say(chat, &format!("{question}{opts}")).await;
             }
             AgentEvent::Error { message, .. } => self.say(chat, &format!("Error: {message}")).await,
-            AgentEvent::TurnEnd { .. } => {
-                let _ = c.pending.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
-                // A question the turn left unanswered is gone with it.
-                lock(&c.question).take();
-                lock(&c.approvals).clear();
-                if !live.answer.is_empty() || live.message.is_some() {
-                    let text = if live.answer.trim().is_empty() {
-                        "(done)".to_owned()
-                    } else {
-                        std::mem::take(&mut live.answer)
-                    };
-                    self.finish(chat, live.message.take(), &text, &live.shown).await;
-                } else {
-                    // The turn ended on a tool call: say it is over.
-                    self.say(chat, "(done)").await;
-                }
-            }
+            AgentEvent::TurnEnd { .. } => self.turn_end(chat, c, live).await,
             _ => {}
         }
+    }
+
+    /// The answer so far, shown by editing the live message (at most every `edit_every`).
+    async fn stream(&self, chat: &str, live: &mut Live) {
+        if live.current().is_empty() {
+            return;
+        }
+        if live.message.is_none() {
+            // The answer after a tool call goes to a message of its own.
+            live.message = self.platform.send(chat, "…", &[]).await.ok();
+        }
+        if live.last_edit.elapsed() >= self.config.edit_every {
+            if let Some(m) = &live.message {
+                let preview = fit(live.current(), self.platform.message_limit());
+                if preview != live.shown && self.platform.edit(m, &preview).await.is_ok() {
+                    live.shown = preview;
+                }
+            }
+            live.last_edit = Instant::now();
+        }
+    }
+
+    /// A line for a tool call; what was said before it is finished first.
+    async fn tool_line(&self, chat: &str, live: &mut Live, name: &str, summary: &str) {
+        let line = fit(&format!("▸ {name} {summary}"), self.platform.message_limit());
+        if live.current().is_empty() {
+            // Nothing said yet: the placeholder becomes the tool's line.
+            match live.message.take() {
+                Some(m) if self.platform.edit(&m, &line).await.is_ok() => {}
+                _ => self.say(chat, &line).await,
+            }
+        } else {
+            // What was said so far is finished first; the answer after the tool goes to a new
+            // message.
+            let answer = live.current().to_owned();
+            live.done = live.fold.answer().len();
+            self.finish(chat, live.message.take(), &answer, &live.shown).await;
+            live.shown.clear();
+            self.say(chat, &line).await;
+        }
+    }
+
+    /// An approval with Allow and Deny buttons; one that cannot be shown is denied.
+    async fn approval(&self, chat: &str, c: &Chat, approval_id: String, request: octo_app::ApprovalRequest) {
+        let limit = self.platform.message_limit();
+        let why = request.reason.map(|r| format!("\n({r})")).unwrap_or_default();
+        let full = format!("Allow {}?\n{}{why}", request.tool, request.summary);
+        let text = if full.chars().count() <= limit.min(APPROVAL_TEXT) {
+            full
+        } else {
+            // Too long to go with the buttons: shown whole first.
+            self.say(chat, &format!("{} asks to run:\n{}{why}", request.tool, request.summary)).await;
+            format!("Allow {} (above)?", request.tool)
+        };
+        let buttons = vec![
+            ("Allow".to_owned(), format!("ok:{}:{approval_id}", c.nonce)),
+            ("Deny".to_owned(), format!("no:{}:{approval_id}", c.nonce)),
+        ];
+        match self.platform.send(chat, &text, &buttons).await {
+            Ok(m) => {
+                lock(&c.approvals).insert(approval_id, (m, text));
+            }
+            Err(e) => {
+                // Nobody could answer it: refused rather than left waiting.
+                let why = format!("the chat could not show the approval ({e})");
+                let _ = c.session.reject(&approval_id, Some(why));
+                self.say(
+                    chat,
+                    &format!("Could not show an approval for {}, so it was denied: {e}", request.tool),
+                )
+                .await;
+            }
+        }
+    }
+
+    /// The turn is over: the answer finished (or `(done)` when it ended on a tool call).
+    async fn turn_end(&self, chat: &str, c: &Chat, live: &mut Live) {
+        let _ = c.pending.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        // A question the turn left unanswered is gone with it.
+        lock(&c.question).take();
+        lock(&c.approvals).clear();
+        let answer = live.current().to_owned();
+        if !answer.is_empty() || live.message.is_some() {
+            let text = if answer.trim().is_empty() { "(done)".to_owned() } else { answer };
+            self.finish(chat, live.message.take(), &text, &live.shown).await;
+        } else {
+            // The turn ended on a tool call: say it is over.
+            self.say(chat, "(done)").await;
+        }
+        live.done = live.fold.answer().len();
     }
 
     /// The final text: the live message edited to the first part (unless it shows it already),

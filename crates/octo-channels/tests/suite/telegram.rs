@@ -364,3 +364,57 @@ async fn in_a_group_only_the_owner_steers_the_session() {
     t.fake.push_press(-100, 42, &allow);
     t.fake.wait("the file", |_| t.ws.join("one.txt").exists()).await;
 }
+
+/// Every text the bot sent or edited, in order.
+fn texts(f: &Fake) -> Vec<String> {
+    f.calls
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(m, _)| m == "sendMessage" || m == "editMessageText")
+        .filter_map(|(_, b)| b["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_restarted_mid_stream_appears_once_in_the_chat() {
+    // The first reply breaks off after part of its text (an overloaded error mid-stream); the
+    // retry starts the answer over. The chat shows the answer once, not the broken part too.
+    let broken = Reply::new().text("Hello wor").sse_truncated()
+        + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"busy\"}}\n\n";
+    let t = setup(vec![Scripted::sse(broken), Scripted::sse(Reply::new().text("Hello world.").sse())]).await;
+    t.fake.push_message(7, 42, "say hello");
+    t.fake.wait("the answer", |f| texts(f).iter().any(|t| t.contains("Hello world."))).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let all = texts(&t.fake);
+    assert!(all.iter().all(|t| !t.contains("Hello worHello")), "the broken part was kept: {all:?}");
+    let last = all.iter().rev().find(|t| t.contains("Hello")).unwrap();
+    assert_eq!(last, "Hello world.", "{all:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_and_mode_plan_run_through_the_shared_commands() {
+    let t = setup(vec![Scripted::sse(Reply::new().text("Hi.").sse())]).await;
+    t.fake.push_message(7, 42, "hello");
+    t.fake.wait("the answer", |f| texts(f).iter().any(|t| t == "Hi.")).await;
+    t.fake.push_message(7, 42, "/mode plan");
+    t.fake.wait("the new mode", |f| texts(f).iter().any(|t| t == "permission mode: plan")).await;
+    t.fake.push_message(7, 42, "/status");
+    t.fake
+        .wait("the status", |f| {
+            texts(f).iter().any(|t| {
+                t.contains("model: mock:claude-sonnet-4-5")
+                    && t.contains("permission mode: plan")
+                    && t.contains("usage: 1 turns")
+            })
+        })
+        .await;
+    t.fake.push_message(7, 42, "/mode sideways");
+    t.fake.wait("the usage", |f| texts(f).iter().any(|t| t.contains("Usage: /mode"))).await;
+    t.fake.push_message(7, 42, "/dream");
+    t.fake
+        .wait("what a chat does not offer", |f| {
+            texts(f).iter().any(|t| t.contains("not available in a chat"))
+        })
+        .await;
+}

@@ -1,0 +1,26 @@
+//! One command vocabulary for every front end. The REPL, the chat bridges, the web UI and the
+//! editor agent read a line with [`parse`], run the [`SessionCommand`] with
+//! [`crate::Session::command`], and render the typed [`Reply`] (or its plain
+//! [`Reply::lines`]). A front end offers the subset it can render and says which
+//! ([`offered`]); commands only one front end has (`/exit`, terminal paste, a chat's `/file`)
+//! stay in that front end.
+//!
+//! ```
+//! use octo_app::commands::{parse, Parsed, SessionCommand};
+//! use octo_app::Mode;
+//!
+//! assert_eq!(parse("/mode plan"), Parsed::Command(SessionCommand::Mode(Some(Mode::Plan))));
+//! assert!(matches!(parse("/plan now"), Parsed::Invalid(why) if why.contains("Usage: /plan")));
+//! ```
+//!
+//! Its rooms, leaf first: `spec` (the table) → `parse` → `reply` → `run`.
+
+mod parse;
+mod reply;
+mod run;
+mod spec;
+
+pub use parse::{parse, MemoryAction, Parsed, PermissionsChange, SessionCommand};
+pub use reply::{todo_mark, Reply, StatusReport};
+pub use run::CommandError;
+pub use spec::{find, offered, CommandSpec, Takes, COMMANDS};

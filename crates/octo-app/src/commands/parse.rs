@@ -1,0 +1,317 @@
+//! Reading `/word args` as a [`SessionCommand`], with the errors users see: a known command
+//! with an argument it does not take is an error that shows its usage, never silently ignored.
+//! Any other `/word` is left to the front end (a skill, a custom command, an MCP prompt, a
+//! front end's own command); a line starting with `/ ` or a path goes to the model as text.
+
+use super::spec::{find, CommandSpec, Takes};
+use crate::permissions::{Action, Mode};
+
+/// A command of the shared vocabulary, with its arguments checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionCommand {
+    /// `/help`.
+    Help,
+    /// `/status`.
+    Status,
+    /// `/model [endpoint:model]`.
+    Model(Option<String>),
+    /// `/mode [MODE]`.
+    Mode(Option<Mode>),
+    /// `/plan`.
+    Plan,
+    /// `/build`.
+    Build,
+    /// `/permissions [allow|ask|deny RULE | remove RULE]`.
+    Permissions(PermissionsChange),
+    /// `/tools`.
+    Tools,
+    /// `/mcp`.
+    Mcp,
+    /// `/skills [reload]`.
+    Skills {
+        /// Read the folders again.
+        reload: bool,
+    },
+    /// `/remember TEXT`.
+    Remember(String),
+    /// `/memory [QUERY | edit | --here]`.
+    Memory(MemoryAction),
+    /// `/dream`.
+    Dream,
+    /// `/agents`.
+    Agents,
+    /// `/hooks`.
+    Hooks,
+    /// `/todos`.
+    Todos,
+    /// `/cost`.
+    Cost,
+    /// `/compact [focus]`.
+    Compact(Option<String>),
+    /// `/rewind [N]`.
+    Rewind(usize),
+    /// `/history`.
+    History,
+    /// `/resume [query]`.
+    Resume(Option<String>),
+    /// `/clear`.
+    Clear,
+    /// `/new`.
+    New,
+    /// `/stop`.
+    Stop,
+}
+
+/// What `/permissions` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionsChange {
+    /// Show the mode and the rules.
+    List,
+    /// Add a rule for this session.
+    Add(Action, String),
+    /// Remove the rules written so.
+    Remove(String),
+}
+
+/// What `/memory` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryAction {
+    /// Show both indexes.
+    Show,
+    /// Search the entries and index lines.
+    Search(String),
+    /// Open the workspace index in the user's editor.
+    Edit,
+    /// Keep this workspace's memory in its repository from the next session on.
+    Here,
+}
+
+/// A typed line, read as a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    /// A shared command with arguments it takes.
+    Command(SessionCommand),
+    /// A shared command with an argument it does not take: the message says what is wrong and
+    /// shows the usage.
+    Invalid(String),
+    /// Another `/word` and its argument: a skill, a custom command, an MCP prompt, a front end's
+    /// own command, or unknown.
+    Other(&'a str, &'a str),
+    /// Not a command: the line goes to the model.
+    Message,
+}
+
+const PERMISSIONS_USAGE: &str =
+    "Usage: /permissions [allow|ask|deny RULE | remove RULE], e.g. /permissions allow terminal(cargo test*)";
+
+impl SessionCommand {
+    /// The command's name (`/status`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Help => "/help",
+            Self::Status => "/status",
+            Self::Model(_) => "/model",
+            Self::Mode(_) => "/mode",
+            Self::Plan => "/plan",
+            Self::Build => "/build",
+            Self::Permissions(_) => "/permissions",
+            Self::Tools => "/tools",
+            Self::Mcp => "/mcp",
+            Self::Skills { .. } => "/skills",
+            Self::Remember(_) => "/remember",
+            Self::Memory(_) => "/memory",
+            Self::Dream => "/dream",
+            Self::Agents => "/agents",
+            Self::Hooks => "/hooks",
+            Self::Todos => "/todos",
+            Self::Cost => "/cost",
+            Self::Compact(_) => "/compact",
+            Self::Rewind(_) => "/rewind",
+            Self::History => "/history",
+            Self::Resume(_) => "/resume",
+            Self::Clear => "/clear",
+            Self::New => "/new",
+            Self::Stop => "/stop",
+        }
+    }
+
+    /// Whether it changes the session (the mode, the model, the rules, the conversation, the
+    /// files) rather than only reading it; a shared chat leaves those to the session's owner.
+    pub fn changes_session(&self) -> bool {
+        !matches!(
+            self,
+            Self::Help
+                | Self::Status
+                | Self::Model(None)
+                | Self::Mode(None)
+                | Self::Permissions(PermissionsChange::List)
+                | Self::Tools
+                | Self::Mcp
+                | Self::Skills { reload: false }
+                | Self::Memory(MemoryAction::Show | MemoryAction::Search(_))
+                | Self::Agents
+                | Self::Hooks
+                | Self::Todos
+                | Self::Cost
+                | Self::History
+        )
+    }
+}
+
+/// Reads `line` as a command. `/status@bot` (a chat group's spelling) is `/status`.
+pub fn parse(line: &str) -> Parsed<'_> {
+    let line = line.trim();
+    if !line.starts_with('/') {
+        return Parsed::Message;
+    }
+    let (word, arg) = match line.split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (line, ""),
+    };
+    let name = word.split('@').next().unwrap_or(word);
+    let Some(spec) = find(name) else {
+        // `/usr/bin/env is broken` and `/ (the root)` are text, not commands.
+        return if word.len() > 1 && !word[1..].contains('/') {
+            Parsed::Other(word, arg)
+        } else {
+            Parsed::Message
+        };
+    };
+    match command(spec, arg) {
+        Ok(c) => Parsed::Command(c),
+        Err(why) => Parsed::Invalid(why),
+    }
+}
+
+/// The command `spec` names, with `arg` checked.
+fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
+    let name = spec.name;
+    let bad = |what: String| format!("{what}. Usage: {}", spec.usage);
+    match spec.takes {
+        Takes::Nothing if !arg.is_empty() => {
+            return Err(bad(format!("{name} takes no argument (got `{arg}`)")))
+        }
+        Takes::Count if !arg.is_empty() && !arg.parse::<usize>().is_ok_and(|n| n >= 1) => {
+            return Err(bad(format!("{name} takes a number of turns, at least 1 (got `{arg}`)")))
+        }
+        _ => {}
+    }
+    let text = || Some(arg.to_owned()).filter(|a| !a.is_empty());
+    Ok(match name {
+        "/help" => SessionCommand::Help,
+        "/status" => SessionCommand::Status,
+        "/model" => SessionCommand::Model(text()),
+        "/mode" if arg.is_empty() => SessionCommand::Mode(None),
+        "/mode" => SessionCommand::Mode(Some(
+            arg.parse::<Mode>().map_err(|e| format!("{e}. Usage: {}", spec.usage))?,
+        )),
+        "/plan" => SessionCommand::Plan,
+        "/build" => SessionCommand::Build,
+        "/permissions" => SessionCommand::Permissions(permissions(arg)?),
+        "/tools" => SessionCommand::Tools,
+        "/mcp" => SessionCommand::Mcp,
+        "/skills" => match arg {
+            "" => SessionCommand::Skills { reload: false },
+            "reload" => SessionCommand::Skills { reload: true },
+            other => {
+                return Err(format!("`/skills {other}` is not a skills command. Usage: /skills [reload]"))
+            }
+        },
+        "/remember" => SessionCommand::Remember(arg.to_owned()),
+        "/memory" => SessionCommand::Memory(match arg {
+            "" => MemoryAction::Show,
+            "edit" => MemoryAction::Edit,
+            "--here" => MemoryAction::Here,
+            query => MemoryAction::Search(query.to_owned()),
+        }),
+        "/dream" => SessionCommand::Dream,
+        "/agents" => SessionCommand::Agents,
+        "/hooks" => SessionCommand::Hooks,
+        "/todos" => SessionCommand::Todos,
+        "/cost" => SessionCommand::Cost,
+        "/compact" => SessionCommand::Compact(text()),
+        "/rewind" => SessionCommand::Rewind(arg.parse().unwrap_or(1)),
+        "/history" => SessionCommand::History,
+        "/resume" => SessionCommand::Resume(text()),
+        "/clear" => SessionCommand::Clear,
+        "/new" => SessionCommand::New,
+        _ => SessionCommand::Stop,
+    })
+}
+
+/// `/permissions [allow|ask|deny RULE | remove RULE]`.
+fn permissions(arg: &str) -> Result<PermissionsChange, String> {
+    if arg.is_empty() {
+        return Ok(PermissionsChange::List);
+    }
+    let (verb, rule) = match arg.split_once(char::is_whitespace) {
+        Some((v, r)) => (v, r.trim()),
+        None => (arg, ""),
+    };
+    let action = match verb {
+        "allow" => Action::Allow,
+        "ask" => Action::Ask,
+        "deny" => Action::Deny,
+        "remove" if !rule.is_empty() => return Ok(PermissionsChange::Remove(rule.to_owned())),
+        _ => return Err(format!("`/permissions {arg}` is not a permissions command. {PERMISSIONS_USAGE}")),
+    };
+    if rule.is_empty() {
+        return Err(format!("/permissions {verb} needs a rule. {PERMISSIONS_USAGE}"));
+    }
+    Ok(PermissionsChange::Add(action, rule.to_owned()))
+}
+
+/// The usage line `/permissions` errors end with.
+pub(crate) fn permissions_usage() -> &'static str {
+    PERMISSIONS_USAGE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_checked_before_anything_happens() {
+        assert_eq!(parse("/help"), Parsed::Command(SessionCommand::Help));
+        assert_eq!(parse("  /mode   plan "), Parsed::Command(SessionCommand::Mode(Some(Mode::Plan))));
+        assert_eq!(parse("/rewind 2"), Parsed::Command(SessionCommand::Rewind(2)));
+        assert!(
+            matches!(parse("/plan now"), Parsed::Invalid(m) if m.contains("takes no argument") && m.contains("Usage: /plan"))
+        );
+        assert!(matches!(parse("/rewind two"), Parsed::Invalid(m) if m.contains("Usage: /rewind [N]")));
+        assert!(matches!(parse("/rewind 0"), Parsed::Invalid(_)));
+        assert!(matches!(parse("/cost please"), Parsed::Invalid(_)));
+        assert!(
+            matches!(parse("/mode sideways"), Parsed::Invalid(m) if m.contains("unknown permission mode") && m.contains("Usage: /mode"))
+        );
+        assert!(matches!(parse("/permissions allow"), Parsed::Invalid(m) if m.contains("needs a rule")));
+        assert!(matches!(parse("/skills twice"), Parsed::Invalid(m) if m.contains("not a skills command")));
+        assert_eq!(parse("/compactx the widget"), Parsed::Other("/compactx", "the widget"));
+        assert_eq!(parse("/review src/lib.rs"), Parsed::Other("/review", "src/lib.rs"));
+        assert_eq!(parse("/status@octo_bot"), Parsed::Command(SessionCommand::Status));
+        assert_eq!(parse("/usr/bin/env is broken"), Parsed::Message);
+        assert_eq!(parse("/ is the root"), Parsed::Message);
+        assert_eq!(parse("/"), Parsed::Message);
+        assert_eq!(parse("hello /help"), Parsed::Message);
+    }
+
+    #[test]
+    fn every_spec_parses_to_its_own_command() {
+        for spec in super::super::spec::COMMANDS {
+            let line = match spec.takes {
+                Takes::Count => format!("{} 1", spec.name),
+                _ => spec.name.to_owned(),
+            };
+            match parse(&line) {
+                Parsed::Command(c) => assert_eq!(c.name(), spec.name),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        assert!(
+            !SessionCommand::Status.changes_session()
+                && SessionCommand::Mode(Some(Mode::Auto)).changes_session()
+        );
+        assert!(SessionCommand::New.changes_session() && SessionCommand::Stop.changes_session());
+    }
+}

@@ -1,0 +1,108 @@
+//! The shared commands as data: name, usage, what each does, what it takes. Help text and
+//! completion come from this table; a front end offers the subset it can render.
+
+/// What a command takes after its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// Nothing.
+    Nothing,
+    /// Optional free text.
+    Text,
+    /// An optional whole number of at least 1.
+    Count,
+}
+
+/// One command of the shared vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// `/name`.
+    pub name: &'static str,
+    /// How it is written, with its arguments.
+    pub usage: &'static str,
+    /// One line on what it does.
+    pub about: &'static str,
+    /// What it takes.
+    pub takes: Takes,
+}
+
+const fn spec(name: &'static str, usage: &'static str, about: &'static str, takes: Takes) -> CommandSpec {
+    CommandSpec { name, usage, about, takes }
+}
+
+/// Every shared command, in the order help lists them.
+pub const COMMANDS: &[CommandSpec] = &[
+    spec("/help", "/help", "this list", Takes::Nothing),
+    spec("/status", "/status", "endpoint, model, mode, session, context use and cost", Takes::Nothing),
+    spec(
+        "/model",
+        "/model [endpoint:model]",
+        "show the model, or switch (the conversation is kept)",
+        Takes::Text,
+    ),
+    spec(
+        "/mode",
+        "/mode [default|build|accept-edits|plan|auto]",
+        "show or switch the permission mode",
+        Takes::Text,
+    ),
+    spec("/plan", "/plan", "plan mode: read-only tools only", Takes::Nothing),
+    spec("/build", "/build", "leave plan mode", Takes::Nothing),
+    spec(
+        "/permissions",
+        "/permissions [allow|ask|deny RULE | remove RULE]",
+        "the mode and rules; add or remove a rule for this session",
+        Takes::Text,
+    ),
+    spec("/tools", "/tools", "the tools the model can call", Takes::Nothing),
+    spec(
+        "/mcp",
+        "/mcp",
+        "MCP servers: their state and tools (their prompts run as /mcp__server__prompt)",
+        Takes::Nothing,
+    ),
+    spec(
+        "/skills",
+        "/skills [reload]",
+        "skills and custom commands (run one as /name args); reload reads them again",
+        Takes::Text,
+    ),
+    spec("/remember", "/remember TEXT", "jot a note in this workspace's memory (no model call)", Takes::Text),
+    spec(
+        "/memory",
+        "/memory [QUERY | edit | --here]",
+        "the memory indexes; search them, edit the index, or keep it in the repository",
+        Takes::Text,
+    ),
+    spec("/dream", "/dream", "consolidate this workspace's memory (shows the diff first)", Takes::Nothing),
+    spec("/agents", "/agents", "sub-agent types and the sub-agents of this session", Takes::Nothing),
+    spec("/hooks", "/hooks", "the hooks configured, where from, and whether they run", Takes::Nothing),
+    spec("/todos", "/todos", "the model's task list", Takes::Nothing),
+    spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
+    spec(
+        "/compact",
+        "/compact [focus]",
+        "compact the conversation now, focusing the summary on what you name",
+        Takes::Text,
+    ),
+    spec(
+        "/rewind",
+        "/rewind [N]",
+        "undo the file changes of the last N turns (default 1) and forget those turns",
+        Takes::Count,
+    ),
+    spec("/history", "/history", "this directory's saved sessions", Takes::Nothing),
+    spec("/resume", "/resume [N | id prefix | title words]", "continue a saved session", Takes::Text),
+    spec("/clear", "/clear", "forget the conversation (also /new)", Takes::Nothing),
+    spec("/new", "/new", "start a fresh conversation", Takes::Nothing),
+    spec("/stop", "/stop", "cancel the running turn", Takes::Nothing),
+];
+
+/// The spec of `/name`.
+pub fn find(name: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// The specs of the commands a front end offers (named in `offered`), in help order.
+pub fn offered(offered: &[&str]) -> Vec<&'static CommandSpec> {
+    COMMANDS.iter().filter(|c| offered.contains(&c.name)).collect()
+}

@@ -1,0 +1,93 @@
+//! The shared command vocabulary run on a session: typed replies, the errors users see, and
+//! what a command changes.
+
+use octo_app::commands::{parse, Parsed, Reply, SessionCommand};
+use octo_app::credentials::{KeyStore, MemoryStore};
+use octo_app::{Home, Launch, Launcher, Mode, SessionOptions};
+use octo_testkit::anthropic::Reply as Answer;
+use octo_testkit::{MockLlm, Scripted};
+use std::sync::Arc;
+
+async fn setup(replies: Vec<Scripted>) -> (tempfile::TempDir, Launcher, octo_app::Session, MockLlm) {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let l = Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
+    let options = SessionOptions { save: true, ..SessionOptions::default() };
+    let s = l.start(Launch { workspace: Some(ws), options, ..Launch::default() }).unwrap();
+    (tmp, l, s, llm)
+}
+
+fn command(line: &str) -> SessionCommand {
+    match parse(line) {
+        Parsed::Command(c) => c,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_mode_and_permissions_run_through_one_call() {
+    let (_tmp, l, s, _llm) = setup(vec![Scripted::sse(Answer::new().text("Hi.").sse())]).await;
+    assert_eq!(s.run("hello").await.unwrap().answer, "Hi.");
+    let plan = s.command(&l, command("/mode plan")).await.unwrap();
+    assert!(matches!(plan, Reply::Mode(Mode::Plan)), "{plan:?}");
+    assert_eq!(s.status().mode, Mode::Plan, "the command changed the session");
+    let status = s.command(&l, command("/status")).await.unwrap();
+    let text = status.text();
+    assert!(
+        text.contains("model: mock:claude-sonnet-4-5") && text.contains("permission mode: plan"),
+        "{text}"
+    );
+    assert!(text.contains("usage: 1 turns") && text.contains("session: "), "{text}");
+    let Reply::Status(report) = status else { panic!() };
+    assert_eq!(report.status.turns, 1);
+    // `/build` leaves plan mode for the configured mode.
+    assert!(matches!(s.command(&l, command("/build")).await.unwrap(), Reply::Mode(Mode::Default)));
+    // Rules: added, listed, removed; a bad one is an error with the usage.
+    let added = s.command(&l, command("/permissions allow terminal(cargo test*)")).await.unwrap();
+    assert_eq!(added.text(), "allow terminal(cargo test*): added for this session");
+    assert!(s.command(&l, command("/permissions")).await.unwrap().text().contains("terminal(cargo test*)"));
+    assert_eq!(
+        s.command(&l, command("/permissions remove terminal(cargo test*)")).await.unwrap().text(),
+        "removed 1 rule(s) `terminal(cargo test*)` for this session"
+    );
+    let err = s.command(&l, command("/permissions remove nothing(here)")).await.unwrap_err();
+    assert!(err.to_string().contains("no rule `nothing(here)`"), "{err}");
+    let err = s.command(&l, command("/permissions allow write_file(/etc/*)x(")).await.unwrap_err();
+    assert!(err.to_string().contains("Usage: /permissions"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_resume_clear_and_stop_are_replies_a_front_end_acts_on() {
+    let (_tmp, l, s, llm) = setup(vec![Scripted::sse(Answer::new().text("Hi.").sse())]).await;
+    s.run("hello").await.unwrap();
+    let id = s.session_id().unwrap();
+    let Reply::History { sessions, current } = s.command(&l, command("/history")).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!((sessions.len(), current.as_deref()), (1, Some(id.as_str())));
+    let Reply::Resume(picked) = s.command(&l, command("/resume 1")).await.unwrap() else { panic!() };
+    assert_eq!(picked, id, "a number from /history");
+    assert!(
+        matches!(s.command(&l, command("/resume")).await.unwrap(), Reply::PickSession(list) if list.len() == 1)
+    );
+    let err = s.command(&l, command("/resume no such words")).await.unwrap_err();
+    assert!(err.to_string().contains("no such words") || err.to_string().contains("no session"), "{err}");
+    assert!(matches!(s.command(&l, command("/clear")).await.unwrap(), Reply::Cleared));
+    assert!(s.history().await.unwrap().is_empty(), "/clear forgot the conversation");
+    assert!(matches!(s.command(&l, command("/stop")).await.unwrap(), Reply::Stopped));
+    assert!(matches!(s.command(&l, command("/todos")).await.unwrap(), Reply::Todos(t) if t.is_empty()));
+    assert_eq!(llm.request_bodies().await.len(), 1, "no command reached the model");
+}
