@@ -156,6 +156,14 @@ pub struct ToolMeta {
     pub reclaimable: Vec<String>,
     /// What its output looks like.
     pub output: OutputKind,
+    /// The names other agents' files give this tool (Claude Code's `Bash` for a command tool):
+    /// hook matchers and `allowed-tools` entries written with one of them apply to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// The tool this one comes with: an `allowed-tools` entry that grants that tool grants this
+    /// one too (a background command's output comes with the command tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<String>,
 }
 
 impl ToolMeta {
@@ -196,6 +204,18 @@ impl ToolMeta {
     /// Sets the kind of output.
     pub fn output(mut self, kind: OutputKind) -> Self {
         self.output = kind;
+        self
+    }
+
+    /// Sets the names other agents' files give this tool.
+    pub fn aliases(mut self, names: &[&str]) -> Self {
+        self.aliases = names.iter().map(|n| (*n).to_owned()).collect();
+        self
+    }
+
+    /// Sets the tool this one comes with.
+    pub fn follows(mut self, tool: impl Into<String>) -> Self {
+        self.follows = Some(tool.into());
         self
     }
 

@@ -1,71 +1,81 @@
-//! Claude Code's tool names, as skills, commands and agent files write them in `allowed-tools`
+//! Claude Code's tool names, as skills, commands, agent files and hooks write them
 //! (`Read`, `Edit`, `Bash(git:*)`, `WebFetch(domain:docs.rs)`), mapped to octo's tools and
-//! permission rules. octo's own names and `mcp__server__tool` names pass through.
+//! permission rules. Nothing here is a hand-kept table: each built-in tool declares the names it
+//! answers to ([`octo_agent::ToolMeta::aliases`]) and the tool it comes with
+//! ([`octo_agent::ToolMeta::follows`]); the mapping is read from the default registry. octo's
+//! own names and `mcp__server__tool` names pass through.
+
+use octo_agent::{Subject, ToolMeta};
+use std::sync::OnceLock;
+
+/// An `allowed-tools` entry that names no tool, or is malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AllowedToolError {
+    /// `Bash(git` without its `)`.
+    #[error("`{0}` has no closing parenthesis")]
+    Unclosed(String),
+    /// A name octo has no tool for.
+    #[error("`{0}` is no tool octo has")]
+    NoTool(String),
+}
+
+/// The built-in tools' names and metadata, in the order the model sees them (read once, when
+/// first asked).
+fn builtin() -> &'static [(String, ToolMeta)] {
+    static TABLE: OnceLock<Vec<(String, ToolMeta)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let registry = crate::default_registry(crate::ToolsConfig::default());
+        registry.names().filter_map(|n| registry.meta(n).map(|m| (n.to_owned(), m.clone()))).collect()
+    })
+}
 
 /// The permission rules (`terminal(git*)`, `read_file`) that one `allowed-tools` entry stands
-/// for. An entry naming no tool octo has is an error that says so.
-pub fn rules_for(entry: &str) -> Result<Vec<String>, String> {
+/// for: the tools that answer to its name (the first takes the specifier) and the tools that
+/// come with them. An entry naming no tool octo has is an error that says so.
+pub fn rules_for(entry: &str) -> Result<Vec<String>, AllowedToolError> {
     let entry = entry.trim();
     let (tool, spec) = match entry.find('(') {
         Some(i) if entry.ends_with(')') => (&entry[..i], Some(entry[i + 1..entry.len() - 1].trim())),
-        Some(_) => return Err(format!("`{entry}` has no closing parenthesis")),
+        Some(_) => return Err(AllowedToolError::Unclosed(entry.to_owned())),
         None => (entry, None),
     };
-    let spec = spec.filter(|s| !s.is_empty() && *s != "*");
-    let tools: &[&str] = match tool {
-        "Bash" => &["terminal", "terminal_output", "kill_shell"],
-        "BashOutput" => &["terminal_output"],
-        "KillShell" | "KillBash" => &["kill_shell"],
-        "Read" | "NotebookRead" => &["read_file"],
-        "Write" => &["write_file"],
-        "Edit" | "NotebookEdit" => &["edit_file", "multi_edit"],
-        "MultiEdit" => &["multi_edit"],
-        "Glob" => &["glob"],
-        "Grep" => &["grep"],
-        "LS" => &["list_dir"],
-        "WebFetch" => &["web_fetch"],
-        "WebSearch" => &["web_search"],
-        "TodoWrite" | "TodoRead" => &["todo_write"],
-        "AskUserQuestion" => &["ask_user"],
-        other if crate::DEFAULT_TOOLS.contains(&other) || other.starts_with("mcp__") => {
-            return Ok(vec![entry.to_owned()])
+    let table = builtin();
+    let main: Vec<&(String, ToolMeta)> =
+        table.iter().filter(|(_, m)| m.aliases.iter().any(|a| a == tool)).collect();
+    let Some((first, first_meta)) = main.first().copied() else {
+        if table.iter().any(|(n, _)| n == tool) || tool.starts_with("mcp__") {
+            return Ok(vec![entry.to_owned()]);
         }
-        other => return Err(format!("`{other}` is no tool octo has")),
+        return Err(AllowedToolError::NoTool(tool.to_owned()));
     };
-    let Some(spec) = spec else { return Ok(tools.iter().map(|t| (*t).to_owned()).collect()) };
-    // The specifier narrows the main tool; the companions (background output, kill) follow it.
-    let first = tools[0];
-    let spec = match tool {
-        // `git:*` (the old prefix form) and `git *` are both prefixes.
-        "Bash" => spec.strip_suffix(":*").map_or_else(|| spec.to_owned(), |p| format!("{p}*")),
-        "WebFetch" => spec.strip_prefix("domain:").unwrap_or(spec).to_owned(),
+    let companions =
+        table.iter().filter(|(_, m)| m.follows.as_deref() == Some(first.as_str())).map(|(n, _)| n);
+    let rest = main[1..].iter().map(|(n, _)| n).chain(companions).cloned();
+    let spec = spec.filter(|s| !s.is_empty() && *s != "*");
+    let head = match spec {
+        None => first.clone(),
+        Some(spec) => format!("{first}({})", specifier(&first_meta.subject, spec)),
+    };
+    Ok(std::iter::once(head).chain(rest).collect())
+}
+
+/// A Claude Code specifier in octo's rule syntax: a command's `git:*` (the old prefix form) is
+/// the prefix `git*`; a URL's `domain:docs.rs` is the host `docs.rs`.
+fn specifier(subject: &Subject, spec: &str) -> String {
+    match subject {
+        Subject::Command { .. } => {
+            spec.strip_suffix(":*").map_or_else(|| spec.to_owned(), |p| format!("{p}*"))
+        }
+        Subject::Url { .. } => spec.strip_prefix("domain:").unwrap_or(spec).to_owned(),
         _ => spec.to_owned(),
-    };
-    let mut out = vec![format!("{first}({spec})")];
-    out.extend(tools[1..].iter().map(|t| (*t).to_owned()));
-    Ok(out)
+    }
 }
 
 /// The names Claude Code gives an octo tool (`terminal` is `Bash`), for matching hook and
 /// settings files written for Claude Code; empty for tools it does not have.
-pub fn claude_names(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "terminal" => &["Bash"],
-        "terminal_output" => &["BashOutput"],
-        "kill_shell" => &["KillShell", "KillBash"],
-        "read_file" => &["Read"],
-        "write_file" => &["Write"],
-        "edit_file" => &["Edit"],
-        "multi_edit" => &["MultiEdit", "Edit"],
-        "glob" => &["Glob"],
-        "grep" => &["Grep"],
-        "list_dir" => &["LS"],
-        "web_fetch" => &["WebFetch"],
-        "web_search" => &["WebSearch"],
-        "todo_write" => &["TodoWrite"],
-        "ask_user" => &["AskUserQuestion"],
-        _ => &[],
-    }
+pub fn claude_names(tool: &str) -> &'static [String] {
+    builtin().iter().find(|(n, _)| n == tool).map_or(&[], |(_, m)| m.aliases.as_slice())
 }
 
 #[cfg(test)]
@@ -75,7 +85,7 @@ mod tests {
     #[test]
     fn octo_tools_have_their_claude_code_names() {
         assert_eq!(claude_names("terminal"), ["Bash"]);
-        assert!(claude_names("multi_edit").contains(&"Edit"));
+        assert!(claude_names("multi_edit").iter().any(|n| n == "Edit"));
         assert!(claude_names("mcp__x__y").is_empty());
     }
 
@@ -90,7 +100,7 @@ mod tests {
         assert_eq!(rules_for("Read(src/**)").unwrap(), ["read_file(src/**)"]);
         assert_eq!(rules_for("grep").unwrap(), ["grep"]);
         assert_eq!(rules_for("mcp__github__list_issues").unwrap(), ["mcp__github__list_issues"]);
-        assert!(rules_for("Teleport").unwrap_err().contains("no tool"));
+        assert!(rules_for("Teleport").unwrap_err().to_string().contains("no tool"));
         assert!(rules_for("Bash(git").is_err());
     }
 }

@@ -80,7 +80,10 @@ impl ToolExecutor for TodoWrite {
 
     // It changes nothing on disk, only what the user is shown; two lists at once would race.
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().concurrency_safe(false).output(OutputKind::Todos)
+        ToolMeta::reads()
+            .concurrency_safe(false)
+            .output(OutputKind::Todos)
+            .aliases(&["TodoWrite", "TodoRead"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -145,7 +148,7 @@ impl ToolExecutor for AskUser {
 
     // It only asks: nothing changes, so no approval (and it is allowed in plan mode).
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().concurrency_safe(false)
+        ToolMeta::reads().concurrency_safe(false).aliases(&["AskUserQuestion"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

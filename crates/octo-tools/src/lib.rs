@@ -4,16 +4,11 @@
 //! uses to do real work. Each tool's description and JSON schema are written for a model: what it
 //! does, its limits, and what to use instead.
 //!
-//! | tool | what it does |
-//! |---|---|
-//! | `terminal` | a command through the platform shell, timeout, whole process group killed, output capped and spilled; background mode |
-//! | `terminal_output`, `kill_shell` | read and stop background commands |
-//! | `read_file` | line-numbered pages of text; images as images; binaries described |
-//! | `write_file` | atomic create/overwrite with a diff; old content to the trash |
-//! | `edit_file`, `multi_edit` | exact replacements with helpful failures; atomic; all-or-nothing |
-//! | `glob`, `grep`, `list_dir` | find files, search contents (ripgrep's libraries), list directories |
-//! | `web_fetch`, `web_search` | a page as Markdown; search with or without an API key |
-//! | `todo_write`, `ask_user` | the model's task list; a question for the user |
+//! The tools are in [`shell`] (commands, background commands), [`fs`] (read, write, edit, list),
+//! [`search`] (glob, grep), [`web`] (fetch, search) and `interact` (the task list, a question for
+//! the user); [`default_registry`] registers them and [`default_names`] lists them. Each tool
+//! describes itself — what it checks, whether it writes, the names other agents' files give it
+//! — so adding one is one file and one registration line (`dev-docs/tools.md`).
 //!
 //! Safety: paths resolve against the workspace ([`octo_agent::ToolContext::cwd`]); writes outside
 //! it (directly, through `..`, or through a symlink) need the user's approval unless the directory
@@ -63,22 +58,9 @@ use octo_agent::ToolRegistry;
 use std::sync::Arc;
 
 /// Names of the tools [`default_registry`] provides, in the order the model sees them.
-pub const DEFAULT_TOOLS: &[&str] = &[
-    "terminal",
-    "terminal_output",
-    "kill_shell",
-    "read_file",
-    "write_file",
-    "edit_file",
-    "multi_edit",
-    "glob",
-    "grep",
-    "list_dir",
-    "web_fetch",
-    "web_search",
-    "todo_write",
-    "ask_user",
-];
+pub fn default_names() -> Vec<String> {
+    default_registry(ToolsConfig::default()).names().map(str::to_owned).collect()
+}
 
 /// Every built-in tool, ready for an [`octo_agent::Agent`]. The background shells it starts (and
 /// whatever its commands left running) are killed when the last tool holding them is dropped.

@@ -238,7 +238,7 @@ impl ToolExecutor for EditFile {
     }
 
     fn meta(&self) -> ToolMeta {
-        edit_meta()
+        edit_meta().aliases(&["Edit", "NotebookEdit"])
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
@@ -318,7 +318,7 @@ impl ToolExecutor for MultiEdit {
     }
 
     fn meta(&self) -> ToolMeta {
-        edit_meta()
+        edit_meta().aliases(&["MultiEdit", "Edit", "NotebookEdit"])
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {

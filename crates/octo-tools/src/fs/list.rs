@@ -46,7 +46,7 @@ impl ToolExecutor for ListDir {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::path("path", Access::Read))
+        ToolMeta::reads().subject(Subject::path("path", Access::Read)).aliases(&["LS"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

@@ -63,7 +63,7 @@ impl ToolExecutor for ReadFile {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::path("path", Access::Read))
+        ToolMeta::reads().subject(Subject::path("path", Access::Read)).aliases(&["Read", "NotebookRead"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

@@ -57,6 +57,7 @@ impl ToolExecutor for WriteFile {
             .subject(Subject::path("path", Access::Write))
             .reclaimable(&["content"])
             .output(OutputKind::Diff)
+            .aliases(&["Write"])
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {

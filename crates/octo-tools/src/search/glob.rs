@@ -87,7 +87,7 @@ impl ToolExecutor for Glob {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::path("path", Access::Read))
+        ToolMeta::reads().subject(Subject::path("path", Access::Read)).aliases(&["Glob"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

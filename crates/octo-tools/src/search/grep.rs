@@ -326,7 +326,7 @@ impl ToolExecutor for Grep {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::path("path", Access::Read))
+        ToolMeta::reads().subject(Subject::path("path", Access::Read)).aliases(&["Grep"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

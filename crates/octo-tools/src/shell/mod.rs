@@ -210,7 +210,7 @@ impl ToolExecutor for Terminal {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::writes().subject(Subject::command("command"))
+        ToolMeta::writes().subject(Subject::command("command")).aliases(&["Bash"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -349,7 +349,7 @@ impl ToolExecutor for TerminalOutput {
 
     // Reading advances the shell's read position, so two reads at once would race.
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().concurrency_safe(false)
+        ToolMeta::reads().concurrency_safe(false).aliases(&["BashOutput"]).follows("terminal")
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
@@ -393,7 +393,7 @@ impl ToolExecutor for KillShell {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::writes()
+        ToolMeta::writes().aliases(&["KillShell", "KillBash"]).follows("terminal")
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {

@@ -91,7 +91,7 @@ impl ToolExecutor for WebFetch {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::url("url"))
+        ToolMeta::reads().subject(Subject::url("url")).aliases(&["WebFetch"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

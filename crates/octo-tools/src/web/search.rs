@@ -61,7 +61,7 @@ impl ToolExecutor for WebSearch {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads()
+        ToolMeta::reads().aliases(&["WebSearch"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
