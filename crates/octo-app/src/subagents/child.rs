@@ -2,106 +2,17 @@
 //! filtered by its type), and its run — approvals forwarded to the parent's front end, progress
 //! reported as tool updates, the outcome turned into a result.
 
-use super::Spawner;
+use super::record::{Child, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
+use super::spawner::Spawner;
 use crate::permissions::{PermissionEngine, Scope};
 use futures_util::StreamExt;
 use octo_agent::{
-    Agent, AgentEvent, ApprovalDecision, CancellationToken, DenyKind, Message, PermissionDecision,
-    PermissionGate, PermissionQuery, ToolContext, ToolRegistry, TurnEndReason, Usage,
+    Agent, AgentEvent, ApprovalDecision, DenyKind, Message, PermissionDecision, PermissionGate,
+    PermissionQuery, ToolContext, ToolRegistry, TurnEndReason, Usage,
 };
 use octo_skills::AgentDef;
 use serde_json::json;
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-/// Where a child is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChildState {
-    /// Still working.
-    Running,
-    /// Finished with an answer.
-    Done(String),
-    /// Ended without one (the reason).
-    Failed(String),
-}
-
-/// A snapshot of a child, for `/agents` and `task_status`.
-#[derive(Debug, Clone)]
-pub struct ChildInfo {
-    /// `explore-1`.
-    pub id: String,
-    /// Its type.
-    pub agent: String,
-    /// The short description it was given.
-    pub description: String,
-    /// Whether it runs in the background.
-    pub background: bool,
-    /// Tool calls so far.
-    pub tool_calls: u32,
-    /// Where it is.
-    pub state: ChildState,
-    /// Seconds since it started (or how long it ran).
-    pub seconds: f64,
-}
-
-pub(crate) struct Child {
-    pub id: String,
-    pub agent: String,
-    pub description: String,
-    pub background: bool,
-    pub cancel: CancellationToken,
-    started: Instant,
-    progress: Mutex<(u32, ChildState, Option<f64>)>,
-}
-
-impl Child {
-    pub fn new(
-        id: String,
-        agent: &str,
-        description: &str,
-        background: bool,
-        cancel: CancellationToken,
-    ) -> Self {
-        Self {
-            id,
-            agent: agent.to_owned(),
-            description: description.to_owned(),
-            background,
-            cancel,
-            started: Instant::now(),
-            progress: Mutex::new((0, ChildState::Running, None)),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, (u32, ChildState, Option<f64>)> {
-        self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub fn info(&self) -> ChildInfo {
-        let p = self.lock();
-        ChildInfo {
-            id: self.id.clone(),
-            agent: self.agent.clone(),
-            description: self.description.clone(),
-            background: self.background,
-            tool_calls: p.0,
-            state: p.1.clone(),
-            seconds: p.2.unwrap_or_else(|| self.started.elapsed().as_secs_f64()),
-        }
-    }
-
-    pub fn finish(&self, state: ChildState) {
-        let mut p = self.lock();
-        p.1 = state;
-        p.2 = Some(self.started.elapsed().as_secs_f64());
-    }
-
-    fn count_call(&self) -> u32 {
-        let mut p = self.lock();
-        p.0 += 1;
-        p.0
-    }
-}
+use std::sync::Arc;
 
 /// The parent's engine with the child's narrowing: its type's tool list (a scope) and a plan mode
 /// of its own. Never wider than the parent: every call still goes through the parent's check.
@@ -167,7 +78,7 @@ pub(crate) fn child_tools(
         .collect();
     let mut out = ToolRegistry::new();
     for (name, exec) in parent.names().zip(parent.executors()) {
-        let keep = if super::TASK_TOOLS.contains(&name) || name == octo_skills::SKILL_TOOL {
+        let keep = if TASK_TOOLS.contains(&name) || name == octo_skills::SKILL_TOOL {
             // A child's own task tools are added by `build` (one level deeper) when allowed; a
             // child loads no skills (a skill's narrowing belongs to the parent's turn).
             false
@@ -198,6 +109,7 @@ pub(crate) fn build(
     def: &AgentDef,
     sender: Arc<dyn octo_agent::Sender>,
     depth: u32,
+    nested_tools: impl FnOnce() -> octo_agent::ToolList,
 ) -> (Agent, Vec<String>) {
     let parent = spawner.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     let nested = depth + 1 < spawner.limits.max_depth;
@@ -209,7 +121,7 @@ pub(crate) fn build(
     // Only a child as free as its parent may start children of its own: a grandchild's gate is
     // the session's engine and its own type, so a narrowed child must not hand work down.
     if nested && scopes.is_empty() && !plan && !read_only {
-        for exec in octo_agent::ToolSource::tools(&super::tools(Arc::clone(spawner), depth + 1)) {
+        for exec in octo_agent::ToolSource::tools(&nested_tools()) {
             tools.register(exec);
         }
     }
@@ -250,7 +162,7 @@ pub(crate) async fn run(
     let mut reason = TurnEndReason::Failed;
     let update = |ctx: &Option<ToolContext>, data: serde_json::Value| {
         if let Some(c) = ctx {
-            c.emit_update(super::PROGRESS_UPDATE, data);
+            c.emit_update(PROGRESS_UPDATE, data);
         }
     };
     update(
@@ -297,7 +209,7 @@ pub(crate) async fn run(
                 AgentEvent::Usage { usage: u } => {
                     usage += u;
                     if let Some(c) = &ctx {
-                        c.emit_update(super::USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default());
+                        c.emit_update(USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default());
                     }
                 }
                 AgentEvent::Error { message, .. } => error = Some(message),

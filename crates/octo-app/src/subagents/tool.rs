@@ -1,14 +1,12 @@
 //! The `task` tool and its background companions `task_status`, `task_result`, `task_cancel`.
 
-use super::child::{self, Child, ChildState};
-use super::Spawner;
+use super::child;
+use super::record::{Child, ChildState};
+use super::spawner::Spawner;
 use async_trait::async_trait;
 use octo_agent::{parse_input, ToolContext, ToolDefinition, ToolExecutor, ToolList, ToolMeta, ToolOutput};
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-/// The names of the sub-agent tools (a child gets them only when the depth limit allows).
-pub const TASK_TOOLS: &[&str] = &["task", "task_status", "task_result", "task_cancel"];
 
 /// The sub-agent tools for a parent at `depth` (0: the session's own agent), as a source.
 pub fn tools(spawner: Arc<Spawner>, depth: u32) -> ToolList {
@@ -86,34 +84,16 @@ impl ToolExecutor for Task {
             Ok(i) => i,
             Err(e) => return e,
         };
+        let (def, permit, sender) = match self.admit(&i) {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refusal,
+        };
         let s = &self.spawner;
-        let Some(def) = s.agents.get(i.subagent_type.trim()) else {
-            return ToolOutput::error(format!(
-                "there is no agent type `{}`; the types are: {}",
-                i.subagent_type,
-                s.agents.names().join(", ")
-            ));
+        let nested = {
+            let (s, depth) = (Arc::clone(s), self.depth + 1);
+            move || tools(s, depth)
         };
-        if self.depth >= s.limits.max_depth {
-            return ToolOutput::error(format!(
-                "sub-agents may nest {} level(s) deep ([subagents] max_depth), so this one cannot start another; do the task yourself",
-                s.limits.max_depth
-            ));
-        }
-        if i.prompt.trim().is_empty() {
-            return ToolOutput::error("`prompt` is empty: give the sub-agent its whole task");
-        }
-        let Ok(permit) = Arc::clone(&s.running).try_acquire_owned() else {
-            return ToolOutput::error(format!(
-                "{} sub-agents are running, the most allowed at once ([subagents] max_running); wait for one (task_status) or do this yourself",
-                s.limits.max_running
-            ));
-        };
-        let Some(sender) = s.models.get(&def.name).cloned().or_else(|| (s.sender)()) else {
-            return ToolOutput::error("no model to run the sub-agent on");
-        };
-        let (agent, notes) = child::build(s, def, sender, self.depth);
-        let id = s.next_id(&def.name);
+        let (agent, notes) = child::build(s, &def, sender, self.depth, nested);
         let description = if i.description.trim().is_empty() {
             i.prompt.lines().next().unwrap_or("").chars().take(60).collect()
         } else {
@@ -125,80 +105,147 @@ impl ToolExecutor for Task {
         } else {
             ctx.cancel().child_token()
         };
-        let handle = Arc::new(Child::new(id.clone(), &def.name, &description, i.background, cancel));
+        let handle =
+            Arc::new(Child::new(s.next_id(&def.name), &def.name, &description, i.background, cancel));
         s.lock().push(Arc::clone(&handle));
-        let spawner = Arc::clone(s);
         let parent_ctx = (!i.background).then(|| ctx.clone());
-        let prompt = i.prompt.clone();
-        let h = Arc::clone(&handle);
-        // A panic in the child ends its task, not the parent's turn.
-        let join = tokio::spawn(async move {
-            let outcome = child::run(agent, Arc::clone(&h), prompt, parent_ctx).await;
-            // Recorded here too, so a child whose parent stopped waiting is not "running" forever.
-            h.finish(match &outcome.result {
-                Ok(t) => ChildState::Done(t.clone()),
-                Err(e) => ChildState::Failed(e.clone()),
-            });
-            let path = child::save_sidechain(&spawner, &h.id, &outcome.history);
-            drop(permit);
-            (outcome, path)
-        });
+        let join = run_child(Arc::clone(s), agent, Arc::clone(&handle), i.prompt, parent_ctx, permit);
         if i.background {
-            let spawner = Arc::clone(s);
-            tokio::spawn(async move {
-                let state = match join.await {
-                    Ok((o, _)) => match o.result {
-                        Ok(text) => ChildState::Done(text),
-                        Err(e) => ChildState::Failed(e),
-                    },
-                    Err(e) => ChildState::Failed(format!("the sub-agent crashed: {e}")),
-                };
-                let note = match &state {
-                    ChildState::Done(_) => format!(
-                        "The background sub-agent {} finished; task_result with id {} gives its answer.",
-                        handle.id, handle.id
-                    ),
-                    ChildState::Failed(e) => {
-                        format!("The background sub-agent {} ended without an answer: {e}", handle.id)
-                    }
-                    ChildState::Running => String::new(),
-                };
-                handle.finish(state);
-                (spawner.notify)(note);
-            });
+            watch_background(Arc::clone(s), Arc::clone(&handle), join);
             return ToolOutput::text(format!(
                 "Started the sub-agent {id} ({}) in the background. task_status shows how it is doing and task_result {id} gives its answer once done; you will also be told when it finishes.{}",
                 def.name,
-                notes_text(&notes)
+                notes_text(&notes),
+                id = handle.id
             ));
         }
-        match join.await {
-            Ok((o, path)) => {
-                let saved = path.map(|p| format!("\n(its history: {})", p.display())).unwrap_or_default();
-                match o.result {
-                    Ok(text) => {
-                        handle.finish(ChildState::Done(text.clone()));
-                        ToolOutput::text(format!(
-                            "{text}\n\n[sub-agent {id}: {} tool call(s), {} tokens{}]{saved}",
-                            o.tool_calls,
-                            o.usage.input_tokens
-                                + o.usage.output_tokens
-                                + o.usage.cache_read_tokens
-                                + o.usage.cache_write_tokens,
-                            notes_text(&notes)
-                        ))
-                    }
-                    Err(e) => {
-                        handle.finish(ChildState::Failed(e.clone()));
-                        ToolOutput::error(format!("sub-agent {id}: {e}{saved}"))
-                    }
+        foreground_result(&handle, join.await, &notes)
+    }
+}
+
+impl Task {
+    /// Whether a child of the asked type may start now: the type exists, the depth and the
+    /// number running allow it, there is a prompt and a model. The refusal says what to do.
+    fn admit(
+        &self,
+        i: &TaskInput,
+    ) -> Result<
+        (octo_skills::AgentDef, tokio::sync::OwnedSemaphorePermit, Arc<dyn octo_agent::Sender>),
+        ToolOutput,
+    > {
+        let s = &self.spawner;
+        let Some(def) = s.agents.get(i.subagent_type.trim()) else {
+            return Err(ToolOutput::error(format!(
+                "there is no agent type `{}`; the types are: {}",
+                i.subagent_type,
+                s.agents.names().join(", ")
+            )));
+        };
+        if self.depth >= s.limits.max_depth {
+            return Err(ToolOutput::error(format!(
+                "sub-agents may nest {} level(s) deep ([subagents] max_depth), so this one cannot start another; do the task yourself",
+                s.limits.max_depth
+            )));
+        }
+        if i.prompt.trim().is_empty() {
+            return Err(ToolOutput::error("`prompt` is empty: give the sub-agent its whole task"));
+        }
+        let Ok(permit) = Arc::clone(&s.running).try_acquire_owned() else {
+            return Err(ToolOutput::error(format!(
+                "{} sub-agents are running, the most allowed at once ([subagents] max_running); wait for one (task_status) or do this yourself",
+                s.limits.max_running
+            )));
+        };
+        let Some(sender) = s.models.get(&def.name).cloned().or_else(|| (s.sender)()) else {
+            return Err(ToolOutput::error("no model to run the sub-agent on"));
+        };
+        Ok((def.clone(), permit, sender))
+    }
+}
+
+/// What a child's task hands back: its outcome and where its history was saved.
+type Finished = (child::Outcome, Option<std::path::PathBuf>);
+
+/// Runs the child on a task of its own (a panic in it ends that task, not the parent's turn).
+fn run_child(
+    spawner: Arc<Spawner>,
+    agent: octo_agent::Agent,
+    handle: Arc<Child>,
+    prompt: String,
+    parent_ctx: Option<ToolContext>,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> tokio::task::JoinHandle<Finished> {
+    tokio::spawn(async move {
+        let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx).await;
+        // Recorded here too, so a child whose parent stopped waiting is not "running" forever.
+        handle.finish(match &outcome.result {
+            Ok(t) => ChildState::Done(t.clone()),
+            Err(e) => ChildState::Failed(e.clone()),
+        });
+        let path = child::save_sidechain(&spawner, &handle.id, &outcome.history);
+        drop(permit);
+        (outcome, path)
+    })
+}
+
+/// A background child: when it ends, its state is recorded and the model is told with the next
+/// prompt.
+fn watch_background(spawner: Arc<Spawner>, handle: Arc<Child>, join: tokio::task::JoinHandle<Finished>) {
+    tokio::spawn(async move {
+        let state = match join.await {
+            Ok((o, _)) => match o.result {
+                Ok(text) => ChildState::Done(text),
+                Err(e) => ChildState::Failed(e),
+            },
+            Err(e) => ChildState::Failed(format!("the sub-agent crashed: {e}")),
+        };
+        let note = match &state {
+            ChildState::Done(_) => format!(
+                "The background sub-agent {} finished; task_result with id {} gives its answer.",
+                handle.id, handle.id
+            ),
+            ChildState::Failed(e) => {
+                format!("The background sub-agent {} ended without an answer: {e}", handle.id)
+            }
+            ChildState::Running => String::new(),
+        };
+        handle.finish(state);
+        (spawner.notify)(note);
+    });
+}
+
+/// A foreground child's answer as the `task` call's result.
+fn foreground_result(
+    handle: &Child,
+    joined: Result<Finished, tokio::task::JoinError>,
+    notes: &[String],
+) -> ToolOutput {
+    let id = &handle.id;
+    match joined {
+        Ok((o, path)) => {
+            let saved = path.map(|p| format!("\n(its history: {})", p.display())).unwrap_or_default();
+            match o.result {
+                Ok(text) => {
+                    handle.finish(ChildState::Done(text.clone()));
+                    let u = o.usage;
+                    let tokens =
+                        u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens;
+                    ToolOutput::text(format!(
+                        "{text}\n\n[sub-agent {id}: {} tool call(s), {tokens} tokens{}]{saved}",
+                        o.tool_calls,
+                        notes_text(notes)
+                    ))
+                }
+                Err(e) => {
+                    handle.finish(ChildState::Failed(e.clone()));
+                    ToolOutput::error(format!("sub-agent {id}: {e}{saved}"))
                 }
             }
-            Err(e) => {
-                let why = format!("the sub-agent crashed: {e}");
-                handle.finish(ChildState::Failed(why.clone()));
-                ToolOutput::error(format!("sub-agent {id}: {why}"))
-            }
+        }
+        Err(e) => {
+            let why = format!("the sub-agent crashed: {e}");
+            handle.finish(ChildState::Failed(why.clone()));
+            ToolOutput::error(format!("sub-agent {id}: {why}"))
         }
     }
 }

@@ -1,0 +1,120 @@
+//! The spawner: the limits, agent types and models children run under, the parent's engine and
+//! tools they borrow, and the children so far.
+
+use super::record::{Child, ChildInfo};
+use crate::config::SubagentLimits;
+use crate::permissions::PermissionEngine;
+use octo_agent::{Sender, ToolRegistry};
+use octo_skills::Agents;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Where a child's history is saved, beside its parent session.
+#[derive(Debug, Clone)]
+pub struct Sidechains {
+    /// `sessions/` in octo's home.
+    pub dir: PathBuf,
+    /// The parent session's id, once it is saved.
+    pub parent: Arc<Mutex<Option<String>>>,
+}
+
+/// Runs the session's sub-agents.
+pub struct Spawner {
+    pub(crate) limits: SubagentLimits,
+    pub(crate) agents: Agents,
+    /// Senders for agent types that name another model.
+    pub(crate) models: HashMap<String, Arc<dyn Sender>>,
+    /// The parent's model now.
+    pub(crate) sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
+    pub(crate) engine: Arc<PermissionEngine>,
+    /// The parent's tools now (the actor updates it when they change).
+    pub(crate) tools: Arc<RwLock<ToolRegistry>>,
+    pub(crate) workspace: PathBuf,
+    pub(crate) running: Arc<tokio::sync::Semaphore>,
+    pub(crate) children: Mutex<Vec<Arc<Child>>>,
+    counter: AtomicU64,
+    /// Delivers a note to the model with the next prompt (a background child finished).
+    pub(crate) notify: Arc<dyn Fn(String) + Send + Sync>,
+    pub(crate) sidechains: Option<Sidechains>,
+    /// Plugins every child gets (the session's hooks, as SubagentStop).
+    pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
+}
+
+impl std::fmt::Debug for Spawner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spawner").field("limits", &self.limits).field("agents", &self.agents.names()).finish()
+    }
+}
+
+/// What a spawner is made from.
+pub struct SpawnerParts {
+    /// The limits.
+    pub limits: SubagentLimits,
+    /// The agent types.
+    pub agents: Agents,
+    /// Senders for types that name another model.
+    pub models: HashMap<String, Arc<dyn Sender>>,
+    /// The parent's model now.
+    pub sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
+    /// The parent's permission engine.
+    pub engine: Arc<PermissionEngine>,
+    /// The parent's tools.
+    pub tools: Arc<RwLock<ToolRegistry>>,
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// Where a note for the model goes.
+    pub notify: Arc<dyn Fn(String) + Send + Sync>,
+    /// Where children's histories are saved.
+    pub sidechains: Option<Sidechains>,
+    /// Plugins every child gets.
+    pub plugins: Vec<Arc<dyn octo_agent::Plugin>>,
+}
+
+impl Spawner {
+    /// A spawner from its parts.
+    pub fn new(p: SpawnerParts) -> Self {
+        let running = usize::try_from(p.limits.max_running).unwrap_or(4);
+        Self {
+            limits: p.limits,
+            agents: p.agents,
+            models: p.models,
+            sender: p.sender,
+            engine: p.engine,
+            tools: p.tools,
+            workspace: p.workspace,
+            running: Arc::new(tokio::sync::Semaphore::new(running)),
+            children: Mutex::new(Vec::new()),
+            counter: AtomicU64::new(0),
+            notify: p.notify,
+            sidechains: p.sidechains,
+            plugins: p.plugins,
+        }
+    }
+
+    /// The agent types.
+    pub fn agents(&self) -> &Agents {
+        &self.agents
+    }
+
+    /// The children so far: id, type, what they were asked, state.
+    pub fn children(&self) -> Vec<ChildInfo> {
+        self.lock().iter().map(|c| c.info()).collect()
+    }
+
+    /// Cancels every child still running (the session is ending).
+    pub fn cancel_all(&self) {
+        for c in self.lock().iter() {
+            c.cancel.cancel();
+        }
+    }
+
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Child>>> {
+        self.children.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn next_id(&self, agent: &str) -> String {
+        format!("{agent}-{}", self.counter.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
