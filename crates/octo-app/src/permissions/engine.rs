@@ -1,0 +1,199 @@
+//! The engine itself: its rules, mode, remembered answers, secret locations and scopes, how it
+//! is built, and what it remembers. Deciding a call is in `check`.
+
+use super::mode::Mode;
+use super::rules::{normalize_command, Rule, RuleSet};
+use super::scope::Scope;
+use super::target::Target;
+use octo_agent::{PermissionDecision, PermissionGate, PermissionQuery};
+use octo_tools::secrets::Secrets;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, RwLock};
+
+/// An answer remembered for the rest of the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Remembered {
+    Command(String, String),
+    Path(String, PathBuf),
+    Tool(String),
+    /// Reads anywhere under this directory (outside the workspace).
+    ReadDir(PathBuf),
+    /// Fetches from this host.
+    Host(String),
+}
+
+/// The engine octo installs as the agent's [`PermissionGate`].
+#[derive(Debug)]
+pub struct PermissionEngine {
+    pub(super) rules: RwLock<RuleSet>,
+    pub(super) mode: RwLock<Mode>,
+    pub(super) remembered: Mutex<Vec<Remembered>>,
+    pub(super) secrets: Secrets,
+    pub(super) read_roots: Vec<PathBuf>,
+    /// Files read into the prompt beyond the protected names (`@include` targets).
+    pub(super) protected: Vec<PathBuf>,
+    /// Active skills' and commands' `allowed-tools`: a call must fit every one.
+    pub(super) scopes: RwLock<Vec<Scope>>,
+    /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
+    /// a call to run one outside it (`"sandbox": false`) is asked about in every mode.
+    pub(super) sandboxed: bool,
+}
+
+impl PermissionEngine {
+    /// An engine with these rules, starting in `mode`; secret locations are those of `$HOME`.
+    pub fn new(rules: RuleSet, mode: Mode) -> Self {
+        Self {
+            rules: RwLock::new(rules),
+            mode: RwLock::new(mode),
+            remembered: Mutex::new(Vec::new()),
+            secrets: Secrets::from_env(),
+            read_roots: Vec::new(),
+            protected: Vec::new(),
+            scopes: RwLock::new(Vec::new()),
+            sandboxed: false,
+        }
+    }
+
+    /// Commands run in an active OS sandbox (see the field).
+    #[must_use]
+    pub fn with_sandbox(mut self, active: bool) -> Self {
+        self.sandboxed = active;
+        self
+    }
+}
+
+impl PermissionEngine {
+    /// The secret locations to guard (the user's home and octo's own key, config and session
+    /// files).
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Directories outside the workspace that may be read without asking (octo's spilled
+    /// command output).
+    #[must_use]
+    pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
+        self.read_roots = roots;
+        self
+    }
+
+    /// More files to protect like `CLAUDE.md`: the ones the project's rules include.
+    #[must_use]
+    pub fn with_protected(mut self, files: Vec<PathBuf>) -> Self {
+        self.protected =
+            files.iter().map(|f| octo_tools::path::real_path(f)).chain(files.iter().cloned()).collect();
+        self
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        *self.mode.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Switches mode (takes effect for the next call).
+    pub fn set_mode(&self, mode: Mode) {
+        *self.mode.write().unwrap_or_else(std::sync::PoisonError::into_inner) = mode;
+    }
+
+    /// The rules, as they are now.
+    pub fn rules(&self) -> RuleSet {
+        self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Adds a rule for the rest of the session (takes effect for the next call).
+    pub fn add_rule(&self, rule: Rule) {
+        self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(rule);
+    }
+
+    /// Removes the rules written as `text` for the rest of the session; returns how many.
+    pub fn remove_rule(&self, text: &str) -> usize {
+        self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).remove(text)
+    }
+
+    pub(super) fn remembered(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
+        self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(super) fn remembered_allows(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
+        self.remembered().iter().any(|r| match r {
+            Remembered::Command(tool, c) => {
+                tool == q.tool && q.subject_value().is_some_and(|x| normalize_command(x) == *c)
+            }
+            Remembered::Path(tool, p) => tool == q.tool && t.path.as_ref().is_some_and(|t| t.real == *p),
+            Remembered::Tool(tool) => tool == q.tool,
+            Remembered::ReadDir(_) | Remembered::Host(_) => false,
+        })
+    }
+
+    pub(super) fn read_remembered(&self, real: &Path) -> bool {
+        self.read_roots.iter().any(|r| real.starts_with(octo_tools::path::real_path(r)))
+            || self.remembered().iter().any(|r| matches!(r, Remembered::ReadDir(d) if real.starts_with(d)))
+    }
+
+    pub(super) fn host_remembered(&self, host: &str) -> bool {
+        self.remembered().iter().any(|r| matches!(r, Remembered::Host(h) if h == host))
+    }
+
+    /// The first protected name (or prompt file) a command's text mentions.
+    pub(super) fn names_protected(&self, command: &str) -> Option<String> {
+        let lower = command.to_ascii_lowercase();
+        let included = self
+            .protected
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| n.to_string_lossy().to_ascii_lowercase());
+        super::protect::PROTECTED
+            .iter()
+            .map(|n| (*n).to_owned())
+            .chain(included)
+            .find(|n| lower.contains(n.as_str()))
+    }
+
+    /// A command the model asks to run outside the active sandbox.
+    pub(super) fn escapes_sandbox(&self, q: &PermissionQuery<'_>) -> bool {
+        self.sandboxed && q.input.get("sandbox") == Some(&Value::Bool(false))
+    }
+}
+
+impl PermissionEngine {
+    /// Narrows the tools to `scope` as well as any scope already active (until
+    /// [`PermissionEngine::clear_scopes`], which the session calls when the turn ends).
+    pub fn narrow(&self, scope: Scope) {
+        self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(scope);
+    }
+
+    /// The narrowings active now (a sub-agent keeps a copy for its whole run).
+    pub fn scopes(&self) -> Vec<Scope> {
+        self.scopes.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Ends every skill's and command's narrowing.
+    pub fn clear_scopes(&self) {
+        self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    }
+
+    /// The refusal of a call outside an active scope. Tools that only read and name no subject
+    /// (the task list, a question for the user, loading a skill) stay available.
+    pub(super) fn out_of_scope(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<PermissionDecision> {
+        let scopes = self.scopes.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        scopes.iter().find_map(|s| s.refusal(q, t))
+    }
+
+    /// The decision for `q` if `scope` were active as well (a command's `` !`…` `` lines are
+    /// held to its own `allowed-tools` before its turn starts).
+    pub fn check_within(&self, q: &PermissionQuery<'_>, scope: Option<&Scope>) -> PermissionDecision {
+        self.check_within_all(q, scope.map(std::slice::from_ref).unwrap_or_default())
+    }
+
+    /// The decision for `q` if every one of `scopes` were active as well.
+    pub fn check_within_all(&self, q: &PermissionQuery<'_>, scopes: &[Scope]) -> PermissionDecision {
+        let t = Target::of(q, self.secrets.home());
+        if let Some(refusal) = scopes.iter().find_map(|s| s.refusal(q, &t)) {
+            return refusal;
+        }
+        self.check(q)
+    }
+}

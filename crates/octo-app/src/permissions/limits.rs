@@ -1,0 +1,145 @@
+//! What holds for a call before any rule or mode is consulted: the hard-deny list, another
+//! process's secrets, secret locations, and the calls asked about in every mode.
+
+use super::engine::PermissionEngine;
+use super::target::Target;
+use octo_agent::{DenyKind, PermissionDecision, PermissionQuery, Subject};
+use octo_tools::secrets::Secret;
+use octo_tools::web::host::HostKind;
+use serde_json::Value;
+
+/// What holds for a call before any rule or mode is consulted.
+pub(super) enum Limit {
+    /// Refused, whatever the rules say (the hard-deny list, another process's memory).
+    Refuse(PermissionDecision),
+    /// A secret location: refused unless an allow rule names it (`key` must appear in the rule).
+    Secret { refusal: PermissionDecision, key: String },
+    /// Asked about in every mode, auto included.
+    Ask { reason: String, lift: Lift },
+}
+
+/// What, besides the user's answer to the question, settles a [`Limit::Ask`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Lift {
+    /// Nothing: a command the shell analysis flags.
+    Never,
+    /// An allow rule whose specifier names the target: it contains this text (a `.env` file's
+    /// name), or is exactly the host (a private address).
+    NamedBy(String),
+    /// Any allow rule matching the command, or "always" (a command naming `.env`).
+    RuleOrRemembered,
+}
+
+impl PermissionEngine {
+    /// Refusals no rule or mode lifts (the hard-deny list, another process's memory) and the
+    /// calls that must be asked about in every mode.
+    pub(super) fn limits(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<Limit> {
+        if let (Subject::Command { .. }, Some(cmd)) = (&q.meta.subject, q.subject_value()) {
+            let ctx = octo_tools::shell::Context { cwd: q.cwd, secrets: &self.secrets };
+            let verdict = octo_tools::shell::check(cmd, &ctx);
+            if self.escapes_sandbox(q) && !matches!(verdict, octo_tools::shell::Verdict::Refuse(_)) {
+                let why =
+                    q.input.get("reason").and_then(Value::as_str).map(str::trim).filter(|r| !r.is_empty());
+                return Some(Limit::Ask {
+                    reason: format!("runs outside the sandbox: {}", why.unwrap_or("no reason given")),
+                    lift: Lift::Never,
+                });
+            }
+            return match verdict {
+                octo_tools::shell::Verdict::Run => None,
+                octo_tools::shell::Verdict::Refuse(why) => Some(Limit::Refuse(hard_deny(format!(
+                    "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
+                )))),
+                octo_tools::shell::Verdict::Ask(why) => Some(Limit::Ask { reason: why, lift: Lift::Never }),
+                octo_tools::shell::Verdict::Caution(why) => {
+                    Some(Limit::Ask { reason: why, lift: Lift::RuleOrRemembered })
+                }
+            };
+        }
+        if let Some(p) = &t.path {
+            // octo's own files for this session (spilled output) are readable, though the rest
+            // of their directory is not.
+            if self.read_roots.iter().any(|r| p.real.starts_with(octo_tools::path::real_path(r))) {
+                return None;
+            }
+            let secret = self.secrets.check(&p.real).or_else(|| self.secrets.check(&p.lexical));
+            return match secret {
+                None => None,
+                Some(Secret::Process(what)) => Some(Limit::Refuse(hard_deny(format!(
+                    "refused: {what} holds another process's secrets; octo never reads or writes it."
+                )))),
+                Some(Secret::EnvFile(name)) if p.inside => Some(Limit::Ask {
+                    reason: format!("{name} usually holds the project's secrets"),
+                    lift: Lift::NamedBy(name),
+                }),
+                Some(s) => Some(Limit::Secret {
+                    key: secret_key(&s),
+                    refusal: PermissionDecision::Deny {
+                    message: format!(
+                        "refused: {} is a secret location ({}), and no allow rule names it. If the user wants this, \
+                         they can add an allow rule such as `{}({})`.",
+                        p.real.display(),
+                        s.describe(),
+                        q.rule_name(),
+                        p.real.display()
+                    ),
+                        kind: DenyKind::HardDeny,
+                    },
+                }),
+            };
+        }
+        if let Some(u) = &t.url {
+            if let HostKind::Private(why) = &u.kind {
+                return Some(Limit::Ask {
+                    reason: format!(
+                        "{why}: the request would reach your own machine or network{}",
+                        encoded_note(t)
+                    ),
+                    lift: Lift::NamedBy(u.host.clone().unwrap_or_default()),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// The text an allow rule must contain to name a secret location: `.ssh` for `~/.ssh`, the
+/// whole path of one of octo's own files, the file name of a `.env`.
+fn secret_key(s: &Secret) -> String {
+    match s {
+        Secret::Location(d) if d.starts_with("~/") => d.trim_start_matches("~/").to_owned(),
+        Secret::Location(d) => d.clone(),
+        Secret::EnvFile(name) => name.clone(),
+        Secret::Process(_) => String::from("\0never"),
+    }
+}
+
+/// Whether an allow rule's specifier names `key` (a secret's key, or a private host exactly:
+/// `web_fetch(*.*)` or `read_file(**)` names nothing).
+pub(super) fn names(spec: &str, key: &str, host: bool) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    if host {
+        let spec = spec.to_ascii_lowercase();
+        return spec == key
+            || spec.strip_prefix("*.").is_some_and(|suffix| {
+                suffix.contains('.')
+                    && !suffix.contains(['*', '?', '['])
+                    && key.ends_with(&format!(".{suffix}"))
+            });
+    }
+    spec.contains(key)
+}
+
+fn hard_deny(message: String) -> PermissionDecision {
+    PermissionDecision::Deny { message, kind: DenyKind::HardDeny }
+}
+
+/// What the approval prompt adds about a URL carrying encoded-looking data.
+pub(super) fn encoded_note(t: &Target) -> String {
+    match t.url.as_ref().and_then(|u| u.encoded) {
+        Some(n) => format!("; the URL carries {n} characters of what looks like encoded data, which could be something being sent out"),
+        None => String::new(),
+    }
+}

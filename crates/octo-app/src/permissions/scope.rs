@@ -1,0 +1,69 @@
+//! Scopes: the tools a skill, command or agent type allows while it is active (its
+//! `allowed-tools`), and the engine's narrowing by them.
+
+use super::rules::{Action, Rule};
+use super::target::Target;
+use octo_agent::{DenyKind, PermissionDecision, PermissionQuery, Subject};
+
+/// The tools a skill or command allows while it is active (its `allowed-tools`, as rules). It
+/// only narrows: a call it allows still goes through the rules and the mode.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    label: String,
+    rules: Vec<Rule>,
+    written: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of `allowed` (Claude Code's names such as `Read` or `Bash(git:*)`, or octo's),
+    /// for `label` (`the skill review`); entries naming no tool octo has are returned as notes.
+    pub fn from_allowed_tools(label: &str, allowed: &[String]) -> (Self, Vec<String>) {
+        let mut rules = Vec::new();
+        let mut notes = Vec::new();
+        for entry in allowed {
+            match octo_tools::claude::rules_for(entry) {
+                Ok(texts) => {
+                    for t in texts {
+                        match Rule::parse(&t, Action::Allow, label) {
+                            Ok(r) => rules.push(r),
+                            Err(e) => notes.push(format!("{label}: allowed-tools `{entry}`: {e}")),
+                        }
+                    }
+                }
+                Err(e) => notes.push(format!("{label}: allowed-tools {e}; it is left out")),
+            }
+        }
+        (Self { label: label.to_owned(), rules, written: allowed.to_vec() }, notes)
+    }
+
+    /// What it allows, as written.
+    pub fn allowed(&self) -> &[String] {
+        &self.written
+    }
+
+    /// Who set it.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl Scope {
+    /// The refusal of a call it does not allow. Tools that only read and name no subject (the
+    /// task list, a question for the user, loading a skill) stay available.
+    pub(super) fn refusal(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<PermissionDecision> {
+        if q.meta.read_only && q.meta.subject == Subject::None || self.rules.iter().any(|r| r.matches(q, t)) {
+            return None;
+        }
+        let s = self;
+        Some(PermissionDecision::Deny {
+            message: format!(
+                "`{}` is outside what {} allows while it is active (allowed-tools: {}), until this turn ends. Use one of \
+                 those tools, or tell the user what you need.",
+                q.tool,
+                s.label,
+                if s.written.is_empty() { "none".to_owned() } else { s.written.join(", ") }
+            ),
+            kind: DenyKind::Rule,
+        })
+    }
+}
