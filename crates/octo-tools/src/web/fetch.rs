@@ -107,53 +107,10 @@ impl ToolExecutor for WebFetch {
 }
 
 async fn fetch(cfg: &WebConfig, raw_url: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    let mut url = reqwest::Url::parse(raw_url.trim()).map_err(|e| {
-        ToolError::Invalid(format!("`{raw_url}` is not a valid URL ({e}); give an absolute http(s) URL"))
-    })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(ToolError::Invalid(format!(
-            "only http and https URLs can be fetched, not `{}`",
-            url.scheme()
-        )));
-    }
-    let mut hops = 0;
-    // Redirects are followed one by one: each hop's address is checked, and a hop to another
-    // host is handed back to the model, whose next fetch goes through the permission gate.
-    let mut resp = loop {
-        let addrs = vet_addresses(cfg, &url, ctx).await?;
-        let name = url.host_str().map(str::to_owned);
-        let pin = name.as_deref().zip(addrs.as_deref());
-        let client = pinned_client(cfg, pin)?;
-        let resp = client.get(url.clone()).send().await.map_err(|e| describe_error(&e, &url))?;
-        if !resp.status().is_redirection() {
-            break resp;
-        }
-        let Some(next) = resp
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|l| url.join(l).ok())
-        else {
-            break resp;
-        };
-        if !matches!(next.scheme(), "http" | "https") {
-            return Err(ToolError::Invalid(format!("{url} redirects to `{next}`, which is not http(s)")));
-        }
-        if !same_site(&url, &next) {
-            return Ok(ToolOutput::text(format!(
-                "{url} ({}) redirects to {next}, on another host. It was not followed: to read it, call web_fetch \
-                 with that URL.",
-                resp.status().as_u16()
-            )));
-        }
-        hops += 1;
-        if hops > cfg.max_redirects {
-            return Err(ToolError::Network(format!(
-                "fetching {raw_url} failed: more than {} redirects",
-                cfg.max_redirects
-            )));
-        }
-        url = next;
+    let url = parse_url(raw_url)?;
+    let (url, mut resp) = match follow(cfg, url, raw_url, ctx).await? {
+        Reached::Page(url, resp) => (url, resp),
+        Reached::Elsewhere(out) => return Ok(out),
     };
     let status = resp.status();
     let final_url = resp.url().clone();
@@ -163,42 +120,9 @@ async fn fetch(cfg: &WebConfig, raw_url: &str, ctx: &ToolContext) -> Result<Tool
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let mut body = Vec::new();
-    let mut truncated = false;
-    while let Some(chunk) = resp.chunk().await.map_err(|e| describe_error(&e, &url))? {
-        let room = cfg.fetch_max_bytes.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if chunk.len() > room {
-            truncated = true;
-            break;
-        }
-    }
-    let mut header = format!(
-        "{final_url} ({}, {}",
-        status.as_u16(),
-        if content_type.is_empty() { "no content type" } else { &content_type }
-    );
-    header.push_str(&format!(
-        ", {}{})\n",
-        human_size(body.len() as u64),
-        if truncated { ", download cut at the size limit" } else { "" }
-    ));
-    let is_html = content_type.contains("html") || (content_type.is_empty() && looks_like_html(&body));
-    let is_text = content_type.starts_with("text/")
-        || content_type.contains("json")
-        || content_type.contains("xml")
-        || content_type.contains("javascript")
-        || content_type.contains("yaml")
-        || (content_type.is_empty() && std::str::from_utf8(&body).is_ok());
-    let text = if is_html {
-        let (title, md) = to_markdown(&String::from_utf8_lossy(&body), Some(&final_url));
-        match title {
-            Some(t) => format!("# {t}\n\n{md}"),
-            None => md,
-        }
-    } else if is_text {
-        String::from_utf8_lossy(&body).into_owned()
-    } else {
+    let (body, truncated) = read_body(&mut resp, cfg, &url).await?;
+    let header = header(&final_url, status, &content_type, body.len(), truncated);
+    let Some(text) = as_text(&body, &content_type, &final_url) else {
         return Ok(ToolOutput::text(format!(
             "{header}This is {} content, which cannot be shown as text. Download it with a command (curl -o) if \
              you need to process it.",
@@ -217,6 +141,137 @@ async fn fetch(cfg: &WebConfig, raw_url: &str, ctx: &ToolContext) -> Result<Tool
         return Ok(ToolOutput::error(out));
     }
     Ok(ToolOutput::text(out))
+}
+
+/// `raw_url` as an absolute http(s) URL.
+fn parse_url(raw_url: &str) -> Result<reqwest::Url, ToolError> {
+    let url = reqwest::Url::parse(raw_url.trim()).map_err(|e| {
+        ToolError::Invalid(format!("`{raw_url}` is not a valid URL ({e}); give an absolute http(s) URL"))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ToolError::Invalid(format!(
+            "only http and https URLs can be fetched, not `{}`",
+            url.scheme()
+        )));
+    }
+    Ok(url)
+}
+
+/// Where following a URL's redirects ends.
+enum Reached {
+    /// A response that is not a redirect (or one without a usable target), and the URL asked.
+    Page(reqwest::Url, reqwest::Response),
+    /// A redirect to another host, told back instead of followed.
+    Elsewhere(ToolOutput),
+}
+
+/// Requests `url`, following redirects on the same host.
+async fn follow(
+    cfg: &WebConfig,
+    mut url: reqwest::Url,
+    raw_url: &str,
+    ctx: &ToolContext,
+) -> Result<Reached, ToolError> {
+    let mut hops = 0;
+    // Redirects are followed one by one: each hop's address is checked, and a hop to another
+    // host is handed back to the model, whose next fetch goes through the permission gate.
+    loop {
+        let addrs = vet_addresses(cfg, &url, ctx).await?;
+        let name = url.host_str().map(str::to_owned);
+        let pin = name.as_deref().zip(addrs.as_deref());
+        let client = pinned_client(cfg, pin)?;
+        let resp = client.get(url.clone()).send().await.map_err(|e| describe_error(&e, &url))?;
+        if !resp.status().is_redirection() {
+            return Ok(Reached::Page(url, resp));
+        }
+        let Some(next) = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| url.join(l).ok())
+        else {
+            return Ok(Reached::Page(url, resp));
+        };
+        if !matches!(next.scheme(), "http" | "https") {
+            return Err(ToolError::Invalid(format!("{url} redirects to `{next}`, which is not http(s)")));
+        }
+        if !same_site(&url, &next) {
+            return Ok(Reached::Elsewhere(ToolOutput::text(format!(
+                "{url} ({}) redirects to {next}, on another host. It was not followed: to read it, call web_fetch \
+                 with that URL.",
+                resp.status().as_u16()
+            ))));
+        }
+        hops += 1;
+        if hops > cfg.max_redirects {
+            return Err(ToolError::Network(format!(
+                "fetching {raw_url} failed: more than {} redirects",
+                cfg.max_redirects
+            )));
+        }
+        url = next;
+    }
+}
+
+/// The response's body, up to the size limit, and whether it was cut there.
+async fn read_body(
+    resp: &mut reqwest::Response,
+    cfg: &WebConfig,
+    url: &reqwest::Url,
+) -> Result<(Vec<u8>, bool), ToolError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| describe_error(&e, url))? {
+        let room = cfg.fetch_max_bytes.saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if chunk.len() > room {
+            return Ok((body, true));
+        }
+    }
+    Ok((body, false))
+}
+
+/// The first line of the answer: the URL, status, content type and size.
+fn header(
+    final_url: &reqwest::Url,
+    status: reqwest::StatusCode,
+    content_type: &str,
+    len: usize,
+    truncated: bool,
+) -> String {
+    let mut header = format!(
+        "{final_url} ({}, {}",
+        status.as_u16(),
+        if content_type.is_empty() { "no content type" } else { content_type }
+    );
+    header.push_str(&format!(
+        ", {}{})\n",
+        human_size(len as u64),
+        if truncated { ", download cut at the size limit" } else { "" }
+    ));
+    header
+}
+
+/// The body as text: HTML as Markdown (under its title), text types as they are; `None` for
+/// content that is not text.
+fn as_text(body: &[u8], content_type: &str, final_url: &reqwest::Url) -> Option<String> {
+    let is_html = content_type.contains("html") || (content_type.is_empty() && looks_like_html(body));
+    let is_text = content_type.starts_with("text/")
+        || content_type.contains("json")
+        || content_type.contains("xml")
+        || content_type.contains("javascript")
+        || content_type.contains("yaml")
+        || (content_type.is_empty() && std::str::from_utf8(body).is_ok());
+    if is_html {
+        let (title, md) = to_markdown(&String::from_utf8_lossy(body), Some(final_url));
+        Some(match title {
+            Some(t) => format!("# {t}\n\n{md}"),
+            None => md,
+        })
+    } else if is_text {
+        Some(String::from_utf8_lossy(body).into_owned())
+    } else {
+        None
+    }
 }
 
 /// Resolves the host of a public-looking URL and checks every address: a name that points at

@@ -200,35 +200,9 @@ impl Writer<'_, '_> {
         match name.as_str() {
             "script" | "style" | "noscript" | "svg" | "template" | "iframe" | "canvas" | "form"
             | "button" | "select" | "input" => {}
-            "title" => {
-                let t = collapse(&decode_entities(&tag.inner_text(self.parser)));
-                if !t.is_empty() && self.title.is_none() {
-                    self.title = Some(t);
-                }
-            }
-            "head" => {
-                // Only the title matters in the head.
-                let handles: Vec<NodeHandle> = tag.children().top().iter().copied().collect();
-                for h in handles {
-                    if let Some(Node::Tag(t)) = h.get(self.parser) {
-                        if t.name().as_utf8_str().eq_ignore_ascii_case("title") {
-                            self.tag(t);
-                        }
-                    }
-                }
-            }
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                let level = name[1..].parse::<usize>().unwrap_or(1);
-                self.block();
-                let start = self.out.len();
-                self.children(tag);
-                let inner = collapse(&self.out[start..]);
-                self.out.truncate(start);
-                if !inner.is_empty() {
-                    self.out.push_str(&format!("{} {inner}", "#".repeat(level)));
-                }
-                self.block();
-            }
+            "title" => self.title(tag),
+            "head" => self.head(tag),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => self.heading(tag, name[1..].parse().unwrap_or(1)),
             "p" | "div" | "section" | "article" | "main" | "header" | "footer" | "nav" | "aside"
             | "figure" | "figcaption" | "table" | "dl" | "address" | "details" | "summary" => {
                 self.block();
@@ -241,104 +215,153 @@ impl Writer<'_, '_> {
                 self.out.push_str("---");
                 self.block();
             }
-            "tr" => {
-                self.newline();
-                self.out.push('|');
-                self.children(tag);
-                self.newline();
-            }
-            "td" | "th" => {
-                self.out.push(' ');
-                let start = self.out.len();
-                self.children(tag);
-                let inner = collapse(&self.out[start..]);
-                self.out.truncate(start);
-                self.out.push_str(&format!("{inner} |"));
-            }
+            "tr" => self.row(tag),
+            "td" | "th" => self.cell(tag),
             "dt" => {
                 self.newline();
                 self.inline(tag, "**");
                 self.newline();
             }
-            "dd" => {
-                self.newline();
-                self.out.push_str(": ");
-                self.children(tag);
-                self.newline();
-            }
-            "ul" | "ol" => {
-                self.newline();
-                self.list.push(if name == "ol" { Some(1) } else { None });
-                self.children(tag);
-                self.list.pop();
-                if self.list.is_empty() {
-                    self.block();
-                }
-            }
-            "li" => {
-                self.newline();
-                let depth = self.list.len().saturating_sub(1);
-                let marker = match self.list.last_mut() {
-                    Some(Some(n)) => {
-                        let m = format!("{n}. ");
-                        *n += 1;
-                        m
-                    }
-                    _ => "- ".to_owned(),
-                };
-                self.out.push_str(&"  ".repeat(depth));
-                self.out.push_str(&marker);
-                self.children(tag);
-                self.newline();
-            }
-            "pre" => {
-                self.block();
-                self.out.push_str("```\n");
-                self.pre += 1;
-                let start = self.out.len();
-                self.children(tag);
-                self.pre -= 1;
-                if !self.out[start..].ends_with('\n') {
-                    self.out.push('\n');
-                }
-                self.out.push_str("```");
-                self.block();
-            }
+            "dd" => self.definition(tag),
+            "ul" | "ol" => self.list(tag, name == "ol"),
+            "li" => self.item(tag),
+            "pre" => self.preformatted(tag),
             "code" if self.pre > 0 => self.children(tag),
             "code" | "kbd" | "samp" => self.inline(tag, "`"),
             "strong" | "b" => self.inline(tag, "**"),
             "em" | "i" => self.inline(tag, "*"),
-            "blockquote" => {
-                self.block();
-                let start = self.out.len();
-                self.children(tag);
-                let inner = self.out.split_off(start);
-                for line in inner.trim().lines() {
-                    self.out.push_str(&format!("> {line}\n"));
-                }
-                self.block();
-            }
-            "a" => {
-                let href = attr(tag, "href").filter(|h| !h.starts_with("javascript:") && !h.starts_with('#'));
-                let start = self.out.len();
-                self.children(tag);
-                let inner = collapse(&self.out[start..]);
-                self.out.truncate(start);
-                if inner.is_empty() {
-                    return;
-                }
-                match href {
-                    Some(h) => self.out.push_str(&format!("[{inner}]({})", self.url(&h))),
-                    None => self.out.push_str(&inner),
-                }
-            }
-            "img" => {
-                if let Some(alt) = attr(tag, "alt").filter(|a| !a.trim().is_empty()) {
-                    let src = attr(tag, "src").map(|s| self.url(&s)).unwrap_or_default();
-                    self.out.push_str(&format!("![{}]({src})", collapse(&alt)));
-                }
-            }
+            "blockquote" => self.quote(tag),
+            "a" => self.link(tag),
+            "img" => self.image(tag),
             _ => self.children(tag),
+        }
+    }
+
+    /// The children of `tag` rendered on their own, whitespace collapsed, and taken back out.
+    fn collapsed_children(&mut self, tag: &HTMLTag<'_>) -> String {
+        let start = self.out.len();
+        self.children(tag);
+        let inner = collapse(&self.out[start..]);
+        self.out.truncate(start);
+        inner
+    }
+
+    fn title(&mut self, tag: &HTMLTag<'_>) {
+        let t = collapse(&decode_entities(&tag.inner_text(self.parser)));
+        if !t.is_empty() && self.title.is_none() {
+            self.title = Some(t);
+        }
+    }
+
+    fn head(&mut self, tag: &HTMLTag<'_>) {
+        // Only the title matters in the head.
+        let handles: Vec<NodeHandle> = tag.children().top().iter().copied().collect();
+        for h in handles {
+            if let Some(Node::Tag(t)) = h.get(self.parser) {
+                if t.name().as_utf8_str().eq_ignore_ascii_case("title") {
+                    self.title(t);
+                }
+            }
+        }
+    }
+
+    fn heading(&mut self, tag: &HTMLTag<'_>, level: usize) {
+        self.block();
+        let inner = self.collapsed_children(tag);
+        if !inner.is_empty() {
+            self.out.push_str(&format!("{} {inner}", "#".repeat(level)));
+        }
+        self.block();
+    }
+
+    fn row(&mut self, tag: &HTMLTag<'_>) {
+        self.newline();
+        self.out.push('|');
+        self.children(tag);
+        self.newline();
+    }
+
+    fn cell(&mut self, tag: &HTMLTag<'_>) {
+        self.out.push(' ');
+        let inner = self.collapsed_children(tag);
+        self.out.push_str(&format!("{inner} |"));
+    }
+
+    fn definition(&mut self, tag: &HTMLTag<'_>) {
+        self.newline();
+        self.out.push_str(": ");
+        self.children(tag);
+        self.newline();
+    }
+
+    fn list(&mut self, tag: &HTMLTag<'_>, numbered: bool) {
+        self.newline();
+        self.list.push(if numbered { Some(1) } else { None });
+        self.children(tag);
+        self.list.pop();
+        if self.list.is_empty() {
+            self.block();
+        }
+    }
+
+    fn item(&mut self, tag: &HTMLTag<'_>) {
+        self.newline();
+        let depth = self.list.len().saturating_sub(1);
+        let marker = match self.list.last_mut() {
+            Some(Some(n)) => {
+                let m = format!("{n}. ");
+                *n += 1;
+                m
+            }
+            _ => "- ".to_owned(),
+        };
+        self.out.push_str(&"  ".repeat(depth));
+        self.out.push_str(&marker);
+        self.children(tag);
+        self.newline();
+    }
+
+    fn preformatted(&mut self, tag: &HTMLTag<'_>) {
+        self.block();
+        self.out.push_str("```\n");
+        self.pre += 1;
+        let start = self.out.len();
+        self.children(tag);
+        self.pre -= 1;
+        if !self.out[start..].ends_with('\n') {
+            self.out.push('\n');
+        }
+        self.out.push_str("```");
+        self.block();
+    }
+
+    fn quote(&mut self, tag: &HTMLTag<'_>) {
+        self.block();
+        let start = self.out.len();
+        self.children(tag);
+        let inner = self.out.split_off(start);
+        for line in inner.trim().lines() {
+            self.out.push_str(&format!("> {line}\n"));
+        }
+        self.block();
+    }
+
+    fn link(&mut self, tag: &HTMLTag<'_>) {
+        let href = attr(tag, "href").filter(|h| !h.starts_with("javascript:") && !h.starts_with('#'));
+        let inner = self.collapsed_children(tag);
+        if inner.is_empty() {
+            return;
+        }
+        match href {
+            Some(h) => self.out.push_str(&format!("[{inner}]({})", self.url(&h))),
+            None => self.out.push_str(&inner),
+        }
+    }
+
+    fn image(&mut self, tag: &HTMLTag<'_>) {
+        if let Some(alt) = attr(tag, "alt").filter(|a| !a.trim().is_empty()) {
+            let src = attr(tag, "src").map(|s| self.url(&s)).unwrap_or_default();
+            self.out.push_str(&format!("![{}]({src})", collapse(&alt)));
         }
     }
 }
