@@ -173,7 +173,7 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
         let missing: Vec<String> = spec
             .secrets()
             .iter()
-            .filter_map(|s| s.read(launcher.env(), launcher.credentials()).err())
+            .filter_map(|s| s.read(launcher.env(), launcher.credentials()).err().map(|e| e.to_string()))
             .collect();
         let what = format!("channel `{}` ({:?}, {} allowed)", spec.name, spec.kind, spec.allow.len());
         if missing.is_empty() {

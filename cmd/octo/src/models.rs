@@ -39,7 +39,7 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
             let spec = match models::spec(model, sha256.as_deref()) {
                 Ok(s) => s,
                 Err(e) => {
-                    out::error(&e);
+                    out::error(&e.to_string());
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
             };
@@ -58,7 +58,7 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
                 }
                 Err(e) => {
                     bar.done();
-                    out::error(&e);
+                    out::error(&e.to_string());
                     Ok(ExitCode::from(EXIT_ERROR))
                 }
             }
@@ -69,7 +69,7 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                out::error(&e);
+                out::error(&e.to_string());
                 Ok(ExitCode::from(EXIT_USAGE))
             }
         },

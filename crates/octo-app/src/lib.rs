@@ -136,6 +136,9 @@ pub use octo_agent::{
 
 /// An HTTP client set up like the providers' (TLS roots, proxies from the environment, no overall
 /// timeout), for front ends that talk to other services, such as the chat bridges.
-pub fn http_client() -> Result<reqwest::Client, String> {
-    octo_provider::build_client(&octo_provider::HttpConfig::default()).map_err(|e| e.to_string())
+pub fn http_client() -> Result<reqwest::Client, HttpClientError> {
+    octo_provider::build_client(&octo_provider::HttpConfig::default())
 }
+
+/// Why an HTTP client could not be set up (the TLS configuration, a proxy setting).
+pub use octo_provider::SetupError as HttpClientError;

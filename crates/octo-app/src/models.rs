@@ -17,13 +17,29 @@ pub fn list(home: &Home) -> Vec<Installed> {
     octo_provider_local::models::list(&dir(home))
 }
 
+/// Why a model could not be named, pulled, removed or checked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The local engine said why (an unknown name, a download or hash failure, a file that is no
+    /// GGUF).
+    #[error(transparent)]
+    Local(#[from] octo_provider_local::LocalError),
+    /// `--sha256` is not a SHA-256.
+    #[error("`{0}` is not a SHA-256 (64 hex digits)")]
+    BadHash(String),
+    /// The HTTP client for the download could not be set up.
+    #[error(transparent)]
+    Client(#[from] octo_provider::SetupError),
+}
+
 /// What `name_or_url` would download, with `sha256` (when given) as the hash it must have.
-pub fn spec(name_or_url: &str, sha256: Option<&str>) -> Result<PullSpec, String> {
-    let mut s = octo_provider_local::pull::spec(name_or_url).map_err(|e| e.to_string())?;
+pub fn spec(name_or_url: &str, sha256: Option<&str>) -> Result<PullSpec, ModelError> {
+    let mut s = octo_provider_local::pull::spec(name_or_url)?;
     if let Some(h) = sha256 {
         let h = h.trim().to_ascii_lowercase();
         if h.len() != 64 || !h.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(format!("`{h}` is not a SHA-256 (64 hex digits)"));
+            return Err(ModelError::BadHash(h));
         }
         s.sha256 = Some(h);
     }
@@ -31,18 +47,17 @@ pub fn spec(name_or_url: &str, sha256: Option<&str>) -> Result<PullSpec, String>
 }
 
 /// Downloads `spec` into the models folder (resuming a partial download); the verified file.
-pub async fn pull(home: &Home, spec: &PullSpec, progress: &mut dyn Progress) -> Result<PathBuf, String> {
-    let client =
-        octo_provider::build_client(&octo_provider::HttpConfig::default()).map_err(|e| e.to_string())?;
-    octo_provider_local::pull::pull(&client, spec, &dir(home), progress).await.map_err(|e| e.to_string())
+pub async fn pull(home: &Home, spec: &PullSpec, progress: &mut dyn Progress) -> Result<PathBuf, ModelError> {
+    let client = octo_provider::build_client(&octo_provider::HttpConfig::default())?;
+    Ok(octo_provider_local::pull::pull(&client, spec, &dir(home), progress).await?)
 }
 
 /// Deletes the installed model `name`; the file removed.
-pub fn remove(home: &Home, name: &str) -> Result<PathBuf, String> {
-    octo_provider_local::models::remove(&dir(home), name).map_err(|e| e.to_string())
+pub fn remove(home: &Home, name: &str) -> Result<PathBuf, ModelError> {
+    Ok(octo_provider_local::models::remove(&dir(home), name)?)
 }
 
 /// Whether `path` is a usable GGUF file (for `octo doctor`).
-pub fn check(path: &Path) -> Result<(), String> {
-    octo_provider_local::check_gguf(path).map_err(|e| e.to_string())
+pub fn check(path: &Path) -> Result<(), ModelError> {
+    Ok(octo_provider_local::check_gguf(path)?)
 }

@@ -171,20 +171,34 @@ pub async fn list_models(r: &Resolved) -> Result<Vec<String>, Unreachable> {
     Ok(ids)
 }
 
+/// Why the test request of `octo setup` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TryError {
+    /// The endpoint's client could not be built.
+    #[error(transparent)]
+    Endpoint(#[from] crate::factory::EndpointError),
+    /// The model did not answer in time.
+    #[error("no answer within 60 seconds")]
+    Timeout,
+    /// The request failed (the provider's error says why: a refused key, an unknown model).
+    #[error(transparent)]
+    Request(#[from] octo_agent::ProviderError),
+}
+
 /// Sends one short request and returns the model's reply: the proof that endpoint, key and model
 /// work together.
-pub async fn try_endpoint(r: &Resolved) -> Result<String, String> {
+pub async fn try_endpoint(r: &Resolved) -> Result<String, TryError> {
     let http = HttpConfig {
         retry: octo_provider::RetryPolicy { max_attempts: 1, ..octo_provider::RetryPolicy::default() },
         ..HttpConfig::default()
     };
-    let sender = build_sender(r, http).map_err(|e| e.to_string())?;
+    let sender = build_sender(r, http)?;
     let msgs = [octo_agent::Message::user("Reply with the single word: ready")];
     let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(64));
     let reply = tokio::time::timeout(std::time::Duration::from_secs(60), sender.send(req))
         .await
-        .map_err(|_| "no answer within 60 seconds".to_owned())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| TryError::Timeout)??;
     Ok(reply.message.text())
 }
 

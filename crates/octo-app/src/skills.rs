@@ -47,16 +47,15 @@ pub fn discover(roots: &[Root]) -> (Catalog, Vec<String>) {
 pub(crate) struct EngineActivation(pub Arc<PermissionEngine>);
 
 impl Activation for EngineActivation {
-    fn activate(&self, skill: &Skill) -> Result<Option<String>, String> {
-        let Some(scope) = scope_of(skill) else { return Ok(None) };
-        let (scope, notes) = scope;
+    fn activate(&self, skill: &Skill) -> Option<String> {
+        let (scope, notes) = scope_of(skill)?;
         let text = format!(
             "While this skill is active (until this turn ends), only these tools may run: {}.{}",
             scope.allowed().join(", "),
             if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) }
         );
         self.0.narrow(scope);
-        Ok(Some(text))
+        Some(text)
     }
 }
 
@@ -215,7 +214,7 @@ impl Runner<'_> {
         let template = skill.template().map_err(|e| InvokeError::Template {
             skill: skill.name.clone(),
             file: skill.file.display().to_string(),
-            reason: e,
+            reason: e.to_string(),
         })?;
         let dir = skill.dir.as_deref().map(|d| d.display().to_string());
         let exists = |p: &str| self.workspace.join(p).is_file();

@@ -32,17 +32,35 @@ use std::sync::Arc;
 /// Seconds a Telegram long poll waits for updates.
 const TELEGRAM_POLL: u64 = 25;
 
+/// Why a channel could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// A secret is missing.
+    #[error(transparent)]
+    Secret(#[from] octo_app::channels::MissingSecret),
+    /// The channel's kind names no secret (a configuration octo does not know).
+    #[error("no secret is configured")]
+    NoSecret,
+    /// The HTTP client could not be set up.
+    #[error(transparent)]
+    Client(#[from] octo_app::HttpClientError),
+    /// The platform refused the credentials or could not be reached.
+    #[error(transparent)]
+    Platform(#[from] PlatformError),
+}
+
 /// The platform of `spec`, its secrets read from the environment or the key store, its
 /// credentials checked; with who the bot is ("@octo_bot on Telegram"). The error names what is
 /// missing or refused.
 pub async fn open(
     spec: &ChannelSpec,
     launcher: &octo_app::Launcher,
-) -> Result<(Arc<dyn Platform>, String), String> {
+) -> Result<(Arc<dyn Platform>, String), OpenError> {
     let secrets = spec.secrets();
     let secret = |i: usize| match secrets.get(i) {
-        Some(s) => s.read(launcher.env(), launcher.credentials()),
-        None => Err("no secret is configured".to_owned()),
+        Some(s) => s.read(launcher.env(), launcher.credentials()).map_err(OpenError::Secret),
+        None => Err(OpenError::NoSecret),
     };
     let base = spec.api_base.as_deref();
     let client = octo_app::http_client()?;
@@ -65,6 +83,6 @@ pub async fn open(
             Arc::new(feishu::Feishu::new(client, app_id, &app_secret, spec.kind == ChannelKind::Lark, base))
         }
     };
-    let who = platform.check().await.map_err(|e| e.to_string())?;
+    let who = platform.check().await?;
     Ok((platform, who))
 }

@@ -90,17 +90,27 @@ pub struct Matcher {
     pub project: bool,
 }
 
+/// A matcher that is not a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the matcher `{matcher}` is not a valid regular expression: {reason}")]
+pub struct BadMatcher {
+    /// The matcher as written.
+    pub matcher: String,
+    /// What the regular expression engine said.
+    pub reason: String,
+}
+
 impl Matcher {
     /// A matcher; `text` is a regular expression matched against the whole name (`*` or empty:
     /// everything).
-    pub fn new(text: &str, hooks: Vec<Hook>, source: &str, project: bool) -> Result<Self, String> {
+    pub fn new(text: &str, hooks: Vec<Hook>, source: &str, project: bool) -> Result<Self, BadMatcher> {
         let t = text.trim();
         let regex = if t.is_empty() || t == "*" {
             None
         } else {
             Some(
                 Regex::new(&format!("^(?:{t})$"))
-                    .map_err(|e| format!("the matcher `{t}` is not a valid regular expression: {e}"))?,
+                    .map_err(|e| BadMatcher { matcher: t.to_owned(), reason: e.to_string() })?,
             )
         };
         Ok(Self { text: t.to_owned(), regex, hooks, source: source.to_owned(), project })

@@ -33,7 +33,7 @@ mod hooks;
 mod plugin;
 mod run;
 
-pub use config::{Event, Hook, HookSet, Matcher};
+pub use config::{BadMatcher, Event, Hook, HookSet, Matcher};
 pub use hooks::{Context, Hooks, PromptDecision, SessionInfo};
 pub use plugin::{HookCell, HooksPlugin};
 pub use run::{Ran, Runner, Shell, MAX_OUTPUT};

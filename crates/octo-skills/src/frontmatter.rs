@@ -1,6 +1,7 @@
 //! The YAML block between `---` lines at the top of a skill or command file, read with a real
 //! YAML parser, and the fields octo (and Claude Code) use from it.
 
+use crate::error::{FileErrorKind, SkillFileError};
 use yaml_serde::Value;
 
 /// The fields of a frontmatter block. Unknown fields are ignored, as Claude Code does.
@@ -35,7 +36,7 @@ pub struct Split<'a> {
 
 /// Splits `text` at its frontmatter fences. A file that opens a fence and never closes it is an
 /// error.
-pub fn split(text: &str) -> Result<Split<'_>, String> {
+pub fn split(text: &str) -> Result<Split<'_>, SkillFileError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_end = text.find('\n').unwrap_or(text.len());
     if text[..first_end].trim_end() != "---" {
@@ -57,11 +58,19 @@ pub fn split(text: &str) -> Result<Split<'_>, String> {
         offset = end + 1;
         line += 1;
     }
-    Err("the frontmatter opened by `---` on line 1 is never closed by another `---` line".into())
+    Err(SkillFileError::new(
+        FileErrorKind::Frontmatter,
+        "the frontmatter opened by `---` on line 1 is never closed by another `---` line",
+    ))
 }
 
 /// Parses a frontmatter block.
-pub fn parse(yaml: &str) -> Result<Front, String> {
+pub fn parse(yaml: &str) -> Result<Front, SkillFileError> {
+    fields(yaml).map_err(|message| SkillFileError::new(FileErrorKind::Frontmatter, message))
+}
+
+/// The fields of a frontmatter block.
+fn fields(yaml: &str) -> Result<Front, String> {
     let value: Value = match yaml_serde::from_str(yaml) {
         Ok(v) => v,
         // Claude Code's own examples write `argument-hint: [pr-number] [priority]`, which YAML
@@ -205,12 +214,12 @@ mod tests {
         assert_eq!(f.model, None);
         let f = parse("allowed-tools:\n  - Read\n  - Bash(git:*)\n").unwrap();
         assert_eq!(f.allowed_tools, ["Read", "Bash(git:*)"]);
-        assert!(parse("name: [unclosed").unwrap_err().contains("not valid YAML"));
+        assert!(parse("name: [unclosed").unwrap_err().message.contains("not valid YAML"));
         assert_eq!(parse("argument-hint: [file]\n").unwrap().argument_hint.as_deref(), Some("[file]"));
         let f = parse("name: x\nargument-hint: [pr-number] [priority]\n").unwrap();
         assert_eq!(f.argument_hint.as_deref(), Some("[pr-number] [priority]"));
         assert!(parse("argument-hint: [a] [b]\nname: [oops\n").is_err());
         assert!(parse("- a\n- b\n").is_err());
-        assert!(parse("name: {a: 1}\n").unwrap_err().contains("`name` must be text"));
+        assert!(parse("name: {a: 1}\n").unwrap_err().message.contains("`name` must be text"));
     }
 }

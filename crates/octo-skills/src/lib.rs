@@ -41,6 +41,7 @@
 
 mod agents;
 mod discover;
+mod error;
 pub mod frontmatter;
 mod listing;
 mod skill;
@@ -49,6 +50,7 @@ mod tool;
 
 pub use agents::{AgentDef, Agents};
 pub use discover::{near_matches, Catalog, Root, RootKind};
+pub use error::{FileErrorKind, SkillFileError};
 pub use listing::{listing, LISTING_BUDGET};
 pub use skill::{Kind, Skill, MAX_FILE_BYTES};
 pub use template::{Part, Template};

@@ -1,5 +1,6 @@
 //! One skill or custom command: what its frontmatter says, where it lives, and its body.
 
+use crate::error::{FileErrorKind, SkillFileError};
 use crate::frontmatter;
 use crate::template::Template;
 use std::path::{Path, PathBuf};
@@ -46,8 +47,8 @@ pub struct Skill {
 impl Skill {
     /// Reads the body again (the file may have changed since discovery) and parses it as a
     /// template.
-    pub fn template(&self) -> Result<Template, String> {
-        let text = read_limited(&self.file)?;
+    pub fn template(&self) -> Result<Template, SkillFileError> {
+        let text = read_limited(&self.file).map_err(|m| SkillFileError::new(FileErrorKind::Read, m))?;
         let split = frontmatter::split(&text)?;
         Template::parse(split.body, split.body_line)
     }

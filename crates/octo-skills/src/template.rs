@@ -7,6 +7,8 @@
 //! shell variable (`OCTO_ARGUMENTS`, `OCTO_ARG_1`…, `OCTO_SKILL_DIR`), set single-quoted before
 //! the command and expanded by the shell where the template names it.
 
+use crate::error::{FileErrorKind, SkillFileError};
+
 /// One piece of an expanded body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
@@ -33,7 +35,7 @@ enum Piece {
 impl Template {
     /// Reads `body`: a `` !` `` without its closing backtick on the same line is an error naming
     /// the line (`first_line` is the body's first line in the file).
-    pub fn parse(body: &str, first_line: usize) -> Result<Self, String> {
+    pub fn parse(body: &str, first_line: usize) -> Result<Self, SkillFileError> {
         let mut pieces = Vec::new();
         let mut text = String::new();
         for (i, line) in body.split_inclusive('\n').enumerate() {
@@ -42,9 +44,12 @@ impl Template {
                 text.push_str(&rest[..at]);
                 let after = &rest[at + 2..];
                 let Some(close) = after.find('`') else {
-                    return Err(format!(
-                        "line {}: the command started by !` is never closed by a backtick on the same line",
-                        first_line + i
+                    return Err(SkillFileError::new(
+                        FileErrorKind::Template,
+                        format!(
+                            "line {}: the command started by !` is never closed by a backtick on the same line",
+                            first_line + i
+                        ),
                     ));
                 };
                 if !text.is_empty() {
@@ -307,7 +312,7 @@ mod tests {
             "Status:\n<run git status --short>\nLog: <run OCTO_ARG_1='main;'; git log -n 3 ${OCTO_ARG_1}> done\nnot!`x`\n"
         );
         let err = Template::parse("ok\nthen !`git status\n", 7).unwrap_err();
-        assert!(err.contains("line 8"), "{err}");
+        assert!(err.message.contains("line 8"), "{err}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! some skill may be loaded by the model).
 
 use crate::discover::Catalog;
+use crate::error::SkillFileError;
 use crate::skill::Skill;
 use crate::template::Part;
 use async_trait::async_trait;
@@ -21,7 +22,7 @@ const MAX_LISTED_FILES: usize = 60;
 /// or why the skill cannot run.
 pub trait Activation: Send + Sync {
     /// Called before the skill's instructions are returned.
-    fn activate(&self, skill: &Skill) -> Result<Option<String>, String>;
+    fn activate(&self, skill: &Skill) -> Option<String>;
 }
 
 /// The session's skills, shared by the tool and the application (which replaces them on
@@ -117,10 +118,7 @@ impl ToolExecutor for SkillTool {
         match load(skill, &input.arguments) {
             Ok(text) => {
                 let scope = match &self.activation {
-                    Some(a) => match a.activate(skill) {
-                        Ok(s) => s,
-                        Err(e) => return ToolOutput::error(e),
-                    },
+                    Some(a) => a.activate(skill),
                     None => None,
                 };
                 ToolOutput::text(match scope {
@@ -135,7 +133,7 @@ impl ToolExecutor for SkillTool {
 
 /// A skill's instructions for the model: the body with arguments filled in (commands in it are
 /// left for the model to run with its own tools), and its bundled files.
-pub fn load(skill: &Skill, arguments: &str) -> Result<String, String> {
+pub fn load(skill: &Skill, arguments: &str) -> Result<String, SkillFileError> {
     let template = skill.template()?;
     let dir = skill.dir.as_deref().map(|d| d.display().to_string());
     let body: String = template

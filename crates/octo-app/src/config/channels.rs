@@ -138,15 +138,29 @@ impl SecretSource {
         &self,
         env: EnvLookup<'_>,
         store: &dyn crate::credentials::CredentialStore,
-    ) -> Result<String, String> {
+    ) -> Result<String, MissingSecret> {
         env(&self.env)
             .filter(|v| !v.trim().is_empty())
             .or_else(|| store.get(&self.entry).ok().flatten())
             .map(|v| v.trim().to_owned())
-            .ok_or_else(|| {
-                format!("no {} (set {} or run `octo auth set {}`)", self.what, self.env, self.entry)
+            .ok_or_else(|| MissingSecret {
+                what: self.what.to_owned(),
+                env: self.env.clone(),
+                entry: self.entry.clone(),
             })
     }
+}
+
+/// A channel's secret that is neither in the environment nor in the key store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no {what} (set {env} or run `octo auth set {entry}`)")]
+pub struct MissingSecret {
+    /// What it is (`Telegram bot token`).
+    pub what: String,
+    /// The environment variable.
+    pub env: String,
+    /// The key-store entry.
+    pub entry: String,
 }
 
 /// The channels of one file; a project's are ignored with a warning.

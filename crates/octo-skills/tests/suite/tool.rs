@@ -23,9 +23,9 @@ fn claude_layout(root: &std::path::Path) {
 struct Record(Mutex<Vec<(String, Vec<String>)>>);
 
 impl Activation for Record {
-    fn activate(&self, skill: &Skill) -> Result<Option<String>, String> {
+    fn activate(&self, skill: &Skill) -> Option<String> {
         self.0.lock().unwrap().push((skill.name.clone(), skill.allowed_tools.clone()));
-        Ok(Some("Only the skill's tools may run until this turn ends.".into()))
+        Some("Only the skill's tools may run until this turn ends.".into())
     }
 }
 
