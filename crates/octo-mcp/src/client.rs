@@ -7,7 +7,7 @@ use crate::config::Transport;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -134,83 +134,13 @@ pub(crate) async fn connect(
     let handler = Handler { signals };
     let (service, group, child) = match transport {
         Transport::Stdio { command, args, env, cwd } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args)
-                .envs(env)
-                .current_dir(cwd.as_deref().map_or(workspace.to_path_buf(), |c| workspace.join(c)));
-            #[cfg(unix)]
-            cmd.process_group(0);
-            cmd.kill_on_drop(true)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            let mut child = cmd.spawn().map_err(|e| io_error(command, &e))?;
-            let group = child.id();
-            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                kill_group(group);
-                return Err("its standard streams could not be opened".into());
-            };
-            let proc = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
-                .with_max_line_length(MAX_LINE);
-            if let Some(err) = child.stderr.take() {
-                let tail = stderr.clone();
-                tokio::spawn(async move {
-                    use tokio::io::AsyncBufReadExt;
-                    let mut lines = tokio::io::BufReader::new(err).lines();
-                    while let Ok(Some(l)) = lines.next_line().await {
-                        tail.push(l);
-                    }
-                });
-            }
-            let served = tokio::time::timeout(timeout, handler.serve(proc)).await;
-            let service = match served {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => {
-                    kill_group(group);
-                    return Err(format!("it did not start: {e}{}", stderr.describe()));
-                }
-                Err(_) => {
-                    kill_group(group);
-                    return Err(format!(
-                        "it did not answer `initialize` within {}s{}",
-                        timeout.as_secs(),
-                        stderr.describe()
-                    ));
-                }
-            };
+            let cwd = cwd.as_deref().map_or(workspace.to_path_buf(), |c| workspace.join(c));
+            let child = spawn(command, args, env, &cwd)?;
+            let (service, group, child) = start_stdio(handler, child, timeout, &stderr).await?;
             (service, group, Some(child))
         }
         Transport::Http { url, headers, bearer } => {
-            let http = octo_provider::HttpConfig {
-                connect_timeout: timeout.min(Duration::from_secs(10)),
-                ..octo_provider::HttpConfig::default()
-            };
-            let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
-            let mut custom = std::collections::HashMap::new();
-            for (k, v) in headers {
-                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
-                    .map_err(|e| format!("header `{k}`: {e}"))?;
-                let value =
-                    reqwest::header::HeaderValue::from_str(v).map_err(|e| format!("header `{k}`: {e}"))?;
-                custom.insert(name, value);
-            }
-            let mut cfg =
-                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-                    url.as_str(),
-                )
-                .custom_headers(custom);
-            if let Some(b) = bearer {
-                cfg = cfg.auth_header(b.clone());
-            }
-            let t = rmcp::transport::StreamableHttpClientTransport::with_client(client, cfg);
-            let service = match tokio::time::timeout(timeout, handler.serve(t)).await {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => return Err(format!("{url} did not start an MCP session: {e}")),
-                Err(_) => {
-                    return Err(format!("{url} did not answer `initialize` within {}s", timeout.as_secs()))
-                }
-            };
-            (service, None, None)
+            (reach_http(handler, url, headers, bearer.as_deref(), timeout).await?, None, None)
         }
     };
     // The capabilities say what to ask for; a server that declares none is asked for its tools
@@ -218,19 +148,132 @@ pub(crate) async fn connect(
     // error, both of which mean no tools.
     let caps = service.peer_info().map(|i| i.capabilities.clone());
     let declared = caps.as_ref().is_some_and(|c| c.tools.is_some());
-    let tools = match tokio::time::timeout(timeout, service.list_all_tools()).await {
-        Ok(Ok(t)) => t,
-        Ok(Err(_)) if !declared => Vec::new(),
-        Ok(Err(e)) => {
-            kill_group(group);
-            return Err(format!("listing its tools failed: {e}{}", stderr.describe()));
-        }
-        Err(_) => {
-            kill_group(group);
-            return Err(format!("it did not list its tools within {}s", timeout.as_secs()));
-        }
-    };
+    let tools = list_tools(&service, declared, group, timeout, &stderr).await?;
     let resources = caps.as_ref().is_none_or(|c| c.resources.is_some());
     let prompts = caps.as_ref().is_none_or(|c| c.prompts.is_some());
     Ok(Connection { service, tools: Mutex::new(tools), resources, prompts, group, _child: child })
+}
+
+/// Starts a stdio server's process in a process group of its own, its standard streams piped.
+fn spawn(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Result<tokio::process::Child, String> {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env).current_dir(cwd);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    cmd.kill_on_drop(true)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    cmd.spawn().map_err(|e| io_error(command, &e))
+}
+
+/// Initializes the MCP session with a started stdio server; its process group is killed when
+/// that fails.
+async fn start_stdio(
+    handler: Handler,
+    mut child: tokio::process::Child,
+    timeout: Duration,
+    stderr: &StderrTail,
+) -> Result<(RunningService<RoleClient, Handler>, Option<u32>, tokio::process::Child), String> {
+    let group = child.id();
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        kill_group(group);
+        return Err("its standard streams could not be opened".into());
+    };
+    let proc = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+        .with_max_line_length(MAX_LINE);
+    if let Some(err) = child.stderr.take() {
+        keep_tail(err, stderr.clone());
+    }
+    match tokio::time::timeout(timeout, handler.serve(proc)).await {
+        Ok(Ok(service)) => Ok((service, group, child)),
+        Ok(Err(e)) => {
+            kill_group(group);
+            Err(format!("it did not start: {e}{}", stderr.describe()))
+        }
+        Err(_) => {
+            kill_group(group);
+            Err(format!("it did not answer `initialize` within {}s{}", timeout.as_secs(), stderr.describe()))
+        }
+    }
+}
+
+/// Keeps the last lines a server writes to its stderr, in the background.
+fn keep_tail(err: tokio::process::ChildStderr, tail: StderrTail) {
+    tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(err).lines();
+        while let Ok(Some(l)) = lines.next_line().await {
+            tail.push(l);
+        }
+    });
+}
+
+/// Initializes the MCP session with a streamable HTTP server.
+async fn reach_http(
+    handler: Handler,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    bearer: Option<&str>,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, Handler>, String> {
+    let http = octo_provider::HttpConfig {
+        connect_timeout: timeout.min(Duration::from_secs(10)),
+        ..octo_provider::HttpConfig::default()
+    };
+    let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
+    let custom = http_headers(headers)?;
+    let mut cfg = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(custom);
+    if let Some(b) = bearer {
+        cfg = cfg.auth_header(b.to_owned());
+    }
+    let t = rmcp::transport::StreamableHttpClientTransport::with_client(client, cfg);
+    match tokio::time::timeout(timeout, handler.serve(t)).await {
+        Ok(Ok(s)) => Ok(s),
+        Ok(Err(e)) => Err(format!("{url} did not start an MCP session: {e}")),
+        Err(_) => Err(format!("{url} did not answer `initialize` within {}s", timeout.as_secs())),
+    }
+}
+
+/// The configured extra headers, checked to be valid HTTP.
+fn http_headers(
+    headers: &BTreeMap<String, String>,
+) -> Result<HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>, String> {
+    let mut custom = HashMap::new();
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| format!("header `{k}`: {e}"))?;
+        let value = reqwest::header::HeaderValue::from_str(v).map_err(|e| format!("header `{k}`: {e}"))?;
+        custom.insert(name, value);
+    }
+    Ok(custom)
+}
+
+/// Lists the server's tools; a server that declared none and fails to list them has none. The
+/// process group is killed when listing fails.
+async fn list_tools(
+    service: &RunningService<RoleClient, Handler>,
+    declared: bool,
+    group: Option<u32>,
+    timeout: Duration,
+    stderr: &StderrTail,
+) -> Result<Vec<Tool>, String> {
+    match tokio::time::timeout(timeout, service.list_all_tools()).await {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(_)) if !declared => Ok(Vec::new()),
+        Ok(Err(e)) => {
+            kill_group(group);
+            Err(format!("listing its tools failed: {e}{}", stderr.describe()))
+        }
+        Err(_) => {
+            kill_group(group);
+            Err(format!("it did not list its tools within {}s", timeout.as_secs()))
+        }
+    }
 }

@@ -363,110 +363,141 @@ impl<P: StreamParser> Driver<P> {
         )
     }
 
+    /// The next item of the stream: each state's step runs until one queues something or the
+    /// stream is over.
     async fn next(&mut self) -> Option<Result<StreamEvent, ProviderError>> {
         loop {
             if let Some(item) = self.queue.pop_front() {
                 return Some(item);
             }
+            // Each step leaves the state `Done` unless it sets the next one.
             match std::mem::replace(&mut self.state, State::Done) {
                 State::Done => return None,
                 State::Wait { attempt, delay } => {
                     tokio::time::sleep(delay).await;
                     self.state = State::Connect { attempt };
                 }
-                State::Connect { attempt } => {
-                    self.attempt = attempt;
-                    match self.transport.attempt(&self.req, false).await {
-                        Ok(resp) => {
-                            self.parser = self.fresh.clone();
-                            let kind = content::kind(resp.headers());
-                            let content_type = content::content_type(resp.headers());
-                            let body = resp.bytes_stream().boxed();
-                            self.state = match kind {
-                                Kind::Stream { sniff } => {
-                                    State::Open { body, decoder: SseDecoder::new(), sniff, bytes: 0 }
-                                }
-                                Kind::Json => State::Whole { body, buf: Vec::new() },
-                                Kind::Other(_) => State::Reject { body, buf: Vec::new(), content_type },
-                            };
-                        }
-                        Err(e) => self.fail(e),
-                    }
+                State::Connect { attempt } => self.connect(attempt).await,
+                State::Whole { body, buf } => self.read_whole(body, buf).await,
+                State::Reject { body, buf, content_type } => {
+                    self.read_rejected(body, buf, content_type).await;
                 }
-                State::Whole { mut body, mut buf } => match read(&self.transport, &mut body).await {
-                    Read::Chunk(chunk) if buf.len() + chunk.len() > MAX_WHOLE_BODY => {
-                        self.fail(ProviderError::MalformedStream {
-                            message: format!("the reply is larger than {} MB", MAX_WHOLE_BODY >> 20),
-                        });
-                    }
-                    Read::Chunk(chunk) => {
-                        buf.extend_from_slice(&chunk);
-                        self.state = State::Whole { body, buf };
-                    }
-                    Read::Failed(e) => self.fail(e),
-                    Read::End => {
-                        let mut out = std::mem::take(&mut self.scratch);
-                        let parsed = self.parser.whole(&buf, &mut out);
-                        match parsed {
-                            Ok(()) => self.enqueue(&mut out),
-                            Err(e) => {
-                                out.clear();
-                                self.fail(e);
-                            }
-                        }
-                        self.scratch = out;
-                    }
-                },
-                State::Reject { mut body, mut buf, content_type } => {
-                    match read(&self.transport, &mut body).await {
-                        Read::Chunk(chunk) if buf.len() < SHOWN_BYTES => {
-                            buf.extend_from_slice(&chunk);
-                            self.state = State::Reject { body, buf, content_type };
-                        }
-                        _ => {
-                            buf.truncate(SHOWN_BYTES);
-                            let e = self.bad_endpoint(&content_type, &buf);
-                            self.fail(e);
-                        }
-                    }
+                State::Open { body, decoder, sniff, bytes } => {
+                    self.read_stream(body, decoder, sniff, bytes).await;
                 }
-                State::Open { mut body, mut decoder, sniff, bytes } => match read(&self.transport, &mut body)
-                    .await
-                {
-                    Read::Failed(e) => self.fail(e),
-                    Read::Chunk(chunk) => {
-                        // Without a content type, the first bytes say what the body is.
-                        match (sniff && bytes == 0).then(|| content::sniff(&chunk)).flatten() {
-                            Some(Kind::Json) => self.state = State::Whole { body, buf: chunk.to_vec() },
-                            Some(Kind::Other(ct)) => {
-                                self.state = State::Reject { body, buf: chunk.to_vec(), content_type: ct };
-                            }
-                            _ => {
-                                decoder.feed(&chunk, &mut self.sse);
-                                if self.parse_pending() {
-                                    let bytes = bytes + chunk.len();
-                                    self.state = State::Open { body, decoder, sniff, bytes };
-                                }
-                            }
-                        }
+            }
+        }
+    }
+
+    /// Sends attempt `attempt`; an answer starts over with a fresh parser, read as its content
+    /// type says.
+    async fn connect(&mut self, attempt: u32) {
+        self.attempt = attempt;
+        match self.transport.attempt(&self.req, false).await {
+            Ok(resp) => {
+                self.parser = self.fresh.clone();
+                let kind = content::kind(resp.headers());
+                let content_type = content::content_type(resp.headers());
+                let body = resp.bytes_stream().boxed();
+                self.state = match kind {
+                    Kind::Stream { sniff } => {
+                        State::Open { body, decoder: SseDecoder::new(), sniff, bytes: 0 }
                     }
-                    Read::End if bytes == 0 => {
-                        let e = self.bad_endpoint(if sniff { "" } else { "text/event-stream" }, b"");
-                        self.fail(e);
-                    }
-                    Read::End => {
-                        decoder.finish(&mut self.sse);
-                        if self.parse_pending() {
-                            let mut out = std::mem::take(&mut self.scratch);
-                            let end = self.parser.end(&mut out);
-                            self.enqueue(&mut out);
-                            self.scratch = out;
-                            if let Err(e) = end {
-                                self.fail(e);
-                            }
-                        }
-                    }
-                },
+                    Kind::Json => State::Whole { body, buf: Vec::new() },
+                    Kind::Other(_) => State::Reject { body, buf: Vec::new(), content_type },
+                };
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Reads more of a whole JSON reply; at its end, parses it.
+    async fn read_whole(&mut self, mut body: Body, mut buf: Vec<u8>) {
+        match read(&self.transport, &mut body).await {
+            Read::Chunk(chunk) if buf.len() + chunk.len() > MAX_WHOLE_BODY => {
+                self.fail(ProviderError::MalformedStream {
+                    message: format!("the reply is larger than {} MB", MAX_WHOLE_BODY >> 20),
+                });
+            }
+            Read::Chunk(chunk) => {
+                buf.extend_from_slice(&chunk);
+                self.state = State::Whole { body, buf };
+            }
+            Read::Failed(e) => self.fail(e),
+            Read::End => self.parse_whole(&buf),
+        }
+    }
+
+    /// Parses a whole JSON reply into the queue; nothing of a reply that fails to parse is kept.
+    fn parse_whole(&mut self, buf: &[u8]) {
+        let mut out = std::mem::take(&mut self.scratch);
+        match self.parser.whole(buf, &mut out) {
+            Ok(()) => self.enqueue(&mut out),
+            Err(e) => {
+                out.clear();
+                self.fail(e);
+            }
+        }
+        self.scratch = out;
+    }
+
+    /// Reads the first bytes of an answer that is not the API, then fails with them.
+    async fn read_rejected(&mut self, mut body: Body, mut buf: Vec<u8>, content_type: String) {
+        match read(&self.transport, &mut body).await {
+            Read::Chunk(chunk) if buf.len() < SHOWN_BYTES => {
+                buf.extend_from_slice(&chunk);
+                self.state = State::Reject { body, buf, content_type };
+            }
+            _ => {
+                buf.truncate(SHOWN_BYTES);
+                let e = self.bad_endpoint(&content_type, &buf);
+                self.fail(e);
+            }
+        }
+    }
+
+    /// Reads more of an SSE body; `bytes` is how much of it has arrived so far.
+    async fn read_stream(&mut self, mut body: Body, decoder: SseDecoder, sniff: bool, bytes: usize) {
+        match read(&self.transport, &mut body).await {
+            Read::Failed(e) => self.fail(e),
+            Read::Chunk(chunk) => self.stream_chunk(body, decoder, sniff, bytes, chunk),
+            Read::End if bytes == 0 => {
+                let e = self.bad_endpoint(if sniff { "" } else { "text/event-stream" }, b"");
+                self.fail(e);
+            }
+            Read::End => self.stream_end(decoder),
+        }
+    }
+
+    /// Decodes one chunk of an SSE body, unless its first bytes show it is something else.
+    fn stream_chunk(&mut self, body: Body, mut decoder: SseDecoder, sniff: bool, bytes: usize, chunk: Bytes) {
+        // Without a content type, the first bytes say what the body is.
+        match (sniff && bytes == 0).then(|| content::sniff(&chunk)).flatten() {
+            Some(Kind::Json) => self.state = State::Whole { body, buf: chunk.to_vec() },
+            Some(Kind::Other(ct)) => {
+                self.state = State::Reject { body, buf: chunk.to_vec(), content_type: ct };
+            }
+            _ => {
+                decoder.feed(&chunk, &mut self.sse);
+                if self.parse_pending() {
+                    let bytes = bytes + chunk.len();
+                    self.state = State::Open { body, decoder, sniff, bytes };
+                }
+            }
+        }
+    }
+
+    /// The SSE body ended: parses what is left, and lets the parser say whether the reply was
+    /// complete.
+    fn stream_end(&mut self, mut decoder: SseDecoder) {
+        decoder.finish(&mut self.sse);
+        if self.parse_pending() {
+            let mut out = std::mem::take(&mut self.scratch);
+            let end = self.parser.end(&mut out);
+            self.enqueue(&mut out);
+            self.scratch = out;
+            if let Err(e) = end {
+                self.fail(e);
             }
         }
     }

@@ -11,7 +11,7 @@ use crate::channel::{AnsweredBy, TurnChannel};
 use crate::event::AgentEvent;
 use crate::message::{ContentBlock, ToolResultPart};
 use crate::plugin::Joint;
-use crate::spec::{OutputKind, ToolOutcome, ToolOutput};
+use crate::spec::{OutputKind, ToolMeta, ToolOutcome, ToolOutput};
 use crate::tool::{ToolContext, ToolExecutor};
 use crate::truncate::truncate_middle;
 use futures_util::future::join_all;
@@ -90,6 +90,16 @@ fn refused(call: PlannedCall, text: impl Into<String>, outcome: ToolOutcome) -> 
     Prepared::Done { call, output: ToolOutput::refused(text, outcome) }
 }
 
+/// What the plugins and the gate decided about a call, before anyone is asked.
+enum Gate {
+    /// Will not run: why, and the outcome.
+    Refuse(String, ToolOutcome),
+    /// May run without asking.
+    Run,
+    /// The user is asked; `gate_asked` when the question is the gate's own.
+    Ask { summary: Option<String>, reason: Option<String>, gate_asked: bool },
+}
+
 /// Checks a call: known tool, valid arguments, plugins, permission (asking the user when needed).
 async fn prepare(
     agent: &Agent,
@@ -100,69 +110,121 @@ async fn prepare(
     if cancel.is_cancelled() {
         return Prepared::Done { call, output: interrupted_before_start() };
     }
-    let (Some(tool), Some(meta)) = (agent.tools.get(&call.name).cloned(), agent.tools.meta(&call.name))
-    else {
-        let available: Vec<&str> = agent.tools.names().collect();
-        let msg = if available.is_empty() {
-            format!("there is no tool named `{}`; no tools are available in this session", call.name)
-        } else {
-            format!("there is no tool named `{}`; available tools: {}", call.name, available.join(", "))
-        };
-        return refused(call, msg, ToolOutcome::UnknownTool);
+    let (tool, meta) = match find_tool(agent, &call) {
+        Ok(found) => found,
+        Err(msg) => return refused(call, msg, ToolOutcome::UnknownTool),
     };
-    if let Some(why) = &call.invalid_input {
-        let msg =
-            format!("could not run `{}`: {why}. Call the tool again with a valid JSON object.", call.name);
+    if let Some(msg) = invalid_input(&call) {
         return refused(call, msg, ToolOutcome::InvalidInput);
     }
-    let joint = if agent.plugins.is_empty() {
-        Joint::Continue
-    } else {
-        let joint = tokio::select! {
-            biased;
-            () = cancel.cancelled() => None,
-            j = agent.plugins.before_tool(&call.id, &call.name, &mut call.input, meta) => Some(j),
-        };
-        match joint {
-            Some(j) => j,
-            None => return Prepared::Done { call, output: interrupted_before_start() },
-        }
+    let Some(joint) = ask_plugins(agent, &mut call, meta, cancel).await else {
+        return Prepared::Done { call, output: interrupted_before_start() };
     };
-    if let Joint::Deny { plugin, reason } = joint {
-        let msg = format!("`{}` was refused by `{plugin}`: {reason}", call.name);
-        return refused(call, msg, ToolOutcome::DeniedByPlugin);
+    let (summary, reason, gate_asked) = match check_gate(agent, &call, meta, joint) {
+        Gate::Refuse(msg, outcome) => return refused(call, msg, outcome),
+        Gate::Run => return Prepared::Run { call, tool, approved: false },
+        Gate::Ask { summary, reason, gate_asked } => (summary, reason, gate_asked),
+    };
+    let request = approval_request(agent, &call, meta, summary, reason);
+    let (decision, by) = ask_user(agent, &call, meta, request, cancel, ch).await;
+    apply_answer(agent, call, tool, meta, (decision, by), gate_asked)
+}
+
+/// The call's tool and its description, or why there is none.
+fn find_tool<'a>(
+    agent: &'a Agent,
+    call: &PlannedCall,
+) -> Result<(Arc<dyn ToolExecutor>, &'a ToolMeta), String> {
+    if let (Some(tool), Some(meta)) = (agent.tools.get(&call.name).cloned(), agent.tools.meta(&call.name)) {
+        return Ok((tool, meta));
     }
-    let query = PermissionQuery {
+    let available: Vec<&str> = agent.tools.names().collect();
+    Err(if available.is_empty() {
+        format!("there is no tool named `{}`; no tools are available in this session", call.name)
+    } else {
+        format!("there is no tool named `{}`; available tools: {}", call.name, available.join(", "))
+    })
+}
+
+/// What the model is told when the call's arguments could not be parsed.
+fn invalid_input(call: &PlannedCall) -> Option<String> {
+    let why = call.invalid_input.as_ref()?;
+    Some(format!("could not run `{}`: {why}. Call the tool again with a valid JSON object.", call.name))
+}
+
+/// What the plugins say about the call (they may change its arguments); `None` when cancelled.
+async fn ask_plugins(
+    agent: &Agent,
+    call: &mut PlannedCall,
+    meta: &ToolMeta,
+    cancel: &CancellationToken,
+) -> Option<Joint> {
+    if agent.plugins.is_empty() {
+        return Some(Joint::Continue);
+    }
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => None,
+        j = agent.plugins.before_tool(&call.id, &call.name, &mut call.input, meta) => Some(j),
+    }
+}
+
+/// The gate's question about a call.
+fn query<'a>(agent: &'a Agent, call: &'a PlannedCall, meta: &'a ToolMeta) -> PermissionQuery<'a> {
+    PermissionQuery {
         tool_use_id: &call.id,
         tool: &call.name,
         input: &call.input,
         meta,
         cwd: &agent.config.cwd,
-    };
+    }
+}
+
+/// Combines the plugins' verdict with the gate's; a plugin's refusal is final, so the gate is
+/// not consulted then.
+fn check_gate(agent: &Agent, call: &PlannedCall, meta: &ToolMeta, joint: Joint) -> Gate {
+    if let Joint::Deny { plugin, reason } = joint {
+        return Gate::Refuse(
+            format!("`{}` was refused by `{plugin}`: {reason}", call.name),
+            ToolOutcome::DeniedByPlugin,
+        );
+    }
     // Only the gate's own question covers what a tool would otherwise ask about itself (a write
     // outside the workspace): a question a plugin adds does not name that, so the tool still asks.
-    let (summary, reason, gate_asked) = match (agent.gate.check(&query), joint) {
-        (PermissionDecision::Deny { message, kind }, _) => {
-            let outcome = match kind {
-                DenyKind::Rule => ToolOutcome::DeniedByRule,
-                DenyKind::PlanMode => ToolOutcome::BlockedByPlanMode,
-                DenyKind::HardDeny => ToolOutcome::HardDenied,
-            };
-            return refused(call, message, outcome);
+    match (agent.gate.check(&query(agent, call, meta)), joint) {
+        (PermissionDecision::Deny { message, kind }, _) => Gate::Refuse(message, deny_outcome(kind)),
+        (PermissionDecision::Allow, Joint::Ask(reason)) => {
+            Gate::Ask { summary: None, reason, gate_asked: false }
         }
-        (PermissionDecision::Allow, Joint::Ask(reason)) => (None, reason, false),
-        (PermissionDecision::Allow, _) | (PermissionDecision::Ask { .. }, Joint::Allow) => {
-            return Prepared::Run { call, tool, approved: false };
-        }
+        (PermissionDecision::Allow, _) | (PermissionDecision::Ask { .. }, Joint::Allow) => Gate::Run,
         (PermissionDecision::Ask { summary, reason }, Joint::Ask(Some(also))) => {
             let reason = Some(match reason {
                 Some(r) => format!("{r}; {also}"),
                 None => also,
             });
-            (summary, reason, true)
+            Gate::Ask { summary, reason, gate_asked: true }
         }
-        (PermissionDecision::Ask { summary, reason }, _) => (summary, reason, true),
-    };
+        (PermissionDecision::Ask { summary, reason }, _) => Gate::Ask { summary, reason, gate_asked: true },
+    }
+}
+
+/// The outcome a refusal of the gate's kind records.
+fn deny_outcome(kind: DenyKind) -> ToolOutcome {
+    match kind {
+        DenyKind::Rule => ToolOutcome::DeniedByRule,
+        DenyKind::PlanMode => ToolOutcome::BlockedByPlanMode,
+        DenyKind::HardDeny => ToolOutcome::HardDenied,
+    }
+}
+
+/// The question put to the user about a call.
+fn approval_request(
+    agent: &Agent,
+    call: &PlannedCall,
+    meta: &ToolMeta,
+    summary: Option<String>,
+    reason: Option<String>,
+) -> ApprovalRequest {
     let mut request = ApprovalRequest::new(
         call.id.clone(),
         call.name.clone(),
@@ -173,40 +235,41 @@ async fn prepare(
     if let crate::spec::Subject::Command { field } = &meta.subject {
         request.editable = Some(field.clone());
     }
+    request
+}
+
+/// Asks the user and lets the gate remember the answer.
+async fn ask_user(
+    agent: &Agent,
+    call: &PlannedCall,
+    meta: &ToolMeta,
+    request: ApprovalRequest,
+    cancel: &CancellationToken,
+    ch: &TurnChannel,
+) -> (ApprovalDecision, AnsweredBy) {
     let (decision, by) = ch.ask_approval(request, cancel).await;
     // Only the user's own answer is remembered (not a denial for want of anyone to ask).
     if by == AnsweredBy::User && !cancel.is_cancelled() {
-        agent.gate.remember(&query, &decision);
+        agent.gate.remember(&query(agent, call, meta), &decision);
     }
-    match (decision, by) {
+    (decision, by)
+}
+
+/// Turns the user's answer into a call that runs or a refusal.
+fn apply_answer(
+    agent: &Agent,
+    call: PlannedCall,
+    tool: Arc<dyn ToolExecutor>,
+    meta: &ToolMeta,
+    answer: (ApprovalDecision, AnsweredBy),
+    gate_asked: bool,
+) -> Prepared {
+    match answer {
         (ApprovalDecision::Allow | ApprovalDecision::AllowAlways, _) => {
             Prepared::Run { call, tool, approved: gate_asked }
         }
         (ApprovalDecision::Edited { input }, AnsweredBy::User) if input.is_object() => {
-            call.input = input;
-            call.edited = true;
-            let query = PermissionQuery {
-                tool_use_id: &call.id,
-                tool: &call.name,
-                input: &call.input,
-                meta,
-                cwd: &agent.config.cwd,
-            };
-            // The user wrote these arguments, so their yes covers them; what no yes lifts still
-            // holds.
-            if let PermissionDecision::Deny { message, kind } = agent.gate.check(&query) {
-                let outcome = match kind {
-                    DenyKind::Rule => ToolOutcome::DeniedByRule,
-                    DenyKind::PlanMode => ToolOutcome::BlockedByPlanMode,
-                    DenyKind::HardDeny => ToolOutcome::HardDenied,
-                };
-                return refused(
-                    call,
-                    format!("the user's edit of this call was refused: {message}"),
-                    outcome,
-                );
-            }
-            Prepared::Run { call, tool, approved: true }
+            run_edited(agent, call, tool, meta, input)
         }
         (ApprovalDecision::Edited { .. }, _) => {
             refused(call, "The user's edit was not a valid set of arguments.", ToolOutcome::DeniedByUser)
@@ -227,6 +290,24 @@ async fn prepare(
             refused(call, text, ToolOutcome::DeniedByUser)
         }
     }
+}
+
+/// Runs the call with the arguments the user wrote, unless the gate refuses them outright.
+fn run_edited(
+    agent: &Agent,
+    mut call: PlannedCall,
+    tool: Arc<dyn ToolExecutor>,
+    meta: &ToolMeta,
+    input: Value,
+) -> Prepared {
+    call.input = input;
+    call.edited = true;
+    // The user wrote these arguments, so their yes covers them; what no yes lifts still holds.
+    if let PermissionDecision::Deny { message, kind } = agent.gate.check(&query(agent, &call, meta)) {
+        let msg = format!("the user's edit of this call was refused: {message}");
+        return refused(call, msg, deny_outcome(kind));
+    }
+    Prepared::Run { call, tool, approved: true }
 }
 
 /// Runs a prepared call (if it may run) and turns its output into a `tool_result` block.
