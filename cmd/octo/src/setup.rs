@@ -94,27 +94,78 @@ fn pick_provider(list: &[Provider], wanted: Option<&str>) -> Result<Option<Provi
 }
 
 async fn wizard(launcher: &Launcher, args: &Args, interactive: bool) -> Result<ExitCode, Cancelled> {
+    match steps(launcher, args, interactive).await {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(Stop::Code(code)) => Ok(code),
+        Err(Stop::Cancelled) => Err(Cancelled),
+    }
+}
+
+/// Why the wizard stopped before the end.
+enum Stop {
+    /// Ctrl-C or a closed input.
+    Cancelled,
+    /// A problem the user was told of, with the exit code.
+    Code(ExitCode),
+}
+
+impl From<Cancelled> for Stop {
+    fn from(_: Cancelled) -> Self {
+        Self::Cancelled
+    }
+}
+
+/// The error shown, and the exit code.
+fn stop(message: &str, code: u8) -> Stop {
+    out::error(message);
+    Stop::Code(ExitCode::from(code))
+}
+
+/// The wizard's steps: the configuration read, a provider, where its server is, the key, the
+/// model, a test request, then everything written.
+async fn steps(launcher: &Launcher, args: &Args, interactive: bool) -> Result<(), Stop> {
     let ws = std::env::current_dir().unwrap_or_default();
-    let config = match launcher.config(&ws, &Overrides::default()) {
-        Ok(c) => c,
-        Err(e) => {
-            out::error(&format!(
-                "{e}\nfix the configuration file first; setup does not overwrite a file it cannot read"
-            ));
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
+    let config = launcher.config(&ws, &Overrides::default()).map_err(|e| {
+        stop(
+            &format!("{e}\nfix the configuration file first; setup does not overwrite a file it cannot read"),
+            EXIT_USAGE,
+        )
+    })?;
     let list = providers();
     let Some(provider) = pick_provider(&list, args.endpoint.as_deref())? else {
         let ids: Vec<&str> = list.iter().map(|p| p.id).collect();
-        out::error(&format!(
-            "unknown endpoint `{}`; choose one of {}",
-            args.endpoint.clone().unwrap_or_default(),
-            ids.join(", ")
+        let wanted = args.endpoint.clone().unwrap_or_default();
+        return Err(stop(
+            &format!("unknown endpoint `{wanted}`; choose one of {}", ids.join(", ")),
+            EXIT_USAGE,
         ));
-        return Ok(ExitCode::from(EXIT_USAGE));
     };
-    // Where the server is.
+    let base_url = server_url(&provider, args, interactive)?;
+    let (key_env, typed_key) = key(launcher, &provider, args, interactive)?;
+    let entry: EndpointConfig = endpoint_entry(&provider, base_url.as_deref(), key_env.as_deref());
+    let key = typed_key.as_deref();
+    let model = match args.model.clone() {
+        Some(m) => m,
+        None => pick_model(launcher, &config, &provider, &entry, key, interactive).await?,
+    };
+    let resolved = resolve_choice(&config, provider.id, &entry, Some(&model), key, launcher.env())
+        .map_err(|e| stop(&e.to_string(), EXIT_USAGE))?;
+    if args.test {
+        test(&resolved, interactive).await?;
+    }
+    // Everything checked: now write, the key first (a config naming a key that is nowhere would
+    // fail on the next run).
+    if let Some(k) = key {
+        store_key(launcher, provider.id, k).map_err(|why| stop(&why, EXIT_ERROR))?;
+    }
+    let path = launcher.home().config_file();
+    write_config(&path, provider.id, &model, &entry).map_err(|e| stop(&e.to_string(), EXIT_ERROR))?;
+    out::status(&visible(&format!("set up {}:{model}; saved in {}", provider.id, path.display())));
+    Ok(())
+}
+
+/// Where the server is: asked for a local or custom endpoint, required for a custom one.
+fn server_url(provider: &Provider, args: &Args, interactive: bool) -> Result<Option<String>, Stop> {
     let mut base_url = args.base_url.clone();
     if interactive && (provider.local || provider.id == "custom") && base_url.is_none() {
         let shown =
@@ -123,10 +174,18 @@ async fn wizard(launcher: &Launcher, args: &Args, interactive: bool) -> Result<E
         base_url = Some(a).filter(|a| !a.is_empty());
     }
     if provider.id == "custom" && base_url.is_none() {
-        out::error("a custom endpoint needs its URL (--base-url https://host/v1)");
-        return Ok(ExitCode::from(EXIT_USAGE));
+        return Err(stop("a custom endpoint needs its URL (--base-url https://host/v1)", EXIT_USAGE));
     }
-    // The key: typed (kept in the key store at the end) or read from a variable.
+    Ok(base_url)
+}
+
+/// The key: read from a variable (its name), or typed (kept in the key store at the end).
+fn key(
+    launcher: &Launcher,
+    provider: &Provider,
+    args: &Args,
+    interactive: bool,
+) -> Result<(Option<String>, Option<String>), Stop> {
     let mut key_env = args.key_env.clone();
     let mut typed_key = None;
     let needs_key = !provider.key_env.is_empty() || provider.id == "custom";
@@ -146,81 +205,57 @@ async fn wizard(launcher: &Launcher, args: &Args, interactive: bool) -> Result<E
     }
     if let Some(var) = &key_env {
         if launcher.env()(var).is_none() {
-            out::error(&format!("${var} is not set in this environment; set it and run setup again"));
-            return Ok(ExitCode::from(EXIT_USAGE));
+            return Err(stop(
+                &format!("${var} is not set in this environment; set it and run setup again"),
+                EXIT_USAGE,
+            ));
         }
     }
-    let entry: EndpointConfig = endpoint_entry(&provider, base_url.as_deref(), key_env.as_deref());
-    // The model: from the endpoint's own list when it has one.
-    let mut model = args.model.clone();
-    if model.is_none() {
-        let probe = resolve_choice(
-            &config,
-            provider.id,
-            &entry,
-            Some(provider.default_model).filter(|m| !m.is_empty()).or(Some("probe")),
-            typed_key.as_deref(),
-            launcher.env(),
-        );
-        let listed = match &probe {
-            Ok(r) => list_models(r).await.unwrap_or_else(|e| {
-                out::status(&visible(&format!("  (could not list the models: {e})")));
-                Vec::new()
-            }),
-            Err(_) => Vec::new(),
-        };
-        model = choose_model(&provider, &listed, interactive)?;
-    }
-    let Some(model) = model else {
-        out::error("no model chosen; give one with --model");
-        return Ok(ExitCode::from(EXIT_USAGE));
+    Ok((key_env, typed_key))
+}
+
+/// The model: from the endpoint's own list when it has one.
+async fn pick_model(
+    launcher: &Launcher,
+    config: &octo_app::config::Config,
+    provider: &Provider,
+    entry: &EndpointConfig,
+    key: Option<&str>,
+    interactive: bool,
+) -> Result<String, Stop> {
+    let guess = Some(provider.default_model).filter(|m| !m.is_empty()).or(Some("probe"));
+    let listed = match resolve_choice(config, provider.id, entry, guess, key, launcher.env()) {
+        Ok(r) => list_models(&r).await.unwrap_or_else(|e| {
+            out::status(&visible(&format!("  (could not list the models: {e})")));
+            Vec::new()
+        }),
+        Err(_) => Vec::new(),
     };
-    let resolved = match resolve_choice(
-        &config,
-        provider.id,
-        &entry,
-        Some(&model),
-        typed_key.as_deref(),
-        launcher.env(),
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            out::error(&e.to_string());
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
-    if args.test {
-        out::status(&visible(&format!("testing {} …", resolved.label())));
-        match try_endpoint(&resolved).await {
-            Ok(reply) => out::status(&visible(&format!(
+    choose_model(provider, &listed, interactive)?
+        .ok_or_else(|| stop("no model chosen; give one with --model", EXIT_USAGE))
+}
+
+/// One short request; when it fails, nothing is written unless the user says to save anyway.
+async fn test(resolved: &octo_app::factory::Resolved, interactive: bool) -> Result<(), Stop> {
+    out::status(&visible(&format!("testing {} …", resolved.label())));
+    match try_endpoint(resolved).await {
+        Ok(reply) => {
+            out::status(&visible(&format!(
                 "  it answered: {}",
                 reply.trim().chars().take(80).collect::<String>()
-            ))),
-            Err(e) => {
-                out::error(&visible(&format!("  the test request failed: {e}")));
-                let save = interactive && ask("save this setup anyway? [y/N] ")?.eq_ignore_ascii_case("y");
-                if !save {
-                    out::status("nothing was written");
-                    return Ok(ExitCode::from(EXIT_ERROR));
-                }
+            )));
+            Ok(())
+        }
+        Err(e) => {
+            out::error(&visible(&format!("  the test request failed: {e}")));
+            let save = interactive && ask("save this setup anyway? [y/N] ")?.eq_ignore_ascii_case("y");
+            if save {
+                return Ok(());
             }
+            out::status("nothing was written");
+            Err(Stop::Code(ExitCode::from(EXIT_ERROR)))
         }
     }
-    // Everything checked: now write, the key first (a config naming a key that is nowhere would
-    // fail on the next run).
-    if let Some(k) = &typed_key {
-        if let Err(why) = store_key(launcher, provider.id, k) {
-            out::error(&why);
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
-    }
-    let path = launcher.home().config_file();
-    if let Err(e) = write_config(&path, provider.id, &model, &entry) {
-        out::error(&e.to_string());
-        return Ok(ExitCode::from(EXIT_ERROR));
-    }
-    out::status(&visible(&format!("set up {}:{model}; saved in {}", provider.id, path.display())));
-    Ok(ExitCode::SUCCESS)
 }
 
 fn choose_model(

@@ -6,7 +6,7 @@ use crate::credentials::{resolve_key, CredentialStore, KeySource};
 use octo_agent::Sender;
 use octo_provider::{Catalog, EndpointSettings, HttpConfig, ModelInfo};
 use octo_provider_anthropic::{AnthropicConfig, AnthropicSender};
-use octo_provider_openai::{preset_by_id, OpenAiConfig, OpenAiSender};
+use octo_provider_openai::{preset_by_id, OpenAiConfig, OpenAiSender, Preset};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -161,21 +161,8 @@ pub fn resolve(
     env: EnvLookup<'_>,
 ) -> Result<Resolved, EndpointError> {
     let choice = choice.map(str::to_owned).or_else(|| config.default.as_ref().map(|d| d.value.clone()));
-    let choice = match choice {
-        Some(c) => c,
-        None => {
-            let mut notes = Vec::new();
-            let auto = AUTO_ORDER.iter().find(|id| {
-                let ep = config.endpoints.get(**id).map(|s| s.value.clone()).or_else(|| builtin(id));
-                ep.is_some_and(|ep| {
-                    resolve_key(store, id, key_env(id, &ep).as_deref(), env, &mut notes).is_some()
-                })
-            });
-            match auto {
-                Some(id) => (*id).to_owned(),
-                None => return local_fallback(config),
-            }
-        }
+    let Some(choice) = choice.or_else(|| auto_endpoint(config, store, env)) else {
+        return local_fallback(config);
     };
     let (id, model) = match choice.split_once(':') {
         Some((e, m)) => (e.trim().to_owned(), Some(m.trim().to_owned()).filter(|m| !m.is_empty())),
@@ -194,53 +181,16 @@ pub fn resolve(
     } else {
         Protocol::Openai
     });
-    let model = model.or_else(|| ep.models.first().cloned()).unwrap_or_else(|| match protocol {
-        Protocol::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
-        Protocol::Openai | Protocol::Local => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
-    });
-    if model.is_empty() {
-        return Err(EndpointError::Invalid {
-            endpoint: id.clone(),
-            message: format!(
-                "no model given; use --model, `{id}:<model>`, or list `models` in [endpoints.{id}]"
-            ),
-        });
-    }
-    let base_url = ep.base_url.clone().unwrap_or_else(|| match protocol {
-        Protocol::Anthropic => octo_provider_anthropic::DEFAULT_BASE_URL.to_owned(),
-        Protocol::Openai | Protocol::Local => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
-    });
-    if base_url.is_empty() {
-        return Err(EndpointError::Invalid {
-            endpoint: id.clone(),
-            message: format!("set `base_url` in [endpoints.{id}]"),
-        });
-    }
+    let (model, base_url) = model_and_url(&id, &ep, protocol, preset, model)?;
     let env_var = key_env(&id, &ep);
     let mut notes = Vec::new();
     let found = resolve_key(store, &id, env_var.as_deref(), env, &mut notes);
-    let requires_key = match protocol {
-        Protocol::Anthropic => base_url.contains("anthropic.com"),
-        Protocol::Local => false,
-        Protocol::Openai => {
-            (preset.is_none_or(|p| p.requires_key) && ep.base_url.is_none()) || ep.api_key_env.is_some()
-        }
-    };
-    if found.is_none() && requires_key {
+    if found.is_none() && requires_key(protocol, preset, &ep, &base_url) {
         let hint = match &env_var {
             Some(v) => format!("set {v} or run `octo auth set {id}`"),
             None => format!("run `octo auth set {id}` or set `api_key_env` in [endpoints.{id}]"),
         };
         return Err(EndpointError::MissingKey { endpoint: id, hint });
-    }
-    let mut catalog = Catalog::builtin();
-    for (m, window) in &ep.context_windows {
-        let mut info = catalog.info(m);
-        info.context_window = *window;
-        catalog.set(m.clone(), info);
-    }
-    for (m, o) in &ep.model_info {
-        catalog.set(m.clone(), o.apply(catalog.info(m)));
     }
     let timeouts = ep
         .timeouts(&id)
@@ -252,7 +202,7 @@ pub fn resolve(
         None => (None, None),
     };
     Ok(Resolved {
-        model_info: catalog.info(&model),
+        model_info: catalog_of(&ep).info(&model),
         endpoint: id,
         model,
         protocol,
@@ -268,6 +218,84 @@ pub fn resolve(
         local: LocalOptions::default(),
         preset,
     })
+}
+
+/// No endpoint chosen anywhere: the first of the usual ones whose key is at hand.
+fn auto_endpoint(config: &Config, store: &dyn CredentialStore, env: EnvLookup<'_>) -> Option<String> {
+    let mut notes = Vec::new();
+    AUTO_ORDER
+        .iter()
+        .find(|id| {
+            let ep = config.endpoints.get(**id).map(|s| s.value.clone()).or_else(|| builtin(id));
+            ep.is_some_and(|ep| {
+                resolve_key(store, id, key_env(id, &ep).as_deref(), env, &mut notes).is_some()
+            })
+        })
+        .map(|id| (*id).to_owned())
+}
+
+/// The model (asked for, the endpoint's first, or the protocol's or preset's default) and the
+/// base URL; an error names what to set when either is missing.
+fn model_and_url(
+    id: &str,
+    ep: &EndpointConfig,
+    protocol: Protocol,
+    preset: Option<&'static Preset>,
+    model: Option<String>,
+) -> Result<(String, String), EndpointError> {
+    let model = model.or_else(|| ep.models.first().cloned()).unwrap_or_else(|| match protocol {
+        Protocol::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
+        Protocol::Openai | Protocol::Local => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
+    });
+    if model.is_empty() {
+        return Err(EndpointError::Invalid {
+            endpoint: id.to_owned(),
+            message: format!(
+                "no model given; use --model, `{id}:<model>`, or list `models` in [endpoints.{id}]"
+            ),
+        });
+    }
+    let base_url = ep.base_url.clone().unwrap_or_else(|| match protocol {
+        Protocol::Anthropic => octo_provider_anthropic::DEFAULT_BASE_URL.to_owned(),
+        Protocol::Openai | Protocol::Local => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
+    });
+    if base_url.is_empty() {
+        return Err(EndpointError::Invalid {
+            endpoint: id.to_owned(),
+            message: format!("set `base_url` in [endpoints.{id}]"),
+        });
+    }
+    Ok((model, base_url))
+}
+
+/// Whether the endpoint cannot work without a key (a local server usually needs none).
+fn requires_key(
+    protocol: Protocol,
+    preset: Option<&'static Preset>,
+    ep: &EndpointConfig,
+    base_url: &str,
+) -> bool {
+    match protocol {
+        Protocol::Anthropic => base_url.contains("anthropic.com"),
+        Protocol::Local => false,
+        Protocol::Openai => {
+            (preset.is_none_or(|p| p.requires_key) && ep.base_url.is_none()) || ep.api_key_env.is_some()
+        }
+    }
+}
+
+/// The model catalog with the endpoint's own windows and model facts applied.
+fn catalog_of(ep: &EndpointConfig) -> Catalog {
+    let mut catalog = Catalog::builtin();
+    for (m, window) in &ep.context_windows {
+        let mut info = catalog.info(m);
+        info.context_window = *window;
+        catalog.set(m.clone(), info);
+    }
+    for (m, o) in &ep.model_info {
+        catalog.set(m.clone(), o.apply(catalog.info(m)));
+    }
+    catalog
 }
 
 /// Nothing configured and no key found: the pulled local model when there is one (said in a

@@ -172,6 +172,76 @@ impl Discord {
             press: format!("{}/{}", text_of(&d["id"]), text_of(&d["token"])),
         })
     }
+
+    /// The heartbeat is due: a connection whose last one was never acknowledged is a zombie
+    /// and is replaced.
+    async fn beat(g: &mut Gateway) -> Result<(), PlatformError> {
+        let seq = g.seq;
+        let Some(c) = g.conn.as_mut() else { return Ok(()) };
+        if !c.acked {
+            g.conn = None;
+            return Err(PlatformError::Other("discord gateway: no heartbeat acknowledged; resuming".into()));
+        }
+        c.acked = false;
+        c.next_beat = Instant::now() + c.every;
+        if Self::send_frame(&mut c.ws, json!({"op": 1, "d": seq})).await.is_err() {
+            g.conn = None;
+        }
+        Ok(())
+    }
+
+    /// One frame from the gateway: an event for the bridge, or the gateway's own business.
+    async fn frame(&self, g: &mut Gateway, v: &Value) -> Option<Incoming> {
+        if let Some(s) = v["s"].as_u64() {
+            g.seq = Some(s);
+        }
+        match v["op"].as_u64() {
+            Some(0) => return self.dispatch(g, v["t"].as_str().unwrap_or(""), &v["d"]),
+            Some(1) => {
+                // Asked for a heartbeat now: sent without waiting for the last ack.
+                let seq = g.seq;
+                if let Some(c) = g.conn.as_mut() {
+                    if Self::send_frame(&mut c.ws, json!({"op": 1, "d": seq})).await.is_err() {
+                        g.conn = None;
+                    }
+                }
+            }
+            Some(7) => g.conn = None,
+            Some(9) => {
+                if v["d"] != true {
+                    g.session = None;
+                    g.seq = None;
+                }
+                g.conn = None;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Some(11) => {
+                if let Some(c) = g.conn.as_mut() {
+                    c.acked = true;
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// A dispatched event (`op` 0): who the bot is, a message, a button press.
+    fn dispatch(&self, g: &mut Gateway, kind: &str, d: &Value) -> Option<Incoming> {
+        match kind {
+            "READY" => {
+                g.session = d["session_id"].as_str().map(str::to_owned);
+                g.resume_url = d["resume_gateway_url"].as_str().map(str::to_owned);
+                let id = text_of(&d["user"]["id"]);
+                if !id.is_empty() {
+                    *lock(&self.me) = id;
+                }
+                None
+            }
+            "MESSAGE_CREATE" => self.message(g, d),
+            "INTERACTION_CREATE" => Self::press(g, d),
+            _ => None,
+        }
+    }
 }
 
 /// Close codes after which reconnecting cannot help.
@@ -213,110 +283,23 @@ impl Platform for Discord {
                     g.conn = Some(conn);
                     continue;
                 }
-                Some(c) => {
-                    tokio::select! {
-                        frame = c.ws.next() => match frame {
-                            Some(Ok(Message::Text(t))) => Step::Frame(serde_json::from_str(&t).unwrap_or(Value::Null)),
-                            Some(Ok(Message::Close(f))) => {
-                                let (code, why) = f.map(|f| (Some(u16::from(f.code)), f.reason.to_string())).unwrap_or((None, String::new()));
-                                Step::Closed(code, why)
-                            }
-                            Some(Ok(_)) => Step::Nothing,
-                            Some(Err(e)) => Step::Dropped(e.to_string()),
-                            None => Step::Dropped("the connection closed".into()),
-                        },
-                        () = tokio::time::sleep_until(c.next_beat) => Step::Beat,
-                    }
-                }
+                Some(c) => next_step(c).await,
             };
-            match step {
-                Step::Nothing => {}
+            let event = match step {
+                Step::Nothing => None,
                 Step::Beat => {
-                    let seq = g.seq;
-                    let Some(c) = g.conn.as_mut() else { continue };
-                    if !c.acked {
-                        g.conn = None;
-                        return Err(PlatformError::Other(
-                            "discord gateway: no heartbeat acknowledged; resuming".into(),
-                        ));
-                    }
-                    c.acked = false;
-                    c.next_beat = Instant::now() + c.every;
-                    if Self::send_frame(&mut c.ws, json!({"op": 1, "d": seq})).await.is_err() {
-                        g.conn = None;
-                    }
+                    Self::beat(&mut g).await?;
+                    None
                 }
                 Step::Dropped(why) => {
                     g.conn = None;
                     return Err(PlatformError::Other(format!("discord gateway: {why}; resuming")));
                 }
-                Step::Closed(code, why) => {
-                    g.conn = None;
-                    if let Some(msg) = code.and_then(fatal) {
-                        return Err(PlatformError::Unauthorized(format!(
-                            "discord gateway closed ({}): {msg}",
-                            code.unwrap_or(0)
-                        )));
-                    }
-                    if matches!(code, Some(4007 | 4009)) {
-                        g.session = None;
-                    }
-                    return Err(PlatformError::Other(format!(
-                        "discord gateway closed ({}) {why}; reconnecting",
-                        code.unwrap_or(0)
-                    )));
-                }
-                Step::Frame(v) => {
-                    if let Some(s) = v["s"].as_u64() {
-                        g.seq = Some(s);
-                    }
-                    match v["op"].as_u64() {
-                        Some(0) => {
-                            let d = &v["d"];
-                            let event = match v["t"].as_str().unwrap_or("") {
-                                "READY" => {
-                                    g.session = d["session_id"].as_str().map(str::to_owned);
-                                    g.resume_url = d["resume_gateway_url"].as_str().map(str::to_owned);
-                                    let id = text_of(&d["user"]["id"]);
-                                    if !id.is_empty() {
-                                        *lock(&self.me) = id;
-                                    }
-                                    None
-                                }
-                                "MESSAGE_CREATE" => self.message(&mut g, d),
-                                "INTERACTION_CREATE" => Self::press(&mut g, d),
-                                _ => None,
-                            };
-                            if let Some(e) = event {
-                                return Ok(vec![e]);
-                            }
-                        }
-                        Some(1) => {
-                            // Asked for a heartbeat now: sent without waiting for the last ack.
-                            let seq = g.seq;
-                            if let Some(c) = g.conn.as_mut() {
-                                if Self::send_frame(&mut c.ws, json!({"op": 1, "d": seq})).await.is_err() {
-                                    g.conn = None;
-                                }
-                            }
-                        }
-                        Some(7) => g.conn = None,
-                        Some(9) => {
-                            if v["d"] != true {
-                                g.session = None;
-                                g.seq = None;
-                            }
-                            g.conn = None;
-                            tokio::time::sleep(Duration::from_secs(1)).await;
-                        }
-                        Some(11) => {
-                            if let Some(c) = g.conn.as_mut() {
-                                c.acked = true;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                Step::Closed(code, why) => return Err(closed(&mut g, code, &why)),
+                Step::Frame(v) => self.frame(&mut g, &v).await,
+            };
+            if let Some(e) = event {
+                return Ok(vec![e]);
             }
         }
     }
@@ -378,4 +361,34 @@ impl Platform for Discord {
         }
         Err(failure("upload", a.status, a.body["message"].as_str().unwrap_or("no message")))
     }
+}
+/// What the open connection gives next: a frame, a close, a drop, or the heartbeat's time.
+async fn next_step(c: &mut Conn) -> Step {
+    tokio::select! {
+        frame = c.ws.next() => match frame {
+            Some(Ok(Message::Text(t))) => Step::Frame(serde_json::from_str(&t).unwrap_or(Value::Null)),
+            Some(Ok(Message::Close(f))) => {
+                let (code, why) =
+                    f.map(|f| (Some(u16::from(f.code)), f.reason.to_string())).unwrap_or((None, String::new()));
+                Step::Closed(code, why)
+            }
+            Some(Ok(_)) => Step::Nothing,
+            Some(Err(e)) => Step::Dropped(e.to_string()),
+            None => Step::Dropped("the connection closed".into()),
+        },
+        () = tokio::time::sleep_until(c.next_beat) => Step::Beat,
+    }
+}
+
+/// The gateway closed: a close code that no reconnect can mend stops the channel; an invalid
+/// session or sequence starts a new session; anything else reconnects.
+fn closed(g: &mut Gateway, code: Option<u16>, why: &str) -> PlatformError {
+    g.conn = None;
+    if let Some(msg) = code.and_then(fatal) {
+        return PlatformError::Unauthorized(format!("discord gateway closed ({}): {msg}", code.unwrap_or(0)));
+    }
+    if matches!(code, Some(4007 | 4009)) {
+        g.session = None;
+    }
+    PlatformError::Other(format!("discord gateway closed ({}) {why}; reconnecting", code.unwrap_or(0)))
 }

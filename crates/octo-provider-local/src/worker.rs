@@ -247,17 +247,7 @@ impl State {
     fn generate(&mut self, job: &Job) -> Result<(), ProviderError> {
         let started = Instant::now();
         let (rendered, generic) = self.render(job)?;
-        let tokens = self
-            .model
-            .str_to_token(&rendered.prompt, AddBos::Always)
-            .map_err(|e| engine(format!("tokenizing the prompt failed: {e}")))?;
-        let n_ctx = usize::try_from(self.settings.n_ctx).unwrap_or(usize::MAX);
-        if tokens.len() + 1 >= n_ctx {
-            return Err(ProviderError::ContextTooLong {
-                deficit: Some((tokens.len() + 1 - n_ctx) as u64),
-                message: format!("the prompt has {} tokens; the local context holds {n_ctx}", tokens.len()),
-            });
-        }
+        let tokens = self.prompt_tokens(&rendered)?;
         let mut sampler = self.sampler(&rendered)?;
         // The grammar (and the parser) start before the generation prompt the template ends
         // with: it is already written, so it is fed to them first.
@@ -269,7 +259,6 @@ impl State {
         }
         let mut batch = LlamaBatch::new(usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1), 1);
         let reused = self.evaluate(&tokens, &mut batch)?;
-        let evaluated = tokens.len() - reused;
         let mut parser = rendered
             .streaming_state_oaicompat()
             .map_err(|e| engine(format!("the chat parser could not start: {e}")))?;
@@ -277,119 +266,206 @@ impl State {
             // What the prefix itself parses to is not part of the answer.
             let _ = parser.update(&prefix, true);
         }
-        let mut deltas = Deltas::default();
-        let mut decoder = encoding_rs::UTF_8.new_decoder();
-        // Special tokens are shown only when the template needs them as text (a tool-call
-        // marker); others (a stray turn marker) are not part of the answer.
-        let preserved: Vec<LlamaToken> = rendered
+        let mut answer =
+            Answer { job, generic, parser, deltas: Deltas::default(), text: String::new(), produced: 0 };
+        let mut first_token = None;
+        let Some(stop) = self.sample(&mut answer, &mut sampler, &mut batch, &rendered, || {
+            *first_token.get_or_insert_with(|| started.elapsed())
+        })?
+        else {
+            return Ok(());
+        };
+        let stop = answer.finish(stop, &rendered.additional_stops)?;
+        let evaluated = tokens.len() - reused;
+        answer.send(StreamEvent::Usage(Usage {
+            input_tokens: evaluated as u64,
+            cache_read_tokens: reused as u64,
+            output_tokens: u64::from(answer.produced),
+            ..Usage::default()
+        }));
+        answer.send(StreamEvent::Stop(stop));
+        *self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Stats {
+            prompt_tokens: tokens.len(),
+            evaluated_tokens: evaluated,
+            reused_tokens: reused,
+            generated_tokens: answer.produced as usize,
+            time_to_first_token: first_token,
+            total: started.elapsed(),
+        };
+        Ok(())
+    }
+
+    /// The rendered prompt as tokens; a prompt the context cannot hold is an error saying so.
+    fn prompt_tokens(&self, rendered: &ChatTemplateResult) -> Result<Vec<LlamaToken>, ProviderError> {
+        let tokens = self
+            .model
+            .str_to_token(&rendered.prompt, AddBos::Always)
+            .map_err(|e| engine(format!("tokenizing the prompt failed: {e}")))?;
+        let n_ctx = self.n_ctx();
+        if tokens.len() + 1 >= n_ctx {
+            return Err(ProviderError::ContextTooLong {
+                deficit: Some((tokens.len() + 1 - n_ctx) as u64),
+                message: format!("the prompt has {} tokens; the local context holds {n_ctx}", tokens.len()),
+            });
+        }
+        Ok(tokens)
+    }
+
+    fn n_ctx(&self) -> usize {
+        usize::try_from(self.settings.n_ctx).unwrap_or(usize::MAX)
+    }
+
+    /// Special tokens shown only when the template needs them as text (a tool-call marker);
+    /// others (a stray turn marker) are not part of the answer.
+    fn preserved(&self, rendered: &ChatTemplateResult) -> Vec<LlamaToken> {
+        rendered
             .preserved_tokens
             .iter()
             .filter_map(|t| {
                 self.model.str_to_token(t, AddBos::Never).ok().filter(|v| v.len() == 1).map(|v| v[0])
             })
-            .collect();
-        let mut text = String::new();
-        let mut produced = 0u32;
-        let mut first_token = None;
+            .collect()
+    }
+
+    /// Samples and decodes token after token until the model ends its turn, a stop sequence
+    /// appears, or a limit is reached; `None` when nobody listens any more.
+    fn sample(
+        &mut self,
+        answer: &mut Answer<'_>,
+        sampler: &mut LlamaSampler,
+        batch: &mut LlamaBatch,
+        rendered: &ChatTemplateResult,
+        mut first_token: impl FnMut() -> std::time::Duration,
+    ) -> Result<Option<StopReason>, ProviderError> {
+        let preserved = self.preserved(rendered);
+        let mut decoder = encoding_rs::UTF_8.new_decoder();
         let mut last = batch.n_tokens() - 1;
-        let send = |ev: StreamEvent| job.events.send(Ok(ev)).is_ok();
-        let stop = loop {
-            if job.events.is_closed() {
-                return Ok(());
+        loop {
+            if answer.job.events.is_closed() {
+                return Ok(None);
             }
-            if produced >= job.max_tokens || self.cached.len() + 1 >= n_ctx {
-                break StopReason::MaxTokens;
+            if answer.produced >= answer.job.max_tokens || self.cached.len() + 1 >= self.n_ctx() {
+                return Ok(Some(StopReason::MaxTokens));
             }
             let token = sampler.sample(&self.ctx, last);
             if self.model.is_eog_token(token) {
-                break StopReason::EndTurn;
+                return Ok(Some(StopReason::EndTurn));
             }
-            first_token.get_or_insert_with(|| started.elapsed());
-            produced += 1;
+            first_token();
+            answer.produced += 1;
             let piece = self
                 .model
                 .token_to_piece(token, &mut decoder, preserved.contains(&token), None)
                 .unwrap_or_default();
-            let from = text.len();
-            text.push_str(&piece);
-            let stop_at = rendered
-                .additional_stops
-                .iter()
-                .filter(|s| !s.is_empty())
-                .filter_map(|s| {
-                    let mut start = from.saturating_sub(s.len());
-                    while !text.is_char_boundary(start) {
-                        start -= 1;
-                    }
-                    text[start..].find(s.as_str()).map(|p| start + p)
-                })
-                .min();
-            let fed = match stop_at {
-                Some(at) if at <= from => "",
-                Some(at) => &text[from..at],
-                None => &text[from..],
-            };
-            if !fed.is_empty() && !generic {
-                let parsed = parser
-                    .update(fed, true)
-                    .map_err(|e| engine(format!("parsing the answer failed: {e}")))?;
-                for d in parsed {
-                    for ev in deltas.events(&d) {
-                        if !send(ev) {
-                            return Ok(());
-                        }
-                    }
-                }
-            }
-            if stop_at.is_some() {
-                break StopReason::StopSequence;
+            match answer.push(&piece, &rendered.additional_stops)? {
+                Pushed::Gone => return Ok(None),
+                Pushed::Stop => return Ok(Some(StopReason::StopSequence)),
+                Pushed::More => {}
             }
             batch.clear();
             let pos = i32::try_from(self.cached.len()).unwrap_or(i32::MAX);
             batch.add(token, pos, &[0], true).map_err(|e| engine(e.to_string()))?;
-            self.ctx.decode(&mut batch).map_err(|e| engine(format!("generating failed: {e}")))?;
+            self.ctx.decode(batch).map_err(|e| engine(format!("generating failed: {e}")))?;
             self.cached.push(token);
             last = 0;
+        }
+    }
+}
+
+/// What [`Answer::push`] found.
+enum Pushed {
+    /// Go on.
+    More,
+    /// A stop sequence appeared.
+    Stop,
+    /// Nobody listens any more.
+    Gone,
+}
+
+/// The answer as it is generated: its text, the parser that reads tool calls from it, and the
+/// events sent.
+struct Answer<'j> {
+    job: &'j Job,
+    /// The answer uses the generic JSON scheme (parsed once at the end).
+    generic: bool,
+    parser: llama_cpp_2::openai::ChatParseStateOaicompat,
+    deltas: Deltas,
+    text: String,
+    produced: u32,
+}
+
+impl Answer<'_> {
+    fn send(&self, ev: StreamEvent) -> bool {
+        self.job.events.send(Ok(ev)).is_ok()
+    }
+
+    /// Adds a piece of text; what comes before a stop sequence is parsed and sent.
+    fn push(&mut self, piece: &str, stops: &[String]) -> Result<Pushed, ProviderError> {
+        let from = self.text.len();
+        self.text.push_str(piece);
+        let stop_at = stop_in(&self.text, from, stops);
+        let fed = match stop_at {
+            Some(at) if at <= from => "",
+            Some(at) => &self.text[from..at],
+            None => &self.text[from..],
         };
-        if generic {
-            let answer = stop_trimmed(&text, &rendered.additional_stops);
-            for ev in crate::chat::generic::events(answer, &mut deltas) {
-                send(ev);
+        if !fed.is_empty() && !self.generic {
+            let parsed = self
+                .parser
+                .update(fed, true)
+                .map_err(|e| engine(format!("parsing the answer failed: {e}")))?;
+            for d in parsed {
+                for ev in self.deltas.events(&d) {
+                    if !self.send(ev) {
+                        return Ok(Pushed::Gone);
+                    }
+                }
+            }
+        }
+        Ok(if stop_at.is_some() { Pushed::Stop } else { Pushed::More })
+    }
+
+    /// The end: the rest of the answer parsed and sent, open blocks closed; the stop reason.
+    fn finish(&mut self, stop: StopReason, stops: &[String]) -> Result<StopReason, ProviderError> {
+        if self.generic {
+            let answer = stop_trimmed(&self.text, stops);
+            for ev in crate::chat::generic::events(answer, &mut self.deltas) {
+                self.send(ev);
             }
         } else {
-            let tail =
-                parser.update("", false).map_err(|e| engine(format!("the answer did not parse: {e}")))?;
+            let tail = self
+                .parser
+                .update("", false)
+                .map_err(|e| engine(format!("the answer did not parse: {e}")))?;
             for d in tail {
-                for ev in deltas.events(&d) {
-                    send(ev);
+                for ev in self.deltas.events(&d) {
+                    self.send(ev);
                 }
             }
         }
         let stop = if stop == StopReason::StopSequence { StopReason::EndTurn } else { stop };
-        let (closes, stop) = deltas.finish(stop);
+        let (closes, stop) = self.deltas.finish(stop);
         for ev in closes {
-            send(ev);
+            self.send(ev);
         }
-        let usage = Usage {
-            input_tokens: evaluated as u64,
-            cache_read_tokens: reused as u64,
-            output_tokens: u64::from(produced),
-            ..Usage::default()
-        };
-        send(StreamEvent::Usage(usage));
-        send(StreamEvent::Stop(stop));
-        let total = started.elapsed();
-        let mut s = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *s = Stats {
-            prompt_tokens: tokens.len(),
-            evaluated_tokens: evaluated,
-            reused_tokens: reused,
-            generated_tokens: produced as usize,
-            time_to_first_token: first_token,
-            total,
-        };
-        Ok(())
+        Ok(stop)
     }
+}
+
+/// Where the first stop sequence starts in `text`, looking only at what the piece from `from`
+/// could have completed.
+fn stop_in(text: &str, from: usize, stops: &[String]) -> Option<usize> {
+    stops
+        .iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| {
+            let mut start = from.saturating_sub(s.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            text[start..].find(s.as_str()).map(|p| start + p)
+        })
+        .min()
 }
 
 /// The chat template applied: `tools` (OpenAI JSON) for templates that render them, `schema`

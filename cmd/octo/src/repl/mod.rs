@@ -7,11 +7,12 @@ use crate::sanitize::visible;
 use crate::{launch, out};
 use octo_app::commands::SessionCommand;
 use octo_app::{Launcher, Session};
-use rustyline::error::ReadlineError;
 use rustyline::Editor;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod editor;
+mod input;
 mod invoke;
 mod memory;
 mod paint;
@@ -20,12 +21,50 @@ mod slash;
 mod turn;
 mod vocabulary;
 
-use editor::{expand_mentions, read_line, Ed, OctoHelper, MORE, PROMPT};
+use editor::{expand_mentions, read_line, Ed, OctoHelper};
 use paint::paint;
 use turn::turn;
 
 /// Runs the REPL until /exit, Ctrl-D or a second Ctrl-C on an empty line.
 pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let (launcher, session) = match open(cli).await {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    let workspace = launcher.workspace(cli.workspace.as_deref())?;
+    greet(cli, &session).await;
+    let ed = editor(&launcher, &session, &workspace)?;
+    let history = launcher.home().history_file();
+    let mut repl = Repl { cli, launcher, session, workspace, history };
+    let mut ed = repl.start(ed).await?;
+    let mut interrupted = false;
+    loop {
+        let (e, input) = input::read(ed, &mut interrupted).await;
+        ed = e;
+        match input {
+            input::Input::Line(line) => match repl.line(ed, line).await? {
+                Flow::Go(e) => ed = e,
+                Flow::Leave(e) => {
+                    ed = e;
+                    break;
+                }
+            },
+            input::Input::Nothing => {}
+            input::Input::Leave => break,
+            input::Input::Failed(e) => {
+                out::error(&format!("reading input failed: {e}"));
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        }
+    }
+    save_history(&mut ed, &repl.history);
+    crate::launch::stop_processes(&repl.session);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The launcher and the first session: the setup wizard on a first run, a new session when the
+/// one to continue is in use elsewhere; the exit code when none can start.
+async fn open(cli: &Cli) -> Result<(Launcher, Session), ExitCode> {
     let mut launcher = Launcher::from_env();
     let mut first = launch::start(&launcher, cli, false, None);
     if first.as_ref().is_err_and(octo_app::LaunchError::is_unconfigured)
@@ -35,25 +74,26 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         launcher = Launcher::from_env();
         first = launch::start(&launcher, cli, false, None);
     }
-    let mut session = match first {
-        Ok(s) => s,
+    let started = match first {
         Err(e) if e.is_in_use() => {
             out::error(&e.to_string());
             out::status("octo: starting a new session instead");
             let fresh = Cli { continue_session: None, resume: None, ..cli.clone() };
-            match launch::start(&launcher, &fresh, false, None) {
-                Ok(s) => s,
-                Err(e) => {
-                    out::error(&e.to_string());
-                    return Ok(ExitCode::from(launch::exit_code(&e)));
-                }
-            }
+            launch::start(&launcher, &fresh, false, None)
         }
+        other => other,
+    };
+    match started {
+        Ok(s) => Ok((launcher, s)),
         Err(e) => {
             out::error(&e.to_string());
-            return Ok(ExitCode::from(launch::exit_code(&e)));
+            Err(ExitCode::from(launch::exit_code(&e)))
         }
-    };
+    }
+}
+
+/// What the user is told as the REPL opens: the continued session, the notes, the banner.
+async fn greet(cli: &Cli, session: &Session) {
     if cli.continue_session.is_some() || cli.resume.as_deref().is_some_and(|q| !q.is_empty()) {
         let n = session.history().await.map(|h| h.len()).unwrap_or(0);
         out::status(&format!(
@@ -61,7 +101,6 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             session.session_id().unwrap_or_default()
         ));
     }
-    let workspace = launcher.workspace(cli.workspace.as_deref())?;
     for n in session.notes() {
         out::status(&visible(&format!("octo: note: {n}")));
     }
@@ -72,105 +111,98 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         st.model,
         st.mode
     ));
+}
+
+/// The line editor: history, completion of commands and `@paths`, Ctrl-V to paste.
+fn editor(launcher: &Launcher, session: &Session, workspace: &std::path::Path) -> anyhow::Result<Ed> {
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
-    ed.set_helper(Some(OctoHelper { workspace: workspace.clone(), extra: user_commands(&session) }));
+    ed.set_helper(Some(OctoHelper { workspace: workspace.to_path_buf(), extra: user_commands(session) }));
     ed.bind_sequence(
         rustyline::KeyEvent::ctrl('V'),
         rustyline::EventHandler::Conditional(Box::new(editor::Paste { dir: launcher.home().output() })),
     );
-    let history = launcher.home().history_file();
-    let _ = ed.load_history(&history);
-    ed = approve_project_servers(&session, ed).await;
-    ed = trust_project_hooks(&session, ed).await;
-    if cli.resume.as_deref() == Some("") {
-        let (e, done) = slash::run(&launcher, &session, ed, SessionCommand::Resume(None)).await;
-        ed = e;
-        if let slash::Done::Resume(id) = done {
-            ed = switch_to(&launcher, cli, &mut session, ed, id).await?;
+    let _ = ed.load_history(&launcher.home().history_file());
+    Ok(ed)
+}
+
+/// What the loop does after a line.
+enum Flow {
+    /// Read the next one.
+    Go(Ed),
+    /// Leave.
+    Leave(Ed),
+}
+
+/// The REPL's state between lines.
+struct Repl<'a> {
+    cli: &'a Cli,
+    launcher: Launcher,
+    session: Session,
+    workspace: PathBuf,
+    history: PathBuf,
+}
+
+impl Repl<'_> {
+    /// Before the first prompt: the project's servers and hooks are asked about, then the
+    /// session to resume is picked, or an unanswered message is offered again.
+    async fn start(&mut self, ed: Ed) -> anyhow::Result<Ed> {
+        let mut ed = approve_project_servers(&self.session, ed).await;
+        ed = trust_project_hooks(&self.session, ed).await;
+        if self.cli.resume.as_deref() == Some("") {
+            return self.command(ed, SessionCommand::Resume(None)).await;
         }
-    } else {
-        ed = offer_unanswered(&session, ed, cli.show_thinking).await?;
+        offer_unanswered(&self.session, ed, self.cli.show_thinking).await
     }
-    let mut last_was_interrupt = false;
-    loop {
-        let (e, line) = read_line(ed, PROMPT).await;
-        ed = e;
-        let mut line = match line {
-            Ok(l) => {
-                last_was_interrupt = false;
-                l
-            }
-            Err(ReadlineError::Interrupted) => {
-                if last_was_interrupt {
-                    break;
-                }
-                last_was_interrupt = true;
-                out::status("(press Ctrl-C again on an empty line, or Ctrl-D, to leave)");
-                continue;
-            }
-            Err(ReadlineError::Eof) => break,
-            Err(e) => {
-                out::error(&format!("reading input failed: {e}"));
-                return Ok(ExitCode::from(EXIT_USAGE));
-            }
-        };
-        // A trailing backslash continues the message on the next line.
-        while line.ends_with('\\') {
-            line.pop();
-            line.push('\n');
-            let (e, more) = read_line(ed, MORE).await;
-            ed = e;
-            match more {
-                Ok(m) => line.push_str(&m),
-                Err(_) => break,
-            }
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
+
+    /// One line: a command, a skill or MCP prompt, or a message for the model.
+    async fn line(&mut self, mut ed: Ed, line: String) -> anyhow::Result<Flow> {
         let _ = ed.add_history_entry(line.as_str());
-        save_history(&mut ed, &history);
-        match slash::read(&line) {
+        save_history(&mut ed, &self.history);
+        let thinking = self.cli.show_thinking;
+        let ed = match slash::read(&line) {
             slash::Line::Invalid(why) => {
                 out::error(&why);
-                continue;
+                ed
             }
-            slash::Line::Exit => break,
-            slash::Line::Shared(command) => {
-                let reload = matches!(command, SessionCommand::Skills { reload: true });
-                let (e, done) = slash::run(&launcher, &session, ed, command).await;
-                ed = e;
-                if reload {
-                    if let Some(h) = ed.helper_mut() {
-                        h.extra = user_commands(&session);
-                    }
-                }
-                if let slash::Done::Resume(id) = done {
-                    ed = switch_to(&launcher, cli, &mut session, ed, id).await?;
-                }
-                continue;
-            }
+            slash::Line::Exit => return Ok(Flow::Leave(ed)),
+            slash::Line::Shared(command) => self.command(ed, command).await?,
             slash::Line::Other(name, _) if name.starts_with("/mcp__") => {
-                if let Some(text) = mcp_prompt(&session, line.trim()).await {
-                    ed = turn(&session, ed, octo_app::Message::user(text), cli.show_thinking).await?;
+                match mcp_prompt(&self.session, line.trim()).await {
+                    Some(text) => turn(&self.session, ed, octo_app::Message::user(text), thinking).await?,
+                    None => ed,
                 }
-                continue;
             }
-            slash::Line::Other(name, arg) => {
-                let (e, prepared) = invoke::run(&session, ed, name, arg).await;
-                ed = e;
-                if let Some(p) = prepared {
-                    ed = turn(&session, ed, p, cli.show_thinking).await?;
-                }
-                continue;
+            slash::Line::Other(name, arg) => match invoke::run(&self.session, ed, name, arg).await {
+                (ed, Some(p)) => turn(&self.session, ed, p, thinking).await?,
+                (ed, None) => ed,
+            },
+            slash::Line::Message => self.message(ed, &line).await?,
+        };
+        Ok(Flow::Go(ed))
+    }
+
+    /// A shared command; `/skills reload` refreshes completion, `/resume` switches sessions.
+    async fn command(&mut self, ed: Ed, command: SessionCommand) -> anyhow::Result<Ed> {
+        let reload = matches!(command, SessionCommand::Skills { reload: true });
+        let (mut ed, done) = slash::run(&self.launcher, &self.session, ed, command).await;
+        if reload {
+            if let Some(h) = ed.helper_mut() {
+                h.extra = user_commands(&self.session);
             }
-            slash::Line::Message => {}
         }
-        let message = expand_mentions(&line, &workspace, session.accepts_images() != Some(false));
-        ed = turn(&session, ed, message, cli.show_thinking).await?;
-        if cli.verbose {
-            let s = session.status();
+        if let slash::Done::Resume(id) = done {
+            ed = switch_to(&self.launcher, self.cli, &mut self.session, ed, id).await?;
+        }
+        Ok(ed)
+    }
+
+    /// A message for the model (with its `@path` mentions attached); with `-v`, the usage after.
+    async fn message(&self, ed: Ed, line: &str) -> anyhow::Result<Ed> {
+        let message = expand_mentions(line, &self.workspace, self.session.accepts_images() != Some(false));
+        let ed = turn(&self.session, ed, message, self.cli.show_thinking).await?;
+        if self.cli.verbose {
+            let s = self.session.status();
             let cost = s.cost_usd.map(|c| format!(" · ${c:.4} so far")).unwrap_or_default();
             out::status(&paint(
                 "2",
@@ -183,10 +215,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 ),
             ));
         }
+        Ok(ed)
     }
-    save_history(&mut ed, &history);
-    crate::launch::stop_processes(&session);
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The skills and commands the user may run, as `/name`, for completion.

@@ -94,47 +94,14 @@ impl TurnRenderer for ReplOutput {
         match event {
             AgentEvent::RequestStart { .. } => self.waiting = true,
             AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
-            AgentEvent::TextDelta { text } => {
-                self.waiting = false;
-                let mut safe = String::with_capacity(text.len());
-                self.text.push(text, &mut safe);
-                self.md.text(&safe, &mut self.stdout);
-            }
-            AgentEvent::ThinkingDelta { text } => {
-                self.waiting = !self.show_thinking;
-                if self.show_thinking {
-                    let mut safe = String::with_capacity(text.len());
-                    self.thinking.push(text, &mut safe);
-                    let mut err = std::io::stderr();
-                    let _ = write!(err, "{}", paint("2", &safe));
-                    let _ = err.flush();
-                }
-            }
+            AgentEvent::TextDelta { text } => self.text(text),
+            AgentEvent::ThinkingDelta { text } => self.thinking(text),
             AgentEvent::ToolCallStart { name, summary, .. } => {
                 self.waiting = false;
                 out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == octo_app::subagents::PROGRESS_UPDATE => {
-                // One indented line when a sub-agent starts and one when it ends; its own
-                // stream stays out of the parent's.
-                let field =
-                    |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_owned();
-                let calls = data.get("tool_calls").and_then(serde_json::Value::as_u64).unwrap_or(0);
-                match field("event").as_str() {
-                    "start" => out::status(&paint(
-                        "2",
-                        &visible(&format!("  ↳ {} started: {}", field("id"), field("description"))),
-                    )),
-                    "end" => {
-                        let ok = data.get("ok").and_then(serde_json::Value::as_bool).unwrap_or(false);
-                        let how = if ok { "done" } else { "ended without an answer" };
-                        out::status(&paint(
-                            "2",
-                            &visible(&format!("  ↳ {} {how} · {calls} tool call(s)", field("id"))),
-                        ));
-                    }
-                    _ => {}
-                }
+                subagent_progress(data);
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
                 if let Ok(todos) = serde_json::from_value::<Vec<octo_app::Todo>>(data.clone()) {
@@ -144,19 +111,7 @@ impl TurnRenderer for ReplOutput {
                 }
             }
             AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
-                let line = match (outcome, kind) {
-                    (ToolOutcome::Ran, OutputKind::Diff) => return print_diff(output),
-                    // The checklist was shown when it changed.
-                    (ToolOutcome::Ran, OutputKind::Todos) => return true,
-                    (ToolOutcome::Ran, _) => paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))),
-                    (ToolOutcome::Failed, _) => {
-                        paint("31", &visible(&format!("  ✗ {name}: {}", first_line(output, 200))))
-                    }
-                    (other, _) => {
-                        paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(output, 200))))
-                    }
-                };
-                out::status(&line);
+                tool_end(name, output, *outcome, *duration_ms, *kind);
             }
             AgentEvent::ApprovalRequired { request, .. } => {
                 self.waiting = false;
@@ -178,12 +133,10 @@ impl TurnRenderer for ReplOutput {
                 } else {
                     "retrying"
                 };
+                let secs = *delay_ms as f64 / 1000.0;
                 out::status(&paint(
                     "2",
-                    &visible(&format!(
-                        "  {what} in {:.1}s ({attempt}/{max_attempts}): {reason}",
-                        *delay_ms as f64 / 1000.0
-                    )),
+                    &visible(&format!("  {what} in {secs:.1}s ({attempt}/{max_attempts}): {reason}")),
                 ));
                 if *restart {
                     self.waiting = true;
@@ -218,6 +171,65 @@ impl TurnRenderer for ReplOutput {
         self.md.text(&tail, &mut self.stdout);
         self.md.finish(&mut self.stdout);
     }
+}
+
+impl ReplOutput {
+    /// Answer text, made safe and rendered as Markdown on stdout.
+    fn text(&mut self, text: &str) {
+        self.waiting = false;
+        let mut safe = String::with_capacity(text.len());
+        self.text.push(text, &mut safe);
+        self.md.text(&safe, &mut self.stdout);
+    }
+
+    /// Thinking, dimmed on stderr when asked for (else the spinner keeps turning).
+    fn thinking(&mut self, text: &str) {
+        self.waiting = !self.show_thinking;
+        if self.show_thinking {
+            let mut safe = String::with_capacity(text.len());
+            self.thinking.push(text, &mut safe);
+            let mut err = std::io::stderr();
+            let _ = write!(err, "{}", paint("2", &safe));
+            let _ = err.flush();
+        }
+    }
+}
+
+/// One indented line when a sub-agent starts and one when it ends; its own stream stays out of
+/// the parent's.
+fn subagent_progress(data: &serde_json::Value) {
+    let field = |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_owned();
+    let calls = data.get("tool_calls").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    match field("event").as_str() {
+        "start" => out::status(&paint(
+            "2",
+            &visible(&format!("  ↳ {} started: {}", field("id"), field("description"))),
+        )),
+        "end" => {
+            let ok = data.get("ok").and_then(serde_json::Value::as_bool).unwrap_or(false);
+            let how = if ok { "done" } else { "ended without an answer" };
+            out::status(&paint("2", &visible(&format!("  ↳ {} {how} · {calls} tool call(s)", field("id")))));
+        }
+        _ => {}
+    }
+}
+
+/// How a tool call ended: its diff, a tick, or why it did not run.
+fn tool_end(name: &str, output: &str, outcome: ToolOutcome, duration_ms: u64, kind: OutputKind) {
+    let line = match (outcome, kind) {
+        (ToolOutcome::Ran, OutputKind::Diff) => {
+            print_diff(output);
+            return;
+        }
+        // The checklist was shown when it changed.
+        (ToolOutcome::Ran, OutputKind::Todos) => return,
+        (ToolOutcome::Ran, _) => paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))),
+        (ToolOutcome::Failed, _) => {
+            paint("31", &visible(&format!("  ✗ {name}: {}", first_line(output, 200))))
+        }
+        (other, _) => paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(output, 200)))),
+    };
+    out::status(&line);
 }
 
 /// Clears the spinner line if one is drawn.

@@ -1,4 +1,6 @@
 //! The engine's decisions, table by table.
+//!
+//! Compiled only for tests: `#[cfg(test)] mod tests;` in the module beside it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -169,7 +169,8 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
+            } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("tests.rs") {
+                // `tests.rs` beside a module holds its unit tests (`#[cfg(test)] mod tests;`).
                 out.push(p);
             }
         }

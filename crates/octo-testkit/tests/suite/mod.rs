@@ -1,2 +1,3 @@
 mod architecture;
+mod house;
 mod mock_server;

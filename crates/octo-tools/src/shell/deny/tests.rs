@@ -1,4 +1,6 @@
 //! The hard-deny seatbelt's verdicts on commands as users and models spell them.
+//!
+//! Compiled only for tests: `#[cfg(test)] mod tests;` in the module beside it.
 
 use super::check::check;
 use super::segments::command_segments;
