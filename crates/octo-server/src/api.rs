@@ -28,6 +28,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/sessions/{id}/questions/{question}", post(answer))
         .route("/api/sessions/{id}/model", put(model))
         .route("/api/sessions/{id}/mode", put(mode))
+        .route("/api/sessions/{id}/command", post(command))
         .route("/api/sessions/{id}/history", get(history))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/ws", get(websocket))
@@ -296,6 +297,75 @@ async fn mode(
     let mode = m.mode.parse::<Mode>().map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
     e.session.set_mode(mode);
     Ok(Json(json!({"mode": mode.to_string()})))
+}
+
+/// The shared commands the server runs: those whose reply is complete in itself (the ones that
+/// need a yes before they change anything, or the terminal, are not offered here yet).
+const OFFERED: &[&str] = &[
+    "/help",
+    "/status",
+    "/model",
+    "/mode",
+    "/plan",
+    "/build",
+    "/permissions",
+    "/tools",
+    "/mcp",
+    "/skills",
+    "/remember",
+    "/agents",
+    "/hooks",
+    "/todos",
+    "/cost",
+    "/compact",
+    "/clear",
+    "/new",
+    "/stop",
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandLine {
+    line: String,
+}
+
+/// `POST /api/sessions/{id}/command {"line": "/status"}`: a shared command run on the session;
+/// the reply's kind and its lines.
+async fn command(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Body(c): Body<CommandLine>,
+) -> Result<Json<Value>, ApiError> {
+    use octo_app::commands::{parse, Parsed};
+    let e = entry(&state, &id)?;
+    let cmd = match parse(&c.line) {
+        Parsed::Command(cmd) if OFFERED.contains(&cmd.name()) => cmd,
+        Parsed::Command(cmd) => {
+            return Err(err(StatusCode::BAD_REQUEST, format!("{} is not offered over the API", cmd.name())))
+        }
+        Parsed::Invalid(why) => return Err(err(StatusCode::BAD_REQUEST, why)),
+        Parsed::Other(word, _) => {
+            return Err(err(StatusCode::NOT_FOUND, format!("{word} is not a command; /help lists them")))
+        }
+        Parsed::Message => {
+            return Err(err(StatusCode::BAD_REQUEST, "a command starts with `/`; send prompts to /prompt"))
+        }
+    };
+    let name = cmd.name();
+    let reply = e
+        .session
+        .command(state.hub.launcher(), cmd)
+        .await
+        .map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
+    let lines = match &reply {
+        octo_app::commands::Reply::Help(specs) => specs
+            .iter()
+            .filter(|c| OFFERED.contains(&c.name))
+            .map(|c| format!("{} — {}", c.usage, c.about))
+            .collect(),
+        other => other.lines(),
+    };
+    Ok(Json(json!({"command": name, "kind": reply.kind(), "lines": lines})))
 }
 
 /// The committed conversation, at once even while a turn runs, with the number of the last

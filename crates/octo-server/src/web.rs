@@ -57,6 +57,12 @@ pub const ROUTES: &[(&str, &str, &str, &[&str])] = &[
     ("post", "/api/sessions/{id}/questions/{question}", "Answer the model's question.", &["answer"]),
     ("put", "/api/sessions/{id}/model", "Switch the model (endpoint:model).", &["model"]),
     ("put", "/api/sessions/{id}/mode", "Switch the permission mode.", &["mode"]),
+    (
+        "post",
+        "/api/sessions/{id}/command",
+        "Run a shared command (`/status`, `/mode plan`, `/compact` …); answers its kind and lines.",
+        &["line"],
+    ),
     ("get", "/api/sessions/{id}/history", "The committed messages and the last event they include (then follow the events after it); never waits for a running turn.", &[]),
     (
         "get",

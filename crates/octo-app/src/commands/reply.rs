@@ -212,6 +212,33 @@ impl Reply {
         }
     }
 
+    /// The reply's kind, for front ends that hand it on as data (`status`, `mode`, `rewind` …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Help(_) => "help",
+            Self::Status(_) => "status",
+            Self::Model { .. } => "model",
+            Self::Mode(_) | Self::Plan => "mode",
+            Self::Permissions { .. } | Self::RuleAdded { .. } | Self::RulesRemoved { .. } => "permissions",
+            Self::Tools(_) => "tools",
+            Self::Mcp(_) => "mcp",
+            Self::Skills(_) | Self::SkillsReloaded { .. } => "skills",
+            Self::Remembered(_) => "remembered",
+            Self::Memory(_) | Self::MemoryHits { .. } | Self::EditMemory(_) | Self::MemoryHere(_) => "memory",
+            Self::Dream(_) => "dream",
+            Self::Agents { .. } | Self::NoAgents => "agents",
+            Self::Hooks(_) => "hooks",
+            Self::Todos(_) => "todos",
+            Self::Cost(_) => "cost",
+            Self::Compacted { .. } | Self::CompactUnfinished => "compacted",
+            Self::Rewind(_) => "rewind",
+            Self::History { .. } | Self::PickSession(_) => "history",
+            Self::Resume(_) => "resume",
+            Self::Cleared => "cleared",
+            Self::Stopped => "stopped",
+        }
+    }
+
     /// The reply as one text (its lines joined).
     pub fn text(&self) -> String {
         self.lines().join("\n")

@@ -266,6 +266,42 @@ async fn a_hundred_sessions_created_rapidly() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_and_mode_plan_run_through_the_shared_commands() {
+    let s = start(vec![]).await;
+    let id = s.session().await;
+    let run = |line: &'static str| {
+        let (s, id) = (&s, id.clone());
+        async move {
+            let r = s
+                .req(reqwest::Method::POST, &format!("/api/sessions/{id}/command"))
+                .json(&json!({ "line": line }))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, body) = run("/mode plan").await;
+    assert_eq!((status, body["kind"].as_str()), (200, Some("mode")), "{body}");
+    assert_eq!(body["lines"][0], "permission mode: plan");
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).await.1["mode"], "plan");
+    let (status, body) = run("/status").await;
+    assert_eq!(status, 200, "{body}");
+    let text =
+        body["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    assert!(
+        text.contains("permission mode: plan") && text.contains("model: mock:claude-sonnet-4-5"),
+        "{text}"
+    );
+    let (status, body) = run("/mode sideways").await;
+    assert!(status == 400 && body["error"].as_str().unwrap().contains("Usage: /mode"), "{body}");
+    let (status, body) = run("/rewind").await;
+    assert!(status == 400 && body["error"].as_str().unwrap().contains("not offered"), "{body}");
+    let (status, _) = run("/no-such-thing").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mode_and_model_can_be_changed() {
     let s = start(vec![]).await;
     let id = s.session().await;
