@@ -1,9 +1,12 @@
 //! How octo ends: its exit codes, and the runtime every command runs on.
 
-/// Exit codes: success, error, usage error, interrupted.
+/// Something failed: the model or the endpoint, a tool, octo itself.
 pub const EXIT_ERROR: u8 = 1;
 /// A usage or setup problem the user must fix.
 pub const EXIT_USAGE: u8 = 2;
+/// The work was cut short: calls were refused because nobody could approve them (a headless
+/// run), or by the mode or a rule.
+pub const EXIT_DENIED: u8 = 3;
 /// Interrupted with Ctrl-C.
 pub const EXIT_INTERRUPTED: u8 = 130;
 

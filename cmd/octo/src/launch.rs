@@ -59,6 +59,14 @@ pub fn exit_code(e: &LaunchError) -> u8 {
     }
 }
 
+/// Starts the session of a one-shot run: unattended unless someone is at a terminal to answer
+/// its approvals; never asking the model for a title (the run ends with its answer).
+pub fn start_one_shot(launcher: &Launcher, cli: &Cli, interactive: bool) -> Result<Session, LaunchError> {
+    let mut launch = launch_of(cli, !interactive, None);
+    launch.options.model_titles = false;
+    launcher.start(launch)
+}
+
 /// Starts a session as the flags ask (resuming `resume`, an id, when given).
 pub fn start(
     launcher: &Launcher,

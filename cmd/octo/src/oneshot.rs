@@ -1,18 +1,25 @@
 //! A headless run: one prompt, the full tool loop, then exit.
 
 use crate::cli::Cli;
-use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED};
+use crate::exit::{EXIT_DENIED, EXIT_ERROR, EXIT_INTERRUPTED};
 use crate::{launch, out, output};
-use octo_app::{Launcher, TurnEndReason, TurnFold};
+use octo_app::{Launcher, TurnEndReason, TurnFold, TurnSummary};
 use std::process::ExitCode;
 use std::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 
-/// Runs `prompt` to the end and prints the result in the chosen format.
+/// Runs `prompt` to the end and prints the result in the chosen format. On a terminal (stdin and
+/// stdout), the turn streams as the REPL shows it and its approvals are asked; elsewhere nobody
+/// can answer them, and the run ends by saying what was refused and how to allow it.
 pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
+    use std::io::IsTerminal;
     let started = Instant::now();
     let launcher = Launcher::from_env();
-    let session = match launch::start(&launcher, cli, true, None) {
+    let interactive = std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
+        && cli.output_format == crate::cli::OutputFormat::Text
+        && !cli.quiet;
+    let session = match launch::start_one_shot(&launcher, cli, interactive) {
         Ok(s) => s,
         Err(e) => {
             out::error(&e.to_string());
@@ -55,6 +62,11 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
         },
         None => octo_app::Message::user(prompt).into(),
     };
+    if interactive {
+        let summary = crate::repl::run_once(&session, prepared, cli.show_thinking).await?;
+        crate::launch::stop_processes(&session);
+        return Ok(exit_code(&summary, false, false));
+    }
     let mut rx = session.subscribe();
     // Listen for Ctrl-C before the request starts, so an early one is not lost to the default
     // handler (which would end the process without the usual cleanup and exit code).
@@ -92,14 +104,49 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     if !closed_stdout {
         renderer.finish(&summary);
     }
+    if !cli.quiet && cli.output_format == crate::cli::OutputFormat::Text {
+        report_denials(&session, &summary);
+    }
     crate::launch::stop_processes(&session);
-    Ok(if interrupted || summary.end_reason == TurnEndReason::Cancelled && !closed_stdout {
+    Ok(exit_code(&summary, interrupted, closed_stdout))
+}
+
+/// The exit status: interrupted, failed, cut short by refusals, or done.
+fn exit_code(summary: &TurnSummary, interrupted: bool, closed_stdout: bool) -> ExitCode {
+    if interrupted || summary.end_reason == TurnEndReason::Cancelled && !closed_stdout {
         ExitCode::from(EXIT_INTERRUPTED)
     } else if summary.failed() || closed_stdout {
         ExitCode::from(EXIT_ERROR)
+    } else if summary.tool_calls.iter().any(|c| c.outcome.is_denial()) {
+        ExitCode::from(EXIT_DENIED)
     } else {
         ExitCode::SUCCESS
-    })
+    }
+}
+
+/// What was refused, and how to allow it, on stderr: the model may say it did what it could
+/// not do.
+fn report_denials(session: &octo_app::Session, summary: &TurnSummary) {
+    let denied: Vec<&octo_app::ToolCallRecord> =
+        summary.tool_calls.iter().filter(|c| c.outcome.is_denial()).collect();
+    if denied.is_empty() {
+        return;
+    }
+    let n = denied.len();
+    let calls = if n == 1 { "1 call was" } else { "calls were" };
+    let count = if n == 1 { String::new() } else { format!("{n} ") };
+    out::status(&format!(
+        "octo: {count}{calls} not run, so the answer above may claim work that was not done:"
+    ));
+    for c in denied {
+        out::status(&crate::sanitize::visible(&format!(
+            "  ✗ {} {} [{}] — to allow: {}",
+            c.name,
+            c.summary,
+            c.outcome,
+            session.allow_hint(c)
+        )));
+    }
 }
 
 /// `/name` and its arguments, when `prompt` is a slash command (not `/ …` or a path such as

@@ -129,6 +129,21 @@ pub struct ApprovalRequest {
     /// command tool), answered with [`ApprovalDecision::Edited`]; `None`: no edit offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editable: Option<String>,
+    /// What the call is asked for, in a word that fits the tool: `edit`, `write`, `run`, `fetch`
+    /// ([`crate::ToolMeta::verb`]).
+    #[serde(default = "default_action")]
+    pub action: String,
+    /// What it would do, shown before the user answers: the diff of an edit, the head of a new
+    /// file ([`crate::ToolExecutor::preview`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<crate::spec::Preview>,
+    /// Where a command would run (its working directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+fn default_action() -> String {
+    "use".to_owned()
 }
 
 impl ApprovalRequest {
@@ -146,6 +161,9 @@ impl ApprovalRequest {
             summary: summary.into(),
             reason: None,
             editable: None,
+            action: default_action(),
+            preview: None,
+            cwd: None,
         }
     }
 }

@@ -97,6 +97,10 @@ pub enum AgentEvent {
         /// What the output is, for rendering (omitted when plain).
         #[serde(default, skip_serializing_if = "OutputKind::is_plain")]
         kind: OutputKind,
+        /// The call in one line (the command, path or URL), also for a call that never started
+        /// (refused before it ran).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
     },
     /// A tool asks the user a question; a front end answers it with
     /// [`crate::ApprovalBroker::answer`].
@@ -287,6 +291,7 @@ mod tests {
             outcome: ToolOutcome::BlockedByPlanMode,
             duration_ms: 0,
             kind: OutputKind::Plain,
+            summary: String::new(),
         };
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["outcome"], "blocked_by_plan_mode");

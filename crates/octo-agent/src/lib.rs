@@ -92,7 +92,7 @@ pub use sender::{
     Capability, EventStream, ReasoningEffort, Request, Response, Sender, StreamEvent, StreamingSender,
     ToolChoice, ToolSender, ToolStreamingSender, UnknownEffort,
 };
-pub use spec::{Access, OutputKind, Subject, ToolDefinition, ToolMeta, ToolOutcome, ToolOutput};
+pub use spec::{Access, OutputKind, Preview, Subject, ToolDefinition, ToolMeta, ToolOutcome, ToolOutput};
 pub use tool::{
     parse_input, valid_tool_name, ToolContext, ToolExecutor, ToolList, ToolRegistry, ToolSource,
     SUMMARY_CHARS,

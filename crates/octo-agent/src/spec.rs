@@ -115,6 +115,27 @@ pub enum OutputKind {
     Todos,
 }
 
+/// What a call would do, shown with its approval before it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// How to show it: [`OutputKind::Diff`] for a change, [`OutputKind::Plain`] for text.
+    pub kind: OutputKind,
+    /// The diff or the text.
+    pub text: String,
+}
+
+impl Preview {
+    /// A unified diff.
+    pub fn diff(text: impl Into<String>) -> Self {
+        Self { kind: OutputKind::Diff, text: text.into() }
+    }
+
+    /// Plain text.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { kind: OutputKind::Plain, text: text.into() }
+    }
+}
+
 impl OutputKind {
     /// Whether this is [`OutputKind::Plain`] (used to keep serialized events short).
     pub fn is_plain(&self) -> bool {
@@ -164,6 +185,10 @@ pub struct ToolMeta {
     /// one too (a background command's output comes with the command tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follows: Option<String>,
+    /// The word approvals use for a call (`edit`, `write`, `run`, `fetch`), when the subject's
+    /// default is not the right one ([`ToolMeta::verb`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
 }
 
 impl ToolMeta {
@@ -211,6 +236,25 @@ impl ToolMeta {
     pub fn aliases(mut self, names: &[&str]) -> Self {
         self.aliases = names.iter().map(|n| (*n).to_owned()).collect();
         self
+    }
+
+    /// Sets the word approvals use for a call.
+    pub fn action(mut self, verb: impl Into<String>) -> Self {
+        self.action = Some(verb.into());
+        self
+    }
+
+    /// The word approvals use for a call: the tool's own, else one its subject suggests (`run`
+    /// a command, `fetch` a URL, `change` or `read` a path), else `use`.
+    pub fn verb(&self) -> &str {
+        match (&self.action, &self.subject) {
+            (Some(a), _) => a,
+            (None, Subject::Command { .. }) => "run",
+            (None, Subject::Url { .. }) => "fetch",
+            (None, Subject::Path { access: Access::Write, .. }) => "change",
+            (None, Subject::Path { .. }) => "read",
+            (None, _) => "use",
+        }
     }
 
     /// Sets the tool this one comes with.

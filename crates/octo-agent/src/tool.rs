@@ -48,6 +48,13 @@ pub trait ToolExecutor: Send + Sync {
         None
     }
 
+    /// What the call would do, shown with its approval before anything runs (the diff of an
+    /// edit, the head of a new file); `None` when the summary says it all. Must not change
+    /// anything; called only when the user is asked.
+    fn preview(&self, _input: &Value, _cwd: &std::path::Path) -> Option<crate::spec::Preview> {
+        None
+    }
+
     /// Runs one call.
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput;
 }

@@ -109,11 +109,12 @@ impl TurnFold {
             AgentEvent::ToolCallStart { id, summary, .. } => {
                 self.summaries.insert(id.clone(), summary.clone());
             }
-            AgentEvent::ToolCallEnd { id, name, outcome, duration_ms, .. } => {
+            AgentEvent::ToolCallEnd { id, name, outcome, duration_ms, summary, .. } => {
+                let seen = self.summaries.remove(id);
                 self.calls.push(ToolCallRecord {
                     id: id.clone(),
                     name: name.clone(),
-                    summary: self.summaries.remove(id).unwrap_or_default(),
+                    summary: seen.unwrap_or_else(|| summary.clone()),
                     outcome: *outcome,
                     duration_ms: *duration_ms,
                 });
@@ -196,6 +197,7 @@ mod tests {
             outcome,
             duration_ms: 0,
             kind: octo_agent::OutputKind::Plain,
+            summary: String::new(),
         }
     }
 

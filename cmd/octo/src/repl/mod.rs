@@ -14,6 +14,7 @@ use std::process::ExitCode;
 mod editor;
 mod input;
 mod invoke;
+mod key;
 mod memory;
 mod paint;
 mod rewind;
@@ -60,6 +61,18 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     save_history(&mut ed, &repl.history);
     crate::launch::stop_processes(&repl.session);
     Ok(ExitCode::SUCCESS)
+}
+
+/// One turn on a terminal for a one-shot run: streamed and redrawn as the REPL shows it, with
+/// its spinner, approvals and questions; what the turn amounted to.
+pub async fn run_once(
+    session: &Session,
+    message: octo_app::skills::Prepared,
+    show_thinking: bool,
+) -> anyhow::Result<octo_app::TurnSummary> {
+    let config = rustyline::Config::builder().auto_add_history(false).build();
+    let ed: Ed = Editor::with_config(config)?;
+    Ok(turn::turn_summarized(session, ed, message, show_thinking).await?.1)
 }
 
 /// The launcher and the first session: the setup wizard on a first run, a new session when the

@@ -4,12 +4,12 @@
 //! an interactive terminal does: the spinner, reading answers to approvals and questions, Ctrl-C.
 
 use super::editor::{read_line, read_line_with, Ed};
+use super::key::Key;
 use super::paint::{checklist, paint};
 use crate::out;
 use crate::output::first_line;
 use crate::sanitize::{visible, Filter, Mode};
 use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRenderer, TurnSummary};
-use rustyline::error::ReadlineError;
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -115,11 +115,7 @@ impl TurnRenderer for ReplOutput {
             }
             AgentEvent::ApprovalRequired { request, .. } => {
                 self.waiting = false;
-                let line = format!("? {} wants to run: {}", request.tool, request.summary);
-                out::status(&paint("33", &visible(&line)));
-                if let Some(r) = &request.reason {
-                    out::status(&visible(&format!("  ({r})")));
-                }
+                show_request(request);
             }
             AgentEvent::QuestionAsked { question, options, .. } => {
                 out::status(&paint("33", &visible(&format!("? {question}"))));
@@ -214,6 +210,31 @@ fn subagent_progress(data: &serde_json::Value) {
     }
 }
 
+/// An approval: what the call would do (the command and where it runs, the diff of an edit, the
+/// head of a new file) before the question.
+fn show_request(request: &octo_app::ApprovalRequest) {
+    let line = format!("? {} wants to {}: {}", request.tool, request.action, request.summary);
+    out::status(&paint("33", &visible(&line)));
+    if let Some(cwd) = &request.cwd {
+        out::status(&paint("2", &visible(&format!("  in {cwd}"))));
+    }
+    if let Some(r) = &request.reason {
+        out::status(&visible(&format!("  ({r})")));
+    }
+    if let Some(p) = &request.preview {
+        match p.kind {
+            OutputKind::Diff => {
+                print_diff(&p.text);
+            }
+            _ => {
+                for l in visible(&p.text).lines().take(40) {
+                    out::status(&paint("2", &format!("  {l}")));
+                }
+            }
+        }
+    }
+}
+
 /// How a tool call ended: its diff, a tick, or why it did not run.
 fn tool_end(name: &str, output: &str, outcome: ToolOutcome, duration_ms: u64, kind: OutputKind) {
     let line = match (outcome, kind) {
@@ -246,14 +267,14 @@ fn clear_spinner(drawn: &mut bool) {
 async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::ApprovalRequest) -> Ed {
     let field = request.editable.clone();
     let prompt = if field.is_some() {
-        "  allow? [y]es / [n]o / [a]lways / [e]dit: "
+        "  allow? [y]es / [n]o / [a]lways / [e]dit (Esc: no) "
     } else {
-        "  allow? [y]es / [n]o / [a]lways: "
+        "  allow? [y]es / [n]o / [a]lways (Esc: no) "
     };
-    let (mut ed, answer) = read_line(ed, prompt).await;
-    let answer = match answer {
-        Ok(a) => a.trim().to_ascii_lowercase(),
-        Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
+    let key = super::key::read_key(prompt).await;
+    let mut ed = ed;
+    let _ = match (key, field) {
+        (Key::Interrupt | Key::Eof, _) => {
             // Cancel first: then no further request can start between the refusal and the
             // cancellation.
             session.abort();
@@ -261,12 +282,9 @@ async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::Approv
             out::status(&paint("2", "  cancelled"));
             return ed;
         }
-        Err(_) => String::new(),
-    };
-    let _ = match (answer.as_str(), field) {
-        ("y" | "yes", _) => session.approve(id),
-        ("a" | "always", _) => session.approve_always(id),
-        ("e" | "edit", Some(field)) => {
+        (Key::Char('y'), _) => session.approve(id),
+        (Key::Char('a'), _) => session.approve_always(id),
+        (Key::Char('e'), Some(field)) => {
             let current = request.input.get(&field).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
             let (e, edited) = read_line_with(ed, "  run instead: ", current).await;
             ed = e;
@@ -311,13 +329,23 @@ fn announce(notify: octo_app::config::Notify, took: std::time::Duration) {
 /// Runs one turn, rendering its events; Ctrl-C cancels it.
 pub(super) async fn turn(
     session: &Session,
-    mut ed: Ed,
+    ed: Ed,
     message: impl Into<octo_app::skills::Prepared>,
     show_thinking: bool,
 ) -> anyhow::Result<Ed> {
+    Ok(turn_summarized(session, ed, message.into(), show_thinking).await?.0)
+}
+
+/// [`turn`], also returning what the turn amounted to.
+pub(super) async fn turn_summarized(
+    session: &Session,
+    mut ed: Ed,
+    message: octo_app::skills::Prepared,
+    show_thinking: bool,
+) -> anyhow::Result<(Ed, TurnSummary)> {
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
-    session.prompt_prepared(message.into())?;
+    session.prompt_prepared(message)?;
     let mut view = ReplOutput::new(show_thinking);
     let mut fold = TurnFold::new();
     let spinner = std::io::stderr().is_terminal();
@@ -366,10 +394,11 @@ pub(super) async fn turn(
             _ => {}
         }
         if done {
-            view.finish(&session.summarize(&fold));
+            let summary = session.summarize(&fold);
+            view.finish(&summary);
             let notify = session.config().map(|c| c.notify).unwrap_or_default();
             announce(notify, started.elapsed());
-            return Ok(ed);
+            return Ok((ed, summary));
         }
     }
 }

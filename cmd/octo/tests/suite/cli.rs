@@ -115,6 +115,47 @@ async fn a_tool_loop_edits_a_file() {
     assert_eq!(std::fs::read_to_string(home.workspace().join("lib.rs")).unwrap(), "fn a() -> u8 { 1 }\n");
 }
 
+/// Without a terminal, a one-shot whose edit and command were refused says so after the answer,
+/// with what would allow each, and exits with 3: the model's "fixed it" is not the last word.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_headless_one_shot_says_what_it_could_not_do() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "toolu_1",
+                    "edit_file",
+                    json!({"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
+                )
+                .tool_use("toolu_2", "terminal", json!({"command": "pytest -q"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Fixed add; both tests pass.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("calc.py", "def add(a, b):\n    return a - b\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--no-save", "fix the failing test"]);
+    let out = assert_async(c).await.code(3).stdout("Fixed add; both tests pass.\n").get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("2 calls were not run"), "{stderr}");
+    assert!(
+        stderr.contains("edit_file calc.py [denied_unattended]")
+            && stderr.contains("--permission-mode accept-edits"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("terminal pytest -q") && stderr.contains("allow = [\"terminal(pytest*)\"]"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.workspace().join("calc.py")).unwrap(),
+        "def add(a, b):\n    return a - b\n"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn headless_runs_deny_what_would_need_approval() {
     let llm = MockLlm::start().await;
@@ -128,7 +169,8 @@ async fn headless_runs_deny_what_would_need_approval() {
     let home = home_for(&llm);
     let mut c = octo(&home);
     c.args(["--output-format", "json", "write x.txt"]);
-    let out = assert_async(c).await.success().get_output().stdout.clone();
+    // Cut short by a refusal: a distinct exit status.
+    let out = assert_async(c).await.code(3).get_output().stdout.clone();
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["answer"], "I could not write it.");
     assert_eq!(v["denied_tool_calls"], json!(["write_file"]));
@@ -180,7 +222,7 @@ async fn json_output_reports_every_outcome_kind() {
     home.write("README.md", "# readme\n").unwrap();
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--permission-mode", "plan", "--no-save", "look around"]);
-    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
     assert_eq!(
         outcomes(&v),
         ["hard_denied", "denied_by_rule", "blocked_by_plan_mode", "unknown_tool", "ran"],
@@ -192,14 +234,14 @@ async fn json_output_reports_every_outcome_kind() {
 
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--no-save", "write y"]);
-    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
     assert_eq!(outcomes(&v), ["denied_unattended"], "nobody could be asked: {v}");
 
     // Auto mode lets the call run; the tool's own question about leaving the workspace then
     // finds nobody to ask, and says so.
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--permission-mode", "auto", "--no-save", "write outside"]);
-    let v = json_of(&assert_async(c).await.success().get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
     assert_eq!(outcomes(&v), ["denied_unattended"], "{v}");
     assert!(!home.workspace().join("../outside.txt").exists());
 }

@@ -119,7 +119,7 @@ async fn approvals_are_asked_inline() {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("write a.txt").unwrap();
-        p.exp_string("write_file wants to run: ").unwrap();
+        p.exp_string("write_file wants to write: ").unwrap();
         p.exp_string("allow?").unwrap();
         p.send_line("y").unwrap();
         p.exp_string("Wrote it.").unwrap();
@@ -130,6 +130,102 @@ async fn approvals_are_asked_inline() {
     .await
     .unwrap();
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "A");
+}
+
+/// An edit's approval shows the diff before the question, says "edit", and takes one key (no
+/// Enter); a command's shows where it runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_approval_shows_the_diff_first_and_takes_one_key() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "toolu_1",
+                    "edit_file",
+                    json!({"path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().tool_use("toolu_2", "terminal", json!({"command": "echo checked"})).sse()),
+        Scripted::sse(Reply::new().text("Fixed.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("calc.py", "def add(a, b):\n    return a - b\n").unwrap();
+    let cmd = octo(&home, &["--no-save"]);
+    let ws = home.workspace();
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("fix add").unwrap();
+        p.exp_string("edit_file wants to edit: ").unwrap();
+        let before = p.exp_string("allow?").unwrap();
+        assert!(before.contains("-    return a - b") && before.contains("+    return a + b"), "{before:?}");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("calc.py")).unwrap(),
+            "def add(a, b):\n    return a - b\n"
+        );
+        // One key, no Enter.
+        p.send("y").unwrap();
+        p.flush().unwrap();
+        p.exp_string("terminal wants to run: echo checked").unwrap();
+        p.exp_string(&format!("in {}", ws.display())).unwrap();
+        p.exp_string("allow?").unwrap();
+        p.send("y").unwrap();
+        p.flush().unwrap();
+        p.exp_string("Fixed.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/exit").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(home.workspace().join("calc.py")).unwrap(),
+        "def add(a, b):\n    return a + b\n"
+    );
+}
+
+/// A one-shot on a terminal asks for its approvals as the REPL does (with the diff first), and
+/// the edit happens; it streams its answer and exits with 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_one_shot_on_a_terminal_asks_for_its_approvals() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "toolu_1",
+                    "edit_file",
+                    json!({"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Fixed `add`.").chunk_size(3).sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("calc.py", "def add(a, b):\n    return a - b\n").unwrap();
+    let cmd = octo(&home, &["--no-save", "fix add"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        let before = p.exp_string("allow?").unwrap();
+        assert!(
+            before.contains("edit_file wants to edit") && before.contains("+    return a + b"),
+            "{before:?}"
+        );
+        p.send("y").unwrap();
+        p.flush().unwrap();
+        p.exp_string("Fixed").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(home.workspace().join("calc.py")).unwrap(),
+        "def add(a, b):\n    return a + b\n"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -311,8 +407,10 @@ async fn approvals_echo_once_take_edits_and_ctrl_c() {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("run it").unwrap();
-        p.exp_string("[e]dit: ").unwrap();
-        p.send_line("e").unwrap();
+        p.exp_string("[e]dit (Esc: no)").unwrap();
+        // One key: no Enter.
+        p.send("e").unwrap();
+        p.flush().unwrap();
         p.exp_string("run instead: ").unwrap();
         // Ctrl-U clears the pre-filled command.
         p.send_control('u').unwrap();
@@ -322,7 +420,7 @@ async fn approvals_echo_once_take_edits_and_ctrl_c() {
         assert_eq!(shown.matches("allow?").count(), 0, "asked once: {shown:?}");
         p.exp_string("octo> ").unwrap();
         p.send_line("again").unwrap();
-        p.exp_string("[e]dit: ").unwrap();
+        p.exp_string("[e]dit (Esc: no)").unwrap();
         p.send_control('c').unwrap();
         let shown = p.exp_string("octo> ").unwrap();
         assert!(shown.contains("cancelled"), "{shown:?}");
@@ -616,7 +714,7 @@ async fn a_projects_mcp_server_is_approved_called_and_its_prompts_run() {
         p.send_line("y").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("add two and three").unwrap();
-        p.exp_string("mcp__proj__add wants to run").unwrap();
+        p.exp_string("mcp__proj__add wants to use").unwrap();
         p.exp_string("allow?").unwrap();
         p.send_line("y").unwrap();
         p.exp_string("The sum is 5.").unwrap();

@@ -38,7 +38,8 @@ async fn an_auto_mode_model_cannot_escape_the_workspace() {
     c.args(["--permission-mode", "auto", "--no-save", "try everything"]);
     let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    // Some attempts are refused outright (a hard deny): the run says so and exits with 3.
+    assert!(out.status.success() || out.status.code() == Some(3), "{stderr}");
     std::thread::sleep(std::time::Duration::from_millis(300));
     for gone in
         ["home/.bashrc", "escape.txt", "abs.txt", "link.txt", "late.txt", "unshared.txt", "escalated.txt"]

@@ -232,9 +232,12 @@ fn approval_request(
         summary.unwrap_or_else(|| agent.tools.summary(&call.name, &call.input)),
     );
     request.reason = reason;
+    request.action = meta.verb().to_owned();
     if let crate::spec::Subject::Command { field } = &meta.subject {
         request.editable = Some(field.clone());
+        request.cwd = Some(agent.config.cwd.display().to_string());
     }
+    request.preview = agent.tools.get(&call.name).and_then(|t| t.preview(&call.input, &agent.config.cwd));
     request
 }
 
@@ -366,8 +369,10 @@ async fn finish(
         Some(m) if outcome == ToolOutcome::Ran => m.output,
         _ => OutputKind::Plain,
     };
+    let summary = agent.tools.summary(&call.name, &call.input);
     ch.emit(AgentEvent::ToolCallEnd {
         id: call.id.clone(),
+        summary,
         name: call.name,
         output: output.text_content(),
         is_error: output.is_error,

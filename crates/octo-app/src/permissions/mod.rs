@@ -8,6 +8,7 @@
 
 mod check;
 mod engine;
+mod hint;
 mod limits;
 mod mode;
 mod protect;
@@ -18,6 +19,7 @@ mod target;
 mod tests;
 
 pub use engine::PermissionEngine;
+pub use hint::allow_hint;
 pub use mode::{Mode, UnknownMode};
 pub use rules::{normalize_command, Action, Rule, RuleError, RuleSet};
 pub use scope::Scope;

@@ -282,6 +282,13 @@ impl Session {
         self.setup.tools.spawner.as_ref()
     }
 
+    /// How the user could allow a call that was refused (the flag or the rule to add), for a
+    /// summary after a headless run.
+    pub fn allow_hint(&self, call: &crate::fold::ToolCallRecord) -> String {
+        let meta = self.setup.tools.registry.meta(&call.name);
+        crate::permissions::allow_hint(&call.name, meta, &call.summary, call.outcome)
+    }
+
     /// The directory the session works in.
     pub fn workspace(&self) -> &std::path::Path {
         &self.setup.workspace

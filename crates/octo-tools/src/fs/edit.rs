@@ -4,8 +4,8 @@ use super::atomic::{unified_diff, write_atomic};
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
-    async_trait, parse_input, Access, OutputKind, Subject, ToolContext, ToolDefinition, ToolExecutor,
-    ToolMeta, ToolOutput,
+    async_trait, parse_input, Access, OutputKind, Preview, Subject, ToolContext, ToolDefinition,
+    ToolExecutor, ToolMeta, ToolOutput,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -181,10 +181,23 @@ fn edit_blocking(
     Ok(format!("edited {label}\n{}", unified_diff(label, &original, &content)))
 }
 
+/// The diff `edits` would make to the file at `path_arg` (nothing is written); `None` when the
+/// file cannot be read or an edit would not apply (running the call says why).
+fn preview_edits(cwd: &Path, path_arg: &str, edits: &[Edit]) -> Option<Preview> {
+    let path = resolve(cwd, path_arg);
+    let original = std::fs::read_to_string(&path).ok()?;
+    let mut content = original.clone();
+    for edit in edits {
+        content = apply_edit(&content, edit).ok()?;
+    }
+    Some(Preview::diff(unified_diff(&display_relative(&path, cwd), &original, &content)))
+}
+
 /// What both edit tools declare: a write at `path`, whose replaced and replacing text may be
 /// shortened in old history, with a diff as output.
 fn edit_meta() -> ToolMeta {
     ToolMeta::writes()
+        .action("edit")
         .subject(Subject::path("path", Access::Write))
         .reclaimable(&["old_string", "new_string"])
         .output(OutputKind::Diff)
@@ -239,6 +252,12 @@ impl ToolExecutor for EditFile {
 
     fn meta(&self) -> ToolMeta {
         edit_meta().aliases(&["Edit", "NotebookEdit"])
+    }
+
+    fn preview(&self, input: &Value, cwd: &Path) -> Option<Preview> {
+        let i: EditInput = serde_json::from_value(input.clone()).ok()?;
+        let edit = Edit { old_string: i.old_string, new_string: i.new_string, replace_all: i.replace_all };
+        preview_edits(cwd, &i.path, std::slice::from_ref(&edit))
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
@@ -319,6 +338,11 @@ impl ToolExecutor for MultiEdit {
 
     fn meta(&self) -> ToolMeta {
         edit_meta().aliases(&["MultiEdit", "Edit", "NotebookEdit"])
+    }
+
+    fn preview(&self, input: &Value, cwd: &Path) -> Option<Preview> {
+        let i: MultiInput = serde_json::from_value(input.clone()).ok()?;
+        preview_edits(cwd, &i.path, &i.edits)
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {

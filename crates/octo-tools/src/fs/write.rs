@@ -4,12 +4,15 @@ use super::atomic::{unified_diff, write_atomic};
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
-    async_trait, parse_input, Access, OutputKind, Subject, ToolContext, ToolDefinition, ToolExecutor,
-    ToolMeta, ToolOutput,
+    async_trait, parse_input, Access, OutputKind, Preview, Subject, ToolContext, ToolDefinition,
+    ToolExecutor, ToolMeta, ToolOutput,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
+
+/// Lines of a new file shown before it is written.
+const PREVIEW_LINES: usize = 20;
 
 /// Writes whole files.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +61,23 @@ impl ToolExecutor for WriteFile {
             .reclaimable(&["content"])
             .output(OutputKind::Diff)
             .aliases(&["Write"])
+            .action("write")
+    }
+
+    fn preview(&self, input: &Value, cwd: &std::path::Path) -> Option<Preview> {
+        let i: Input = serde_json::from_value(input.clone()).ok()?;
+        let path = resolve(cwd, &i.path);
+        let label = display_relative(&path, cwd);
+        Some(match std::fs::read(&path) {
+            Ok(old) => Preview::diff(unified_diff(&label, &String::from_utf8_lossy(&old), &i.content)),
+            Err(_) => {
+                let lines = i.content.lines().count();
+                let head: Vec<&str> = i.content.lines().take(PREVIEW_LINES).collect();
+                let more = lines.saturating_sub(PREVIEW_LINES);
+                let rest = if more > 0 { format!("\n[... {more} more lines]") } else { String::new() };
+                Preview::text(format!("new file {label}, {lines} lines:\n{}{rest}", head.join("\n")))
+            }
+        })
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
