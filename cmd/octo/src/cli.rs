@@ -16,15 +16,19 @@ Environment:
   OCTO_KEYRING_FILE      keep API keys in this private file instead of the OS keyring
   OCTO_NO_KEYRING        use no key store; keys come from the environment only
   NO_COLOR               plain output
-  ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, ...  the vendors' usual key variables";
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, ...  the vendors' usual key variables
+
+Exit status: 0 done, 1 failed, 2 usage or setup error, 3 cut short (a call was refused),
+130 interrupted.";
 
 /// octo — an AI coding agent for the terminal that works with any model.
 ///
 /// Run `octo` on a terminal for the interactive REPL (type /help there). Give it a prompt to run
 /// one task and exit (`octo "fix the failing test"`), pipe one in (`git diff | octo "review
 /// this"`), or use -p. It reads, searches and edits files and runs commands in the workspace,
-/// asking before anything risky (headless runs deny what would need an answer unless
-/// --permission-mode allows it).
+/// asking before anything risky — on a terminal a one-shot asks too; without one, what would
+/// need an answer is refused (unless --permission-mode allows it), and the run ends by saying
+/// what and how to allow it, with exit status 3.
 ///
 /// Skills and custom commands (Claude Code's `.claude/skills`, `.claude/commands` and octo's
 /// `.octo/...`, in the project and in your home) run as `/name args`, in the REPL or as the
