@@ -3,7 +3,7 @@
 //! each value remembering where it came from.
 //!
 //! The rooms, leaf first: [`types`] (the error, sources, the environment lookup) → the sections
-//! ([`endpoints`], [`sections`], [`sandbox`], [`channels`]) → [`file`] (a file as written) →
+//! ([`endpoints`], [`sections`], [`sandbox`], [`channels`]) → [`mod@file`] (a file as written) →
 //! [`load`] (the effective [`Config`] and its loading) → `apply` (one step per section of a
 //! layer) and `show`. This module only names them.
 

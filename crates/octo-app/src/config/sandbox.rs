@@ -1,5 +1,5 @@
 //! The OS sandbox's settings: the `sandbox*` keys of the config files, `OCTO_SANDBOX`,
-//! `--sandbox`, and the [`Sandbox`] a session's commands (and hooks) run in.
+//! `--sandbox`, and the [`octo_tools::shell::sandbox::Sandbox`] a session's commands (and hooks) run in.
 //!
 //! The user's config, the environment and the flag may set anything. A project's config may only
 //! tighten: a stricter mode, `required`, no network, sandboxed hooks; it cannot switch the
