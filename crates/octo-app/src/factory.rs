@@ -83,6 +83,8 @@ pub struct LocalOptions {
     pub threads: Option<usize>,
     /// Sampling temperature.
     pub temperature: Option<f32>,
+    /// Whether the model gets tools (`None`: by its size).
+    pub tools: Option<bool>,
 }
 
 /// An endpoint and model, resolved and ready to build a client.
@@ -365,6 +367,7 @@ fn resolve_local(
             context_size: ep.context_size,
             threads: ep.threads,
             temperature: ep.temperature,
+            tools: ep.tools,
         },
         preset: None,
     })
@@ -467,6 +470,7 @@ fn build_local(r: &Resolved, notes: &mut Vec<String>) -> Result<Arc<dyn Sender>,
         threads: r.local.threads,
         temperature: r.local.temperature,
         max_tokens: r.max_tokens,
+        tools: r.local.tools,
     };
     let sender = octo_provider_local::LocalSender::new(config)
         .map_err(|e| EndpointError::Invalid { endpoint: r.endpoint.clone(), message: e.to_string() })?;

@@ -131,7 +131,8 @@ pub use session::{
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.
 pub use octo_agent::{
     AgentEvent, ApprovalDecision, ApprovalRequest, CancellationToken, CompactReason, ContentBlock, ErrorKind,
-    ImageSource, Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, TurnEndReason, Usage,
+    ImageSource, Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, ToolResultPart,
+    TurnEndReason, Usage,
 };
 
 /// An HTTP client set up like the providers' (TLS roots, proxies from the environment, no overall

@@ -28,7 +28,13 @@ pub struct LocalConfig {
     pub temperature: Option<f32>,
     /// Output cap per request when the request gives none (default 2048).
     pub max_tokens: Option<u32>,
+    /// Whether the model is offered tools: `None` decides by its size (a model of fewer than a
+    /// billion parameters runs as plain chat: it cannot keep to a tool-call format).
+    pub tools: Option<bool>,
 }
+
+/// Parameters below which a model runs as plain chat unless told otherwise.
+pub const TOOL_PARAMS: u64 = 1_000_000_000;
 
 impl LocalConfig {
     /// The model at `path`, with the defaults.
@@ -40,6 +46,7 @@ impl LocalConfig {
             threads: None,
             temperature: None,
             max_tokens: None,
+            tools: None,
         }
     }
 }
@@ -56,6 +63,8 @@ pub struct LocalSender {
     max_tokens: u32,
     notice: Option<String>,
     stats: Arc<Mutex<Stats>>,
+    /// Offered no tools (too small for a tool-call format, or told so).
+    chat_only: bool,
 }
 
 impl std::fmt::Debug for LocalSender {
@@ -84,6 +93,18 @@ impl LocalSender {
                 )),
             ),
         };
+        let params = model.n_params();
+        let chat_only = config.tools.map_or(params < TOOL_PARAMS, |t| !t);
+        let notice = match (notice, chat_only && config.tools.is_none()) {
+            (n, false) => n,
+            (n, true) => {
+                let small = format!(
+                    "this model has {} million parameters, too few to keep to a tool-call format: it runs as plain chat, without tools (set `tools = true` in its [endpoints.<id>] table to try them anyway, or `octo models pull qwen2.5-coder-1.5b` for one that can)",
+                    params / 1_000_000
+                );
+                Some(n.map_or(small.clone(), |n| format!("{n}; {small}")))
+            }
+        };
         let trained = model.n_ctx_train().max(512);
         let n_ctx = config.context_size.unwrap_or(DEFAULT_CONTEXT).clamp(512, trained);
         let settings = Settings {
@@ -103,12 +124,18 @@ impl LocalSender {
             max_tokens: config.max_tokens.unwrap_or(2048),
             notice,
             stats,
+            chat_only,
         })
     }
 
     /// A note for the user about how the model is run (a fallback chat template), if any.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
+    }
+
+    /// Whether the model is offered no tools.
+    pub fn chat_only(&self) -> bool {
+        self.chat_only
     }
 
     /// The context size in tokens.
@@ -177,11 +204,11 @@ impl Sender for LocalSender {
     }
 
     fn as_tool(&self) -> Option<&dyn ToolSender> {
-        Some(self)
+        (!self.chat_only).then_some(self as &dyn ToolSender)
     }
 
     fn as_tool_streaming(&self) -> Option<&dyn ToolStreamingSender> {
-        Some(self)
+        (!self.chat_only).then_some(self as &dyn ToolStreamingSender)
     }
 
     fn context_window(&self) -> Option<u64> {

@@ -362,6 +362,21 @@ impl State {
                 Pushed::Stop => return Ok(Some(StopReason::StopSequence)),
                 Pushed::More => {}
             }
+            if answer.produced.is_multiple_of(16) {
+                let runaway = (answer.generic && answer.text.len() > MAX_CALL_BYTES)
+                    .then(|| format!("a tool call grew past {} KB", MAX_CALL_BYTES / 1024));
+                if let Some(why) = runaway.or_else(|| degenerate(&answer.text)) {
+                    return Err(ProviderError::InvalidRequest {
+                        status: None,
+                        message: format!(
+                            "the local model stopped making sense after {} tokens ({why}), so octo stopped it. A model this small may not manage this task{}: try a larger one (octo models pull qwen2.5-coder-1.5b){}",
+                            answer.produced,
+                            if answer.generic { " with tools" } else { "" },
+                            if answer.generic { ", or --no-tools" } else { "" }
+                        ),
+                    });
+                }
+            }
             batch.clear();
             let pos = i32::try_from(self.cached.len()).unwrap_or(i32::MAX);
             batch.add(token, pos, &[0], true).map_err(|e| engine(e.to_string()))?;
@@ -452,6 +467,33 @@ impl Answer<'_> {
     }
 }
 
+/// The longest answer in the JSON tool-call scheme: beyond it a call's arguments are runaway.
+const MAX_CALL_BYTES: usize = 32 * 1024;
+/// How much of the answer's end is looked at for a loop.
+const LOOP_WINDOW: usize = 400;
+/// The longest run that counts as one repeated piece (a phrase, a digit pattern).
+const LOOP_PERIOD: usize = 40;
+
+/// Whether the answer has degenerated: its last [`LOOP_WINDOW`] bytes are one short piece
+/// repeated (`1234567890123…`, the same phrase again and again), or whitespace only. Such an
+/// answer never ends on its own; it only burns the output cap.
+fn degenerate(text: &str) -> Option<String> {
+    if text.len() < LOOP_WINDOW {
+        return None;
+    }
+    let mut start = text.len() - LOOP_WINDOW;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &text.as_bytes()[start..];
+    if tail.iter().all(u8::is_ascii_whitespace) {
+        return Some("nothing but blank space".to_owned());
+    }
+    let period = (1..=LOOP_PERIOD).find(|&p| (p..tail.len()).all(|i| tail[i] == tail[i - p]))?;
+    let piece = String::from_utf8_lossy(&tail[tail.len() - period..]).into_owned();
+    Some(format!("it repeated `{}` over and over", piece.escape_debug()))
+}
+
 /// Where the first stop sequence starts in `text`, looking only at what the piece from `from`
 /// could have completed.
 fn stop_in(text: &str, from: usize, stops: &[String]) -> Option<usize> {
@@ -528,6 +570,23 @@ fn regex_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod degenerate_tests {
+    use super::degenerate;
+
+    #[test]
+    fn loops_and_blank_runs_are_degenerate_and_prose_is_not() {
+        let digits = format!("{{\"tool_call\": {{\"arguments\": {{\"id\": \"{}", "1234567890".repeat(60));
+        assert!(degenerate(&digits).unwrap().contains("1234567890"), "{:?}", degenerate(&digits));
+        assert!(degenerate(&"the same line\n".repeat(60)).is_some());
+        assert!(degenerate(&format!("ok{}", " ".repeat(500))).unwrap().contains("blank"));
+        let prose = "A hash map stores values under keys and finds them again in constant time on average. ".repeat(3)
+            + "It hashes each key to a bucket; collisions are chained or probed. Resizing keeps the load low, and a good hash spreads keys evenly so that lookups stay fast even as the table grows.";
+        assert_eq!(degenerate(&prose), None);
+        assert_eq!(degenerate("short"), None);
+    }
 }
 
 #[cfg(test)]

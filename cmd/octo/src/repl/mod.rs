@@ -179,6 +179,10 @@ impl Repl<'_> {
                 ed
             }
             slash::Line::Exit => return Ok(Flow::Leave(ed)),
+            slash::Line::Expand => {
+                expand(&self.session).await;
+                ed
+            }
             slash::Line::Shared(command) => self.command(ed, command).await?,
             slash::Line::Other(name, _) if name.starts_with("/mcp__") => {
                 match mcp_prompt(&self.session, line.trim()).await {
@@ -229,6 +233,27 @@ impl Repl<'_> {
             ));
         }
         Ok(ed)
+    }
+}
+
+/// `/expand`: the last tool call's output, whole.
+async fn expand(session: &Session) {
+    let history = session.history().await.unwrap_or_default();
+    let last = history.iter().rev().flat_map(|m| m.content.iter().rev()).find_map(|b| match b {
+        octo_app::ContentBlock::ToolResult { content, .. } => Some(content),
+        _ => None,
+    });
+    match last {
+        None => out::status("no tool output yet"),
+        Some(parts) => {
+            for p in parts {
+                if let octo_app::ToolResultPart::Text { text } = p {
+                    for l in text.lines() {
+                        out::status(&visible(&format!("  {l}")));
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -18,6 +18,8 @@ pub(super) enum Line<'a> {
     Shared(SessionCommand),
     /// `/exit` or `/quit`.
     Exit,
+    /// `/expand`.
+    Expand,
     /// A command with an argument it does not take, or one the REPL does not offer.
     Invalid(String),
     /// Another `/word`: a skill, a custom command, an MCP prompt, or unknown.
@@ -36,7 +38,11 @@ pub(super) fn read(line: &str) -> Line<'_> {
         Parsed::Invalid(why) => Line::Invalid(why),
         Parsed::Other(name, arg) if OWN.iter().any(|c| c.name == name) => {
             if arg.is_empty() {
-                Line::Exit
+                if name == "/expand" {
+                    Line::Expand
+                } else {
+                    Line::Exit
+                }
             } else {
                 Line::Invalid(format!("{name} takes no argument (got `{arg}`). Usage: {name}"))
             }
@@ -138,6 +144,7 @@ mod tests {
         assert!(matches!(read("/exit now"), Line::Invalid(m) if m.contains("Usage: /exit")));
         assert!(matches!(read("/stop"), Line::Invalid(m) if m.contains("Ctrl-C")));
         assert_eq!(read("/quit"), Line::Exit);
+        assert_eq!(read("/expand"), Line::Expand);
         assert_eq!(read("/compactx the widget"), Line::Other("/compactx", "the widget"));
         assert_eq!(read("/review src/lib.rs"), Line::Other("/review", "src/lib.rs"));
         assert_eq!(read("/usr/bin/env is broken"), Line::Message);

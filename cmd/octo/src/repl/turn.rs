@@ -13,6 +13,9 @@ use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRende
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
 
+/// Lines of a command's output shown under it when the config says nothing.
+const DEFAULT_TAIL: usize = 4;
+
 const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /// Renders a turn's events on the terminal.
@@ -27,10 +30,12 @@ pub(super) struct ReplOutput {
     waiting: bool,
     /// Output tokens so far, for the spinner.
     tokens: u64,
+    /// Lines of a command's output shown under it.
+    tail: usize,
 }
 
 impl ReplOutput {
-    fn new(show_thinking: bool) -> Self {
+    fn new(show_thinking: bool, tail: usize) -> Self {
         use std::io::IsTerminal;
         let stdout = std::io::stdout();
         let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
@@ -42,6 +47,7 @@ impl ReplOutput {
             show_thinking,
             waiting: true,
             tokens: 0,
+            tail,
         }
     }
 
@@ -111,7 +117,7 @@ impl TurnRenderer for ReplOutput {
                 }
             }
             AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
-                tool_end(name, output, *outcome, *duration_ms, *kind);
+                tool_end(name, output, *outcome, *duration_ms, *kind, self.tail);
             }
             AgentEvent::ApprovalRequired { request, .. } => {
                 self.waiting = false;
@@ -236,21 +242,77 @@ fn show_request(request: &octo_app::ApprovalRequest) {
 }
 
 /// How a tool call ended: its diff, a tick, or why it did not run.
-fn tool_end(name: &str, output: &str, outcome: ToolOutcome, duration_ms: u64, kind: OutputKind) {
-    let line = match (outcome, kind) {
+fn tool_end(name: &str, output: &str, outcome: ToolOutcome, duration_ms: u64, kind: OutputKind, tail: usize) {
+    let (body, status) = split_status(output);
+    match (outcome, kind) {
         (ToolOutcome::Ran, OutputKind::Diff) => {
             print_diff(output);
             return;
         }
         // The checklist was shown when it changed.
         (ToolOutcome::Ran, OutputKind::Todos) => return,
-        (ToolOutcome::Ran, _) => paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))),
-        (ToolOutcome::Failed, _) => {
-            paint("31", &visible(&format!("  ✗ {name}: {}", first_line(output, 200))))
+        (ToolOutcome::Ran, _) => {
+            out::status(&paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))));
         }
-        (other, _) => paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(output, 200)))),
-    };
-    out::status(&line);
+        (ToolOutcome::Failed, _) => {
+            let how = status.map_or_else(|| first_line(body, 200), str::to_owned);
+            out::status(&paint("31", &visible(&format!("  ✗ {name} failed: {how} ({duration_ms} ms)"))));
+        }
+        (other, _) => {
+            out::status(&paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(body, 200)))));
+            return;
+        }
+    }
+    let (lines, sandbox) = tail_of(body, if outcome == ToolOutcome::Failed { tail.max(6) } else { tail });
+    for l in &lines {
+        out::status(&paint("2", &visible(&format!("    {l}"))));
+    }
+    if let Some(what) = sandbox {
+        out::status(&paint("33", &visible(&format!(
+            "    ⛔ the OS sandbox likely stopped it: {what}. The model may run it again outside the sandbox (you will be asked), or set `sandbox` in config.toml"
+        ))));
+    }
+}
+
+/// A command's output and its closing status line (`[exit code 1]`, `[timed out …]`).
+fn split_status(output: &str) -> (&str, Option<&str>) {
+    let trimmed = output.trim_end();
+    match trimmed.rsplit_once('\n') {
+        Some((body, last))
+            if last.starts_with('[')
+                && last.ends_with(']')
+                && !last.starts_with("[This may be the OS sandbox") =>
+        {
+            (body, Some(last.trim_matches(['[', ']'])))
+        }
+        _ => (trimmed, None),
+    }
+}
+
+/// The last `n` lines of a tool's output (what the sandbox note says taken out), and what the
+/// sandbox refused when the output says it is the likely cause.
+fn tail_of(body: &str, n: usize) -> (Vec<String>, Option<String>) {
+    let mut sandbox = None;
+    let mut lines: Vec<&str> = Vec::new();
+    for l in body.lines() {
+        match l.strip_prefix("[This may be the OS sandbox: ") {
+            Some(rest) => sandbox = rest.split(". If").next().map(str::to_owned),
+            None => lines.push(l),
+        }
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty() || l.starts_with("[exit code")) {
+        lines.pop();
+    }
+    if lines.first() == Some(&"(no output)") {
+        lines.clear();
+    }
+    let skip = lines.len().saturating_sub(n);
+    let mut out: Vec<String> = Vec::new();
+    if skip > 0 && n > 0 {
+        out.push(format!("… {skip} more lines (/expand shows them)"));
+    }
+    out.extend(lines[skip..].iter().map(|l| first_line(l, 200)));
+    (if n == 0 { Vec::new() } else { out }, sandbox)
 }
 
 /// Clears the spinner line if one is drawn.
@@ -346,7 +408,8 @@ pub(super) async fn turn_summarized(
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
     session.prompt_prepared(message)?;
-    let mut view = ReplOutput::new(show_thinking);
+    let tail = session.config().map_or(DEFAULT_TAIL, |c| c.tool_output_lines);
+    let mut view = ReplOutput::new(show_thinking, tail);
     let mut fold = TurnFold::new();
     let spinner = std::io::stderr().is_terminal();
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));

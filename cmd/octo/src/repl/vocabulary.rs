@@ -32,6 +32,12 @@ pub(super) const OFFERED: &[&str] = &[
 
 /// The REPL's own commands.
 pub(super) const OWN: &[CommandSpec] = &[
+    CommandSpec {
+        name: "/expand",
+        usage: "/expand",
+        about: "the last tool output, whole",
+        takes: Takes::Nothing,
+    },
     CommandSpec { name: "/exit", usage: "/exit", about: "leave (also /quit, Ctrl-D)", takes: Takes::Nothing },
     CommandSpec { name: "/quit", usage: "/quit", about: "leave", takes: Takes::Nothing },
 ];

@@ -59,6 +59,27 @@ fn local_model_is_the_fallback_when_nothing_is_configured() {
         .stdout(predicate::str::contains("smollm2-135m").and(predicate::str::contains("94 MB")));
 }
 
+/// The first question a new user asks, with nothing configured but the pulled test model (too
+/// small for tools): it answers as plain chat, says so, and is quick.
+#[test]
+fn a_small_local_model_answers_as_chat_and_says_so() {
+    let Some(model) = gguf() else { return };
+    let home = TempHome::new().unwrap();
+    home.write("main.py", "print('hi')\n").unwrap();
+    let dir = home.home().join("models");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&model, dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")).unwrap();
+    let started = std::time::Instant::now();
+    octo(&home)
+        .args(["--no-save", "--max-tokens", "64", "what files are in this repo?"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty().not())
+        .stderr(predicate::str::contains("runs as plain chat"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
+}
+
 #[test]
 fn a_file_that_is_not_a_model_is_a_clear_error() {
     let home = TempHome::new().unwrap();

@@ -228,6 +228,53 @@ async fn a_one_shot_on_a_terminal_asks_for_its_approvals() {
     );
 }
 
+/// A command's last lines show under it (all of them with /expand); a failure shows its exit
+/// code and tail; a sandbox refusal is labelled as one.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_output_tails_failures_and_sandbox_refusals_are_shown() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "toolu_1",
+                    "terminal",
+                    json!({"command": "printf 'one\\ntwo\\nthree\\nfour\\nfive\\nsix\\n'"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(
+            Reply::new().tool_use("toolu_2", "terminal", json!({"command": "echo boom; exit 7"})).sse(),
+        ),
+        Scripted::sse(
+            Reply::new().tool_use("toolu_3", "terminal", json!({"command": "echo x > ../escape.txt"})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("Done.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let cmd = octo(&home, &["--no-save", "--permission-mode", "auto"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("go").unwrap();
+        let shown = p.exp_string("Done.").unwrap();
+        assert!(shown.contains("2 more lines") && shown.contains("    six"), "{shown:?}");
+        assert!(!shown.contains("    two"), "only the tail: {shown:?}");
+        assert!(shown.contains("terminal failed: exit code 7") && shown.contains("    boom"), "{shown:?}");
+        assert!(shown.contains("the OS sandbox likely stopped it"), "{shown:?}");
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/expand").unwrap();
+        p.exp_string("exit code").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/exit").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_very_narrow_terminal_still_works() {
     let llm = MockLlm::start().await;

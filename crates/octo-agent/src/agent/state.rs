@@ -27,6 +27,9 @@ pub struct AgentConfig {
     pub max_turns: u32,
     /// Output token cap per request; `None` lets the provider choose.
     pub max_tokens: Option<u32>,
+    /// The cap is the user's limit on the whole answer: a reply cut at it is neither asked
+    /// again with more room nor continued (the turn ends, saying so).
+    pub max_tokens_is_budget: bool,
     /// Reasoning effort per request.
     pub reasoning: ReasoningEffort,
     /// Tool result text beyond this many bytes is cut in the middle (head and tail kept).
@@ -45,6 +48,7 @@ impl Default for AgentConfig {
             system_prompt: None,
             max_turns: DEFAULT_MAX_TURNS,
             max_tokens: None,
+            max_tokens_is_budget: false,
             reasoning: ReasoningEffort::Off,
             max_tool_output_bytes: DEFAULT_MAX_TOOL_OUTPUT_BYTES,
             cwd: PathBuf::from("."),

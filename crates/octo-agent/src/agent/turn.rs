@@ -299,6 +299,13 @@ impl Turn<'_, '_> {
             });
             return Reply::Done(self.finish(TurnEndReason::Completed, StopReason::MaxTokens));
         }
+        if let (true, Some(cap)) = (self.t.agent.config.max_tokens_is_budget, self.t.agent.config.max_tokens)
+        {
+            self.ch.emit(AgentEvent::Notice {
+                message: format!("the answer stopped at the output limit you set ({cap} tokens); raise --max-tokens for a longer one"),
+            });
+            return Reply::Use(message, invalid_inputs);
+        }
         if !message.content.is_empty() {
             if let (false, Some(cap)) = (self.st.raised_cap, self.t.agent.config.max_tokens) {
                 // First, once: the same request with room for a longer answer.

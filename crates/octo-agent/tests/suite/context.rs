@@ -218,6 +218,22 @@ async fn with_a_configured_cap_the_reply_is_first_retried_with_room() {
 }
 
 #[tokio::test]
+async fn the_users_cap_limits_the_whole_answer() {
+    let sender = Scripted::new((0..5).map(|i| stop(StopReason::MaxTokens, &format!("part{i} "))).collect());
+    let mut agent = Agent::builder(sender.clone())
+        .config(AgentConfig { max_tokens: Some(200), max_tokens_is_budget: true, ..AgentConfig::default() })
+        .build();
+    let events: Vec<AgentEvent> =
+        agent.turn_stream(Message::user("write"), CancellationToken::new()).collect().await;
+    assert_eq!(sender.seen().len(), 1, "neither asked again with more room nor continued");
+    assert_eq!(sender.seen()[0].max_tokens, Some(200));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Notice { message } if message.contains("200 tokens"))));
+    assert_eq!(agent.history().last().unwrap().text(), "part0 ");
+}
+
+#[tokio::test]
 async fn continuations_stop_after_the_limit() {
     let sender = Scripted::new((0..5).map(|i| stop(StopReason::MaxTokens, &format!("part{i} "))).collect());
     let mut agent = Agent::builder(sender.clone()).build();

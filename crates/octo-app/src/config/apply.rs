@@ -49,6 +49,7 @@ impl Config {
             lite_model,
             notify,
             notify_after,
+            tool_output_lines,
             endpoints,
             permissions,
             shell_env,
@@ -75,6 +76,9 @@ impl Config {
         };
         self.apply_turn(turn, &layer)?;
         self.apply_notify(notify, notify_after, &layer)?;
+        if let Some(n) = tool_output_lines {
+            self.tool_output_lines = n.min(200);
+        }
         self.apply_endpoints(endpoints, &layer)?;
         self.apply_shell_env(shell_env, layer.is_project, &layer.desc)?;
         self.apply_mcp(mcp_servers, mcp_startup_wait, &layer)?;

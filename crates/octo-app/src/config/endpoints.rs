@@ -70,6 +70,9 @@ pub struct EndpointConfig {
     pub threads: Option<usize>,
     /// A local model's sampling temperature (default 0.2; 0 is greedy).
     pub temperature: Option<f32>,
+    /// Whether a local model is offered tools (default: when it has a billion parameters or
+    /// more; smaller ones run as plain chat).
+    pub tools: Option<bool>,
 }
 
 /// The timeouts of an endpoint, checked: positive, finite seconds.

@@ -102,6 +102,8 @@ pub struct FileConfig {
     pub notify: Option<String>,
     /// Seconds a turn must take before it is announced (default 30).
     pub notify_after: Option<f64>,
+    /// Lines of a command's output the REPL shows under it (default 4; 0: none).
+    pub tool_output_lines: Option<usize>,
     /// Named endpoints.
     #[serde(default)]
     pub endpoints: BTreeMap<String, EndpointConfig>,

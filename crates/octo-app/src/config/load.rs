@@ -52,6 +52,8 @@ pub struct Config {
     pub lite_model: Option<Sourced<String>>,
     /// How a long turn's end is announced.
     pub notify: Notify,
+    /// Lines of a command's output the REPL shows under it.
+    pub tool_output_lines: usize,
     /// Endpoints by id (user's, then the project's added or replacing).
     pub endpoints: BTreeMap<String, Sourced<EndpointConfig>>,
     /// Permission rules, user's and project's.
@@ -102,6 +104,7 @@ impl Config {
             compact_threshold: Sourced::new(0.75, Source::Default),
             lite_model: None,
             notify: Notify::default(),
+            tool_output_lines: 4,
             endpoints: BTreeMap::new(),
             rules: RuleSet::default(),
             shell_env: octo_tools::shell::env::ShellEnv::default(),

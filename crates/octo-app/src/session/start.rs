@@ -22,13 +22,17 @@ impl Session {
     /// called inside a Tokio runtime. Front ends usually go through [`crate::Launcher`].
     pub fn start(
         config: Config,
-        options: SessionOptions,
+        mut options: SessionOptions,
         store: &dyn CredentialStore,
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
         let place = Place::new(&config, &options, env);
         let mut discovery = Discovery::spawn(&place, !options.no_tools);
         let endpoint = Endpoint::open(&config, &options, store, env)?;
+        // A model that takes no tools (a local one too small for a tool-call format) runs as
+        // plain chat: no tools are offered or described.
+        let chat_only = endpoint.sender.as_tool().is_none() && endpoint.sender.as_tool_streaming().is_none();
+        options.no_tools |= chat_only;
         let label = endpoint.resolved.label();
         let core = Core::new(label.clone(), endpoint.resolved.model_info, Arc::clone(&endpoint.sender));
         let mut notes: Vec<String> = config.warnings.iter().chain(endpoint.notes.iter()).cloned().collect();
@@ -146,6 +150,8 @@ fn agent(
     let cfg = agent.config_mut();
     cfg.max_tokens =
         options.max_tokens.or(endpoint.resolved.max_tokens).or(config.max_tokens.as_ref().map(|t| t.value));
+    // Set by the user (a flag, the config, the endpoint): a limit on the whole answer.
+    cfg.max_tokens_is_budget = cfg.max_tokens.is_some();
     cfg.reasoning = options.reasoning.unwrap_or(config.reasoning_effort.value);
     cfg.streaming = !options.no_stream;
     cfg.context.window = endpoint.resolved.model_info.context_window;

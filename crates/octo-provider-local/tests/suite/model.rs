@@ -29,10 +29,12 @@ fn gguf() -> Option<PathBuf> {
 
 fn sender(ctx: u32) -> Option<LocalSender> {
     let path = gguf()?;
+    // The test model is too small to be offered tools by default; these tests drive them.
     let config = LocalConfig {
         temperature: Some(0.0),
         context_size: Some(ctx),
         threads: Some(2),
+        tools: Some(true),
         ..LocalConfig::new(path)
     };
     Some(LocalSender::new(config).unwrap())
@@ -218,4 +220,19 @@ fn a_model_without_a_chat_template_gets_chatml_and_a_notice() {
     std::fs::write(&plain, bytes).unwrap();
     let s = LocalSender::new(LocalConfig { temperature: Some(0.0), ..LocalConfig::new(&plain) }).unwrap();
     assert!(s.notice().unwrap_or("").contains("no chat template"), "{:?}", s.notice());
+}
+
+#[test]
+fn a_model_too_small_for_tool_calls_runs_as_chat_unless_told_otherwise() {
+    let Some(path) = gguf() else { return };
+    let small = LocalSender::new(LocalConfig { threads: Some(2), ..LocalConfig::new(&path) }).unwrap();
+    assert!(small.chat_only());
+    assert!(small.as_tool_streaming().is_none() && small.as_tool().is_none(), "no tools are offered");
+    assert!(small.as_streaming().is_some());
+    assert!(small.notice().unwrap_or("").contains("runs as plain chat"), "{:?}", small.notice());
+    let told =
+        LocalSender::new(LocalConfig { threads: Some(2), tools: Some(true), ..LocalConfig::new(&path) })
+            .unwrap();
+    assert!(!told.chat_only() && told.as_tool_streaming().is_some());
+    assert!(!told.notice().unwrap_or("").contains("plain chat"));
 }
