@@ -386,7 +386,7 @@ fn resolve_local(
 
 /// Why a local endpoint cannot be used in a build without the engine.
 #[cfg(not(feature = "local"))]
-const NO_LOCAL: &str = "this octo was built without the local model engine (it needs cmake and libclang to build: install them, e.g. `apt install cmake clang libclang-dev`, and build again)";
+pub(crate) const NO_LOCAL: &str = "this octo was built without the local model engine (it needs cmake and libclang to build: install them, e.g. `apt install cmake clang libclang-dev`, and build again)";
 
 fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
     if let Some(v) = &ep.api_key_env {
@@ -493,32 +493,3 @@ pub struct Unreachable {
     pub reason: String,
 }
 
-/// Checks that the endpoint answers HTTP at all (any status counts: even a 401 or 404 proves the
-/// server is reachable). Read-only: sends one GET to the base URL. Returns what answered.
-pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
-    let unreachable = |reason: String| Unreachable { url: r.base_url.clone(), reason };
-    if r.protocol == Protocol::Local {
-        // A local model has no server: its file is what must be there and readable.
-        #[cfg(feature = "local")]
-        return octo_provider_local::check_gguf(std::path::Path::new(&r.base_url))
-            .map(|()| format!("{} is a GGUF model, run inside octo", r.base_url))
-            .map_err(|e| unreachable(e.to_string()));
-        #[cfg(not(feature = "local"))]
-        return Err(unreachable(NO_LOCAL.into()));
-    }
-    let http = HttpConfig { connect_timeout: std::time::Duration::from_secs(5), ..HttpConfig::default() };
-    let client = octo_provider::build_client(&http).map_err(|e| unreachable(e.to_string()))?;
-    let req = client.get(&r.base_url).timeout(std::time::Duration::from_secs(10));
-    match req.send().await {
-        Ok(resp) => Ok(format!("{} answered HTTP {}", r.base_url, resp.status().as_u16())),
-        Err(e) => {
-            let mut msg = e.to_string();
-            let mut src = std::error::Error::source(&e);
-            while let Some(s) = src {
-                msg = s.to_string();
-                src = s.source();
-            }
-            Err(unreachable(msg))
-        }
-    }
-}

@@ -112,6 +112,34 @@ fn error_text(e: &reqwest::Error) -> String {
     msg
 }
 
+/// Checks that the endpoint works for octo: it lists its models with the key (an answer such as
+/// 404 or 401 is not a working endpoint: the URL or the key is wrong). Read-only. A local model
+/// has no server: its file is what must be there. Returns what answered.
+pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
+    if r.protocol == Protocol::Local {
+        #[cfg(feature = "local")]
+        return octo_provider_local::check_gguf(std::path::Path::new(&r.base_url))
+            .map(|()| format!("{} is a GGUF model, run inside octo", r.base_url))
+            .map_err(|e| Unreachable { url: r.base_url.clone(), reason: e.to_string() });
+        #[cfg(not(feature = "local"))]
+        return Err(Unreachable { url: r.base_url.clone(), reason: crate::factory::NO_LOCAL.into() });
+    }
+    let ids = list_models(r).await.map_err(|mut u| {
+        if u.reason.starts_with("HTTP 404") {
+            u.reason.push_str(" (no model list there: check `base_url`)");
+        } else if u.reason.starts_with("HTTP 401") || u.reason.starts_with("HTTP 403") {
+            u.reason.push_str(" (the key was refused)");
+        }
+        u
+    })?;
+    let listed = ids.iter().any(|m| *m == r.model);
+    Ok(match (ids.len(), listed) {
+        (0, _) => format!("{} answered", r.base_url),
+        (n, true) => format!("{} lists {n} models, {} among them", r.base_url, r.model),
+        (n, false) => format!("{} lists {n} models (not {}: check the name)", r.base_url, r.model),
+    })
+}
+
 /// The models the endpoint lists (`GET {base}/models`, as OpenAI-compatible servers and
 /// Anthropic answer it), sorted; empty when it lists none.
 pub async fn list_models(r: &Resolved) -> Result<Vec<String>, Unreachable> {

@@ -205,6 +205,16 @@ impl MockLlm {
             .await;
     }
 
+    /// Answers `GET /v1/models` with `ids`, as a server that lists its models does.
+    pub async fn list_models(&self, ids: &[&str]) {
+        let data: Vec<serde_json::Value> = ids.iter().map(|id| serde_json::json!({ "id": id })).collect();
+        Mock::given(method("GET"))
+            .and(path("/v1/models"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({ "data": data })))
+            .mount(&self.server)
+            .await;
+    }
+
     /// Answers `POST …/chat/completions` (any prefix, such as `/v1`) with `replies`, in order.
     pub async fn script_openai(&self, replies: impl IntoIterator<Item = Scripted>) {
         let seq = Sequence { replies: replies.into_iter().collect(), next: AtomicUsize::new(0) };

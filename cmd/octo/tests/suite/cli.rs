@@ -384,6 +384,7 @@ fn auth_rejects_unknown_endpoints() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_stores_and_removes_a_key_read_from_stdin() {
     let llm = MockLlm::start().await;
+    llm.list_models(&["m"]).await;
     let home = home_for(&llm);
     let keys = home.home().join("keys.json");
     let mut set = octo(&home);
@@ -415,6 +416,11 @@ async fn auth_stores_and_removes_a_key_read_from_stdin() {
 async fn doctor_checks_config_key_and_reachability() {
     let llm = MockLlm::start().await;
     let home = home_for(&llm);
+    // A server that does not list models at its base URL is not a working endpoint.
+    let mut c = octo(&home);
+    c.arg("doctor");
+    assert_async(c).await.code(1).stdout(predicate::str::contains("FAIL reachable:")).stdout(predicate::str::contains("HTTP 404"));
+    llm.list_models(&["claude-sonnet-4-5"]).await;
     let mut c = octo(&home);
     c.arg("doctor");
     assert_async(c)
@@ -422,7 +428,8 @@ async fn doctor_checks_config_key_and_reachability() {
         .success()
         .stdout(predicate::str::contains("ok   configuration:"))
         .stdout(predicate::str::contains("key from MOCK_KEY"))
-        .stdout(predicate::str::contains("ok   reachable:"));
+        .stdout(predicate::str::contains("ok   reachable:"))
+        .stdout(predicate::str::contains("claude-sonnet-4-5 among them"));
     #[cfg(target_os = "linux")]
     {
         // The sandbox: which one and how; a kernel without Landlock is a warning, or a failure
