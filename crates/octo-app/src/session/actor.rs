@@ -108,13 +108,19 @@ impl Task {
                     let _ = reply.send(agent.history().to_vec());
                 }
                 Command::Truncate { keep, expect, reply } => {
-                    let _ = reply.send(self.truncate(&mut agent, keep, expect));
+                    let kept = self.truncate(&mut agent, keep, expect);
+                    if kept {
+                        self.recount(&agent);
+                    }
+                    let _ = reply.send(kept);
                 }
                 Command::Clear => {
                     agent.clear_history();
                     if let Some(p) = self.persist.as_mut() {
                         p.reset();
                     }
+                    let mut s = self.core.lock();
+                    (s.context_tokens, s.todos) = (0, Vec::new());
                 }
             }
         }
@@ -270,6 +276,7 @@ impl Task {
                     p.replaced(messages);
                 }
             }
+            AgentEvent::CompactionEnd { tokens_after, .. } => self.core.lock().context_tokens = *tokens_after,
             _ => {}
         }
     }
@@ -278,8 +285,11 @@ impl Task {
     async fn compact(&mut self, agent: &mut Agent, focus: Option<String>) {
         let mut stream = agent.compact_stream(focus);
         while let Some(ev) = stream.next().await {
-            if let (AgentEvent::HistoryReplaced { messages }, Some(p)) = (&ev, self.persist.as_mut()) {
-                p.replaced(messages);
+            match (&ev, self.persist.as_mut()) {
+                (AgentEvent::HistoryReplaced { messages }, Some(p)) => p.replaced(messages),
+                // What `/status` says next is what the compaction reported.
+                (AgentEvent::CompactionEnd { tokens_after, .. }, _) => self.core.lock().context_tokens = *tokens_after,
+                _ => {}
             }
             let _ = self.core.events.send(ev);
         }
@@ -305,6 +315,16 @@ impl Task {
         s.model = label;
         s.info = info;
         s.sender = Some(Arc::clone(agent.sender()));
+    }
+
+    /// What the history now holds, after it changed outside a turn (resumed, compacted,
+    /// rewound): its estimated size, and the task list its last `todo_write` left. (A
+    /// compaction reports its own size and keeps the list: the call may be folded away.)
+    pub(super) fn recount(&self, agent: &Agent) {
+        let tokens = agent.context_tokens();
+        let todos = last_todos(agent.history(), agent.tools());
+        let mut s = self.core.lock();
+        (s.context_tokens, s.todos) = (tokens, todos);
     }
 
     /// Keeps the first `keep` messages, when the history still has `expect` (a rewind).
@@ -437,4 +457,24 @@ pub(super) async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) 
         }
         None => sender.send(req).await.ok().map(|r| r.message.text()),
     }
+}
+
+/// The task list the last `todo_write` call in `history` set; empty when none did.
+fn last_todos(history: &[Message], tools: &ToolRegistry) -> Vec<octo_tools::Todo> {
+    #[derive(serde::Deserialize)]
+    struct Input {
+        todos: Vec<octo_tools::Todo>,
+    }
+    let is_todo_write = |name: &str| tools.meta(name).is_some_and(|m| m.output == octo_agent::OutputKind::Todos);
+    history
+        .iter()
+        .rev()
+        .flat_map(|m| m.content.iter().rev())
+        .find_map(|b| match b {
+            ContentBlock::ToolUse { name, input, .. } if is_todo_write(name) => {
+                serde_json::from_value::<Input>(input.clone()).ok().map(|i| i.todos)
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
 }

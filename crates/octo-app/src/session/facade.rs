@@ -59,6 +59,10 @@ impl Session {
         let home = setup.config.as_ref().map(|c| crate::home::Home::new(&c.home));
         let sources = std::mem::take(&mut setup.tools.sources);
         let task = Task::new(&core, &engine, &setup, sources, parts, home.as_ref());
+        // A resumed conversation occupies the context from the start, and may have a task list.
+        if !agent.history().is_empty() {
+            task.recount(&agent);
+        }
         tokio::spawn(task.run(agent, rx));
         Self { commands, core, broker, engine, setup }
     }

@@ -91,3 +91,63 @@ async fn history_resume_clear_and_stop_are_replies_a_front_end_acts_on() {
     assert!(matches!(s.command(&l, command("/todos")).await.unwrap(), Reply::Todos(t) if t.is_empty()));
     assert_eq!(llm.request_bodies().await.len(), 1, "no command reached the model");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_and_todos_follow_resume_and_rewind() {
+    let todos = serde_json::json!({"todos": [{"content": "Run the tests", "status": "in_progress"}]});
+    let (tmp, l, s, _llm) = setup(vec![
+        Scripted::sse(Answer::new().text("Planning.").tool_use("t1", "todo_write", todos).sse()),
+        Scripted::sse(Answer::new().text("Listed.").sse()),
+        Scripted::sse(Answer::new().text("Second answer.").sse()),
+    ])
+    .await;
+    s.run("make a plan").await.unwrap();
+    s.run("and then?").await.unwrap();
+    assert_eq!(s.todos().len(), 1);
+    let id = s.session_id().unwrap();
+    drop(s);
+    // Resumed, the conversation counts in the context and its task list is back.
+    let resumed = l
+        .start(Launch {
+            workspace: Some(tmp.path().join("ws")),
+            resume: octo_app::Resume::Id(id),
+            options: SessionOptions { save: true, ..SessionOptions::default() },
+            ..Launch::default()
+        })
+        .unwrap();
+    let status = resumed.status();
+    assert!(status.context_tokens > 0, "a resumed conversation is not an empty context");
+    assert_eq!(resumed.todos().len(), 1, "the task list the history left");
+    let text = resumed.command(&l, command("/status")).await.unwrap().text();
+    assert!(!text.contains("context: empty"), "{text}");
+    // Rewinding the second turn keeps the list; rewinding the first forgets it.
+    let Reply::Rewind(plan) = resumed.command(&l, command("/rewind 1")).await.unwrap() else { panic!() };
+    resumed.rewind(&plan, &[]).await.unwrap();
+    assert_eq!(resumed.todos().len(), 1);
+    let Reply::Rewind(plan) = resumed.command(&l, command("/rewind 1")).await.unwrap() else { panic!() };
+    resumed.rewind(&plan, &[]).await.unwrap();
+    assert!(resumed.history().await.unwrap().is_empty());
+    assert!(resumed.todos().is_empty(), "the rewound turn's list is gone: {:?}", resumed.todos());
+    assert!(matches!(resumed.command(&l, command("/todos")).await.unwrap(), Reply::Todos(t) if t.is_empty()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_after_compact_says_what_the_compaction_reported() {
+    let (_tmp, l, s, _llm) = setup(vec![
+        Scripted::sse(Answer::new().text("One.").sse()),
+        Scripted::sse(Answer::new().text("Two.").sse()),
+        Scripted::sse(Answer::new().text("Three.").sse()),
+        Scripted::sse(Answer::new().text("The user counted to three.").sse()),
+    ])
+    .await;
+    for p in ["one", "two", "three"] {
+        s.run(p).await.unwrap();
+    }
+    let reported = s.status().context_tokens;
+    let Reply::Compacted { tokens_after, .. } = s.command(&l, command("/compact")).await.unwrap() else {
+        panic!("compacted")
+    };
+    assert_ne!(reported, tokens_after, "the mock's usage differs from the estimate");
+    assert_eq!(s.status().context_tokens, tokens_after);
+    assert!(s.command(&l, command("/status")).await.unwrap().text().contains(&format!("{tokens_after} ")));
+}
