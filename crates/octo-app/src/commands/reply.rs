@@ -34,6 +34,8 @@ pub enum Reply {
         mode: Mode,
         /// The rules, one per line (empty: none).
         rules: String,
+        /// What was allowed with "always" (or a host allowed) in this session, one per line.
+        granted: Vec<String>,
     },
     /// `/permissions allow|ask|deny RULE`.
     RuleAdded {
@@ -152,12 +154,16 @@ impl Reply {
             Self::Model { label, .. } => vec![format!("model: {label}")],
             Self::Mode(m) => vec![format!("permission mode: {m}")],
             Self::Plan => vec!["plan mode: read-only tools only; /build to leave".to_owned()],
-            Self::Permissions { mode, rules } => {
+            Self::Permissions { mode, rules, granted } => {
                 let mut out = vec![format!("permission mode: {mode}")];
                 if rules.trim().is_empty() {
                     out.push("no permission rules (add one: /permissions allow terminal(cargo test*))".to_owned());
                 } else {
                     out.extend(rules.trim_end().lines().map(str::to_owned));
+                }
+                if !granted.is_empty() {
+                    out.push("allowed for this session (answered \"always\"):".to_owned());
+                    out.extend(granted.iter().map(|g| format!("  {g}")));
                 }
                 out
             }

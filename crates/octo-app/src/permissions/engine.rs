@@ -113,6 +113,21 @@ impl PermissionEngine {
         self.rules.write().unwrap_or_else(std::sync::PoisonError::into_inner).remove(text)
     }
 
+    /// The answers given with "always" (and the hosts allowed) for the rest of the session,
+    /// one line each, as `/permissions` lists them.
+    pub fn granted(&self) -> Vec<String> {
+        self.remembered()
+            .iter()
+            .map(|r| match r {
+                Remembered::Command(tool, c) => format!("{tool}({c})"),
+                Remembered::Path(tool, p) => format!("{tool}({})", p.display()),
+                Remembered::Tool(tool) => format!("{tool} (every call)"),
+                Remembered::ReadDir(d) => format!("reads under {}", d.display()),
+                Remembered::Host(h) => format!("fetches from {h}"),
+            })
+            .collect()
+    }
+
     pub(super) fn remembered(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
         self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }

@@ -194,6 +194,11 @@ impl Session {
         self.engine.rules()
     }
 
+    /// What was allowed with "always" in this session (see [`PermissionEngine::granted`]).
+    pub fn granted(&self) -> Vec<String> {
+        self.engine.granted()
+    }
+
     /// Switches endpoint or model (`endpoint`, `endpoint:model`); the conversation is kept.
     pub fn set_model(
         &self,

@@ -151,3 +151,29 @@ async fn status_after_compact_says_what_the_compaction_reported() {
     assert_eq!(s.status().context_tokens, tokens_after);
     assert!(s.command(&l, command("/status")).await.unwrap().text().contains(&format!("{tokens_after} ")));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permissions_lists_what_was_allowed_always() {
+    let run = serde_json::json!({"command": "echo hi"});
+    let (_tmp, l, s, _llm) = setup(vec![
+        Scripted::sse(Answer::new().tool_use("t1", "terminal", run).sse()),
+        Scripted::sse(Answer::new().text("Ran it.").sse()),
+    ])
+    .await;
+    let before = s.command(&l, command("/permissions")).await.unwrap().text();
+    assert!(!before.contains("always"), "{before}");
+    let mut rx = s.subscribe();
+    s.prompt("run it").unwrap();
+    loop {
+        let e = tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        if let octo_agent::AgentEvent::ApprovalRequired { approval_id, .. } = &e {
+            s.approve_always(approval_id).unwrap();
+        }
+        if matches!(e, octo_agent::AgentEvent::TurnEnd { .. }) {
+            break;
+        }
+    }
+    let after = s.command(&l, command("/permissions")).await.unwrap().text();
+    assert!(after.contains("allowed for this session (answered \"always\"):"), "{after}");
+    assert!(after.contains("  terminal(echo hi)"), "{after}");
+}
