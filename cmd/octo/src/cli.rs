@@ -324,10 +324,11 @@ pub enum ModelsAction {
     },
     /// Download a model into ~/.octo/models: a name from `octo models list --available`, an
     /// https:// URL of a .gguf file, or owner/repo/file.gguf on Hugging Face. An interrupted
-    /// download resumes; a file that fails its SHA-256 check is deleted.
+    /// download resumes; a file that fails its SHA-256 check is deleted. Without a name, lists
+    /// the choices.
     Pull {
         /// The model.
-        model: String,
+        model: Option<String>,
         /// The SHA-256 the file must have (default: octo's, else the one the server announces).
         #[arg(long, value_name = "HEX")]
         sha256: Option<String>,

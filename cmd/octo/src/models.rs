@@ -20,7 +20,7 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
                 out::status(&format!(
                     "no local models in {} (pull one: `octo models pull {}`)",
                     models::dir(home).display(),
-                    models::RECOMMENDED[0].name
+                    models::default_choice().name
                 ));
             }
             for m in &installed {
@@ -28,14 +28,20 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
             }
             if *available {
                 out::stdout("\navailable by name (octo models pull NAME):\n");
-                for r in models::RECOMMENDED {
-                    let mark = if installed.iter().any(|m| m.name == r.name) { " (installed)" } else { "" };
-                    out::stdout(&format!("{:<24} {:>9}  {}{mark}\n", r.name, size(r.approx_bytes), r.about));
-                }
+                out::stdout(&choices(&installed));
             }
             Ok(ExitCode::SUCCESS)
         }
-        ModelsAction::Pull { model, sha256 } => {
+        ModelsAction::Pull { model: None, .. } => {
+            let d = models::default_choice();
+            out::error(&format!(
+                "name the model to pull; octo knows these by name (or give an https:// URL of a .gguf file, or owner/repo/file.gguf on Hugging Face):\n{}start with `octo models pull {}`: it answers with tools on a laptop's CPU",
+                choices(&models::list(home)),
+                d.name
+            ));
+            Ok(ExitCode::from(EXIT_USAGE))
+        }
+        ModelsAction::Pull { model: Some(model), sha256 } => {
             let spec = match models::spec(model, sha256.as_deref()) {
                 Ok(s) => s,
                 Err(e) => {
@@ -43,11 +49,8 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
             };
-            out::status(&format!("pulling {} from {}", spec.name, spec.url));
-            let mut bar = Bar::default();
-            match models::pull(home, &spec, &mut bar).await {
+            match pull(launcher, &spec).await {
                 Ok(path) => {
-                    bar.done();
                     out::status(&format!(
                         "{} is ready: {} (use it with `octo --endpoint local --model {}`)",
                         spec.name,
@@ -57,7 +60,6 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    bar.done();
                     out::error(&e.to_string());
                     Ok(ExitCode::from(EXIT_ERROR))
                 }
@@ -76,6 +78,38 @@ pub async fn run(launcher: &Launcher, action: &ModelsAction) -> anyhow::Result<E
     }
 }
 
+/// Downloads `spec` with a progress bar on stderr (bytes, rate, time left); an interrupted
+/// download resumes.
+#[cfg(feature = "local")]
+pub async fn pull(
+    launcher: &Launcher,
+    spec: &octo_app::models::PullSpec,
+) -> Result<std::path::PathBuf, octo_app::models::ModelError> {
+    out::status(&format!("pulling {} from {}", spec.name, spec.url));
+    let mut bar = Bar::default();
+    let got = octo_app::models::pull(launcher.home(), spec, &mut bar).await;
+    bar.done();
+    got
+}
+
+/// The models octo knows by name, one per line: name, size, what it can do, about it.
+#[cfg(feature = "local")]
+fn choices(installed: &[octo_app::models::Installed]) -> String {
+    let mut out = String::new();
+    for r in octo_app::models::RECOMMENDED {
+        let mut marks = Vec::new();
+        if r.is_default() {
+            marks.push("recommended");
+        }
+        if installed.iter().any(|m| m.name == r.name) {
+            marks.push("installed");
+        }
+        let marks = if marks.is_empty() { String::new() } else { format!(" ({})", marks.join(", ")) };
+        out.push_str(&format!("  {:<20} {:>7}  {}{marks}\n      {}\n", r.name, size(r.approx_bytes), r.abilities(), r.about));
+    }
+    out
+}
+
 /// Without the engine: say how to get it.
 #[cfg(not(feature = "local"))]
 pub async fn run(_: &Launcher, _: &ModelsAction) -> anyhow::Result<ExitCode> {
@@ -84,7 +118,7 @@ pub async fn run(_: &Launcher, _: &ModelsAction) -> anyhow::Result<ExitCode> {
 }
 
 #[cfg(feature = "local")]
-fn size(bytes: u64) -> String {
+pub fn size(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / f64::from(1u32 << 30)),
         b => format!("{:.0} MB", b as f64 / f64::from(1u32 << 20)),

@@ -65,9 +65,32 @@ pub async fn first_run(launcher: &Launcher) -> bool {
     matches!(wizard(launcher, &args, true).await, Ok(code) if code == ExitCode::SUCCESS)
 }
 
-fn pick_provider(list: &[Provider], wanted: Option<&str>) -> Result<Option<Provider>, Cancelled> {
+/// What the user picked: a provider, or (in builds with the engine) a model run inside octo.
+enum Choice {
+    Provider(Provider),
+    #[cfg(feature = "local")]
+    Local,
+}
+
+fn pick_provider(list: &[Provider], wanted: Option<&str>) -> Result<Option<Choice>, Cancelled> {
+    #[cfg(feature = "local")]
+    if wanted.is_some_and(|w| w.eq_ignore_ascii_case("local")) {
+        return Ok(Some(Choice::Local));
+    }
     if let Some(id) = wanted {
-        return Ok(list.iter().find(|p| p.id.eq_ignore_ascii_case(id)).cloned());
+        return Ok(list.iter().find(|p| p.id.eq_ignore_ascii_case(id)).cloned().map(Choice::Provider));
+    }
+    // The recommended local model comes first: it needs no account, key or server.
+    let first = usize::from(cfg!(feature = "local"));
+    #[cfg(feature = "local")]
+    {
+        let r = octo_app::models::default_choice();
+        out::status(&format!(
+            "   1. local       {}, run inside octo: no key, no server; {} download, {} (recommended)",
+            r.name,
+            crate::models::size(r.approx_bytes),
+            r.abilities()
+        ));
     }
     for (i, p) in list.iter().enumerate() {
         let what = if p.local {
@@ -77,17 +100,21 @@ fn pick_provider(list: &[Provider], wanted: Option<&str>) -> Result<Option<Provi
         } else {
             p.display.to_owned()
         };
-        out::status(&format!("  {:>2}. {:<11} {what}", i + 1, p.id));
+        out::status(&format!("  {:>2}. {:<11} {what}", i + 1 + first, p.id));
     }
     loop {
         let a = ask("provider (number or name): ")?;
+        #[cfg(feature = "local")]
+        if a == "1" || a.eq_ignore_ascii_case("local") {
+            return Ok(Some(Choice::Local));
+        }
         let found = a
             .parse::<usize>()
             .ok()
-            .and_then(|n| list.get(n.wrapping_sub(1)))
+            .and_then(|n| list.get(n.wrapping_sub(1 + first)))
             .or_else(|| list.iter().find(|p| p.id.eq_ignore_ascii_case(&a)));
         match found {
-            Some(p) => return Ok(Some(p.clone())),
+            Some(p) => return Ok(Some(Choice::Provider(p.clone()))),
             None => out::error(&visible(&format!("`{a}` is not in the list"))),
         }
     }
@@ -132,13 +159,21 @@ async fn steps(launcher: &Launcher, args: &Args, interactive: bool) -> Result<()
         )
     })?;
     let list = providers();
-    let Some(provider) = pick_provider(&list, args.endpoint.as_deref())? else {
-        let ids: Vec<&str> = list.iter().map(|p| p.id).collect();
-        let wanted = args.endpoint.clone().unwrap_or_default();
-        return Err(stop(
-            &format!("unknown endpoint `{wanted}`; choose one of {}", ids.join(", ")),
-            EXIT_USAGE,
-        ));
+    let provider = match pick_provider(&list, args.endpoint.as_deref())? {
+        Some(Choice::Provider(p)) => p,
+        #[cfg(feature = "local")]
+        Some(Choice::Local) => return local(launcher, &config, args, interactive).await,
+        None => {
+            let mut ids: Vec<&str> = list.iter().map(|p| p.id).collect();
+            if cfg!(feature = "local") {
+                ids.insert(0, "local");
+            }
+            let wanted = args.endpoint.clone().unwrap_or_default();
+            return Err(stop(
+                &format!("unknown endpoint `{wanted}`; choose one of {}", ids.join(", ")),
+                EXIT_USAGE,
+            ));
+        }
     };
     let base_url = server_url(&provider, args, interactive)?;
     let (key_env, typed_key) = key(launcher, &provider, args, interactive)?;
@@ -162,6 +197,63 @@ async fn steps(launcher: &Launcher, args: &Args, interactive: bool) -> Result<()
     write_config(&path, provider.id, &model, &entry).map_err(|e| stop(&e.to_string(), EXIT_ERROR))?;
     out::status(&visible(&format!("set up {}:{model}; saved in {}", provider.id, path.display())));
     Ok(())
+}
+
+/// The local model: chosen from the ones octo knows (the recommended one by default), pulled
+/// with a progress bar unless it is already there, tested, then made the default.
+#[cfg(feature = "local")]
+async fn local(
+    launcher: &Launcher,
+    config: &octo_app::config::Config,
+    args: &Args,
+    interactive: bool,
+) -> Result<(), Stop> {
+    use octo_app::models;
+    let mut model = match args.model.clone() {
+        Some(m) => m,
+        None if interactive => pick_local()?,
+        None => models::default_choice().name.to_owned(),
+    };
+    let installed = models::list(launcher.home()).into_iter().any(|m| m.name == model)
+        || std::path::Path::new(&model).is_file();
+    if !installed {
+        let spec = models::spec(&model, None).map_err(|e| stop(&e.to_string(), EXIT_USAGE))?;
+        crate::models::pull(launcher, &spec).await.map_err(|e| stop(&e.to_string(), EXIT_ERROR))?;
+        // A URL names the file; the pulled model goes by the file's name.
+        model = spec.name;
+    }
+    let entry = EndpointConfig::default();
+    let resolved = resolve_choice(config, "local", &entry, Some(&model), None, launcher.env())
+        .map_err(|e| stop(&e.to_string(), EXIT_USAGE))?;
+    if args.test {
+        test(&resolved, interactive).await?;
+    }
+    let path = launcher.home().config_file();
+    write_config(&path, "local", &model, &entry).map_err(|e| stop(&e.to_string(), EXIT_ERROR))?;
+    out::status(&visible(&format!("set up local:{model}; saved in {}", path.display())));
+    Ok(())
+}
+
+/// Which of the models octo knows by name; Enter takes the recommended one.
+#[cfg(feature = "local")]
+fn pick_local() -> Result<String, Cancelled> {
+    use octo_app::models::{default_choice, RECOMMENDED};
+    for (i, r) in RECOMMENDED.iter().enumerate() {
+        out::status(&format!(
+            "  {:>2}. {:<20} {:>7}  {}",
+            i + 1,
+            r.name,
+            crate::models::size(r.approx_bytes),
+            r.abilities()
+        ));
+    }
+    let d = default_choice().name;
+    let a = ask(&format!("model [{d}]: "))?;
+    Ok(match a.parse::<usize>().ok().and_then(|n| RECOMMENDED.get(n.wrapping_sub(1))) {
+        Some(r) => r.name.to_owned(),
+        None if a.is_empty() => d.to_owned(),
+        None => a,
+    })
 }
 
 /// Where the server is: asked for a local or custom endpoint, required for a custom one.

@@ -61,18 +61,37 @@ pub enum EndpointError {
     },
 }
 
-/// How to configure an endpoint, for the `NoEndpoint` error and `octo doctor`.
-pub const SETUP_HELP: &str = "Set one up in any of these ways:
-  export ANTHROPIC_API_KEY=sk-ant-...        # Anthropic (or OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, ...)
-  octo auth set deepseek                     # store a key in the OS keyring
-  octo --endpoint ollama --model qwen2.5-coder   # a local Ollama server, no key
-or put a default in ~/.octo/config.toml:
-  default = \"deepseek:deepseek-chat\"";
-
-/// The line that offers the built-in local model, first in the `NoEndpoint` error.
-#[cfg(feature = "local")]
-const LOCAL_HELP: &str = "  octo models pull qwen2.5-coder-1.5b       # a model that runs inside octo: no key, no server, no network after this
-";
+/// How to configure an endpoint, for the `NoEndpoint` error: guided setup first, then the
+/// recommended local model (in builds that have the engine), then a key or a server.
+fn setup_help() -> String {
+    let mut ways = vec![(
+        "octo setup".to_owned(),
+        "guided, on a terminal: the local model or a provider and key, tested before saving".to_owned(),
+    )];
+    #[cfg(feature = "local")]
+    {
+        let r = octo_provider_local::models::default_choice();
+        ways.push((
+            format!("octo models pull {}", r.name),
+            format!(
+                "a model that runs inside octo ({:.1} GB, {}): no key, no server",
+                r.approx_bytes as f64 / 1e9,
+                r.abilities()
+            ),
+        ));
+    }
+    ways.extend([
+        ("export ANTHROPIC_API_KEY=sk-ant-...".to_owned(), "or OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, ...".to_owned()),
+        ("octo auth set deepseek".to_owned(), "store a key in the OS keyring".to_owned()),
+        ("octo --endpoint ollama --model qwen2.5-coder".to_owned(), "a local Ollama server, no key".to_owned()),
+    ]);
+    let mut out = String::from("Set one up in any of these ways:\n");
+    for (cmd, why) in ways {
+        out.push_str(&format!("  {cmd:<44} # {why}\n"));
+    }
+    out.push_str("or put a default in ~/.octo/config.toml:\n  default = \"deepseek:deepseek-chat\"");
+    out
+}
 
 /// The local model's settings from its endpoint table.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -315,12 +334,12 @@ fn local_fallback(config: &Config) -> Result<Resolved, EndpointError> {
             ));
             return Ok(r);
         }
-        Err(EndpointError::NoEndpoint(SETUP_HELP.replacen("ways:\n", &format!("ways:\n{LOCAL_HELP}"), 1)))
+        Err(EndpointError::NoEndpoint(setup_help()))
     }
     #[cfg(not(feature = "local"))]
     {
         let _ = config;
-        Err(EndpointError::NoEndpoint(SETUP_HELP.into()))
+        Err(EndpointError::NoEndpoint(setup_help()))
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::home::Home;
 use std::path::{Path, PathBuf};
 
-pub use octo_provider_local::models::{Installed, Recommended, RECOMMENDED};
+pub use octo_provider_local::models::{default_choice, recommended, Installed, Recommended, RECOMMENDED};
 pub use octo_provider_local::pull::{Progress, PullSpec, Quiet};
 
 /// Where local models are kept.

@@ -20,6 +20,10 @@ pub struct Recommended {
     /// Its SHA-256 when octo ships it; otherwise the hash Hugging Face announces for the file
     /// is checked.
     pub sha256: Option<&'static str>,
+    /// Whether it is big enough to call tools (the smaller ones run as plain chat).
+    pub tools: bool,
+    /// The context window it was trained for, in tokens.
+    pub context: u32,
 }
 
 impl Recommended {
@@ -27,11 +31,27 @@ impl Recommended {
     pub fn url(&self) -> String {
         format!("https://huggingface.co/{}/resolve/main/{}", self.repo, self.file)
     }
+
+    /// What it can do, in a few words: "tool calls, 32k context" or "chat only, 8k context".
+    pub fn abilities(&self) -> String {
+        let what = if self.tools { "tool calls" } else { "chat only" };
+        format!("{what}, {}k context", self.context / 1024)
+    }
+
+    /// Whether it is the one octo recommends (offered first, named in help).
+    pub fn is_default(&self) -> bool {
+        self.name == default_choice().name
+    }
 }
 
-/// Small instruction models that run on a laptop's CPU, smallest first. The first is what the
-/// "no endpoint" message suggests.
-pub const RECOMMENDED: &[Recommended] = &[
+/// The model octo recommends to start with: the first of [`RECOMMENDED`].
+pub fn default_choice() -> &'static Recommended {
+    &RECOMMENDED[0]
+}
+
+/// Small instruction models that run on a laptop's CPU. The first is the recommended default:
+/// what setup offers first and the "no endpoint" message suggests.
+pub static RECOMMENDED: &[Recommended] = &[
     Recommended {
         name: "qwen2.5-coder-1.5b",
         about: "Qwen2.5 Coder 1.5B Instruct, Q4_K_M: a capable small code model with tool calls (needs ~2 GB of memory)",
@@ -39,14 +59,18 @@ pub const RECOMMENDED: &[Recommended] = &[
         file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         approx_bytes: 1_120_000_000,
         sha256: None,
+        tools: true,
+        context: 32_768,
     },
     Recommended {
         name: "qwen2.5-coder-0.5b",
-        about: "Qwen2.5 Coder 0.5B Instruct, Q8_0: the smallest useful code model (~1 GB of memory)",
+        about: "Qwen2.5 Coder 0.5B Instruct, Q8_0: the smallest code model, answers as chat (~1 GB of memory)",
         repo: "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
         file: "qwen2.5-coder-0.5b-instruct-q8_0.gguf",
         approx_bytes: 680_000_000,
         sha256: None,
+        tools: false,
+        context: 32_768,
     },
     Recommended {
         name: "qwen2.5-coder-7b",
@@ -55,6 +79,8 @@ pub const RECOMMENDED: &[Recommended] = &[
         file: "qwen2.5-coder-7b-instruct-q4_k_m.gguf",
         approx_bytes: 4_680_000_000,
         sha256: None,
+        tools: true,
+        context: 32_768,
     },
     Recommended {
         name: "smollm2-135m",
@@ -63,6 +89,8 @@ pub const RECOMMENDED: &[Recommended] = &[
         file: "SmolLM2-135M-Instruct.Q4_1.gguf",
         approx_bytes: 98_362_432,
         sha256: None,
+        tools: false,
+        context: 8_192,
     },
 ];
 
@@ -168,6 +196,17 @@ pub fn remove(dir: &Path, name: &str) -> Result<PathBuf, LocalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recommended_default_calls_tools_and_the_tiny_ones_say_chat_only() {
+        let d = default_choice();
+        assert!(d.is_default() && d.tools, "{d:?}");
+        assert_eq!(d.abilities(), "tool calls, 32k context");
+        let tiny = recommended("smollm2-135m").unwrap();
+        assert!(!tiny.is_default());
+        assert_eq!(tiny.abilities(), "chat only, 8k context");
+        assert_eq!(RECOMMENDED.iter().filter(|r| r.is_default()).count(), 1);
+    }
 
     #[test]
     fn names_resolve_to_files_and_missing_ones_say_how_to_pull() {

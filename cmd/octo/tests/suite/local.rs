@@ -40,7 +40,9 @@ fn local_model_is_the_fallback_when_nothing_is_configured() {
         .arg("hello")
         .assert()
         .code(2)
+        .stderr(predicate::str::contains("octo setup "))
         .stderr(predicate::str::contains("octo models pull qwen2.5-coder-1.5b"))
+        .stderr(predicate::str::contains("tool calls, 32k context"))
         .stderr(predicate::str::contains("ANTHROPIC_API_KEY"));
     let Some(model) = gguf() else { return };
     let dir = home.home().join("models");
@@ -150,7 +152,16 @@ fn models_pull_list_and_rm() {
         .args(["models", "list", "--available"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("qwen2.5-coder-1.5b"));
+        .stdout(predicate::str::contains("qwen2.5-coder-1.5b"))
+        .stdout(predicate::str::contains("tool calls, 32k context (recommended)"));
+    // Without a name, the choices and the recommended one.
+    octo(&home)
+        .args(["models", "pull"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("name the model to pull"))
+        .stderr(predicate::str::contains("smollm2-135m").and(predicate::str::contains("chat only, 8k context")))
+        .stderr(predicate::str::contains("start with `octo models pull qwen2.5-coder-1.5b`"));
     // A wrong hash: deleted, an error.
     octo(&home)
         .args(["models", "pull", &url, "--sha256", &"0".repeat(64)])
@@ -165,4 +176,28 @@ fn models_pull_list_and_rm() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not a known model"));
+}
+
+#[test]
+fn setup_pulls_the_local_model_tests_it_and_makes_it_the_default() {
+    let Some(model) = gguf() else { return };
+    let home = TempHome::new().unwrap();
+    let url = serve(std::fs::read(&model).unwrap());
+    octo(&home)
+        .args(["setup", "--endpoint", "local", "--model", &url])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("pulling"))
+        .stderr(predicate::str::contains("it answered:"))
+        .stderr(predicate::str::contains("set up local:"));
+    let name = url.rsplit('/').next().unwrap().trim_end_matches(".gguf").to_owned();
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    assert!(config.contains(&format!("default = \"local:{name}\"")), "{config}");
+    // Already there: used as it is, not pulled again.
+    octo(&home)
+        .args(["setup", "--endpoint", "local", "--model", &name, "--no-test"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("pulling").not());
+    octo(&home).args(["--no-tools", "--max-tokens", "8", "Say hello."]).assert().success();
 }

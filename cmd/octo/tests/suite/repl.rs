@@ -660,6 +660,9 @@ async fn the_setup_wizard_asks_tests_and_writes_or_writes_nothing() {
     let url = format!("{}/v1", llm.uri());
     tokio::task::spawn_blocking(move || {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        // The model that runs inside octo comes first, with its size and what it can do.
+        #[cfg(feature = "local")]
+        p.exp_regex(r"1\. local +qwen2\.5-coder-1\.5b, run inside octo: no key, no server; 1\.0 GB download, tool calls, 32k context \(recommended\)").unwrap();
         p.exp_string("provider (number or name): ").unwrap();
         p.send_line("custom").unwrap();
         p.exp_string("server URL").unwrap();
