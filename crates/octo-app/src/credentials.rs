@@ -48,25 +48,34 @@ fn classify(e: keyring::Error) -> CredentialError {
     }
 }
 
+/// Runs a keyring call on a thread of its own. The Secret Service client blocks on a runtime of
+/// its own, which panics on a thread that already drives one (every octo front end calls from
+/// inside tokio); a plain thread has none.
+fn off_runtime<T: Send>(call: impl FnOnce() -> Result<T, CredentialError> + Send) -> Result<T, CredentialError> {
+    std::thread::scope(|s| {
+        s.spawn(call).join().unwrap_or_else(|_| Err(CredentialError::Failed("the keyring call panicked".into())))
+    })
+}
+
 impl CredentialStore for OsKeyring {
     fn get(&self, endpoint: &str) -> Result<Option<String>, CredentialError> {
-        match entry(endpoint)?.get_password() {
+        off_runtime(|| match entry(endpoint)?.get_password() {
             Ok(k) => Ok(Some(k)),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(classify(e)),
-        }
+        })
     }
 
     fn set(&self, endpoint: &str, key: &str) -> Result<(), CredentialError> {
-        entry(endpoint)?.set_password(key).map_err(classify)
+        off_runtime(|| entry(endpoint)?.set_password(key).map_err(classify))
     }
 
     fn remove(&self, endpoint: &str) -> Result<bool, CredentialError> {
-        match entry(endpoint)?.delete_credential() {
+        off_runtime(|| match entry(endpoint)?.delete_credential() {
             Ok(()) => Ok(true),
             Err(keyring::Error::NoEntry) => Ok(false),
             Err(e) => Err(classify(e)),
-        }
+        })
     }
 }
 
@@ -271,6 +280,22 @@ pub fn resolve_key(
 
 #[cfg(test)]
 mod tests {
+    use super::CredentialStore;
+
+    /// Every front end asks from inside tokio; the Secret Service client must not panic there
+    /// (whether a keyring service answers or not).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_os_keyring_can_be_asked_from_inside_a_runtime() {
+        let got = super::OsKeyring.get("octo-test-no-such-endpoint");
+        assert!(!matches!(&got, Ok(Some(_))), "{got:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_os_keyring_can_be_asked_from_a_single_threaded_runtime() {
+        let got = super::OsKeyring.get("octo-test-no-such-endpoint");
+        assert!(!matches!(&got, Ok(Some(_))), "{got:?}");
+    }
+
     #[test]
     fn the_file_store_keeps_keys_private_and_survives_reopening() {
         let dir = tempfile::tempdir().unwrap();

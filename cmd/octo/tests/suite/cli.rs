@@ -58,7 +58,17 @@ fn no_endpoint_configured_says_how_to_configure_one() {
         .stdout("")
         .stderr(predicate::str::contains("no model endpoint is configured"))
         .stderr(predicate::str::contains("ANTHROPIC_API_KEY"))
-        .stderr(predicate::str::contains("octo auth set"));
+        .stderr(predicate::str::contains("octo auth set"))
+        .stderr(predicate::str::contains("octo setup "));
+    // As a new user runs it: the OS keyring is asked (it answers, or there is none), never a
+    // crash.
+    octo(&home)
+        .env_remove("OCTO_NO_KEYRING")
+        .arg("hello")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no model endpoint is configured"))
+        .stderr(predicate::str::contains("panicked").not());
 }
 
 #[tokio::test(flavor = "multi_thread")]
