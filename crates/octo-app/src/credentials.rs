@@ -51,9 +51,13 @@ fn classify(e: keyring::Error) -> CredentialError {
 /// Runs a keyring call on a thread of its own. The Secret Service client blocks on a runtime of
 /// its own, which panics on a thread that already drives one (every octo front end calls from
 /// inside tokio); a plain thread has none.
-fn off_runtime<T: Send>(call: impl FnOnce() -> Result<T, CredentialError> + Send) -> Result<T, CredentialError> {
+fn off_runtime<T: Send>(
+    call: impl FnOnce() -> Result<T, CredentialError> + Send,
+) -> Result<T, CredentialError> {
     std::thread::scope(|s| {
-        s.spawn(call).join().unwrap_or_else(|_| Err(CredentialError::Failed("the keyring call panicked".into())))
+        s.spawn(call)
+            .join()
+            .unwrap_or_else(|_| Err(CredentialError::Failed("the keyring call panicked".into())))
     })
 }
 

@@ -81,9 +81,15 @@ fn setup_help() -> String {
         ));
     }
     ways.extend([
-        ("export ANTHROPIC_API_KEY=sk-ant-...".to_owned(), "or OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, ...".to_owned()),
+        (
+            "export ANTHROPIC_API_KEY=sk-ant-...".to_owned(),
+            "or OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, ...".to_owned(),
+        ),
         ("octo auth set deepseek".to_owned(), "store a key in the OS keyring".to_owned()),
-        ("octo --endpoint ollama --model qwen2.5-coder".to_owned(), "a local Ollama server, no key".to_owned()),
+        (
+            "octo --endpoint ollama --model qwen2.5-coder".to_owned(),
+            "a local Ollama server, no key".to_owned(),
+        ),
     ]);
     let mut out = String::from("Set one up in any of these ways:\n");
     for (cmd, why) in ways {
@@ -511,4 +517,3 @@ pub struct Unreachable {
     /// The innermost cause.
     pub reason: String,
 }
-

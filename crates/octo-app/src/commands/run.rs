@@ -114,13 +114,11 @@ impl Session {
 
     fn permissions_command(&self, change: PermissionsChange) -> Result<Reply, CommandError> {
         match change {
-            PermissionsChange::List => {
-                Ok(Reply::Permissions {
-                    mode: self.status().mode,
-                    rules: self.rules().describe(),
-                    granted: self.granted(),
-                })
-            }
+            PermissionsChange::List => Ok(Reply::Permissions {
+                mode: self.status().mode,
+                rules: self.rules().describe(),
+                granted: self.granted(),
+            }),
             PermissionsChange::Remove(rule) => match self.remove_rule(&rule) {
                 0 => Err(CommandError::NoSuchRule(rule)),
                 count => Ok(Reply::RulesRemoved { rule, count }),

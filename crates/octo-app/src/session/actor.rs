@@ -288,7 +288,9 @@ impl Task {
             match (&ev, self.persist.as_mut()) {
                 (AgentEvent::HistoryReplaced { messages }, Some(p)) => p.replaced(messages),
                 // What `/status` says next is what the compaction reported.
-                (AgentEvent::CompactionEnd { tokens_after, .. }, _) => self.core.lock().context_tokens = *tokens_after,
+                (AgentEvent::CompactionEnd { tokens_after, .. }, _) => {
+                    self.core.lock().context_tokens = *tokens_after
+                }
                 _ => {}
             }
             let _ = self.core.events.send(ev);
@@ -465,7 +467,8 @@ fn last_todos(history: &[Message], tools: &ToolRegistry) -> Vec<octo_tools::Todo
     struct Input {
         todos: Vec<octo_tools::Todo>,
     }
-    let is_todo_write = |name: &str| tools.meta(name).is_some_and(|m| m.output == octo_agent::OutputKind::Todos);
+    let is_todo_write =
+        |name: &str| tools.meta(name).is_some_and(|m| m.output == octo_agent::OutputKind::Todos);
     history
         .iter()
         .rev()

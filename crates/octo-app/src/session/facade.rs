@@ -207,7 +207,20 @@ impl Session {
         env: EnvLookup<'_>,
     ) -> Result<String, SessionError> {
         let config = self.setup.config.as_ref().ok_or(SessionError::Closed)?;
-        let r = resolve(config, Some(choice), store, env)?;
+        let r = match resolve(config, Some(choice), store, env) {
+            // The configuration may have gained the endpoint since the session started: read it
+            // again before saying it is not there.
+            Err(crate::factory::EndpointError::UnknownEndpoint { .. }) => {
+                let fresh = Config::load(
+                    &config.home,
+                    &self.setup.workspace,
+                    env,
+                    &crate::config::Overrides::default(),
+                )?;
+                resolve(&fresh, Some(choice), store, env)?
+            }
+            other => other?,
+        };
         let sender = build_sender(&r, self.setup.http.clone())?;
         let label = r.label();
         self.commands

@@ -177,3 +177,21 @@ async fn permissions_lists_what_was_allowed_always() {
     assert!(after.contains("allowed for this session (answered \"always\"):"), "{after}");
     assert!(after.contains("  terminal(echo hi)"), "{after}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_reads_the_configuration_again_for_an_endpoint_added_since() {
+    let (tmp, l, s, llm) = setup(vec![]).await;
+    let err = s.command(&l, command("/model other:m2")).await.unwrap_err();
+    assert!(err.to_string().contains("unknown endpoint `other`"), "{err}");
+    let config = tmp.path().join("home/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[endpoints.other]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+        llm.uri()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let Reply::Model { label, switched: true } = s.command(&l, command("/model other:m2")).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(label, "other:m2");
+}
