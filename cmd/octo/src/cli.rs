@@ -45,7 +45,6 @@ Exit status: 0 done, 1 failed, 2 usage or setup error, 3 cut short (a call was r
     version,
     about,
     long_about,
-    args_conflicts_with_subcommands = true,
     after_long_help = ENVIRONMENT
 )]
 pub struct Cli {

@@ -105,7 +105,13 @@ fn choices(installed: &[octo_app::models::Installed]) -> String {
             marks.push("installed");
         }
         let marks = if marks.is_empty() { String::new() } else { format!(" ({})", marks.join(", ")) };
-        out.push_str(&format!("  {:<20} {:>7}  {}{marks}\n      {}\n", r.name, size(r.approx_bytes), r.abilities(), r.about));
+        out.push_str(&format!(
+            "  {:<20} {:>7}  {}{marks}\n      {}\n",
+            r.name,
+            size(r.approx_bytes),
+            r.abilities(),
+            r.about
+        ));
     }
     out
 }

@@ -20,11 +20,28 @@ pub fn run(
     daemon: bool,
     channels_only: bool,
 ) -> anyhow::Result<ExitCode> {
-    let launcher = octo_app::Launcher::from_env();
+    let launcher = octo_app::Launcher::from_env().with_model(cli.endpoint.clone(), cli.model.clone());
     let roots =
         if roots.is_empty() { vec![launcher.workspace(cli.workspace.as_deref())?] } else { roots.to_vec() };
+    // `octo --endpoint x serve`: every session starts on x, so an x that cannot be used is said
+    // now, not at the first prompt.
+    if cli.endpoint.is_some() || cli.model.is_some() {
+        let overrides = octo_app::config::Overrides {
+            endpoint: cli.endpoint.clone(),
+            model: cli.model.clone(),
+            ..octo_app::config::Overrides::default()
+        };
+        let checked = launcher.config(&roots[0], &overrides).map_err(|e| e.to_string()).and_then(|c| {
+            octo_app::factory::resolve(&c, None, launcher.credentials(), launcher.env())
+                .map_err(|e| e.to_string())
+        });
+        if let Err(e) = checked {
+            out::error(&e);
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    }
     if daemon {
-        return start_daemon(&launcher, listen, allow_remote, &roots);
+        return start_daemon(&launcher, cli, listen, allow_remote, &roots);
     }
     let pid_file = std::env::var_os(PID_VAR).map(PathBuf::from);
     if let Some(p) = &pid_file {
@@ -70,6 +87,7 @@ fn running(file: &Path) -> Option<u32> {
 
 fn start_daemon(
     launcher: &octo_app::Launcher,
+    cli: &Cli,
     listen: SocketAddr,
     allow_remote: bool,
     roots: &[PathBuf],
@@ -94,6 +112,11 @@ fn start_daemon(
     let log = std::fs::OpenOptions::new().create(true).append(true).open(&log_path)?;
     let token = octo_server::load_or_create_token(&home)?;
     let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    for (flag, value) in [("--endpoint", &cli.endpoint), ("--model", &cli.model)] {
+        if let Some(v) = value {
+            cmd.arg(flag).arg(v);
+        }
+    }
     cmd.arg("serve").arg("--listen").arg(listen.to_string());
     if allow_remote {
         cmd.arg("--allow-remote");

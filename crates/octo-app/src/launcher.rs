@@ -123,6 +123,9 @@ pub struct Launcher {
     env: Env,
     keys: KeyStore,
     store: Arc<dyn CredentialStore>,
+    /// The endpoint and model every session starts on unless its launch names its own (`octo
+    /// --endpoint x serve`).
+    model: (Option<String>, Option<String>),
 }
 
 impl std::fmt::Debug for Launcher {
@@ -145,12 +148,20 @@ impl Launcher {
             keys = KeyStore::File(home.key_file());
         }
         let store = keys.open();
-        Self { home, env: Arc::new(process_env), keys, store }
+        Self { home, env: Arc::new(process_env), keys, store, model: (None, None) }
     }
 
     /// A launcher with everything given (tests, embedding).
     pub fn new(home: Home, keys: KeyStore, store: Arc<dyn CredentialStore>, env: Env) -> Self {
-        Self { home, env, keys, store }
+        Self { home, env, keys, store, model: (None, None) }
+    }
+
+    /// The same launcher, whose sessions start on `endpoint` and `model` (each when given)
+    /// unless a launch names its own: a server's or a bridge's sessions, started with `octo
+    /// --endpoint x serve`.
+    pub fn with_model(mut self, endpoint: Option<String>, model: Option<String>) -> Self {
+        self.model = (endpoint, model);
+        self
     }
 
     /// octo's home directory.
@@ -228,7 +239,11 @@ impl Launcher {
             Resume::Id(id) => Some(id),
             Resume::Find(q) => Some(self.find_session(&q, &ws)?),
         };
-        let mut config = self.config(&ws, &launch.overrides)?;
+        let mut overrides = launch.overrides;
+        if overrides.endpoint.is_none() && overrides.model.is_none() {
+            (overrides.endpoint, overrides.model) = self.model.clone();
+        }
+        let mut config = self.config(&ws, &overrides)?;
         if let Some(notice) = self.home.secure() {
             config.warnings.push(notice);
         }

@@ -1,16 +1,11 @@
 //! The `octo` binary as a process, against a mock model server.
 
-use super::common::{home_for, octo};
+use super::common::{assert_async, home_for, octo};
 
-use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use predicates::prelude::*;
 use serde_json::{json, Value};
-
-async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
-    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
-}
 
 #[test]
 fn version_prints_name_and_version() {
@@ -429,7 +424,11 @@ async fn doctor_checks_config_key_and_reachability() {
     // A server that does not list models at its base URL is not a working endpoint.
     let mut c = octo(&home);
     c.arg("doctor");
-    assert_async(c).await.code(1).stdout(predicate::str::contains("FAIL reachable:")).stdout(predicate::str::contains("HTTP 404"));
+    assert_async(c)
+        .await
+        .code(1)
+        .stdout(predicate::str::contains("FAIL reachable:"))
+        .stdout(predicate::str::contains("HTTP 404"));
     llm.list_models(&["claude-sonnet-4-5"]).await;
     let mut c = octo(&home);
     c.arg("doctor");
@@ -464,8 +463,10 @@ async fn doctor_checks_config_key_and_reachability() {
             .stdout(predicate::str::contains("FAIL sandbox: required but unavailable"));
         let mut c = octo(&home);
         c.args(["--sandbox", "sometimes", "doctor"]);
-        assert_async(c).await.code(2).stderr(
-            predicate::str::contains("--sandbox: sandbox must be").and(predicate::str::contains("sometimes")),
+        // The flag before the subcommand applies to it: doctor names the bad value.
+        assert_async(c).await.code(1).stdout(
+            predicate::str::contains("FAIL configuration: --sandbox: sandbox must be")
+                .and(predicate::str::contains("sometimes")),
         );
     }
     // Nothing listens on the discard port: the check fails and says which address.

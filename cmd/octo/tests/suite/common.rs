@@ -39,3 +39,8 @@ pub fn home_for(llm: &MockLlm) -> TempHome {
     .unwrap_or_else(|e| panic!("config: {e}"));
     home
 }
+
+/// Runs `cmd` to its end off the async threads (a mock server in the test's runtime answers it).
+pub async fn assert_async(mut cmd: assert_cmd::Command) -> assert_cmd::assert::Assert {
+    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap_or_else(|e| panic!("join: {e}"))
+}

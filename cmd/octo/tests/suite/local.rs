@@ -160,7 +160,9 @@ fn models_pull_list_and_rm() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("name the model to pull"))
-        .stderr(predicate::str::contains("smollm2-135m").and(predicate::str::contains("chat only, 8k context")))
+        .stderr(
+            predicate::str::contains("smollm2-135m").and(predicate::str::contains("chat only, 8k context")),
+        )
         .stderr(predicate::str::contains("start with `octo models pull qwen2.5-coder-1.5b`"));
     // A wrong hash: deleted, an error.
     octo(&home)

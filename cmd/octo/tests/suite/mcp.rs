@@ -2,16 +2,11 @@
 //! a project's servers wait for the user's yes; `octo mcp list|add|remove`; `octo mcp serve`
 //! driven by an MCP client; nothing outlives octo.
 
-use super::common::{home_for, octo};
-use assert_cmd::Command;
+use super::common::{assert_async, home_for, octo};
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use predicates::prelude::*;
 use serde_json::json;
-
-async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
-    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
-}
 
 fn server_toml(name: &str) -> String {
     format!(

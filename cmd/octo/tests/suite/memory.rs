@@ -1,17 +1,12 @@
 //! Memory from the binary: a fact saved by the model in one run is listed, shown and deleted by
 //! `octo memory`, and known to the next run; `/remember` and `/memory` in the REPL.
 
-use super::common::{home_for, octo};
+use super::common::{assert_async, home_for, octo};
 
-use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted};
 use predicates::prelude::*;
 use serde_json::json;
-
-async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
-    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_saved_fact_is_listed_shown_known_next_time_and_deleted() {

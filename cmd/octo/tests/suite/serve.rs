@@ -1,7 +1,7 @@
 //! `octo serve` as a process: refuses a remote address without --allow-remote, stops cleanly on
 //! SIGTERM, and runs as a daemon with a pid file.
 
-use super::common::{home_for, octo_std as octo};
+use super::common::{assert_async, home_for, octo_std as octo};
 use assert_cmd::Command;
 use octo_testkit::{MockLlm, TempHome};
 use predicates::prelude::*;
@@ -218,4 +218,18 @@ async fn doctor_says_which_channels_lack_a_secret() {
         "{text}"
     );
     assert!(!text.contains("123:abc") && !text.contains("xoxb-1"), "no secret is shown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_after_endpoint_flags_is_the_server_and_an_unknown_endpoint_is_said_at_once() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let mut c = Command::from_std(octo(&home));
+    c.args(["--endpoint", "nowhere", "serve", "--listen", "127.0.0.1:0"]);
+    assert_async(c)
+        .await
+        .code(2)
+        .stderr(predicate::str::contains("unknown endpoint `nowhere`"))
+        .stdout(predicate::str::is_empty());
+    assert!(llm.requests().await.is_empty(), "`serve` was not taken as a prompt");
 }

@@ -1,16 +1,11 @@
 //! Skills and custom commands from the binary: `/name args` as a one-shot prompt and in the REPL
 //! (a pseudo-terminal), `/skills`, completion, and the unknown-command error.
 
-use super::common::{home_for, octo};
+use super::common::{assert_async, home_for, octo};
 
-use assert_cmd::Command;
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use predicates::prelude::*;
-
-async fn assert_async(mut cmd: Command) -> assert_cmd::assert::Assert {
-    tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap()
-}
 
 /// A skill in the user's `~/.claude/skills` and a command in the project's `.claude/commands`,
 /// as Claude Code users have them.

@@ -190,7 +190,8 @@ async fn model_reads_the_configuration_again_for_an_endpoint_added_since() {
         llm.uri()
     ));
     std::fs::write(&config, text).unwrap();
-    let Reply::Model { label, switched: true } = s.command(&l, command("/model other:m2")).await.unwrap() else {
+    let Reply::Model { label, switched: true } = s.command(&l, command("/model other:m2")).await.unwrap()
+    else {
         panic!()
     };
     assert_eq!(label, "other:m2");

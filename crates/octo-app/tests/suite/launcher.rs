@@ -59,3 +59,25 @@ async fn one_call_builds_a_session_that_saves_where_the_home_says() {
     assert!(matches!(err, LaunchError::OtherDirectory { .. }), "{err}");
     assert!(err.to_string().contains("cd "), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launcher_with_a_model_starts_every_session_on_it_unless_the_launch_names_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    let table = |id: &str| {
+        format!("[endpoints.{id}]\nprotocol = \"anthropic\"\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"MOCK_KEY\"\n")
+    };
+    std::fs::write(
+        home.join("config.toml"),
+        format!("default = \"mock:claude-sonnet-4-5\"\n{}{}", table("mock"), table("other")),
+    )
+    .unwrap();
+    let l = launcher(&home).with_model(Some("other".into()), Some("m2".into()));
+    let launch = |overrides| Launch { workspace: Some(ws.clone()), overrides, ..Launch::default() };
+    let s = l.start(launch(octo_app::config::Overrides::default())).unwrap();
+    assert_eq!(s.status().model, "other:m2");
+    let own = octo_app::config::Overrides { endpoint: Some("mock".into()), ..Default::default() };
+    assert_eq!(l.start(launch(own)).unwrap().status().model, "mock:claude-sonnet-4-5");
+}
