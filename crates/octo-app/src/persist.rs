@@ -54,7 +54,9 @@ impl Persist {
         let w = self.writer.as_mut()?;
         if !self.titled {
             // Until a round is committed (and titles it for good), the prompt names the session.
-            let _ = w.record(&Record::Title { title: title_from_prompt(&message.text()) });
+            let _ = w.record(&Record::Title {
+                title: title_from_prompt(&typed_text(message).unwrap_or_default()),
+            });
         }
         w.pending(message).err().map(|e| {
             self.failed = true;
@@ -86,8 +88,7 @@ impl Persist {
         if self.titled {
             return (None, None);
         }
-        let prompt =
-            messages.iter().find(|m| m.role == Role::User && !m.text().trim().is_empty()).map(Message::text);
+        let prompt = messages.iter().filter(|m| m.role == Role::User).find_map(typed_text);
         match prompt {
             Some(p) => {
                 self.titled = true;
@@ -128,6 +129,15 @@ impl Persist {
         self.titled = false;
         self.set_id(None);
     }
+}
+
+/// What the user typed in a message: its first text block. The blocks octo adds after it
+/// (memory updates, hook context) are not the user's words and stay out of titles.
+fn typed_text(m: &Message) -> Option<String> {
+    m.content.iter().find_map(|b| match b {
+        octo_agent::ContentBlock::Text { text } if !text.trim().is_empty() => Some(text.clone()),
+        _ => None,
+    })
 }
 
 /// The prompt that asks the model for a title.
@@ -186,6 +196,30 @@ mod tests {
         assert_ne!(first, second);
         assert!(std::fs::read_to_string(first).unwrap().contains("first fold"));
         assert!(std::fs::read_to_string(second).unwrap().contains("second fold"));
+    }
+
+    #[test]
+    fn a_title_comes_from_what_the_user_typed_not_what_octo_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = Persist {
+            store: SessionStore::new(dir.path().join("sessions")),
+            writer: None,
+            cwd: dir.path().to_path_buf(),
+            endpoint: "e".into(),
+            model: "m".into(),
+            failed: false,
+            titled: false,
+            id: Arc::default(),
+        };
+        let mut prompt = Message::user("fix the parser");
+        prompt
+            .content
+            .push(octo_agent::ContentBlock::text("<memory-update>\nthe user likes tabs\n</memory-update>"));
+        prompt.content.push(octo_agent::ContentBlock::text(
+            "<user-prompt-submit-hook>\nbranch main\n</user-prompt-submit-hook>",
+        ));
+        let (_, first) = p.committed(&[prompt, Message::assistant("Done.")]);
+        assert_eq!(first.as_deref(), Some("fix the parser"));
     }
 
     #[test]

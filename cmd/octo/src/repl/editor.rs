@@ -147,7 +147,17 @@ pub(super) fn expand_mentions(line: &str, workspace: &std::path::Path, images: b
     for word in line.split_whitespace() {
         let Some(path) = word.strip_prefix('@').filter(|p| !p.is_empty()) else { continue };
         let full = workspace.join(path);
-        let Ok(meta) = std::fs::metadata(&full) else { continue };
+        let Ok(meta) = std::fs::metadata(&full) else {
+            // `@name` may be a handle or a decorator; one that looks like a path is a typo.
+            if path.contains(['.', '/']) {
+                out::status(&format!(
+                    "octo: warning: @{} is not a file in {}: sent as written, nothing attached",
+                    crate::sanitize::visible(path),
+                    workspace.display()
+                ));
+            }
+            continue;
+        };
         if !meta.is_file() {
             continue;
         }

@@ -280,8 +280,8 @@ fn status_lines(r: &StatusReport) -> Vec<String> {
         ),
         format!("context: {context}"),
         format!(
-            "usage: {} turns · {} in / {} out tokens · {cost}",
-            s.turns,
+            "usage: {} · {} in / {} out tokens · {cost}",
+            turns(s.turns),
             s.usage.input_tokens + s.usage.cache_read_tokens + s.usage.cache_write_tokens,
             s.usage.output_tokens
         ),
@@ -293,12 +293,21 @@ fn status_lines(r: &StatusReport) -> Vec<String> {
     out
 }
 
+/// "1 turn", "3 turns".
+fn turns(n: u32) -> String {
+    if n == 1 {
+        "1 turn".to_owned()
+    } else {
+        format!("{n} turns")
+    }
+}
+
 fn cost_line(s: &Status) -> String {
     let cost = s.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "unknown price".into());
     let estimated = if s.usage.estimated { " (estimated: the server reported no usage)" } else { "" };
     format!(
-        "{} turns · {} input, {} output, {} cache read, {} cache write tokens{estimated} · {cost}",
-        s.turns,
+        "{} · {} input, {} output, {} cache read, {} cache write tokens{estimated} · {cost}",
+        turns(s.turns),
         s.usage.input_tokens,
         s.usage.output_tokens,
         s.usage.cache_read_tokens,

@@ -50,7 +50,7 @@ async fn status_mode_and_permissions_run_through_one_call() {
         text.contains("model: mock:claude-sonnet-4-5") && text.contains("permission mode: plan"),
         "{text}"
     );
-    assert!(text.contains("usage: 1 turns") && text.contains("session: "), "{text}");
+    assert!(text.contains("usage: 1 turn ·") && text.contains("session: "), "{text}");
     let Reply::Status(report) = status else { panic!() };
     assert_eq!(report.status.turns, 1);
     // `/build` leaves plan mode for the configured mode.

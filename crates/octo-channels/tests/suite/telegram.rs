@@ -405,7 +405,7 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
             texts(f).iter().any(|t| {
                 t.contains("model: mock:claude-sonnet-4-5")
                     && t.contains("permission mode: plan")
-                    && t.contains("usage: 1 turns")
+                    && t.contains("usage: 1 turn ·")
             })
         })
         .await;
