@@ -1,6 +1,9 @@
 //! One key, without Enter: the answer to an approval. The terminal is put in raw mode for the
 //! key and restored at once; what was typed after it (a habitual Enter) is dropped, so it never
 //! answers the next question. Without a terminal, a whole line is read instead.
+//!
+//! [`HoldTyping`] keeps what is typed while an answer streams out of the answer: not echoed,
+//! left waiting for the next prompt, which shows it in its input line.
 
 use std::io::{IsTerminal, Read, Write};
 
@@ -58,10 +61,62 @@ fn key_of(byte: u8) -> Key {
     }
 }
 
+/// While alive, keys typed on the terminal are neither echoed nor taken a line at a time: they
+/// wait, unseen, for the next read (the prompt's line editor shows them there). Ctrl-C still
+/// interrupts. Dropping it restores the terminal as it was.
+pub(super) struct HoldTyping {
+    #[cfg(unix)]
+    saved: Option<nix::sys::termios::Termios>,
+}
+
+impl HoldTyping {
+    /// Holds typing when stdin is a terminal; does nothing otherwise.
+    pub(super) fn start() -> Self {
+        #[cfg(unix)]
+        {
+            Self { saved: raw::hold() }
+        }
+        #[cfg(not(unix))]
+        {
+            Self {}
+        }
+    }
+}
+
+impl Drop for HoldTyping {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(saved) = self.saved.take() {
+            raw::restore(&saved);
+        }
+    }
+}
+
 #[cfg(unix)]
 mod raw {
     use super::{key_of, Key, Read};
-    use nix::sys::termios::{self, FlushArg, LocalFlags, SetArg};
+    use nix::sys::termios::{self, FlushArg, LocalFlags, SetArg, Termios};
+    use std::io::IsTerminal;
+
+    /// Echo and line editing off (signals on); the settings before, to restore.
+    pub(super) fn hold() -> Option<Termios> {
+        let stdin = std::io::stdin();
+        if !stdin.is_terminal() {
+            return None;
+        }
+        let saved = termios::tcgetattr(&stdin).ok()?;
+        let mut quiet = saved.clone();
+        quiet.local_flags.remove(LocalFlags::ICANON | LocalFlags::ECHO);
+        quiet.control_chars[termios::SpecialCharacterIndices::VMIN as usize] = 1;
+        quiet.control_chars[termios::SpecialCharacterIndices::VTIME as usize] = 0;
+        termios::tcsetattr(&stdin, SetArg::TCSANOW, &quiet).ok()?;
+        Some(saved)
+    }
+
+    /// Puts the terminal back; what was typed stays to be read.
+    pub(super) fn restore(saved: &Termios) {
+        let _ = termios::tcsetattr(std::io::stdin(), SetArg::TCSANOW, saved);
+    }
 
     /// Reads one byte with echo, line editing and signals off, then restores the terminal and
     /// drops whatever else was typed.

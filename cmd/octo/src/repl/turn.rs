@@ -26,8 +26,11 @@ pub(super) struct ReplOutput {
     thinking: Filter,
     stdout: std::io::Stdout,
     show_thinking: bool,
-    /// Waiting for the model (the spinner runs).
-    waiting: bool,
+    /// What the turn waits for (the spinner names it), and since when; `None` while text
+    /// streams or a question is open.
+    awaiting: Option<(String, std::time::Instant)>,
+    /// The tools running now, by name.
+    running: Vec<String>,
     /// Output tokens so far, for the spinner.
     tokens: u64,
     /// Lines of a command's output shown under it.
@@ -45,7 +48,8 @@ impl ReplOutput {
             thinking: Filter::new(Mode::Visible),
             stdout,
             show_thinking,
-            waiting: true,
+            awaiting: Some(("the model".to_owned(), std::time::Instant::now())),
+            running: Vec::new(),
             tokens: 0,
             tail,
         }
@@ -98,12 +102,13 @@ impl TurnRenderer for ReplOutput {
             self.md.finish(&mut self.stdout);
         }
         match event {
-            AgentEvent::RequestStart { .. } => self.waiting = true,
+            AgentEvent::RequestStart { .. } => self.wait_for("the model"),
             AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
             AgentEvent::TextDelta { text } => self.text(text),
             AgentEvent::ThinkingDelta { text } => self.thinking(text),
             AgentEvent::ToolCallStart { name, summary, .. } => {
-                self.waiting = false;
+                self.running.push(visible(name));
+                self.wait_for_tools();
                 out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == octo_app::subagents::PROGRESS_UPDATE => {
@@ -116,11 +121,16 @@ impl TurnRenderer for ReplOutput {
                     }
                 }
             }
+            AgentEvent::ApprovalResolved { .. } => self.wait_for_tools(),
             AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
+                if let Some(i) = self.running.iter().position(|r| *r == visible(name)) {
+                    self.running.remove(i);
+                }
+                self.wait_for_tools();
                 tool_end(name, output, *outcome, *duration_ms, *kind, self.tail);
             }
             AgentEvent::ApprovalRequired { request, .. } => {
-                self.waiting = false;
+                self.awaiting = None;
                 show_request(request);
             }
             AgentEvent::QuestionAsked { question, options, .. } => {
@@ -141,7 +151,7 @@ impl TurnRenderer for ReplOutput {
                     &visible(&format!("  {what} in {secs:.1}s ({attempt}/{max_attempts}): {reason}")),
                 ));
                 if *restart {
-                    self.waiting = true;
+                    self.wait_for("the model");
                 }
             }
             AgentEvent::Notice { message } => out::status(&paint("2", &visible(&format!("  {message}")))),
@@ -176,9 +186,30 @@ impl TurnRenderer for ReplOutput {
 }
 
 impl ReplOutput {
+    /// The spinner runs, naming `what`, from now.
+    fn wait_for(&mut self, what: &str) {
+        self.awaiting = Some((what.to_owned(), std::time::Instant::now()));
+    }
+
+    /// The running tools, or (none left) the model's next reply.
+    fn wait_for_tools(&mut self) {
+        match self.running.as_slice() {
+            [] => self.wait_for("the model"),
+            [one] => self.wait_for(&format!("{one} to finish")),
+            [.., last] => self.wait_for(&format!("{last} and {} more to finish", self.running.len() - 1)),
+        }
+    }
+
+    /// The spinner's line: what is awaited, for how long, and the answer's tokens so far.
+    fn spinner_line(&self, frame: &str) -> Option<String> {
+        let (what, since) = self.awaiting.as_ref()?;
+        let tokens = if self.tokens > 0 { format!(" · {} tokens", self.tokens) } else { String::new() };
+        Some(format!("{frame} waiting for {what} · {:.0}s{tokens}", since.elapsed().as_secs_f64().floor()))
+    }
+
     /// Answer text, made safe and rendered as Markdown on stdout.
     fn text(&mut self, text: &str) {
-        self.waiting = false;
+        self.awaiting = None;
         let mut safe = String::with_capacity(text.len());
         self.text.push(text, &mut safe);
         self.md.text(&safe, &mut self.stdout);
@@ -186,7 +217,11 @@ impl ReplOutput {
 
     /// Thinking, dimmed on stderr when asked for (else the spinner keeps turning).
     fn thinking(&mut self, text: &str) {
-        self.waiting = !self.show_thinking;
+        if self.show_thinking {
+            self.awaiting = None;
+        } else if self.awaiting.is_none() {
+            self.wait_for("the model (thinking)");
+        }
         if self.show_thinking {
             let mut safe = String::with_capacity(text.len());
             self.thinking.push(text, &mut safe);
@@ -415,15 +450,19 @@ pub(super) async fn turn_summarized(
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
     let (mut drawn, mut frame) = (false, 0usize);
     let started = std::time::Instant::now();
+    // What the user types while the answer streams waits for the next prompt, unseen.
+    let _hold = super::key::HoldTyping::start();
     loop {
         let event = tokio::select! {
             e = rx.recv() => e,
-            _ = tick.tick(), if view.waiting && spinner => {
+            _ = tick.tick(), if view.awaiting.is_some() && spinner => {
                 frame = (frame + 1) % FRAMES.len();
-                let mut err = std::io::stderr();
-                let _ = write!(err, "\r\x1b[K{} working {:.1}s · {} tokens", FRAMES[frame], started.elapsed().as_secs_f64(), view.tokens);
-                let _ = err.flush();
-                drawn = true;
+                if let Some(line) = view.spinner_line(FRAMES[frame]) {
+                    let mut err = std::io::stderr();
+                    let _ = write!(err, "\r\x1b[K{line}");
+                    let _ = err.flush();
+                    drawn = true;
+                }
                 continue;
             }
             _ = tokio::signal::ctrl_c() => {

@@ -9,3 +9,4 @@ mod repl;
 mod sandbox;
 mod serve;
 mod skills;
+mod terminal;
