@@ -277,6 +277,7 @@ pub fn sessions(
                 });
                 return Ok(ExitCode::SUCCESS);
             }
+            let width = crate::layout::stdout_width();
             if all {
                 let mut dirs: Vec<&std::path::Path> = list.iter().map(|s| s.cwd.as_path()).collect();
                 dirs.sort();
@@ -284,12 +285,15 @@ pub fn sessions(
                 for d in dirs {
                     out::stdout(&format!("{}\n", d.display()));
                     for s in list.iter().filter(|s| s.cwd == d) {
-                        out::stdout(&format!("  {}\n", visible(&s.line(now))));
+                        out::stdout(&format!(
+                            "{}\n",
+                            crate::layout::fit(&format!("  {}", visible(&s.line(now))), width)
+                        ));
                     }
                 }
             } else {
                 for s in &list {
-                    out::stdout(&format!("{}\n", visible(&s.line(now))));
+                    out::stdout(&format!("{}\n", crate::layout::fit(&visible(&s.line(now)), width)));
                 }
             }
             Ok(ExitCode::SUCCESS)

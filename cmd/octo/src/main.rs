@@ -8,6 +8,7 @@ mod commands;
 mod exit;
 mod invoke;
 mod launch;
+mod layout;
 mod mcp;
 mod memory;
 mod models;

@@ -33,10 +33,11 @@ impl Summary {
     /// One line for listings.
     pub fn line(&self, now: u64) -> String {
         format!(
-            "{}  {:>9}  {:>3} turns  {:<28}  {}",
+            "{}  {:>9}  {:>3} turn{}  {:<28}  {}",
             self.id,
             age(self.updated, now),
             self.turns,
+            if self.turns == 1 { " " } else { "s" },
             self.model,
             self.title
         )

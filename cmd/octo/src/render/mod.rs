@@ -9,6 +9,7 @@
 mod code;
 mod inline;
 mod table;
+mod wrap;
 
 use code::CodeBlock;
 use inline::Inline;
@@ -30,12 +31,40 @@ pub struct Renderer {
     inline: Inline,
     /// The rows of a table being read (color only), printed when it ends.
     table: Vec<String>,
+    /// Prose wrapped at word boundaries to the terminal's width (code and tables are not).
+    wrap: Option<wrap::Wrap>,
 }
 
 impl Renderer {
     /// A renderer; `color` enables ANSI styles.
     pub fn new(color: bool) -> Self {
         Self { color, at_line_start: true, ..Self::default() }
+    }
+
+    /// A renderer that wraps prose at word boundaries to `width` columns.
+    pub fn with_width(color: bool, width: Option<usize>) -> Self {
+        Self { wrap: width.map(wrap::Wrap::new), ..Self::new(color) }
+    }
+
+    /// Writes `text`: prose through the wrapping (when there is one), the rest as it is.
+    fn emit(&mut self, text: &str, prose: bool, out: &mut impl Write) {
+        match &mut self.wrap {
+            Some(w) if prose => {
+                let mut wrapped = String::with_capacity(text.len() + 8);
+                w.push(text, &mut wrapped);
+                let _ = out.write_all(wrapped.as_bytes());
+            }
+            Some(w) => {
+                let mut held = String::new();
+                w.flush(&mut held);
+                w.passed(text);
+                let _ = out.write_all(held.as_bytes());
+                let _ = out.write_all(text.as_bytes());
+            }
+            None => {
+                let _ = out.write_all(text.as_bytes());
+            }
+        }
     }
 
     /// Whether the cursor is at the start of a line (and nothing is held back).
@@ -62,9 +91,9 @@ impl Renderer {
             if self.raw_line && self.color {
                 let mut styled = String::with_capacity(seg.len() + 8);
                 self.inline.push(seg, &mut styled);
-                let _ = out.write_all(styled.as_bytes());
+                self.emit(&styled, true, out);
             } else if self.raw_line {
-                let _ = out.write_all(seg.as_bytes());
+                self.emit(seg, true, out);
             } else {
                 self.held.push_str(seg);
             }
@@ -84,7 +113,7 @@ impl Renderer {
     pub fn finish(&mut self, out: &mut impl Write) {
         let mut tail = String::new();
         self.inline.end(&mut tail);
-        let _ = out.write_all(tail.as_bytes());
+        self.emit(&tail, true, out);
         let mut at_start = self.at_line_start;
         if !self.held.is_empty() {
             let line = std::mem::take(&mut self.held);
@@ -92,7 +121,12 @@ impl Renderer {
         }
         self.flush_table(out);
         if !at_start {
-            let _ = writeln!(out);
+            self.emit("\n", true, out);
+        }
+        if let Some(w) = &mut self.wrap {
+            let mut held = String::new();
+            w.flush(&mut held);
+            let _ = out.write_all(held.as_bytes());
         }
         self.at_line_start = true;
         self.raw_line = false;
@@ -112,12 +146,12 @@ impl Renderer {
             return true;
         }
         self.flush_table(out);
-        let styled = self.style_line(line);
+        let prose = self.code.is_none() && !line.trim_start().starts_with("```");
+        let mut styled = self.style_line(line);
         if newline {
-            let _ = writeln!(out, "{styled}");
-        } else {
-            let _ = write!(out, "{styled}");
+            styled.push('\n');
         }
+        self.emit(&styled, prose, out);
         newline
     }
 
@@ -126,10 +160,10 @@ impl Renderer {
         let rows = std::mem::take(&mut self.table);
         if let [only] = rows.as_slice() {
             let styled = self.style_line(only);
-            let _ = writeln!(out, "{styled}");
+            self.emit(&format!("{styled}\n"), true, out);
         } else if !rows.is_empty() {
             for line in table::layout(&rows) {
-                let _ = writeln!(out, "{line}");
+                self.emit(&format!("{line}\n"), false, out);
             }
         }
     }

@@ -108,22 +108,31 @@ pub(super) async fn run(
     (ed, Done::Handled)
 }
 
-/// The reply's lines, made safe for the terminal.
+/// The reply's lines, made safe for the terminal and fitted to its width.
 fn show(reply: &Reply) {
+    let width = crate::layout::width();
     for line in reply.lines() {
-        out::status(&visible(&line));
+        out::status(&crate::layout::fit(&visible(&line), width));
     }
 }
 
-/// `/help`: the shared commands the REPL offers, its own, and what else a line can be.
+/// `/help`: the shared commands the REPL offers, its own, and what else a line can be, in two
+/// columns fitted to the terminal.
 fn help(specs: &[&commands::CommandSpec]) {
-    for c in specs.iter().copied().filter(|c| OFFERED.contains(&c.name)).chain(OWN) {
-        out::status(&format!("  {:<46} {}", c.usage, c.about));
+    let mut rows: Vec<(&str, &str)> = specs
+        .iter()
+        .copied()
+        .filter(|c| OFFERED.contains(&c.name))
+        .chain(OWN)
+        .map(|c| (c.usage, c.about))
+        .collect();
+    rows.push(("@path", "attach a file (text, or an image: png, jpeg, gif, webp)"));
+    rows.push(("\\ at the end", "a line ending in \\ continues on the next line"));
+    rows.push(("Ctrl-C", "cancels a running turn; twice on an empty line leaves (as Ctrl-D does)"));
+    rows.push(("Ctrl-L", "clears the screen"));
+    for line in crate::layout::columns(&rows, 2, crate::layout::width()) {
+        out::status(&line);
     }
-    out::status(
-        "  @path                                          attach a file (text, or an image: png, jpeg, gif, webp)\n  \
-         a line ending in \\ continues on the next line; Ctrl-C cancels a running turn",
-    );
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ impl ReplOutput {
         let stdout = std::io::stdout();
         let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
         Self {
-            md: crate::render::Renderer::new(color),
+            md: crate::render::Renderer::with_width(color, crate::layout::stdout_width()),
             text: Filter::new(Mode::Visible),
             thinking: Filter::new(Mode::Visible),
             stdout,

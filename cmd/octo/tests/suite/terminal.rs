@@ -67,3 +67,99 @@ async fn typing_during_an_answer_waits_in_the_input_line_and_is_sent_next() {
     });
     assert!(sent, "the typed-ahead line was sent as the next prompt");
 }
+
+/// What the terminal shows of `raw` (as rexpect reads it, a char per byte): UTF-8 decoded,
+/// escape sequences removed, a carriage return starting its line over, one entry per line.
+fn shown_lines(raw: &str) -> Vec<String> {
+    let bytes: Vec<u8> = raw.chars().map(|c| c as u32 as u8).collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let mut plain = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.next_if_eq(&'[').is_some() {
+                while chars.next().is_some_and(|c| !('\x40'..='\x7e').contains(&c)) {}
+            } else {
+                chars.next();
+            }
+        } else if c == '\r' {
+            // Back to the line's start: what follows overwrites it (after an erase).
+            if chars.peek() != Some(&'\n') {
+                plain.truncate(plain.rfind('\n').map_or(0, |i| i + 1));
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    plain.lines().map(str::to_owned).collect()
+}
+
+fn words(lines: &[String]) -> Vec<String> {
+    lines.iter().flat_map(|l| l.split_whitespace().map(str::to_owned)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn help_lists_and_answers_fit_60_80_and_120_columns() {
+    let paragraph = "Wrapping matters because a terminal breaks a long line wherever its edge falls, \
+                     in the middle of identifiers like configuration_loader or words such as \
+                     unbelievably, and that makes an answer hard to read.";
+    let item =
+        "- a list item whose text is long enough that it has to continue on a second line under itself";
+    for cols in [60u16, 80, 120] {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic([
+            Scripted::sse(Reply::new().text(&format!("{paragraph}\n\n{item}\n")).chunk_size(7).sse()),
+            Scripted::sse(Reply::new().text("A title").sse()),
+        ])
+        .await;
+        let home = home_for(&llm);
+        let cmd = octo_at(&home, cols, "");
+        let (help, answer, history) = tokio::task::spawn_blocking(move || {
+            let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+            p.exp_string("octo> ").unwrap();
+            p.send_line("/help").unwrap();
+            let help = p.exp_string("clears the screen").unwrap();
+            p.exp_string("octo> ").unwrap();
+            p.send_line("explain wrapping").unwrap();
+            let answer = p.exp_string("itself").unwrap() + "itself";
+            p.exp_string("octo> ").unwrap();
+            p.send_line("/history").unwrap();
+            let history = p.exp_string("to continue one)").unwrap();
+            p.send_control('d').unwrap();
+            p.exp_eof().unwrap();
+            (help, answer, history)
+        })
+        .await
+        .unwrap();
+        let width = usize::from(cols);
+        for (what, raw) in [("help", &help), ("answer", &answer), ("history", &history)] {
+            for l in shown_lines(raw) {
+                assert!(l.chars().count() <= width, "{what} at {cols}: a line past the edge: {l:?}");
+            }
+        }
+        let help = shown_lines(&help);
+        let described: Vec<&String> = help.iter().filter(|l| l.contains("/status ")).collect();
+        assert_eq!(described.len(), 1, "{help:?}");
+        for l in help.iter().filter(|l| !l.trim().is_empty() && !l.contains("/help")) {
+            assert!(l.starts_with("  "), "at {cols}: help wrapped to column 0: {l:?}");
+        }
+        // Every word of the answer arrives whole, in order.
+        let answer = shown_lines(&answer);
+        let got = words(&answer);
+        for expected in [paragraph, item] {
+            let want: Vec<String> = expected.split_whitespace().map(str::to_owned).collect();
+            let want = &want[1..]; // the list marker is drawn as a bullet
+            assert!(
+                got.windows(want.len()).any(|w| w == want),
+                "at {cols}: {expected:?} not whole in {answer:?}"
+            );
+        }
+        let continued = answer.iter().position(|l| l.contains("a list item")).and_then(|i| answer.get(i + 1));
+        if let Some(next) = continued.filter(|n| !n.trim().is_empty()) {
+            assert!(
+                next.starts_with("  ") && !next.starts_with("   "),
+                "at {cols}: hanging indent: {next:?}"
+            );
+        }
+    }
+}
