@@ -46,7 +46,7 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
         p.send_line("/mode plan").unwrap();
         p.exp_string("permission mode: plan").unwrap();
         p.send_line("/cost").unwrap();
-        p.exp_string("1 turn ·").unwrap();
+        p.exp_string("1 turn \u{c2}\u{b7}").unwrap();
         // An unknown slash word is an error naming near matches; a path goes to the model.
         p.send_line("/compactx the widget").unwrap();
         p.exp_string("unknown command /compactx; did you mean /compact?").unwrap();
@@ -325,7 +325,7 @@ async fn history_and_resume_in_the_repl() {
         p.exp_string("First answer.").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("/history").unwrap();
-        p.exp_string("1 turn ·").unwrap();
+        p.exp_string("1 turn   mock").unwrap();
         p.send_line("/new").unwrap();
         p.exp_string("fresh conversation").unwrap();
         p.send_line("/resume 1").unwrap();
