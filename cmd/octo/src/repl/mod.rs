@@ -17,6 +17,7 @@ mod invoke;
 mod key;
 mod memory;
 mod paint;
+mod recap;
 mod rewind;
 mod slash;
 mod turn;
@@ -105,14 +106,25 @@ async fn open(cli: &Cli) -> Result<(Launcher, Session), ExitCode> {
     }
 }
 
+/// "1 message", "18 messages".
+fn messages(n: usize) -> String {
+    if n == 1 {
+        "1 message".to_owned()
+    } else {
+        format!("{n} messages")
+    }
+}
+
 /// What the user is told as the REPL opens: the continued session, the notes, the banner.
 async fn greet(cli: &Cli, session: &Session) {
     if cli.continue_session.is_some() || cli.resume.as_deref().is_some_and(|q| !q.is_empty()) {
-        let n = session.history().await.map(|h| h.len()).unwrap_or(0);
+        let history = session.history().await.unwrap_or_default();
         out::status(&format!(
-            "octo: continuing session {} ({n} messages)",
-            session.session_id().unwrap_or_default()
+            "octo: continuing session {} ({})",
+            session.session_id().unwrap_or_default(),
+            messages(history.len())
         ));
+        recap::show(&history);
     }
     for n in session.notes() {
         out::status(&visible(&format!("octo: note: {n}")));
@@ -381,8 +393,9 @@ async fn switch_to(
     match launch::start(launcher, cli, false, Some(id.clone())) {
         Ok(s) => {
             drop(std::mem::replace(session, s));
-            let n = session.history().await.map(|h| h.len()).unwrap_or(0);
-            out::status(&format!("octo: resumed session {id} ({n} messages)"));
+            let history = session.history().await.unwrap_or_default();
+            out::status(&format!("octo: resumed session {id} ({})", messages(history.len())));
+            recap::show(&history);
             offer_unanswered(session, ed, cli.show_thinking).await
         }
         Err(e) => {

@@ -331,6 +331,10 @@ async fn history_and_resume_in_the_repl() {
         p.send_line("/resume 1").unwrap();
         p.exp_string("resumed session").unwrap();
         p.exp_string("(2 messages)").unwrap();
+        // The last exchange, before the prompt.
+        p.exp_string("you:  remember the number 7").unwrap();
+        p.exp_string("octo: First answer.").unwrap();
+        p.exp_string("octo> ").unwrap();
         p.send_control('d').unwrap();
         p.exp_eof().unwrap();
     })
@@ -344,6 +348,21 @@ async fn history_and_resume_in_the_repl() {
         p.exp_string("resume which?").unwrap();
         p.send_line("1").unwrap();
         p.exp_string("(2 messages)").unwrap();
+        p.exp_string("you:  remember the number 7").unwrap();
+        p.exp_string("octo: First answer.").unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    // `octo -c` too.
+    let cmd = octo(&home, &["-c"]);
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("continuing session").unwrap();
+        p.exp_string("you:  remember the number 7").unwrap();
+        p.exp_string("octo: First answer.").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_control('d').unwrap();
         p.exp_eof().unwrap();
