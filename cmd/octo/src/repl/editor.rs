@@ -10,7 +10,15 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use std::path::PathBuf;
 
-pub(super) const PROMPT: &str = "octo> ";
+/// The prompt: `octo> `, with the permission mode in front when it is not the default one
+/// (`[plan] octo> `), so a mode that changes what runs is always in sight.
+pub(super) fn prompt(mode: octo_app::Mode) -> String {
+    if mode == octo_app::Mode::Default {
+        "octo> ".to_owned()
+    } else {
+        format!("[{mode}] octo> ")
+    }
+}
 pub(super) const MORE: &str = "   .. ";
 
 pub(super) struct OctoHelper {
@@ -102,9 +110,12 @@ impl rustyline::ConditionalEventHandler for Paste {
 }
 
 /// Reads a line on a blocking thread (the editor moves there and back).
-pub(super) async fn read_line(mut ed: Ed, prompt: &'static str) -> (Ed, Result<String, ReadlineError>) {
+pub(super) async fn read_line(
+    mut ed: Ed,
+    prompt: impl AsRef<str> + Send + 'static,
+) -> (Ed, Result<String, ReadlineError>) {
     match tokio::task::spawn_blocking(move || {
-        let r = ed.readline(prompt);
+        let r = ed.readline(prompt.as_ref());
         (ed, r)
     })
     .await

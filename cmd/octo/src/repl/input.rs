@@ -1,7 +1,7 @@
 //! Reading one message at the prompt: a line, continued while it ends in a backslash; Ctrl-C
 //! on an empty line warns once and leaves the second time; Ctrl-D leaves.
 
-use super::editor::{read_line, Ed, MORE, PROMPT};
+use super::editor::{read_line, Ed, MORE};
 use crate::out;
 use rustyline::error::ReadlineError;
 
@@ -17,9 +17,9 @@ pub(super) enum Input {
     Failed(ReadlineError),
 }
 
-/// Reads one message; `interrupted` remembers a Ctrl-C on the line before.
-pub(super) async fn read(ed: Ed, interrupted: &mut bool) -> (Ed, Input) {
-    let (mut ed, line) = read_line(ed, PROMPT).await;
+/// Reads one message after `prompt`; `interrupted` remembers a Ctrl-C on the line before.
+pub(super) async fn read(ed: Ed, prompt: String, interrupted: &mut bool) -> (Ed, Input) {
+    let (mut ed, line) = read_line(ed, prompt).await;
     let mut line = match line {
         Ok(l) => {
             *interrupted = false;

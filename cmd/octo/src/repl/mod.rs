@@ -41,7 +41,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let mut ed = repl.start(ed).await?;
     let mut interrupted = false;
     loop {
-        let (e, input) = input::read(ed, &mut interrupted).await;
+        let prompt = editor::prompt(repl.session.status().mode);
+        let (e, input) = input::read(ed, prompt, &mut interrupted).await;
         ed = e;
         match input {
             input::Input::Line(line) => match repl.line(ed, line).await? {

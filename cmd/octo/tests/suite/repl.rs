@@ -575,6 +575,8 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
         p.exp_string("octo> ").unwrap();
         p.send_line("/mode plan").unwrap();
         p.exp_string("permission mode: plan").unwrap();
+        // A mode other than the default stays in sight.
+        p.exp_string("[plan] octo> ").unwrap();
         p.send_line("/status").unwrap();
         p.exp_string("model: mock:claude-sonnet-4-5").unwrap();
         p.exp_string("permission mode: plan").unwrap();
@@ -582,6 +584,9 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
         p.exp_string("usage: 0 turns").unwrap();
         p.send_line("/stop").unwrap();
         p.exp_string("/stop is not a REPL command").unwrap();
+        p.send_line("/mode default").unwrap();
+        p.exp_string("permission mode: default").unwrap();
+        p.exp_string("\r\u{1b}[Kocto> ").unwrap();
         p.send_line("/exit").unwrap();
         p.exp_eof().unwrap();
     })
