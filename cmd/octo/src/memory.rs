@@ -16,11 +16,13 @@ pub async fn run(launcher: &Launcher, cli: &Cli, action: &MemoryAction) -> anyho
         MemoryAction::List => {
             for store in [&memory.user, &memory.workspace] {
                 let (entries, notices) = store.entries();
+                let notes = store.scratch_count();
                 out::status(&visible(&format!(
-                    "{} memory: {} entr{} (index {})",
+                    "{} memory: {} entr{}, {notes} scratch note{} (index {})",
                     store.label(),
                     entries.len(),
                     if entries.len() == 1 { "y" } else { "ies" },
+                    if notes == 1 { "" } else { "s" },
                     store.index_path().display()
                 )));
                 for n in notices {

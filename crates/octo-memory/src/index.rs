@@ -24,6 +24,19 @@ fn heading(line: &str) -> Option<&str> {
     line.strip_prefix("## ").map(str::trim)
 }
 
+/// The lines of Scratch Notes (notes not yet sorted into an entry or a section); for an index
+/// not in octo's shape, none.
+pub fn scratch_notes(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| heading(l) == Some("Scratch Notes")) else { return Vec::new() };
+    lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("## ") && !l.starts_with("# "))
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("<!--"))
+        .copied()
+        .collect()
+}
+
 /// The index line of an entry.
 pub fn entry_line(name: &str, description: &str) -> String {
     format!("- [{name}]({name}.md): {}", crate::entry::one_line(description))
@@ -126,6 +139,14 @@ pub fn fit(text: &str, budget: usize, age: &dyn Fn(&str) -> String) -> (String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratch_notes_are_the_lines_of_their_section() {
+        let text = append_scratch(&append_scratch(&empty(), "- 2026-12-01: tabs, not spaces"), "- 2026-12-01: run make test");
+        assert_eq!(scratch_notes(&text), ["- 2026-12-01: tabs, not spaces", "- 2026-12-01: run make test"]);
+        assert!(scratch_notes(&empty()).is_empty());
+        assert!(scratch_notes("free text\n").is_empty());
+    }
 
     #[test]
     fn entries_go_in_their_section_and_replace_their_old_line() {

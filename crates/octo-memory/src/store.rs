@@ -86,6 +86,11 @@ impl Store {
         }
     }
 
+    /// How many notes wait in the index's Scratch Notes (what `/remember` adds).
+    pub fn scratch_count(&self) -> usize {
+        self.index().map_or(0, |t| crate::index::scratch_notes(&t).len())
+    }
+
     /// Every entry, sorted by name, and notices naming files skipped and why.
     pub fn entries(&self) -> (Vec<Entry>, Vec<String>) {
         let mut out = Vec::new();

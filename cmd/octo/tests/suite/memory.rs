@@ -78,4 +78,8 @@ async fn remember_and_memory_in_the_repl() {
     .await
     .unwrap();
     assert!(llm.request_bodies().await.is_empty(), "no model call");
+    // `octo memory list` counts the note just remembered.
+    let mut c = octo(&home);
+    c.args(["memory", "list"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("workspace memory: 0 entries, 1 scratch note"));
 }
