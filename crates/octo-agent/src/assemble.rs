@@ -85,7 +85,7 @@ impl Assembler {
             StreamEvent::Stop(r) => self.stop = Some(r),
             // What came before a restart is void: the reply starts again from nothing.
             StreamEvent::Retry { restart: true, .. } => *self = Self::default(),
-            StreamEvent::Retry { .. } => {}
+            StreamEvent::Retry { .. } | StreamEvent::Progress(_) => {}
         }
         Ok(())
     }

@@ -141,6 +141,12 @@ pub enum AgentEvent {
         /// That response's usage.
         usage: Usage,
     },
+    /// How the wait for the reply is going, in words (a local model reading a long prompt);
+    /// for a spinner, not for the transcript.
+    Progress {
+        /// What is happening.
+        message: String,
+    },
     /// The provider is retrying a failed request.
     Retry {
         /// Attempt about to start.

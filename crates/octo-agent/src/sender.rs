@@ -222,6 +222,10 @@ pub enum StreamEvent {
         /// so far is void, and the reply starts again from nothing.
         restart: bool,
     },
+    /// How the wait for the first token is going, in words ("reading the prompt: 1024 of 3400
+    /// tokens"); a model run in the process says it while it reads a long prompt. Nothing of
+    /// the reply.
+    Progress(String),
 }
 
 /// A stream of response items. Dropping it cancels the request.

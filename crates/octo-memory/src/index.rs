@@ -28,7 +28,9 @@ fn heading(line: &str) -> Option<&str> {
 /// not in octo's shape, none.
 pub fn scratch_notes(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
-    let Some(start) = lines.iter().position(|l| heading(l) == Some("Scratch Notes")) else { return Vec::new() };
+    let Some(start) = lines.iter().position(|l| heading(l) == Some("Scratch Notes")) else {
+        return Vec::new();
+    };
     lines[start + 1..]
         .iter()
         .take_while(|l| !l.starts_with("## ") && !l.starts_with("# "))
@@ -142,7 +144,10 @@ mod tests {
 
     #[test]
     fn scratch_notes_are_the_lines_of_their_section() {
-        let text = append_scratch(&append_scratch(&empty(), "- 2026-12-01: tabs, not spaces"), "- 2026-12-01: run make test");
+        let text = append_scratch(
+            &append_scratch(&empty(), "- 2026-12-01: tabs, not spaces"),
+            "- 2026-12-01: run make test",
+        );
         assert_eq!(scratch_notes(&text), ["- 2026-12-01: tabs, not spaces", "- 2026-12-01: run make test"]);
         assert!(scratch_notes(&empty()).is_empty());
         assert!(scratch_notes("free text\n").is_empty());

@@ -210,9 +210,14 @@ impl State {
         Ok(LlamaSampler::chain_simple(chain))
     }
 
-    /// Evaluates `tokens` from the first one that differs from what the context holds; how many
-    /// were reused.
-    fn evaluate(&mut self, tokens: &[LlamaToken], batch: &mut LlamaBatch) -> Result<usize, ProviderError> {
+    /// Evaluates `tokens` from the first one that differs from what the context holds, telling
+    /// `progress` how far it is after each batch of a long prompt; how many were reused.
+    fn evaluate(
+        &mut self,
+        tokens: &[LlamaToken],
+        batch: &mut LlamaBatch,
+        progress: &dyn Fn(String),
+    ) -> Result<usize, ProviderError> {
         let mut common = self.cached.iter().zip(tokens).take_while(|(a, b)| a == b).count();
         // The last prompt token is always evaluated again: its logits start the answer.
         if common == tokens.len() {
@@ -240,6 +245,10 @@ impl State {
                 self.cached.push(*t);
             }
             self.ctx.decode(batch).map_err(|e| engine(format!("evaluating the prompt failed: {e}")))?;
+            if rest.len() > n_batch {
+                let done = ((i + 1) * n_batch).min(rest.len());
+                progress(format!("reading the prompt: {done} of {} tokens", rest.len()));
+            }
         }
         Ok(common)
     }
@@ -258,7 +267,10 @@ impl State {
             }
         }
         let mut batch = LlamaBatch::new(usize::try_from(self.ctx.n_batch()).unwrap_or(512).max(1), 1);
-        let reused = self.evaluate(&tokens, &mut batch)?;
+        let events = job.events.clone();
+        let reused = self.evaluate(&tokens, &mut batch, &|m| {
+            let _ = events.send(Ok(StreamEvent::Progress(m)));
+        })?;
         let mut parser = rendered
             .streaming_state_oaicompat()
             .map_err(|e| engine(format!("the chat parser could not start: {e}")))?;

@@ -103,6 +103,11 @@ impl TurnRenderer for ReplOutput {
         }
         match event {
             AgentEvent::RequestStart { .. } => self.wait_for("the model"),
+            AgentEvent::Progress { message } => {
+                if let Some((what, _)) = &mut self.awaiting {
+                    *what = format!("the model, {}", visible(message));
+                }
+            }
             AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
             AgentEvent::TextDelta { text } => self.text(text),
             AgentEvent::ThinkingDelta { text } => self.thinking(text),
@@ -470,7 +475,12 @@ pub(super) async fn turn_summarized(
                 continue;
             }
         };
-        if !matches!(event, Ok(AgentEvent::Usage { .. }) | Ok(AgentEvent::Committed { .. }) | Err(_)) {
+        let quiet = matches!(
+            event,
+            Ok(AgentEvent::Usage { .. } | AgentEvent::Committed { .. } | AgentEvent::Progress { .. })
+                | Err(_)
+        );
+        if !quiet {
             clear_spinner(&mut drawn);
         }
         let event = match event {

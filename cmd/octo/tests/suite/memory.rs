@@ -81,5 +81,8 @@ async fn remember_and_memory_in_the_repl() {
     // `octo memory list` counts the note just remembered.
     let mut c = octo(&home);
     c.args(["memory", "list"]);
-    assert_async(c).await.success().stderr(predicate::str::contains("workspace memory: 0 entries, 1 scratch note"));
+    assert_async(c)
+        .await
+        .success()
+        .stderr(predicate::str::contains("workspace memory: 0 entries, 1 scratch note"));
 }

@@ -549,6 +549,9 @@ async fn request(
                     crate::sender::StreamEvent::ThinkingDelta(t) => {
                         ch.emit(AgentEvent::ThinkingDelta { text: t.clone() });
                     }
+                    crate::sender::StreamEvent::Progress(message) => {
+                        ch.emit(AgentEvent::Progress { message: message.clone() });
+                    }
                     crate::sender::StreamEvent::Retry { attempt, max_attempts, delay, reason, restart } => {
                         ch.emit(AgentEvent::Retry {
                             restart: *restart,

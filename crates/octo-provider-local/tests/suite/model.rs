@@ -179,6 +179,26 @@ async fn cancelling_stops_within_a_token_and_the_sender_goes_on() {
 }
 
 #[tokio::test]
+async fn a_long_prompt_reports_its_reading_before_the_first_token() {
+    let Some(s) = sender(4096) else { return };
+    let history = [Message::user(format!("{}\nSay ok.", "the quick brown fox jumps. ".repeat(120)))];
+    let mut stream =
+        s.as_streaming().unwrap().send_stream(Request::new(&history).with_max_tokens(Some(2))).await.unwrap();
+    let mut progress = Vec::new();
+    let mut first_text_at = None;
+    while let Some(ev) = stream.next().await {
+        match ev.unwrap() {
+            StreamEvent::Progress(p) => progress.push(p),
+            StreamEvent::TextDelta(_) if first_text_at.is_none() => first_text_at = Some(progress.len()),
+            _ => {}
+        }
+    }
+    assert!(progress.len() >= 2, "{progress:?}");
+    assert!(progress[0].starts_with("reading the prompt: 512 of "), "{progress:?}");
+    assert!(first_text_at.is_none_or(|at| at == progress.len()), "progress comes before the answer");
+}
+
+#[tokio::test]
 async fn a_prompt_longer_than_the_context_is_a_context_error() {
     let Some(s) = sender(512) else { return };
     let long = "word ".repeat(3000);
