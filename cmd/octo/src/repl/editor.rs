@@ -23,6 +23,8 @@ pub(super) const MORE: &str = "   .. ";
 
 pub(super) struct OctoHelper {
     pub workspace: PathBuf,
+    /// Set by Ctrl-O on an empty line: the line read stands for `/expand`.
+    pub expand: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Skills and custom commands the user may run, with a leading `/`.
     pub extra: Vec<String>,
 }
@@ -106,6 +108,26 @@ impl rustyline::ConditionalEventHandler for Paste {
                 Some(rustyline::Cmd::Insert(1, format!("@{} ", path.display())))
             }
         }
+    }
+}
+
+/// Ctrl-O on an empty line: shows the last tool output whole (`/expand`); elsewhere the key
+/// keeps its usual meaning.
+pub(super) struct ExpandKey(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl rustyline::ConditionalEventHandler for ExpandKey {
+    fn handle(
+        &self,
+        _evt: &rustyline::Event,
+        _n: rustyline::RepeatCount,
+        _positive: bool,
+        ctx: &rustyline::EventContext<'_>,
+    ) -> Option<rustyline::Cmd> {
+        if !ctx.line().is_empty() {
+            return None;
+        }
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        Some(rustyline::Cmd::AcceptLine)
     }
 }
 
@@ -226,7 +248,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir(tmp.path().join("src")).unwrap();
         std::fs::write(tmp.path().join("src/main.rs"), "").unwrap();
-        let h = OctoHelper { workspace: tmp.path().to_path_buf(), extra: vec!["/review".into()] };
+        let h = OctoHelper {
+            workspace: tmp.path().to_path_buf(),
+            extra: vec!["/review".into()],
+            expand: std::sync::Arc::default(),
+        };
         let history = DefaultHistory::new();
         let ctx = Context::new(&history);
         let line = "fix\u{3000}@sr";

@@ -143,7 +143,16 @@ async fn greet(cli: &Cli, session: &Session) {
 fn editor(launcher: &Launcher, session: &Session, workspace: &std::path::Path) -> anyhow::Result<Ed> {
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
-    ed.set_helper(Some(OctoHelper { workspace: workspace.to_path_buf(), extra: user_commands(session) }));
+    let expand = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    ed.set_helper(Some(OctoHelper {
+        workspace: workspace.to_path_buf(),
+        extra: user_commands(session),
+        expand: std::sync::Arc::clone(&expand),
+    }));
+    ed.bind_sequence(
+        rustyline::KeyEvent::ctrl('O'),
+        rustyline::EventHandler::Conditional(Box::new(editor::ExpandKey(expand))),
+    );
     ed.bind_sequence(
         rustyline::KeyEvent::ctrl('V'),
         rustyline::EventHandler::Conditional(Box::new(editor::Paste { dir: launcher.home().output() })),

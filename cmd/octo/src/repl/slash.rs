@@ -129,6 +129,7 @@ fn help(specs: &[&commands::CommandSpec]) {
     rows.push(("@path", "attach a file (text, or an image: png, jpeg, gif, webp)"));
     rows.push(("\\ at the end", "a line ending in \\ continues on the next line"));
     rows.push(("Ctrl-C", "cancels a running turn; twice on an empty line leaves (as Ctrl-D does)"));
+    rows.push(("Ctrl-O", "on an empty line: the last tool output, whole (as /expand)"));
     rows.push(("Ctrl-L", "clears the screen"));
     for line in crate::layout::columns(&rows, 2, crate::layout::width()) {
         out::status(&line);

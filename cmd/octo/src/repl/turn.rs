@@ -349,7 +349,7 @@ fn tail_of(body: &str, n: usize) -> (Vec<String>, Option<String>) {
     let skip = lines.len().saturating_sub(n);
     let mut out: Vec<String> = Vec::new();
     if skip > 0 && n > 0 {
-        out.push(format!("… {skip} more lines (/expand shows them)"));
+        out.push(format!("… {skip} more lines (Ctrl-O or /expand shows them)"));
     }
     out.extend(lines[skip..].iter().map(|l| first_line(l, 200)));
     (if n == 0 { Vec::new() } else { out }, sandbox)

@@ -269,6 +269,10 @@ async fn tool_output_tails_failures_and_sandbox_refusals_are_shown() {
         p.send_line("/expand").unwrap();
         p.exp_string("exit code").unwrap();
         p.exp_string("octo> ").unwrap();
+        // Ctrl-O on an empty line does the same.
+        p.send_control('o').unwrap();
+        p.exp_string("exit code").unwrap();
+        p.exp_string("octo> ").unwrap();
         p.send_line("/exit").unwrap();
         p.exp_eof().unwrap();
     })
