@@ -23,7 +23,8 @@ pub(super) async fn read(ed: Ed, prompt: String, interrupted: &mut bool) -> (Ed,
     let mut line = match line {
         Ok(l) => {
             *interrupted = false;
-            let expand = ed.helper().is_some_and(|h| h.expand.swap(false, std::sync::atomic::Ordering::SeqCst));
+            let expand =
+                ed.helper().is_some_and(|h| h.expand.swap(false, std::sync::atomic::Ordering::SeqCst));
             if expand && l.is_empty() {
                 return (ed, Input::Line("/expand".to_owned()));
             }

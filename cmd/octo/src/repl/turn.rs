@@ -273,7 +273,9 @@ fn show_request(request: &octo_app::ApprovalRequest) {
                 print_diff(&p.text);
             }
             _ => {
-                for l in visible(&p.text).lines().take(40) {
+                // A command is shown whole (what is approved is what runs); a file's head is cut.
+                let max = if request.editable.is_some() { usize::MAX } else { 40 };
+                for l in visible(&p.text).lines().take(max) {
                     out::status(&paint("2", &format!("  {l}")));
                 }
             }

@@ -148,7 +148,11 @@ async fn an_edit_approval_shows_the_diff_first_and_takes_one_key() {
                 )
                 .sse(),
         ),
-        Scripted::sse(Reply::new().tool_use("toolu_2", "terminal", json!({"command": "echo checked"})).sse()),
+        Scripted::sse(
+            Reply::new()
+                .tool_use("toolu_2", "terminal", json!({"command": "echo checked\necho second-line"}))
+                .sse(),
+        ),
         Scripted::sse(Reply::new().text("Fixed.").sse()),
     ])
     .await;
@@ -171,8 +175,10 @@ async fn an_edit_approval_shows_the_diff_first_and_takes_one_key() {
         p.send("y").unwrap();
         p.flush().unwrap();
         p.exp_string("terminal wants to run: echo checked").unwrap();
-        p.exp_string(&format!("in {}", ws.display())).unwrap();
-        p.exp_string("allow?").unwrap();
+        // A command longer than its summary line is shown whole before the question.
+        let before = p.exp_string("allow?").unwrap();
+        assert!(before.contains(&format!("in {}", ws.display())), "{before:?}");
+        assert!(before.contains("echo second-line"), "{before:?}");
         p.send("y").unwrap();
         p.flush().unwrap();
         p.exp_string("Fixed.").unwrap();

@@ -238,6 +238,12 @@ fn approval_request(
         request.cwd = Some(agent.config.cwd.display().to_string());
     }
     request.preview = agent.tools.get(&call.name).and_then(|t| t.preview(&call.input, &agent.config.cwd));
+    // A command longer than its one-line summary is shown whole: what is approved is what runs.
+    if let (None, Some(full)) = (&request.preview, meta.subject.value(&call.input)) {
+        if full.trim() != request.summary.trim() {
+            request.preview = Some(crate::spec::Preview::text(full));
+        }
+    }
     request
 }
 
