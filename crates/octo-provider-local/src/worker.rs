@@ -278,8 +278,15 @@ impl State {
             // What the prefix itself parses to is not part of the answer.
             let _ = parser.update(&prefix, true);
         }
-        let mut answer =
-            Answer { job, generic, parser, deltas: Deltas::default(), text: String::new(), produced: 0 };
+        let mut answer = Answer {
+            job,
+            generic,
+            parser,
+            deltas: Deltas::default(),
+            text: String::new(),
+            produced: 0,
+            cut: None,
+        };
         let mut first_token = None;
         let Some(stop) = self.sample(&mut answer, &mut sampler, &mut batch, &rendered, || {
             *first_token.get_or_insert_with(|| started.elapsed())
@@ -288,6 +295,9 @@ impl State {
             return Ok(());
         };
         let stop = answer.finish(stop, &rendered.additional_stops)?;
+        if let Some(note) = answer.cut.take() {
+            answer.send(StreamEvent::TextDelta(note));
+        }
         let evaluated = tokens.len() - reused;
         answer.send(StreamEvent::Usage(Usage {
             input_tokens: evaluated as u64,
@@ -378,13 +388,20 @@ impl State {
                 let runaway = (answer.generic && answer.text.len() > MAX_CALL_BYTES)
                     .then(|| format!("a tool call grew past {} KB", MAX_CALL_BYTES / 1024));
                 if let Some(why) = runaway.or_else(|| degenerate(&answer.text)) {
+                    if !answer.generic && answer.job.tools.is_none() {
+                        // A plain answer (no tools offered) keeps what it said; its end says why
+                        // it stops there.
+                        answer.cut = Some(format!(
+                            "\n\n[octo stopped the local model after {} tokens: {why}. A larger model answers better: octo models pull qwen2.5-coder-1.5b]",
+                            answer.produced
+                        ));
+                        return Ok(Some(StopReason::EndTurn));
+                    }
                     return Err(ProviderError::InvalidRequest {
                         status: None,
                         message: format!(
-                            "the local model stopped making sense after {} tokens ({why}), so octo stopped it. A model this small may not manage this task{}: try a larger one (octo models pull qwen2.5-coder-1.5b){}",
+                            "the local model stopped making sense after {} tokens ({why}), so octo stopped it. A model this small may not manage this task with tools: try a larger one (octo models pull qwen2.5-coder-1.5b), or --no-tools",
                             answer.produced,
-                            if answer.generic { " with tools" } else { "" },
-                            if answer.generic { ", or --no-tools" } else { "" }
                         ),
                     });
                 }
@@ -419,6 +436,8 @@ struct Answer<'j> {
     deltas: Deltas,
     text: String,
     produced: u32,
+    /// Why octo stopped a plain answer that degenerated (said at its end).
+    cut: Option<String>,
 }
 
 impl Answer<'_> {
@@ -481,29 +500,37 @@ impl Answer<'_> {
 
 /// The longest answer in the JSON tool-call scheme: beyond it a call's arguments are runaway.
 const MAX_CALL_BYTES: usize = 32 * 1024;
-/// How much of the answer's end is looked at for a loop.
-const LOOP_WINDOW: usize = 400;
-/// The longest run that counts as one repeated piece (a phrase, a digit pattern).
-const LOOP_PERIOD: usize = 40;
+/// The least of the answer's end that must repeat before it counts as a loop.
+const LOOP_MIN: usize = 400;
+/// The longest run that counts as one repeated piece (a digit pattern, a phrase, a list line
+/// with a long path); a piece must repeat at least [`LOOP_TIMES`] times.
+const LOOP_PERIOD: usize = 200;
+const LOOP_TIMES: usize = 4;
 
-/// Whether the answer has degenerated: its last [`LOOP_WINDOW`] bytes are one short piece
-/// repeated (`1234567890123…`, the same phrase again and again), or whitespace only. Such an
-/// answer never ends on its own; it only burns the output cap.
+/// Whether the answer has degenerated: its end is one piece repeated (`1234567890123…`, the
+/// same line again and again) over at least [`LOOP_MIN`] bytes and [`LOOP_TIMES`] times, or
+/// [`LOOP_MIN`] bytes of blank space. Such an answer never ends on its own; it only burns the
+/// output cap.
 fn degenerate(text: &str) -> Option<String> {
-    if text.len() < LOOP_WINDOW {
+    let bytes = text.as_bytes();
+    if bytes.len() < LOOP_MIN {
         return None;
     }
-    let mut start = text.len() - LOOP_WINDOW;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let tail = &text.as_bytes()[start..];
-    if tail.iter().all(u8::is_ascii_whitespace) {
+    if bytes[bytes.len() - LOOP_MIN..].iter().all(u8::is_ascii_whitespace) {
         return Some("nothing but blank space".to_owned());
     }
-    let period = (1..=LOOP_PERIOD).find(|&p| (p..tail.len()).all(|i| tail[i] == tail[i - p]))?;
-    let piece = String::from_utf8_lossy(&tail[tail.len() - period..]).into_owned();
-    Some(format!("it repeated `{}` over and over", piece.escape_debug()))
+    let period = (1..=LOOP_PERIOD).find(|&p| {
+        let span = (p * LOOP_TIMES).max(LOOP_MIN);
+        span <= bytes.len() && {
+            let tail = &bytes[bytes.len() - span..];
+            (p..tail.len()).all(|i| tail[i] == tail[i - p])
+        }
+    })?;
+    let mut start = bytes.len() - period;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    Some(format!("it repeated `{}` over and over", text[start..].escape_debug()))
 }
 
 /// Where the first stop sequence starts in `text`, looking only at what the piece from `from`
@@ -590,10 +617,17 @@ mod degenerate_tests {
 
     #[test]
     fn loops_and_blank_runs_are_degenerate_and_prose_is_not() {
-        let digits = format!("{{\"tool_call\": {{\"arguments\": {{\"id\": \"{}", "1234567890".repeat(60));
+        let digits = format!("{{\"tool_call\": {{\"arguments\": {{\"id\": \"{}", "1234567890".repeat(90));
+        let paths = format!(
+            "The files:\n{}",
+            "- `/tmp/t46/workspace/my_repo.git/my_repo.git/my_repo.git`\n".repeat(20)
+        );
+        assert!(degenerate(&paths).unwrap().contains("my_repo.git"), "a long repeated line");
         assert!(degenerate(&digits).unwrap().contains("1234567890"), "{:?}", degenerate(&digits));
-        assert!(degenerate(&"the same line\n".repeat(60)).is_some());
-        assert!(degenerate(&format!("ok{}", " ".repeat(500))).unwrap().contains("blank"));
+        assert!(degenerate(&"the same line\n".repeat(70)).is_some());
+        assert!(degenerate(&format!("ok{}", " ".repeat(900))).unwrap().contains("blank"));
+        let listing: String = (0..60).map(|i| format!("- src/module_{i}.rs\n")).collect();
+        assert_eq!(degenerate(&listing), None, "similar lines are not a loop");
         let prose = "A hash map stores values under keys and finds them again in constant time on average. ".repeat(3)
             + "It hashes each key to a bucket; collisions are chained or probed. Resizing keeps the load low, and a good hash spreads keys evenly so that lookups stay fast even as the table grows.";
         assert_eq!(degenerate(&prose), None);

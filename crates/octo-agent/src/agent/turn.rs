@@ -314,6 +314,13 @@ impl Turn<'_, '_> {
                 self.st.retrying = true;
                 return Reply::Again;
             }
+            if self.st.continuations > 0 && repeats(&self.st.continued, &message.text()) {
+                // Continuing did not move the answer on: it only says again what it said.
+                self.ch.emit(AgentEvent::Notice {
+                    message: "the model repeated itself instead of continuing; the answer stops here".into(),
+                });
+                return Reply::Use(message, invalid_inputs);
+            }
             if self.st.continuations < self.t.agent.config.context.max_continuations {
                 self.st.continuations += 1;
                 self.st.continuing = true;
@@ -404,6 +411,19 @@ impl Turn<'_, '_> {
 }
 
 /// Asked after a reply that stopped at the output limit.
+/// Whether a continuation `new` only repeats what `before` already said: a stretch from its
+/// middle (up to 200 characters) is found in it.
+fn repeats(before: &str, new: &str) -> bool {
+    let chars: Vec<char> = new.trim().chars().collect();
+    if chars.len() < 40 {
+        return before.contains(new.trim()) && !new.trim().is_empty();
+    }
+    let len = chars.len().min(200);
+    let start = (chars.len() - len) / 2;
+    let probe: String = chars[start..start + len].iter().collect();
+    before.contains(&probe)
+}
+
 const CONTINUE_PROMPT: &str = "Your reply was cut off at the output limit. Continue exactly where you stopped, without repeating anything.";
 
 /// Per-turn state of the context management.

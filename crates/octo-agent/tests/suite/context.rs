@@ -243,6 +243,19 @@ async fn continuations_stop_after_the_limit() {
 }
 
 #[tokio::test]
+async fn a_continuation_that_only_repeats_ends_the_answer() {
+    let line = "- `/tmp/workspace/my_repo.git/my_repo.git` is a file in this repository\n";
+    let sender = Scripted::new((0..5).map(|_| stop(StopReason::MaxTokens, &line.repeat(6))).collect());
+    let mut agent = Agent::builder(sender.clone()).build();
+    let events: Vec<AgentEvent> =
+        agent.turn_stream(Message::user("list"), CancellationToken::new()).collect().await;
+    assert_eq!(sender.seen().len(), 2, "the first reply and one continuation that went nowhere");
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Notice { message } if message.contains("repeated itself"))));
+}
+
+#[tokio::test]
 async fn a_tool_call_cut_at_the_limit_ends_the_turn_cleanly() {
     let sender = Scripted::new(vec![Reply::Events(vec![
         StreamEvent::TextDelta("Let me write it.".into()),
