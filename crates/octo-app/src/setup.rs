@@ -132,7 +132,7 @@ pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
         }
         u
     })?;
-    let listed = ids.iter().any(|m| *m == r.model);
+    let listed = ids.contains(&r.model);
     Ok(match (ids.len(), listed) {
         (0, _) => format!("{} answered", r.base_url),
         (n, true) => format!("{} lists {n} models, {} among them", r.base_url, r.model),

@@ -30,6 +30,7 @@
 
 mod chat;
 mod cores;
+mod degenerate;
 mod engine;
 mod error;
 mod gguf;

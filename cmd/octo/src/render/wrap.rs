@@ -17,8 +17,8 @@ enum Esc {
     Csi,
     /// Inside `ESC ] …` until BEL or `ESC \`.
     Osc,
-    /// ESC inside an OSC: `\` ends it.
-    OscEsc,
+    /// ESC inside an OSC: the `\` after it ends the sequence.
+    OscEnd,
 }
 
 /// The wrapping state of the current line.
@@ -124,9 +124,9 @@ impl Wrap {
             (Esc::Csi, c) if ('\x40'..='\x7e').contains(&c) => Esc::None,
             (Esc::Csi, _) => Esc::Csi,
             (Esc::Osc, '\x07') => Esc::None,
-            (Esc::Osc, '\x1b') => Esc::OscEsc,
+            (Esc::Osc, '\x1b') => Esc::OscEnd,
             (Esc::Osc, _) => Esc::Osc,
-            (Esc::OscEsc, _) => Esc::None,
+            (Esc::OscEnd, _) => Esc::None,
         };
         true
     }

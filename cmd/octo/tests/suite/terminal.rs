@@ -108,7 +108,7 @@ async fn help_lists_and_answers_fit_60_80_and_120_columns() {
     for cols in [60u16, 80, 120] {
         let llm = MockLlm::start().await;
         llm.script_anthropic([
-            Scripted::sse(Reply::new().text(&format!("{paragraph}\n\n{item}\n")).chunk_size(7).sse()),
+            Scripted::sse(Reply::new().text(format!("{paragraph}\n\n{item}\n")).chunk_size(7).sse()),
             Scripted::sse(Reply::new().text("A title").sse()),
         ])
         .await;
@@ -138,8 +138,7 @@ async fn help_lists_and_answers_fit_60_80_and_120_columns() {
             }
         }
         let help = shown_lines(&help);
-        let described: Vec<&String> = help.iter().filter(|l| l.contains("/status ")).collect();
-        assert_eq!(described.len(), 1, "{help:?}");
+        assert_eq!(help.iter().filter(|l| l.contains("/status ")).count(), 1, "{help:?}");
         for l in help.iter().filter(|l| !l.trim().is_empty() && !l.contains("/help")) {
             assert!(l.starts_with("  "), "at {cols}: help wrapped to column 0: {l:?}");
         }

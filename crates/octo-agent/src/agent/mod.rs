@@ -3,6 +3,7 @@
 //! `run` (the verbs front ends call).
 
 mod compact;
+mod cut;
 mod exec;
 mod run;
 mod state;

@@ -314,7 +314,7 @@ impl Turn<'_, '_> {
                 self.st.retrying = true;
                 return Reply::Again;
             }
-            if self.st.continuations > 0 && repeats(&self.st.continued, &message.text()) {
+            if self.st.continuations > 0 && super::cut::repeats(&self.st.continued, &message.text()) {
                 // Continuing did not move the answer on: it only says again what it said.
                 self.ch.emit(AgentEvent::Notice {
                     message: "the model repeated itself instead of continuing; the answer stops here".into(),
@@ -326,7 +326,7 @@ impl Turn<'_, '_> {
                 self.st.continuing = true;
                 self.st.continued.push_str(&message.text());
                 self.t.agent.history.push(message);
-                self.t.agent.history.push(Message::user(CONTINUE_PROMPT));
+                self.t.agent.history.push(Message::user(super::cut::CONTINUE_PROMPT));
                 return Reply::Again;
             }
         }
@@ -409,22 +409,6 @@ impl Turn<'_, '_> {
         Ok(None)
     }
 }
-
-/// Asked after a reply that stopped at the output limit.
-/// Whether a continuation `new` only repeats what `before` already said: a stretch from its
-/// middle (up to 200 characters) is found in it.
-fn repeats(before: &str, new: &str) -> bool {
-    let chars: Vec<char> = new.trim().chars().collect();
-    if chars.len() < 40 {
-        return before.contains(new.trim()) && !new.trim().is_empty();
-    }
-    let len = chars.len().min(200);
-    let start = (chars.len() - len) / 2;
-    let probe: String = chars[start..start + len].iter().collect();
-    before.contains(&probe)
-}
-
-const CONTINUE_PROMPT: &str = "Your reply was cut off at the output limit. Continue exactly where you stopped, without repeating anything.";
 
 /// Per-turn state of the context management.
 #[derive(Default)]

@@ -289,7 +289,7 @@ impl Task {
                 (AgentEvent::HistoryReplaced { messages }, Some(p)) => p.replaced(messages),
                 // What `/status` says next is what the compaction reported.
                 (AgentEvent::CompactionEnd { tokens_after, .. }, _) => {
-                    self.core.lock().context_tokens = *tokens_after
+                    self.core.lock().context_tokens = *tokens_after;
                 }
                 _ => {}
             }
