@@ -90,6 +90,7 @@ pub mod models;
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.
 pub use toml_edit;
+mod git_head;
 mod home;
 mod launcher;
 pub mod permissions;

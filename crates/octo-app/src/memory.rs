@@ -8,7 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// What the model is told about memory, before the indexes.
-const GUIDANCE: &str = "What earlier sessions saved. Save with memory_save what later sessions need: preferences the user states (user), corrections or instructions the user gives (feedback), project facts that are not in the code or its history (project), where to find things (reference). Never save secrets or details of the task at hand. memory_search finds saved details; memory_delete removes what turned out wrong.";
+const GUIDANCE: &str =
+    "Saved by earlier sessions (memory_search finds details, memory_delete removes what is wrong).";
 
 /// The memory of `workspace`.
 pub fn open(home: &Home, workspace: &Path) -> Memory {

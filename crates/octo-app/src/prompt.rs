@@ -3,7 +3,6 @@
 //! kept byte-stable so the provider's prompt cache holds.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Rules files larger than this are cut (with a note).
 pub const MAX_RULES_BYTES: usize = 32 * 1024;
@@ -14,17 +13,14 @@ const MAX_INCLUDE_DEPTH: usize = 5;
 pub const BASE_PROMPT: &str = "You are octo, a coding agent working in the user's repository through tools.
 
 How to work:
-- Understand before changing: find the relevant code with grep and glob, and read it with read_file.
-- Make focused changes with edit_file (or multi_edit); use write_file for new files. Keep the style of the surrounding code.
-- Verify your work: build, run the tests or the program with the terminal tool, and fix what fails.
-- Prefer the dedicated tools over shell equivalents (read_file over cat, grep over grep/rg, edit_file over sed).
-- Use todo_write to track work with several steps.
-- Ask the user (ask_user) only when a decision is genuinely theirs.
+- Understand before changing: find the code with grep and glob, read it with read_file.
+- Make focused changes with edit_file (write_file for new files), in the surrounding style.
+- Verify: build, run the tests or the program with terminal, and fix what fails.
+- Track work of several steps with todo_write. Ask the user (ask_user) only about their decisions.
 
 How to answer:
-- Be concise and direct. Lead with the result; mention what you verified and anything left undone.
-- Refer to code as path:line. Do not invent files, APIs or results.
-- Never expose secrets you come across in files or output.";
+- Be concise. Lead with the result; say what you verified and what is left undone.
+- Refer to code as path:line. Never invent files, APIs or results, nor expose secrets you come across.";
 
 /// What goes into the environment section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +31,8 @@ pub struct Environment {
     pub shell: String,
     /// The workspace.
     pub cwd: PathBuf,
-    /// `branch` and a short status, when the workspace is a git repository.
+    /// The branch (`branch main`, `detached at 1a2b3c4`), when the workspace is in a git
+    /// repository.
     pub git: Option<String>,
     /// Today's date (YYYY-MM-DD).
     pub date: String,
@@ -44,41 +41,17 @@ pub struct Environment {
 }
 
 impl Environment {
-    /// Reads the environment of `cwd` (runs `git` when present).
+    /// Reads the environment of `cwd` (files only: no child process).
     pub fn detect(cwd: &Path, model: &str) -> Self {
         Self {
             os: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
             shell: if cfg!(windows) { "PowerShell".into() } else { "sh".into() },
             cwd: cwd.to_path_buf(),
-            git: git_summary(cwd),
+            git: crate::git_head::describe(cwd),
             date: today(),
             model: model.to_owned(),
         }
     }
-}
-
-fn git_summary(cwd: &Path) -> Option<String> {
-    // fsmonitor would run a program named in the repository's own config: never from here.
-    let run = |args: &[&str]| {
-        Command::new("git")
-            .args(["-c", "core.fsmonitor=false"])
-            .args(args)
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .current_dir(cwd)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-    };
-    let branch = run(&["rev-parse", "--abbrev-ref", "HEAD"])?;
-    let status = run(&["status", "--porcelain"]).unwrap_or_default();
-    let changed = status.lines().count();
-    Some(if changed == 0 {
-        format!("branch {branch}, clean")
-    } else {
-        format!("branch {branch}, {changed} changed or untracked file(s)")
-    })
 }
 
 /// Today's date in UTC as YYYY-MM-DD, without a date library.
@@ -247,7 +220,7 @@ mod tests {
             os: "linux (x86_64)".into(),
             shell: "sh".into(),
             cwd: cwd.to_path_buf(),
-            git: Some("branch main, clean".into()),
+            git: Some("branch main".into()),
             date: "2026-11-30".into(),
             model: "anthropic:claude-sonnet-4-5".into(),
         }
@@ -296,11 +269,5 @@ mod tests {
         let r = load_rules(&tmp.path().join("CLAUDE.md")).unwrap();
         assert!(r.len() < MAX_RULES_BYTES + 100 && r.ends_with("[... rules cut at 32 KB]"));
         assert_eq!(load_rules(&tmp.path().join("nope.md")), None);
-    }
-
-    #[test]
-    fn detects_a_git_repository_or_not() {
-        let tmp = tempfile::tempdir().unwrap();
-        assert_eq!(git_summary(tmp.path()), None);
     }
 }

@@ -49,6 +49,7 @@ pub fn tool_name(server: &str, tool: &str, taken: &mut HashSet<String>) -> Strin
 /// (not an object, `type` missing or not `object`, `properties` or `required` of the wrong kind).
 pub fn input_schema(schema: &Map<String, Value>) -> (Value, Option<String>) {
     let mut s = schema.clone();
+    compact(&mut s);
     let mut fixed = Vec::new();
     match s.get("type") {
         Some(Value::String(t)) if t == "object" => {}
@@ -73,10 +74,81 @@ pub fn input_schema(schema: &Map<String, Value>) -> (Value, Option<String>) {
     (Value::Object(s), note)
 }
 
+/// Drops what tells the model nothing but costs bytes in every request: the dialect (`$schema`),
+/// titles (generators repeat the property's name as its title), an empty `required` and
+/// `additionalProperties: false`
+/// (providers do not enforce it; llama.cpp's grammar allows no extra property without it). A
+/// property that happens to be called `title` is kept: only schema keywords go.
+fn compact(schema: &mut Map<String, Value>) {
+    schema.remove("$schema");
+    if schema.get("title").is_some_and(Value::is_string) {
+        schema.remove("title");
+    }
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
+    if schema.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        schema.remove("required");
+    }
+    let mut nested = |v: &mut Value| {
+        if let Value::Object(m) = v {
+            compact(m);
+        }
+    };
+    for key in ["properties", "$defs", "definitions", "patternProperties"] {
+        if let Some(Value::Object(map)) = schema.get_mut(key) {
+            map.values_mut().for_each(&mut nested);
+        }
+    }
+    for key in ["items", "additionalProperties", "not", "if", "then", "else", "contains"] {
+        if let Some(v) = schema.get_mut(key) {
+            nested(v);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(list)) = schema.get_mut(key) {
+            list.iter_mut().for_each(&mut nested);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn schemas_lose_only_what_tells_the_model_nothing() {
+        let raw = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "title": "create_issueArguments",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "title": {"title": "Title", "type": "string", "description": "The issue's title."},
+                "labels": {"type": "array", "items": {"title": "Label", "type": "string"}},
+                "meta": {"type": "object", "additionalProperties": {"type": "string", "title": "V"}},
+                "open": {"anyOf": [{"type": "boolean", "title": "B"}, {"type": "null"}]}
+            },
+            "required": ["title"]
+        });
+        let (schema, note) = input_schema(raw.as_object().unwrap());
+        assert_eq!(note, None);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "description": "The issue's title."},
+                    "labels": {"type": "array", "items": {"type": "string"}},
+                    "meta": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "open": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}
+                },
+                "required": ["title"]
+            }),
+            "a property named `title` stays; keywords that say nothing go"
+        );
+    }
 
     #[test]
     fn names_are_valid_stable_and_unique() {

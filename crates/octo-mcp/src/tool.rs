@@ -164,19 +164,19 @@ impl ToolExecutor for Resources {
         if self.read {
             ToolDefinition::new(
                 "mcp_read_resource",
-                "Read a resource of an MCP server by its URI (from mcp_list_resources).",
+                "Read an MCP server's resource by its URI.",
                 json!({"type": "object", "properties": {
-                    "server": {"type": "string", "description": "The server's name."},
-                    "uri": {"type": "string", "description": "The resource's URI."}
-                }, "required": ["server", "uri"], "additionalProperties": false}),
+                    "server": {"type": "string"},
+                    "uri": {"type": "string"}
+                }, "required": ["server", "uri"]}),
             )
         } else {
             ToolDefinition::new(
                 "mcp_list_resources",
-                "List the resources (files, records, documents) MCP servers offer, with their URIs.",
+                "The resources MCP servers offer (files, records, documents), with their URIs.",
                 json!({"type": "object", "properties": {
-                    "server": {"type": "string", "description": "Only this server's (default: every server's)."}
-                }, "additionalProperties": false}),
+                    "server": {"type": "string", "description": "Only this one's."}
+                }}),
             )
         }
     }
@@ -281,7 +281,7 @@ impl ToolSource for McpSource {
                 if let Some(n) = note {
                     description.push_str(&format!(" (octo mended its input schema: {n})"));
                 }
-                let description = format!("[MCP server {}] {description}", s.config.name);
+                // The exposed name (`mcp__server__tool`) already says which server it is.
                 let read_only = t.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false);
                 let meta =
                     if read_only { ToolMeta::reads() } else { ToolMeta::writes() }.subject(Subject::None);

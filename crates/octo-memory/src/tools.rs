@@ -62,18 +62,17 @@ impl ToolExecutor for Save {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "memory_save",
-            "Saves (or updates) a memory that later sessions will see in their prompt's index. Save stable preferences the user states (type user), corrections or instructions the user gives (feedback), facts about the project that are not in its code or history (project), and where to find things (reference). Never save secrets or one-off details of the current task.",
+            "Save (or update, by name) what later sessions should know: the user's preferences (type user), corrections (feedback), project facts not in the code (project), where things are (reference). Never secrets or this task's details.",
             json!({
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": "Short lowercase id with - or _ (e.g. test-command); saving the same name updates it."},
-                    "description": {"type": "string", "description": "One line for the index."},
+                    "name": {"type": "string", "description": "e.g. test-command"},
+                    "description": {"type": "string", "description": "Its line in the index."},
                     "type": {"type": "string", "enum": ["user", "feedback", "project", "reference"]},
-                    "content": {"type": "string", "description": "The memory itself, in Markdown."},
-                    "scope": {"type": "string", "enum": ["workspace", "user"], "description": "workspace (default): this project only; user: every project."}
+                    "content": {"type": "string"},
+                    "scope": {"type": "string", "enum": ["workspace", "user"], "description": "user: every project."}
                 },
-                "required": ["name", "description", "type", "content"],
-                "additionalProperties": false
+                "required": ["name", "description", "type", "content"]
             }),
         )
     }
@@ -166,15 +165,14 @@ impl ToolExecutor for Delete {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "memory_delete",
-            "Deletes a memory that is wrong or no longer true (by name; the workspace's first, unless scope says user).",
+            "Delete a memory that is wrong or no longer true.",
             json!({
                 "type": "object",
                 "properties": {
                     "name": {"type": "string"},
                     "scope": {"type": "string", "enum": ["workspace", "user"]}
                 },
-                "required": ["name"],
-                "additionalProperties": false
+                "required": ["name"]
             }),
         )
     }
@@ -223,12 +221,11 @@ impl ToolExecutor for Search {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "memory_search",
-            "Searches saved memories (names, descriptions and contents, both scopes) for every word of the query.",
+            "Find saved memories that contain every word of the query.",
             json!({
                 "type": "object",
                 "properties": {"query": {"type": "string"}},
-                "required": ["query"],
-                "additionalProperties": false
+                "required": ["query"]
             }),
         )
     }

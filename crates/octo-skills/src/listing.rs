@@ -16,7 +16,7 @@ pub fn listing(catalog: &Catalog, tool_name: &str, budget: usize) -> (Option<Str
         return (None, None);
     }
     let mut out = format!(
-        "When a task matches one of these skills, call the `{tool_name}` tool with its name first: it returns the skill's instructions, which you then follow.\n"
+        "When a task matches a skill, first call `{tool_name}` with its name, then follow what it returns.\n"
     );
     // Names alone are always listed, so reserve room for them before any description.
     let names_only: usize = skills.iter().map(|s| s.name.len() + 3).sum();

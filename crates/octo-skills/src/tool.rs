@@ -76,15 +76,14 @@ impl ToolExecutor for SkillTool {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             SKILL_TOOL,
-            "Loads a skill listed in the system prompt: returns its instructions (follow them) and where its bundled files are (read them with the file tools when the instructions point to them).",
+            "Load a listed skill: returns its instructions (follow them) and where its bundled files are.",
             json!({
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": "The skill's name, as listed."},
-                    "arguments": {"type": "string", "description": "Optional arguments for the skill."}
+                    "name": {"type": "string", "description": "As listed."},
+                    "arguments": {"type": "string", "description": "Optional."}
                 },
-                "required": ["name"],
-                "additionalProperties": false
+                "required": ["name"]
             }),
         )
     }

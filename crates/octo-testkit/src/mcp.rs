@@ -30,6 +30,9 @@ pub struct Options {
     pub bad_schema: bool,
     /// Offer tools whose names providers reject or that collide once cleaned.
     pub weird_names: bool,
+    /// Offer, instead of the test tools, ten tools the size of a real server's (a git
+    /// server's), with generated schemas: for measuring what a request costs.
+    pub catalog: bool,
 }
 
 /// The test server.
@@ -59,6 +62,9 @@ impl TestServer {
     }
 
     fn tools(&self) -> Vec<Tool> {
+        if self.options.catalog {
+            return catalog();
+        }
         let mut t = vec![
             Tool::new("echo", "Echoes `text`.", object(json!({"text": {"type": "string"}})))
                 .with_annotations(ToolAnnotations::new().read_only(true)),
@@ -94,12 +100,98 @@ impl TestServer {
     }
 }
 
+/// Ten tools of a version-control server, described and typed as such servers usually are: a
+/// sentence each, parameters named but not described, and a generated schema (a dialect, titles,
+/// `additionalProperties: false`), as the reference git server has.
+pub fn catalog() -> Vec<Tool> {
+    let tool = |name: &str, description: &str, params: &[(&str, &str)], required: &[&str]| {
+        let properties: serde_json::Map<String, serde_json::Value> = params
+            .iter()
+            .map(|(p, ty)| {
+                let title: String =
+                    p.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect::<Vec<_>>().join(" ");
+                ((*p).to_owned(), json!({"type": ty, "title": title}))
+            })
+            .collect();
+        Tool::new(
+            name.to_owned(),
+            description.to_owned(),
+            schema(json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "title": format!("{name}Arguments"),
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false
+            })),
+        )
+    };
+    let repo = ("repo_path", "string");
+    vec![
+        tool("status", "Shows the working tree status.", &[repo], &["repo_path"]),
+        tool(
+            "diff_unstaged",
+            "Shows changes in the working tree not yet staged.",
+            &[repo, ("context_lines", "integer")],
+            &["repo_path"],
+        ),
+        tool(
+            "diff_staged",
+            "Shows changes that are staged for commit.",
+            &[repo, ("context_lines", "integer")],
+            &["repo_path"],
+        ),
+        tool(
+            "diff",
+            "Shows differences between branches or commits.",
+            &[repo, ("target", "string")],
+            &["repo_path", "target"],
+        ),
+        tool(
+            "commit",
+            "Records the staged changes with a message.",
+            &[repo, ("message", "string")],
+            &["repo_path", "message"],
+        ),
+        tool(
+            "add",
+            "Adds file contents to the staging area.",
+            &[repo, ("files", "array")],
+            &["repo_path", "files"],
+        ),
+        tool("reset", "Unstages all staged changes.", &[repo], &["repo_path"]),
+        tool(
+            "log",
+            "Shows the commit logs, newest first.",
+            &[repo, ("max_count", "integer")],
+            &["repo_path"],
+        ),
+        tool(
+            "create_branch",
+            "Creates a branch from an optional base.",
+            &[repo, ("branch_name", "string"), ("base_branch", "string")],
+            &["repo_path", "branch_name"],
+        ),
+        tool(
+            "show",
+            "Shows the contents of a commit.",
+            &[repo, ("revision", "string")],
+            &["repo_path", "revision"],
+        ),
+    ]
+}
+
 fn text(t: impl Into<String>) -> Result<CallToolResponse, ErrorData> {
     Ok(CallToolResult::success(vec![ContentBlock::text(t)]).into())
 }
 
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
+        if self.options.catalog {
+            // As a git server: tools only.
+            return ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+                .with_server_info(Implementation::new("octo-test-mcp", "1.0"));
+        }
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()

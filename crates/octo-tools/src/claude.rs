@@ -85,14 +85,15 @@ mod tests {
     #[test]
     fn octo_tools_have_their_claude_code_names() {
         assert_eq!(claude_names("terminal"), ["Bash"]);
-        assert!(claude_names("multi_edit").iter().any(|n| n == "Edit"));
+        assert!(claude_names("edit_file").iter().any(|n| n == "MultiEdit"));
         assert!(claude_names("mcp__x__y").is_empty());
     }
 
     #[test]
     fn claude_code_names_map_to_octo_rules() {
         assert_eq!(rules_for("Read").unwrap(), ["read_file"]);
-        assert_eq!(rules_for("Edit").unwrap(), ["edit_file", "multi_edit"]);
+        assert_eq!(rules_for("Edit").unwrap(), ["edit_file"]);
+        assert_eq!(rules_for("MultiEdit").unwrap(), ["edit_file"]);
         assert_eq!(rules_for("Bash(git:*)").unwrap(), ["terminal(git*)", "terminal_output", "kill_shell"]);
         assert_eq!(rules_for("Bash(git diff *)").unwrap()[0], "terminal(git diff *)");
         assert_eq!(rules_for("Bash(*)").unwrap()[0], "terminal");

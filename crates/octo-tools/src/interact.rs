@@ -52,10 +52,8 @@ impl ToolExecutor for TodoWrite {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "todo_write",
-            "Keep a task list for work with several steps: send the whole list every time (it replaces the \
-             previous one). Each item has `content`, `status` (pending, in_progress, completed) and optionally \
-             `active_form`. Keep exactly one item in_progress while working, and mark items completed as soon as \
-             they are done. Skip it for simple one-step requests.",
+            "Your task list for work of several steps, sent whole each time. Keep one item in_progress; mark \
+             each completed once done.",
             json!({
                 "type": "object",
                 "properties": {
@@ -72,8 +70,7 @@ impl ToolExecutor for TodoWrite {
                         }
                     }
                 },
-                "required": ["todos"],
-                "additionalProperties": false
+                "required": ["todos"]
             }),
         )
     }
@@ -131,17 +128,15 @@ impl ToolExecutor for AskUser {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "ask_user",
-            "Ask the user a question and wait for the answer, optionally offering choices (they may also answer \
-             freely). Use it when a decision is genuinely theirs or the request is ambiguous in a way that \
-             matters; do not ask for permission to run tools (octo asks for that itself).",
+            "Ask the user and wait for the answer (choices optional). Only for their decisions or an ambiguous \
+             request, never for permissions.",
             json!({
                 "type": "object",
                 "properties": {
                     "question": {"type": "string"},
-                    "options": {"type": "array", "items": {"type": "string"}, "description": "Suggested answers."}
+                    "options": {"type": "array", "items": {"type": "string"}}
                 },
-                "required": ["question"],
-                "additionalProperties": false
+                "required": ["question"]
             }),
         )
     }

@@ -89,7 +89,6 @@ pub fn registry_with_shells(config: ToolsConfig, bg: Arc<shell::BackgroundShells
     .register(Arc::new(fs::ReadFile::new(config.read_default_lines)))
     .register(Arc::new(fs::WriteFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
     .register(Arc::new(fs::EditFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
-    .register(Arc::new(fs::MultiEdit::new(config.trash_dir.clone(), config.writable_roots.clone())))
     .register(Arc::new(search::Glob))
     .register(Arc::new(search::Grep::new(config.secrets.clone())))
     .register(Arc::new(fs::ListDir))

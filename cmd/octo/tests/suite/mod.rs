@@ -5,6 +5,7 @@ mod local;
 mod mcp;
 mod memory;
 mod repl;
+mod request_size;
 #[cfg(target_os = "linux")]
 mod sandbox;
 mod serve;

@@ -37,10 +37,9 @@ impl crate::tool::ToolExecutor for CompactTool {
     fn definition(&self) -> crate::spec::ToolDefinition {
         crate::spec::ToolDefinition::new(
             COMPACT_TOOL,
-            "Compact the conversation: older tool output is dropped and older turns are summarized, freeing context \
-             for the rest of a long task. The system prompt and project rules are kept, and so is the recent work. \
-             Use it between phases of a long task, not in the middle of one.",
-            serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            "Summarize older turns and drop their tool output, to free context; rules and recent work stay. \
+             Use it between phases of a long task.",
+            serde_json::json!({"type": "object", "properties": {}}),
         )
     }
 

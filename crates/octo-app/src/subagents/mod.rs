@@ -60,13 +60,13 @@ pub fn builtin() -> Vec<AgentDef> {
     vec![
         def(
             "general",
-            "A general-purpose agent for a self-contained task that takes several steps (research, a change, a check); it has the tools you have, except starting more agents.",
+            "A task of several steps (research, a change, a check), with your tools except starting agents.",
             "You are a sub-agent of octo, a coding agent. Do the task you are given with your tools, then answer with a concise report: what you found or changed (paths and line numbers), what you verified, and anything left undone. Your answer is all the requester sees.",
             None,
         ),
         def(
             "explore",
-            "A read-only agent for searching and reading a codebase: finding where something is defined or used, how a feature works. Give it a precise question.",
+            "Read-only: finds where something is defined or used, how a feature works. Ask it a precise question.",
             "You are a read-only exploration sub-agent of octo, a coding agent. Search and read the code to answer the question you are given; you cannot change anything. Answer concisely with the facts found, citing path:line.",
             Some(vec!["@read-only".to_owned()]),
         ),

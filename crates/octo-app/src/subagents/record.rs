@@ -10,7 +10,7 @@ pub const USAGE_UPDATE: &str = "subagent_usage";
 /// The tool-update kind of a child's progress (`start`, `tool`, `end`).
 pub const PROGRESS_UPDATE: &str = "subagent";
 /// The names of the sub-agent tools (a child gets them only when the depth limit allows).
-pub const TASK_TOOLS: &[&str] = &["task", "task_status", "task_result", "task_cancel"];
+pub const TASK_TOOLS: &[&str] = &["task", "task_output"];
 
 /// Where a child is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub enum ChildState {
     Failed(String),
 }
 
-/// A snapshot of a child, for `/agents` and `task_status`.
+/// A snapshot of a child, for `/agents` and `task_output`.
 #[derive(Debug, Clone)]
 pub struct ChildInfo {
     /// `explore-1`.

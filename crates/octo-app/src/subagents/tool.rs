@@ -1,4 +1,4 @@
-//! The `task` tool and its background companions `task_status`, `task_result`, `task_cancel`.
+//! The `task` tool and its background companion `task_output` (state, answer, cancel).
 
 use super::child;
 use super::record::{Child, ChildState};
@@ -12,12 +12,7 @@ use std::sync::Arc;
 pub fn tools(spawner: Arc<Spawner>, depth: u32) -> ToolList {
     ToolList::extension(
         "subagents",
-        vec![
-            Arc::new(Task { spawner: Arc::clone(&spawner), depth }),
-            Arc::new(Status { spawner: Arc::clone(&spawner) }),
-            Arc::new(Result_ { spawner: Arc::clone(&spawner) }),
-            Arc::new(Cancel { spawner }),
-        ],
+        vec![Arc::new(Task { spawner: Arc::clone(&spawner), depth }), Arc::new(Output { spawner })],
     )
 }
 
@@ -50,19 +45,18 @@ impl ToolExecutor for Task {
         ToolDefinition::new(
             "task",
             format!(
-                "Starts a sub-agent with its own context to do a self-contained task, and returns its final answer. Use it to search or work in parallel (several task calls in one reply run at once) or to keep long explorations out of your context. Give a complete, precise prompt: the sub-agent sees nothing else. With background: true it returns an id at once; check it with task_status, get its answer with task_result. At most {} run at once.\nAgent types:{types}",
+                "Run a sub-agent on a self-contained task and return its answer; the prompt is all it sees. Several in one reply run in parallel (at most {}). `background: true` returns an id for task_output.\nAgent types:{types}",
                 self.spawner.limits.max_running
             ),
             json!({
                 "type": "object",
                 "properties": {
-                    "subagent_type": {"type": "string", "description": "One of the agent types listed."},
-                    "description": {"type": "string", "description": "A few words on the task, for the user."},
-                    "prompt": {"type": "string", "description": "The whole task for the sub-agent."},
-                    "background": {"type": "boolean", "description": "Return at once and let it run (default false)."}
+                    "subagent_type": {"type": "string", "description": "An agent type."},
+                    "description": {"type": "string", "description": "A few words, for the user."},
+                    "prompt": {"type": "string", "description": "The whole task."},
+                    "background": {"type": "boolean"}
                 },
-                "required": ["subagent_type", "prompt"],
-                "additionalProperties": false
+                "required": ["subagent_type", "prompt"]
             }),
         )
     }
@@ -113,7 +107,7 @@ impl ToolExecutor for Task {
         if i.background {
             watch_background(Arc::clone(s), Arc::clone(&handle), join);
             return ToolOutput::text(format!(
-                "Started the sub-agent {id} ({}) in the background. task_status shows how it is doing and task_result {id} gives its answer once done; you will also be told when it finishes.{}",
+                "Started the sub-agent {id} ({}) in the background. task_output with id {id} shows how it is doing and gives its answer once done; you will also be told when it finishes.{}",
                 def.name,
                 notes_text(&notes),
                 id = handle.id
@@ -152,7 +146,7 @@ impl Task {
         }
         let Ok(permit) = Arc::clone(&s.running).try_acquire_owned() else {
             return Err(ToolOutput::error(format!(
-                "{} sub-agents are running, the most allowed at once ([subagents] max_running); wait for one (task_status) or do this yourself",
+                "{} sub-agents are running, the most allowed at once ([subagents] max_running); wait for one (task_output) or do this yourself",
                 s.limits.max_running
             )));
         };
@@ -201,7 +195,7 @@ fn watch_background(spawner: Arc<Spawner>, handle: Arc<Child>, join: tokio::task
         };
         let note = match &state {
             ChildState::Done(_) => format!(
-                "The background sub-agent {} finished; task_result with id {} gives its answer.",
+                "The background sub-agent {} finished; task_output with id {} gives its answer.",
                 handle.id, handle.id
             ),
             ChildState::Failed(e) => {
@@ -259,101 +253,65 @@ fn notes_text(notes: &[String]) -> String {
 }
 
 #[derive(serde::Deserialize)]
-struct IdInput {
+struct OutputInput {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    cancel: bool,
 }
 
-fn find(spawner: &Spawner, id: &str) -> Option<Arc<Child>> {
-    spawner.lock().iter().find(|c| c.id == id.trim()).cloned()
-}
-
-struct Status {
+/// `task_output`: every sub-agent's state, or one's answer once it is done, or stopping one.
+struct Output {
     spawner: Arc<Spawner>,
 }
 
 #[async_trait]
-impl ToolExecutor for Status {
+impl ToolExecutor for Output {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
-            "task_status",
-            "Shows the sub-agents of this session (or the one with `id`): running, done or failed, tool calls, time.",
-            json!({"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": false}),
+            "task_output",
+            "A background sub-agent's answer once done, else its state (without `id`: all of them). `cancel` stops it.",
+            json!({"type": "object", "properties": {"id": {"type": "string"}, "cancel": {"type": "boolean"}}}),
         )
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads()
+        // Changes nothing on disk; a cancel must not race a read of the same child.
+        ToolMeta::reads().concurrency_safe(false).aliases(&["TaskOutput", "TaskStop"])
+    }
+
+    fn summary(&self, input: &Value) -> Option<String> {
+        let id = input.get("id").and_then(Value::as_str).unwrap_or("all");
+        let cancel = input.get("cancel").and_then(Value::as_bool).unwrap_or(false);
+        Some(if cancel { format!("cancel {id}") } else { id.to_owned() })
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
-        let i: IdInput = match parse_input("task_status", input) {
+        let i: OutputInput = match parse_input("task_output", input) {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let all = self.spawner.children();
-        let list: Vec<_> =
-            all.iter().filter(|c| i.id.as_deref().is_none_or(|id| c.id == id.trim())).collect();
-        if list.is_empty() {
-            return match i.id {
-                Some(id) => ToolOutput::error(format!("there is no sub-agent `{id}`")),
-                None => ToolOutput::text("No sub-agents have run in this session."),
-            };
-        }
-        let lines: Vec<String> = list
-            .iter()
-            .map(|c| {
-                let state = match &c.state {
-                    ChildState::Running => "running".to_owned(),
-                    ChildState::Done(_) => "done (task_result gives its answer)".to_owned(),
-                    ChildState::Failed(e) => format!("failed: {e}"),
-                };
-                format!(
-                    "- {} ({}{}): {} — {state}; {} tool call(s), {:.1}s",
-                    c.id,
-                    c.agent,
-                    if c.background { ", background" } else { "" },
-                    c.description,
-                    c.tool_calls,
-                    c.seconds
-                )
-            })
-            .collect();
-        ToolOutput::text(lines.join("\n"))
-    }
-}
-
-#[allow(non_camel_case_types)]
-struct Result_ {
-    spawner: Arc<Spawner>,
-}
-
-#[async_trait]
-impl ToolExecutor for Result_ {
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition::new(
-            "task_result",
-            "The final answer of a background sub-agent, once it is done.",
-            json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false}),
-        )
-    }
-
-    fn meta(&self) -> ToolMeta {
-        ToolMeta::reads()
-    }
-
-    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
-        let i: IdInput = match parse_input("task_result", input) {
-            Ok(i) => i,
-            Err(e) => return e,
+        let Some(id) = i.id.as_deref().map(str::trim).filter(|id| !id.is_empty()) else {
+            if i.cancel {
+                return ToolOutput::error("`cancel` needs the `id` of the sub-agent to stop");
+            }
+            return states(&self.spawner.children());
         };
-        let id = i.id.unwrap_or_default();
-        let Some(c) = find(&self.spawner, &id) else {
-            return ToolOutput::error(format!("there is no sub-agent `{id}`; task_status lists them"));
+        let Some(c) = self.spawner.lock().iter().find(|c| c.id == id).cloned() else {
+            return ToolOutput::error(format!(
+                "there is no sub-agent `{id}`; task_output without an id lists them"
+            ));
         };
-        match c.info().state {
+        let info = c.info();
+        match info.state {
+            ChildState::Running if i.cancel => {
+                c.cancel.cancel();
+                ToolOutput::text(format!("Cancelling {id}."))
+            }
+            _ if i.cancel => ToolOutput::text(format!("{id} is not running")),
             ChildState::Running => ToolOutput::text(format!(
-                "{id} is still running; check again later or do something else meanwhile"
+                "{} — still running; check again later or do something else meanwhile",
+                state_line(&info)
             )),
             ChildState::Done(text) => ToolOutput::text(text),
             ChildState::Failed(e) => ToolOutput::error(format!("{id} ended without an answer: {e}")),
@@ -361,37 +319,27 @@ impl ToolExecutor for Result_ {
     }
 }
 
-struct Cancel {
-    spawner: Arc<Spawner>,
+/// One line per sub-agent: what it does, its state, its calls and time.
+fn states(all: &[super::record::ChildInfo]) -> ToolOutput {
+    if all.is_empty() {
+        return ToolOutput::text("No sub-agents have run in this session.");
+    }
+    ToolOutput::text(all.iter().map(state_line).collect::<Vec<_>>().join("\n"))
 }
 
-#[async_trait]
-impl ToolExecutor for Cancel {
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition::new(
-            "task_cancel",
-            "Stops a running background sub-agent.",
-            json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false}),
-        )
-    }
-
-    fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().concurrency_safe(false)
-    }
-
-    async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
-        let i: IdInput = match parse_input("task_cancel", input) {
-            Ok(i) => i,
-            Err(e) => return e,
-        };
-        let id = i.id.unwrap_or_default();
-        let Some(c) = find(&self.spawner, &id) else {
-            return ToolOutput::error(format!("there is no sub-agent `{id}`; task_status lists them"));
-        };
-        if c.info().state != ChildState::Running {
-            return ToolOutput::text(format!("{id} is not running"));
-        }
-        c.cancel.cancel();
-        ToolOutput::text(format!("Cancelling {id}."))
-    }
+fn state_line(c: &super::record::ChildInfo) -> String {
+    let state = match &c.state {
+        ChildState::Running => "running".to_owned(),
+        ChildState::Done(_) => "done (task_output with its id gives the answer)".to_owned(),
+        ChildState::Failed(e) => format!("failed: {e}"),
+    };
+    format!(
+        "- {} ({}{}): {} — {state}; {} tool call(s), {:.1}s",
+        c.id,
+        c.agent,
+        if c.background { ", background" } else { "" },
+        c.description,
+        c.tool_calls,
+        c.seconds
+    )
 }

@@ -268,7 +268,7 @@ async fn a_background_child_finishes_after_the_turn_and_the_model_is_told() {
         vec![
             call("t1", "task", bg),
             answer("Started it."),
-            call("t2", "task_result", json!({"id": "explore-1"})),
+            call("t2", "task_output", json!({"id": "explore-1"})),
             answer("The search found it."),
         ],
         "",

@@ -1,5 +1,5 @@
 //! The test MCP server on stdio (see `octo_testkit::mcp`). Flags: `--garbage` (print non-JSON on
-//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`.
+//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`, `--catalog` (ten tools the size of a real server's).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fixture: fail loudly
 
@@ -23,8 +23,11 @@ fn main() {
         println!("this is not JSON-RPC");
         println!("<html>nor is this</html>");
     }
-    let options =
-        octo_testkit::mcp::Options { bad_schema: has("--bad-schema"), weird_names: has("--weird-names") };
+    let options = octo_testkit::mcp::Options {
+        bad_schema: has("--bad-schema"),
+        weird_names: has("--weird-names"),
+        catalog: has("--catalog"),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async move {
         let running =

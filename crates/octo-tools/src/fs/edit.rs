@@ -220,44 +220,80 @@ impl EditFile {
 #[derive(Deserialize)]
 struct EditInput {
     path: String,
-    old_string: String,
-    new_string: String,
+    #[serde(default)]
+    old_string: Option<String>,
+    #[serde(default)]
+    new_string: Option<String>,
     #[serde(default)]
     replace_all: bool,
+    /// Several replacements at once, in order, all or none (what `multi_edit` did on its own).
+    #[serde(default)]
+    edits: Vec<Edit>,
+}
+
+impl EditInput {
+    /// The replacements asked for: the one given by `old_string`/`new_string`, or `edits`.
+    fn edits(self) -> Result<(String, Vec<Edit>), ToolOutput> {
+        match (self.old_string, self.new_string, self.edits.is_empty()) {
+            (Some(old_string), Some(new_string), true) => {
+                Ok((self.path, vec![Edit { old_string, new_string, replace_all: self.replace_all }]))
+            }
+            (None, None, false) => Ok((self.path, self.edits)),
+            (Some(_), Some(_), false) => Err(ToolOutput::error(
+                "give either `old_string` and `new_string` or `edits`, not both: put every change in `edits`",
+            )),
+            (Some(_), None, _) => {
+                Err(ToolOutput::error("`new_string` is missing: give the replacement text"))
+            }
+            (None, Some(_), _) => {
+                Err(ToolOutput::error("`old_string` is missing: give the exact text to replace"))
+            }
+            (None, None, true) => Err(ToolOutput::error(
+                "nothing to change: give `old_string` and `new_string`, or several changes in `edits`",
+            )),
+        }
+    }
 }
 
 #[async_trait]
 impl ToolExecutor for EditFile {
     fn definition(&self) -> ToolDefinition {
+        let change = json!({
+            "type": "object",
+            "properties": {
+                "old_string": {"type": "string"},
+                "new_string": {"type": "string"},
+                "replace_all": {"type": "boolean"}
+            },
+            "required": ["old_string", "new_string"]
+        });
         ToolDefinition::new(
             "edit_file",
-            "Replace an exact piece of text in a file. `old_string` must match the file exactly (including \
-             indentation) and appear exactly once, unless `replace_all` is set; include a few surrounding lines \
-             to make it unique. Fails with the closest match when the text is not found. The write is atomic \
-             and returns a unified diff. Read the file first. For several changes to one file use `multi_edit`; \
-             to create a file use `write_file`.",
+            "Replace exact text in a file you have read: `old_string` must match exactly (indentation too) \
+             and once, unless `replace_all` (add lines around it to make it unique). Several changes: \
+             `edits`, in order, all or none. Returns a diff, or the closest match.",
             json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-                    "old_string": {"type": "string", "description": "The exact text to replace."},
-                    "new_string": {"type": "string", "description": "The replacement text."},
-                    "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."}
+                    "path": {"type": "string"},
+                    "old_string": {"type": "string"},
+                    "new_string": {"type": "string"},
+                    "replace_all": {"type": "boolean"},
+                    "edits": {"type": "array", "items": change}
                 },
-                "required": ["path", "old_string", "new_string"],
-                "additionalProperties": false
+                "required": ["path"]
             }),
         )
     }
 
     fn meta(&self) -> ToolMeta {
-        edit_meta().aliases(&["Edit", "NotebookEdit"])
+        edit_meta().aliases(&["Edit", "MultiEdit", "NotebookEdit", "multi_edit"])
     }
 
     fn preview(&self, input: &Value, cwd: &Path) -> Option<Preview> {
         let i: EditInput = serde_json::from_value(input.clone()).ok()?;
-        let edit = Edit { old_string: i.old_string, new_string: i.new_string, replace_all: i.replace_all };
-        preview_edits(cwd, &i.path, std::slice::from_ref(&edit))
+        let (path, edits) = i.edits().ok()?;
+        preview_edits(cwd, &path, &edits)
     }
 
     async fn execute(&self, raw: Value, ctx: &ToolContext) -> ToolOutput {
@@ -265,25 +301,16 @@ impl ToolExecutor for EditFile {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let edit = Edit {
-            old_string: input.old_string,
-            new_string: input.new_string,
-            replace_all: input.replace_all,
+        let (path, edits) = match input.edits() {
+            Ok(e) => e,
+            Err(e) => return e,
         };
-        edit_file(
-            ctx,
-            "edit_file",
-            &raw,
-            &input.path,
-            vec![edit],
-            self.trash_dir.clone(),
-            &self.writable_roots,
-        )
-        .await
+        edit_file(ctx, "edit_file", &raw, &path, edits, self.trash_dir.clone(), &self.writable_roots).await
     }
 }
 
-/// Applies several replacements to one file, all or nothing.
+/// Applies several replacements to one file, all or nothing. Not among the default tools (`edit_file`
+/// takes several changes in its `edits`); kept for agents built from the parts.
 #[derive(Debug, Clone, Default)]
 pub struct MultiEdit {
     trash_dir: Option<PathBuf>,
@@ -308,13 +335,12 @@ impl ToolExecutor for MultiEdit {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "multi_edit",
-            "Apply several exact replacements to one file in order, atomically: if any edit fails, none is \
-             applied and the file is unchanged. Each edit works like `edit_file` and sees the result of the \
-             edits before it. Returns one unified diff.",
+            "Several `edit_file` replacements in one file, in order; each sees the ones before. All or none are \
+             applied. Returns one diff.",
             json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+                    "path": {"type": "string"},
                     "edits": {
                         "type": "array",
                         "minItems": 1,
@@ -325,13 +351,11 @@ impl ToolExecutor for MultiEdit {
                                 "new_string": {"type": "string"},
                                 "replace_all": {"type": "boolean"}
                             },
-                            "required": ["old_string", "new_string"],
-                            "additionalProperties": false
+                            "required": ["old_string", "new_string"]
                         }
                     }
                 },
-                "required": ["path", "edits"],
-                "additionalProperties": false
+                "required": ["path", "edits"]
             }),
         )
     }

@@ -30,17 +30,15 @@ impl ToolExecutor for ListDir {
         ToolDefinition::new(
             "list_dir",
             format!(
-                "List a directory's entries (directories first, then files with sizes). Entries ignored by \
-                 .gitignore/.ignore and hidden files are left out unless `all` is true. At most {MAX_ENTRIES} \
-                 entries. To find files by name pattern across a tree use `glob`; to search contents use `grep`."
+                "List a directory: subdirectories, then files with sizes (at most {MAX_ENTRIES}); hidden and \
+                 ignored ones only with `all`."
             ),
             json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Directory, relative to the workspace or absolute (default: the workspace)."},
-                    "all": {"type": "boolean", "description": "Include hidden and ignored entries."}
-                },
-                "additionalProperties": false
+                    "path": {"type": "string"},
+                    "all": {"type": "boolean"}
+                }
             }),
         )
     }

@@ -42,22 +42,18 @@ impl ToolExecutor for ReadFile {
         ToolDefinition::new(
             "read_file",
             format!(
-                "Read a file from the workspace (or any absolute path). Text comes back with line numbers \
-                 (`N<tab>line`), {} lines at a time by default: use `offset` (first line, 1-based) and `limit` \
-                 to page through long files. Lines over {MAX_LINE_CHARS} characters are cut. Images (PNG, JPEG, \
-                 GIF, WebP) are returned as images; other binary files are described, not dumped. Prefer `grep` \
-                 to find where something is before reading a large file, and read a file before editing it.",
+                "Read a file as numbered lines (`N<tab>line`), {} at a time (page with `offset` and `limit`); lines \
+                 over {MAX_LINE_CHARS} characters are cut. Images come back as images, other binaries described.",
                 self.default_lines
             ),
             json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-                    "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
-                    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return."}
+                    "path": {"type": "string"},
+                    "offset": {"type": "integer", "minimum": 1, "description": "First line."},
+                    "limit": {"type": "integer", "minimum": 1}
                 },
-                "required": ["path"],
-                "additionalProperties": false
+                "required": ["path"]
             }),
         )
     }

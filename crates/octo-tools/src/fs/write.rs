@@ -39,18 +39,15 @@ impl ToolExecutor for WriteFile {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "write_file",
-            "Create a file, or replace a file's entire content. Parent directories are created. The write is \
-             atomic, and the previous content is kept in octo's trash. Returns a unified diff of the change (or \
-             the size of a new file). To change part of an existing file, use `edit_file` instead: it is safer \
-             and cheaper. Paths outside the workspace need the user's approval.",
+            "Create a file or replace its whole content (the old one goes to octo's trash); returns a diff. For \
+             part of a file use edit_file.",
             json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-                    "content": {"type": "string", "description": "The complete new content of the file."}
+                    "path": {"type": "string"},
+                    "content": {"type": "string"}
                 },
-                "required": ["path", "content"],
-                "additionalProperties": false
+                "required": ["path", "content"]
             }),
         )
     }

@@ -68,20 +68,16 @@ impl ToolExecutor for Glob {
         ToolDefinition::new(
             "glob",
             format!(
-                "Find files by name pattern, newest first. Patterns are globs relative to `path` (default: the \
-                 workspace): `*` stays within one directory, `**` crosses directories, so use `**/*.rs` for every \
-                 Rust file and `src/*.rs` for the top of src. Files ignored by .gitignore/.ignore and hidden files \
-                 are skipped. At most {MAX_RESULTS} paths, with a count of the rest. To search file contents use \
-                 `grep`."
+                "Find files by glob relative to `path` (`**/*.rs`), newest first; skips hidden and .gitignored \
+                 files. At most {MAX_RESULTS}, then a count."
             ),
             json!({
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "Glob pattern, e.g. `**/*.ts` or `src/**/test_*.py`."},
-                    "path": {"type": "string", "description": "Directory to search from (default: the workspace)."}
+                    "pattern": {"type": "string", "description": "e.g. src/**/test_*.py"},
+                    "path": {"type": "string"}
                 },
-                "required": ["pattern"],
-                "additionalProperties": false
+                "required": ["pattern"]
             }),
         )
     }

@@ -296,31 +296,27 @@ impl ToolExecutor for Grep {
         ToolDefinition::new(
             "grep",
             format!(
-                "Search file contents with a regular expression (ripgrep's engine and syntax), fast, over the whole \
-                 workspace or `path`. Respects .gitignore, skips hidden and binary files. `output_mode`: \
-                 `files_with_matches` (default: paths only), `content` (matching lines as `path:line:text`, with \
-                 optional `context`/`before`/`after` lines), or `count`. Filter files with `glob` (e.g. `*.rs`, \
-                 `src/**/*.ts`) and `exclude`. Secret files (`.env`, keys) are never searched. Returns at most `limit` lines or files (default {DEFAULT_LIMIT}). Use \
-                 this instead of running grep or rg in the terminal."
+                "Search contents by regex (ripgrep syntax); skips hidden, ignored, binary and secret files. \
+                 `output_mode`: files_with_matches (default), content (`path:line:text`, with context/before/after \
+                 lines) or count. At most `limit` results ({DEFAULT_LIMIT})."
             ),
             json!({
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "Regular expression (or literal text with fixed_strings)."},
-                    "path": {"type": "string", "description": "File or directory to search (default: the workspace)."},
-                    "glob": {"type": "string", "description": "Only search files matching this glob."},
-                    "exclude": {"type": "string", "description": "Skip files matching this glob."},
+                    "pattern": {"type": "string"},
+                    "path": {"type": "string"},
+                    "glob": {"type": "string", "description": "Only these files (a glob)."},
+                    "exclude": {"type": "string"},
                     "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
                     "case_insensitive": {"type": "boolean"},
-                    "fixed_strings": {"type": "boolean", "description": "Treat the pattern as literal text."},
-                    "multiline": {"type": "boolean", "description": "Let patterns span lines (`.` matches newlines)."},
-                    "context": {"type": "integer", "minimum": 0, "description": "Context lines around each match (content mode)."},
+                    "fixed_strings": {"type": "boolean", "description": "Pattern is plain text."},
+                    "multiline": {"type": "boolean"},
+                    "context": {"type": "integer", "minimum": 0, "description": "Lines around matches."},
                     "before": {"type": "integer", "minimum": 0},
                     "after": {"type": "integer", "minimum": 0},
-                    "limit": {"type": "integer", "minimum": 1, "description": "Most lines or files returned."}
+                    "limit": {"type": "integer", "minimum": 1}
                 },
-                "required": ["pattern"],
-                "additionalProperties": false
+                "required": ["pattern"]
             }),
         )
     }

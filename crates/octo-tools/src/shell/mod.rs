@@ -66,14 +66,14 @@ impl Terminal {
         let writes = match p.mode {
             sandbox::Mode::ReadOnly => "write nowhere".to_owned(),
             _ if p.protected_git().is_some() => {
-                "write only in the workspace (its .git is read-only) and the temp dir".to_owned()
+                "write only in the workspace (not its .git) and the temp dir".to_owned()
             }
             _ => "write only in the workspace and the temp dir".to_owned(),
         };
         let net = if p.network { "" } else { " and have no network" };
         format!(
-            " Commands run in an OS sandbox: they {writes}{net}. If one fails because of it, run it again with \
-             `sandbox: false` and a `reason`; the user is asked first."
+            " In an OS sandbox, commands {writes}{net}; if that blocks one, rerun it with `sandbox: false` \
+             and a `reason` (asks the user)."
         )
     }
 
@@ -81,18 +81,18 @@ impl Terminal {
         let mut schema = json!({
             "type": "object",
             "properties": {
-                "command": {"type": "string", "description": "The command line."},
-                "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before the command is killed."},
-                "run_in_background": {"type": "boolean", "description": "Start it and return at once with an id."},
-                "description": {"type": "string", "description": "A few words on what the command does, for the user."}
+                "command": {"type": "string"},
+                "timeout": {"type": "integer", "minimum": 1, "description": "Seconds."},
+                "run_in_background": {"type": "boolean", "description": "For servers, watchers."},
+                "description": {"type": "string", "description": "A few words for the user."}
             },
-            "required": ["command"],
-            "additionalProperties": false
+            "required": ["command"]
         });
         if self.sandbox().is_some() {
-            schema["properties"]["sandbox"] = json!({"type": "boolean", "description": "false: run outside the sandbox, only after it blocked the command; the user is asked."});
+            schema["properties"]["sandbox"] =
+                json!({"type": "boolean", "description": "false: outside the sandbox (asks the user)."});
             schema["properties"]["reason"] =
-                json!({"type": "string", "description": "With sandbox: false, why the command needs it."});
+                json!({"type": "string", "description": "Why it needs sandbox: false."});
         }
         schema
     }
@@ -194,13 +194,10 @@ impl ToolExecutor for Terminal {
         ToolDefinition::new(
             "terminal",
             format!(
-                "Run a command with {shell} in the workspace directory and return its output (stdout and stderr \
-                 interleaved) and exit code. Default timeout {}s, at most {}s (`timeout`, in seconds); on \
-                 timeout or cancellation the command and every process it started are killed. Output over \
-                 {} bytes keeps its head and tail and the full text is saved to a file you can read. Use \
-                 `run_in_background` for servers and watchers: you get an id for `terminal_output` and \
-                 `kill_shell`. Commands run unattended (no TTY): avoid interactive programs and pass flags such \
-                 as `--yes`/`-y`. Prefer `read_file`, `grep`, `glob` and `edit_file` over cat/grep/find/sed.",
+                "Run a command with {shell} in the workspace: its output (stdout and stderr) and exit code. Killed \
+                 with its children after `timeout` ({}s, at most {}s). Over {} bytes, head and tail are kept and \
+                 the rest saved to a file. `run_in_background` returns an id for terminal_output and \
+                 kill_shell. No TTY: pass `--yes`. Not for cat, grep, find, sed: use the tools.",
                 self.settings.default_timeout.as_secs(),
                 self.settings.max_timeout.as_secs(),
                 self.settings.output_cap
@@ -336,13 +333,11 @@ impl ToolExecutor for TerminalOutput {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "terminal_output",
-            "Read what a background command (started with terminal's `run_in_background`) printed since the last \
-             read, and whether it is still running.",
+            "New output of a background command since the last read, and whether it still runs.",
             json!({
                 "type": "object",
-                "properties": {"id": {"type": "string", "description": "The id terminal returned."}},
-                "required": ["id"],
-                "additionalProperties": false
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"]
             }),
         )
     }
@@ -382,12 +377,11 @@ impl ToolExecutor for KillShell {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "kill_shell",
-            "Stop a background command (and every process it started) by the id terminal returned.",
+            "Stop a background command and what it started.",
             json!({
                 "type": "object",
-                "properties": {"id": {"type": "string", "description": "The id terminal returned."}},
-                "required": ["id"],
-                "additionalProperties": false
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"]
             }),
         )
     }

@@ -72,20 +72,16 @@ impl ToolExecutor for WebFetch {
         ToolDefinition::new(
             "web_fetch",
             format!(
-                "Fetch a URL (http or https) and return its content as text: HTML pages are converted to \
-                 Markdown (scripts, styles and markup removed), JSON and plain text come back as they are, other \
-                 types (images, PDFs, archives) are described, not dumped. Redirects within the same host are followed \
-                 (up to {}); one to another host is reported for you to fetch. Downloads stop at {}, and at most {} characters are returned. Use `web_search` first when you do \
-                 not know the URL.",
+                "Fetch an http(s) URL as text (HTML as Markdown; other types described). Follows {} redirects on \
+                 the same host; another host is reported. At most {}, {} characters.",
                 self.cfg.max_redirects,
                 human_size(self.cfg.fetch_max_bytes as u64),
                 self.cfg.fetch_max_chars
             ),
             json!({
                 "type": "object",
-                "properties": {"url": {"type": "string", "description": "Absolute http(s) URL."}},
-                "required": ["url"],
-                "additionalProperties": false
+                "properties": {"url": {"type": "string"}},
+                "required": ["url"]
             }),
         )
     }

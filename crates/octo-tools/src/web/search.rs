@@ -46,16 +46,15 @@ impl ToolExecutor for WebSearch {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition::new(
             "web_search",
-            "Search the web and return titles, URLs and snippets (the result says which search engine answered). \
-             Use it for current information, documentation and error messages; then read a page with `web_fetch`.",
+            "Search the web: titles, URLs, snippets. For current facts, docs, error messages; read pages with \
+             web_fetch.",
             json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "What to search for."},
-                    "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many results (default 8)."}
+                    "query": {"type": "string"},
+                    "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default 8."}
                 },
-                "required": ["query"],
-                "additionalProperties": false
+                "required": ["query"]
             }),
         )
     }

@@ -244,12 +244,12 @@ async fn edit_file_keeps_crlf_files_crlf() {
 }
 
 #[tokio::test]
-async fn multi_edit_is_all_or_nothing() {
+async fn several_edits_are_all_or_nothing() {
     let w = ws();
     w.write("cfg.toml", "a = 1\nb = 2\n");
     let bad = w
         .call(
-            "multi_edit",
+            "edit_file",
             json!({"path": "cfg.toml", "edits": [
                 {"old_string": "a = 1", "new_string": "a = 10"},
                 {"old_string": "c = 3", "new_string": "c = 30"}
@@ -260,7 +260,7 @@ async fn multi_edit_is_all_or_nothing() {
     assert_eq!(w.read("cfg.toml"), "a = 1\nb = 2\n", "nothing applied");
     let good = w
         .call(
-            "multi_edit",
+            "edit_file",
             json!({"path": "cfg.toml", "edits": [
                 {"old_string": "a = 1", "new_string": "a = 10"},
                 {"old_string": "a = 10\nb = 2", "new_string": "a = 10\nb = 20"}
@@ -269,6 +269,19 @@ async fn multi_edit_is_all_or_nothing() {
         .await;
     assert!(!good.is_error, "{}", good.text_content());
     assert_eq!(w.read("cfg.toml"), "a = 10\nb = 20\n", "later edits see earlier ones");
+    // One change or several, not both; a half-given change says what is missing.
+    for (input, says) in [
+        (
+            json!({"path": "cfg.toml", "old_string": "a", "new_string": "b", "edits": [{"old_string": "b", "new_string": "c"}]}),
+            "not both",
+        ),
+        (json!({"path": "cfg.toml", "old_string": "a = 10"}), "`new_string` is missing"),
+        (json!({"path": "cfg.toml"}), "nothing to change"),
+    ] {
+        let out = w.call("edit_file", input).await;
+        assert!(out.is_error && out.text_content().contains(says), "{}", out.text_content());
+    }
+    assert_eq!(w.read("cfg.toml"), "a = 10\nb = 20\n", "a refused call changes nothing");
 }
 
 #[tokio::test]
