@@ -76,19 +76,10 @@ pub fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, SetupError> {
     Ok(map)
 }
 
-/// Makes rustls's ring provider the process's TLS crypto (once; a provider someone else
-/// installed first is kept). Every HTTP client is built after this.
-pub fn install_tls() {
-    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    DONE.get_or_init(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
-/// Builds a client for one endpoint.
+/// Builds a client for one endpoint (its TLS as [`crate::tls::client_config`]: the trusted roots
+/// are loaded at the first `https` handshake, not here).
 pub fn build_client(config: &HttpConfig) -> Result<reqwest::Client, SetupError> {
-    install_tls();
-    let mut builder = reqwest::Client::builder()
+    let mut builder = builder()?
         .user_agent(USER_AGENT)
         .connect_timeout(config.connect_timeout)
         .tcp_nodelay(true)
@@ -99,6 +90,12 @@ pub fn build_client(config: &HttpConfig) -> Result<reqwest::Client, SetupError> 
         builder = builder.proxy(p);
     }
     builder.build().map_err(|e| SetupError::Client(e.to_string()))
+}
+
+/// A client builder with octo's TLS, for clients with settings of their own (the web tools').
+pub fn builder() -> Result<reqwest::ClientBuilder, SetupError> {
+    let tls = crate::tls::client_config().map_err(SetupError::Client)?;
+    Ok(reqwest::Client::builder().tls_backend_preconfigured(tls))
 }
 
 /// Checks that a base URL is http(s) and strips a trailing slash, so `{base}/v1/messages` joins

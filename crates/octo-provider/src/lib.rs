@@ -36,6 +36,7 @@ pub mod http;
 pub mod retry;
 pub mod sender;
 pub mod sse;
+pub mod tls;
 pub mod transport;
 
 pub use catalog::{Catalog, ModelInfo, Price};

@@ -132,6 +132,10 @@ impl Endpoint {
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
         let resolved = resolve(config, options.model.as_deref(), store, env)?;
+        if resolved.base_url.starts_with("https://") {
+            // The trusted roots load beside the rest of the start-up, ready for the handshake.
+            octo_provider::tls::prewarm();
+        }
         let mut http = HttpConfig::default();
         if let Some(n) = options.max_attempts {
             http.retry.max_attempts = n.max(1);

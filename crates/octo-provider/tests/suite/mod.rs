@@ -1,1 +1,2 @@
+mod tls;
 mod transport;

@@ -17,22 +17,20 @@ pub const USER_AGENT: &str =
 
 /// Builds the web tools' HTTP client.
 pub fn client(cfg: &WebConfig) -> Result<reqwest::Client, ToolError> {
-    builder(cfg)
+    builder(cfg)?
         .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
         .build()
         .map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))
 }
 
-fn builder(cfg: &WebConfig) -> reqwest::ClientBuilder {
-    // The ring provider for rustls (the same one every octo client uses).
-    static TLS: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    TLS.get_or_init(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
-        .user_agent(USER_AGENT)
+/// Every octo client's TLS (the trusted roots read once per process, at the first handshake:
+/// not again for each fetch), the web tools' user agent and timeouts.
+fn builder(cfg: &WebConfig) -> Result<reqwest::ClientBuilder, ToolError> {
+    let b = octo_provider::http::builder()
+        .map_err(|e| ToolError::Network(format!("could not build the HTTP client: {e}")))?;
+    Ok(b.user_agent(USER_AGENT)
         .timeout(cfg.timeout)
-        .connect_timeout(cfg.timeout.min(std::time::Duration::from_secs(10)))
+        .connect_timeout(cfg.timeout.min(std::time::Duration::from_secs(10))))
 }
 
 /// A client that follows no redirect and connects `host` only to `addrs` (the addresses that
@@ -41,7 +39,7 @@ fn pinned_client(
     cfg: &WebConfig,
     host: Option<(&str, &[std::net::SocketAddr])>,
 ) -> Result<reqwest::Client, ToolError> {
-    let mut b = builder(cfg).redirect(reqwest::redirect::Policy::none());
+    let mut b = builder(cfg)?.redirect(reqwest::redirect::Policy::none());
     if let Some((name, addrs)) = host {
         b = b.resolve_to_addrs(name, addrs);
     }
