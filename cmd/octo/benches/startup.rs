@@ -1,5 +1,7 @@
 //! What a user feels first: how long `octo --version` and a whole one-shot answer (against a
-//! local mock server) take, and the most memory either needs.
+//! local mock server) take, the one-shot as a ratio to a raw HTTP client (this bench's own
+//! binary, started as a process) sending octo's very request, the most memory either needs, and
+//! the first request's size — each printed beside its budget.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
 
@@ -36,7 +38,30 @@ fn time(runs: usize, mut make: impl FnMut() -> Command) -> (Duration, Duration) 
     (all[0], all[all.len() / 2])
 }
 
+/// The one-shot's budgets (issue 31).
+const RATIO_BUDGET: f64 = 1.2;
+const RSS_BUDGET_MB: f64 = 12.0;
+const REQUEST_BUDGET: usize = 16 * 1024;
+
+/// Run as `startup --raw-client ADDR FILE`: sends FILE's bytes to ADDR over plain TCP and reads
+/// the answer to its end — what a minimal HTTP client costs, process start included.
+fn raw_client(addr: &str, file: &str) -> ! {
+    use std::io::{Read, Write};
+    let request = std::fs::read(file).unwrap();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_nodelay(true).unwrap();
+    s.write_all(&request).unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap();
+    assert!(answer.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer));
+    std::process::exit(0)
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 4 && args[1] == "--raw-client" {
+        raw_client(&args[2], &args[3]);
+    }
     let (min, median) = time(50, || {
         let mut c = Command::new(BIN);
         c.arg("--version");
@@ -53,8 +78,11 @@ fn main() {
     let runs = 20;
     let llm = rt.block_on(async {
         let llm = MockLlm::start().await;
-        llm.script_anthropic((0..runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())))
-            .await;
+        // Every octo run and every raw request gets the same streamed answer.
+        llm.script_anthropic(
+            (0..3 * runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())),
+        )
+        .await;
         llm
     });
     let home = TempHome::new().unwrap();
@@ -63,7 +91,7 @@ fn main() {
         format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
     )
     .unwrap();
-    let (min, median) = time(runs, || {
+    let one_shot = || {
         let mut c = Command::new(BIN);
         c.arg("what is the answer?")
             .env("OCTO_HOME", home.home())
@@ -72,12 +100,45 @@ fn main() {
             .current_dir(home.workspace())
             .stdin(Stdio::null());
         c
-    });
+    };
+    // octo's first request, as bytes on the wire, for the raw client to send.
+    time(1, one_shot);
+    let recorded = rt.block_on(llm.requests()).remove(0);
+    let request_bytes = recorded.body.len();
+    let wire = home.home().join("request.http");
+    let addr = llm.uri().trim_start_matches("http://").to_owned();
+    let mut head = format!("POST {} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n", recorded.path);
+    for (k, v) in recorded.headers.iter().filter(|(k, _)| !matches!(k.as_str(), "host" | "connection")) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    std::fs::write(&wire, [head.as_bytes(), &recorded.body].concat()).unwrap();
+    let me = std::env::current_exe().unwrap();
+    let raw = || {
+        let mut c = Command::new(&me);
+        c.args(["--raw-client", &addr]).arg(&wire);
+        c
+    };
+    // Alternating, so both see the same machine.
+    let (mut octo, mut bare) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        octo.push(time(1, one_shot).0);
+        bare.push(time(1, raw).0);
+    }
+    octo.sort();
+    bare.sort();
     let rss = peak_rss_mb();
-    println!("one-shot answer:      min {:>6.2} ms, median {:>6.2} ms, peak RSS {rss:.1} MB (largest child so far)", ms(min), ms(median));
+    let (o, r) = (ms(octo[runs / 2]), ms(bare[runs / 2]));
+    println!(
+        "one-shot answer:      min {:>6.2} ms, median {o:>6.2} ms; raw HTTP client median {r:>6.2} ms: {:.2}× (budget {RATIO_BUDGET}×)",
+        ms(octo[0]),
+        o / r
+    );
+    println!("one-shot peak RSS:    {rss:.1} MB (budget {RSS_BUDGET_MB} MB)");
+    println!("first request:        {request_bytes} bytes (budget {REQUEST_BUDGET})");
     drop(llm);
     skills(&rt);
-    mcp(&rt, median);
+    mcp(&rt, octo[runs / 2]);
 }
 
 /// 200 skills in `~/.octo/skills`: discovery and the prompt listing measured in-process, and a

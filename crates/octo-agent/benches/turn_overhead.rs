@@ -128,7 +128,7 @@ fn main() {
         let mut agent = Agent::builder(sender).tools(reg).build();
         let per = time_turns(&mut agent, 500, true).await;
         println!(
-            "tool round, 10 parallel calls + answer: {:>8.1} µs/turn  ({:.2} µs/call)",
+            "tool round, 10 parallel calls + answer: {:>8.1} µs/turn  ({:.2} µs/call; budget 1000 µs/call)",
             per.as_secs_f64() * 1e6,
             per.as_secs_f64() * 1e6 / 10.0
         );

@@ -1,18 +1,21 @@
-//! `make bench`: the local model's time to first token and tokens per second, and a second
-//! turn's time to first token (the KV cache reused), side by side with the llama.cpp server of
-//! the `llama-cpp-python` package on the same model, prompt and threads. The model comes from
-//! `OCTO_TEST_GGUF` (or `target/test-models`, where `.ci/run` puts it); the Python server is
-//! installed from PyPI when missing, and skipped with a message when that fails.
+//! `make bench`: the built-in model against llama.cpp's own `llama-server`, on the same GGUF, the
+//! same prompt (about 1,000 tokens) and the same threads: prompt processing and generation
+//! tokens per second, the first turn's time to first token, and a second turn's (octo reuses its
+//! KV cache; the goal is at most a third of the first). The model comes from `OCTO_TEST_GGUF` (or
+//! `target/test-models`, where `.ci/run` puts it); `scripts/llama-server` builds the server from
+//! llama.cpp's sources once (cmake, minutes), and the comparison is skipped with a message when it
+//! cannot.
 // A benchmark panics on a broken setup, like a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use futures_util::StreamExt;
 use octo_agent::{Message, Request, StreamEvent};
 use octo_provider_local::{LocalConfig, LocalSender};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const MAX_TOKENS: u32 = 128;
+const CONTEXT: u32 = 4096;
 
 fn model() -> Option<PathBuf> {
     let env = std::env::var_os("OCTO_TEST_GGUF").map(PathBuf::from);
@@ -21,19 +24,28 @@ fn model() -> Option<PathBuf> {
     env.into_iter().chain([ci]).find(|p| p.is_file())
 }
 
+/// A system prompt of about 1,000 tokens, as a coding agent's is.
 fn system() -> String {
-    "You are a helpful assistant who answers questions about programming clearly and briefly. ".repeat(12)
+    "You are a helpful assistant who answers questions about programming clearly and briefly. ".repeat(62)
 }
 
+/// One measured turn.
+#[derive(Clone, Copy)]
 struct Turn {
+    prompt_tokens: u64,
     ttft: Duration,
     tokens: u64,
     total: Duration,
 }
 
 impl Turn {
-    fn rate(&self) -> f64 {
-        self.tokens as f64 / (self.total - self.ttft).as_secs_f64().max(1e-6)
+    fn generation(&self) -> f64 {
+        // The first token came with the prompt; the rest are generation.
+        self.tokens.saturating_sub(1) as f64 / (self.total - self.ttft).as_secs_f64().max(1e-6)
+    }
+
+    fn prompt_rate(&self) -> f64 {
+        self.prompt_tokens as f64 / self.ttft.as_secs_f64().max(1e-6)
     }
 }
 
@@ -41,29 +53,72 @@ async fn octo_turn(s: &LocalSender, history: &[Message], system: &str) -> (Turn,
     let started = Instant::now();
     let req = Request::new(history).with_system(system).with_max_tokens(Some(MAX_TOKENS));
     let mut stream = octo_agent::StreamingSender::send_stream(s, req).await.unwrap();
-    let (mut ttft, mut text, mut tokens) = (None, String::new(), 0);
+    let (mut ttft, mut text, mut tokens, mut prompt) = (None, String::new(), 0, 0);
     while let Some(ev) = stream.next().await {
         match ev.unwrap() {
             StreamEvent::TextDelta(t) => {
                 ttft.get_or_insert_with(|| started.elapsed());
                 text.push_str(&t);
             }
-            StreamEvent::Usage(u) => tokens = u.output_tokens,
+            StreamEvent::Usage(u) => {
+                tokens = u.output_tokens;
+                prompt = u.input_tokens + u.cache_read_tokens;
+            }
             _ => {}
         }
     }
-    (Turn { ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() }, text)
+    (Turn { prompt_tokens: prompt, ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() }, text)
 }
 
-fn report(who: &str, first: &Turn, second: &Turn) {
+fn sender(path: &Path, threads: usize) -> LocalSender {
+    LocalSender::new(LocalConfig {
+        temperature: Some(0.0),
+        context_size: Some(CONTEXT),
+        threads: Some(threads),
+        ..LocalConfig::new(path)
+    })
+    .unwrap()
+}
+
+fn row(what: &str, octo: String, server: String, goal: &str) {
+    println!("  {what:<44} {octo:>12} {server:>14}   {goal}");
+}
+
+fn table(threads: usize, octo: (Turn, Turn), server: Option<(Turn, Turn)>, source: &str) {
+    let (f, s) = octo;
+    let cell = |v: Option<f64>, unit: &str| v.map_or("—".to_owned(), |v| format!("{v:.0}{unit}"));
+    let sv = |get: &dyn Fn(&(Turn, Turn)) -> f64| server.as_ref().map(get);
     println!(
-        "local model, {who}: first turn TTFT {:.0} ms, {:.1} tokens/s ({} tokens); second turn TTFT {:.0} ms ({:.0}% of the first)",
-        first.ttft.as_secs_f64() * 1e3,
-        first.rate(),
-        first.tokens,
-        second.ttft.as_secs_f64() * 1e3,
-        second.ttft.as_secs_f64() * 100.0 / first.ttft.as_secs_f64().max(1e-9)
+        "local model against llama-server ({threads} threads, {} prompt tokens, server {source}):",
+        f.prompt_tokens
     );
+    row("", "octo".into(), "llama-server".into(), "goal");
+    row(
+        "prompt processing, tokens/s",
+        cell(Some(f.prompt_rate()), ""),
+        cell(sv(&|t| t.0.prompt_rate()), ""),
+        "octo ≥ server",
+    );
+    row(
+        "generation, tokens/s",
+        cell(Some(f.generation()), ""),
+        cell(sv(&|t| t.0.generation()), ""),
+        "octo ≥ server",
+    );
+    row(
+        "time to first token, first turn",
+        cell(Some(f.ttft.as_secs_f64() * 1e3), " ms"),
+        cell(sv(&|t| t.0.ttft.as_secs_f64() * 1e3), " ms"),
+        "octo ≤ server",
+    );
+    row(
+        "time to first token, second turn",
+        cell(Some(s.ttft.as_secs_f64() * 1e3), " ms"),
+        cell(sv(&|t| t.1.ttft.as_secs_f64() * 1e3), " ms"),
+        "octo ≤ server",
+    );
+    let share = s.ttft.as_secs_f64() / f.ttft.as_secs_f64().max(1e-9);
+    row("second turn's share of the first", format!("{:.0}%", share * 100.0), String::new(), "≤ 33%");
 }
 
 fn main() {
@@ -73,61 +128,39 @@ fn main() {
     };
     let threads = octo_provider_local::physical_cores();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let config = LocalConfig {
-        temperature: Some(0.0),
-        context_size: Some(2048),
-        threads: Some(threads),
-        ..LocalConfig::new(&path)
-    };
-    let sender = LocalSender::new(config).unwrap();
     let system = system();
     let q1 = "Explain what a hash map is.";
     let q2 = "And a B-tree?";
-    rt.block_on(async {
-        // Warm up (page the model in), then a fresh sender for the measured turns.
-        let _ = octo_turn(&sender, &[Message::user("hi")], "x").await;
-    });
-    let sender = LocalSender::new(LocalConfig {
-        temperature: Some(0.0),
-        context_size: Some(2048),
-        threads: Some(threads),
-        ..LocalConfig::new(&path)
-    })
-    .unwrap();
-    let (first, answer) = rt.block_on(octo_turn(&sender, &[Message::user(q1)], &system));
+    // Warm up (page the model in), then a fresh sender for the measured turns.
+    rt.block_on(octo_turn(&sender(&path, threads), &[Message::user("hi")], "x"));
+    let s = sender(&path, threads);
+    let (first, answer) = rt.block_on(octo_turn(&s, &[Message::user(q1)], &system));
     let history = [Message::user(q1), Message::assistant(answer), Message::user(q2)];
-    let (second, _) = rt.block_on(octo_turn(&sender, &history, &system));
-    report("octo", &first, &second);
-    match python::server(&path, threads) {
-        Ok(mut server) => {
-            let first = rt.block_on(python::turn(&server.url, &[("system", &system), ("user", q1)]));
-            let second = first.as_ref().ok().map(|(_, pa)| {
-                rt.block_on(python::turn(
-                    &server.url,
-                    &[("system", &system), ("user", q1), ("assistant", pa), ("user", q2)],
-                ))
-            });
-            match (first, second) {
-                (Ok((pf, _)), Some(Ok((ps, _)))) => report("llama-cpp-python server", &pf, &ps),
-                (Err(e), _) | (_, Some(Err(e))) => println!(
-                    "local model, llama-cpp-python server: skipped (its request failed: {e}; the server {})",
-                    server.state()
-                ),
-                _ => {}
+    let (second, _) = rt.block_on(octo_turn(&s, &history, &system));
+    drop(s);
+    let (server, source) = match server::start(&path, threads) {
+        Ok(mut srv) => {
+            let measured = rt.block_on(server::turns(&srv.url, &system, q1, q2));
+            let source = srv.source.clone();
+            match measured {
+                Ok(t) => (Some(t), source),
+                Err(e) => (None, format!("{source}; its request failed: {e}, the server {}", srv.state())),
             }
         }
-        Err(why) => println!("local model, llama-cpp-python server: skipped ({why})"),
-    }
+        Err(why) => (None, format!("skipped: {why}")),
+    };
+    table(threads, (first, second), server, &source);
 }
 
-mod python {
-    use super::{Turn, MAX_TOKENS};
+mod server {
+    use super::{Turn, CONTEXT, MAX_TOKENS};
     use std::path::Path;
     use std::process::{Child, Command, Stdio};
     use std::time::{Duration, Instant};
 
     pub struct Server {
         pub url: String,
+        pub source: String,
         child: Child,
     }
 
@@ -148,86 +181,85 @@ mod python {
         }
     }
 
-    fn installed() -> bool {
-        Command::new("python3")
-            .args(["-c", "import llama_cpp.server"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-
-    /// Starts `python3 -m llama_cpp.server` on the model, installing the package when missing.
-    pub fn server(model: &Path, threads: usize) -> Result<Server, String> {
-        if !installed() {
-            println!(
-                "local model: installing llama-cpp-python[server] from PyPI (it compiles llama.cpp; minutes)"
-            );
-            let _ = Command::new("python3")
-                .args(["-m", "pip", "install", "--quiet", "llama-cpp-python[server]"])
-                .status();
-            if !installed() {
-                let _ = Command::new("python3")
-                    .args([
-                        "-m",
-                        "pip",
-                        "install",
-                        "--quiet",
-                        "--break-system-packages",
-                        "llama-cpp-python[server]",
-                    ])
-                    .status();
-            }
-            if !installed() {
-                return Err("llama-cpp-python[server] could not be installed".into());
-            }
+    /// Builds (once) and starts llama.cpp's server on the model.
+    pub fn start(model: &Path, threads: usize) -> Result<Server, String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let out = Command::new("bash")
+            .arg(root.join("scripts/llama-server"))
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("scripts/llama-server: {e}"))?;
+        if !out.status.success() {
+            return Err("scripts/llama-server could not build llama-server".into());
         }
+        let bin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let source = std::fs::read_to_string(root.join("target/llama-server/source"))
+            .map_or_else(|_| "built from LLAMA_CPP_DIR".into(), |s| format!("llama.cpp {}", s.trim()));
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| e.to_string())?
             .port();
-        let child = Command::new("python3")
-            .args([
-                "-m",
-                "llama_cpp.server",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "--n_ctx",
-                "2048",
-            ])
-            .args(["--n_threads", &threads.to_string(), "--model"])
+        let child = Command::new(&bin)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "-c", &CONTEXT.to_string()])
+            .args(["-t", &threads.to_string(), "-tb", &threads.to_string(), "-np", "1", "-m"])
             .arg(model)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| e.to_string())?;
-        let server = Server { url: format!("http://127.0.0.1:{port}"), child };
+            .map_err(|e| format!("{bin}: {e}"))?;
+        let server = Server { url: format!("http://127.0.0.1:{port}"), source, child };
         let deadline = Instant::now() + Duration::from_secs(120);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        loop {
+            if ready(&server.url) {
+                return Ok(server);
+            }
             if Instant::now() > deadline {
-                return Err("the server did not start".into());
+                return Err("the server did not become ready".into());
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        Ok(server)
     }
 
-    /// One streamed chat completion; its timing and text.
-    pub async fn turn(url: &str, messages: &[(&str, &str)]) -> Result<(Turn, String), String> {
-        let client = octo_provider::build_client(&octo_provider::HttpConfig::default()).unwrap();
-        // The same prompt text octo renders (the model's template is ChatML), sent to the
-        // completions endpoint: this build's chat endpoint crashes in libggml-cpu on this
-        // machine, its completions endpoint does not.
-        let mut prompt: String =
+    /// Whether `GET /health` answers 200 (plain TCP: no runtime needed here).
+    fn ready(url: &str) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut s) = std::net::TcpStream::connect(url.trim_start_matches("http://")) else { return false };
+        let _ = s.write_all(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        text.starts_with("HTTP/1.1 200")
+    }
+
+    /// The prompt octo renders for SmolLM2 (ChatML), for the completion endpoint.
+    fn chatml(messages: &[(&str, &str)]) -> String {
+        let mut p: String =
             messages.iter().map(|(r, c)| format!("<|im_start|>{r}\n{c}<|im_end|>\n")).collect();
-        prompt.push_str("<|im_start|>assistant\n");
-        let body = serde_json::json!({"prompt": prompt, "stream": true, "temperature": 0.0, "max_tokens": MAX_TOKENS, "stop": ["<|im_end|>"]});
+        p.push_str("<|im_start|>assistant\n");
+        p
+    }
+
+    /// Two turns of the same conversation (the second reusing the server's prompt cache).
+    pub async fn turns(url: &str, system: &str, q1: &str, q2: &str) -> Result<(Turn, Turn), String> {
+        let (first, answer) = turn(url, &chatml(&[("system", system), ("user", q1)])).await?;
+        let (second, _) =
+            turn(url, &chatml(&[("system", system), ("user", q1), ("assistant", &answer), ("user", q2)]))
+                .await?;
+        Ok((first, second))
+    }
+
+    async fn turn(url: &str, prompt: &str) -> Result<(Turn, String), String> {
+        let client =
+            octo_provider::build_client(&octo_provider::HttpConfig::default()).map_err(|e| e.to_string())?;
+        let body = serde_json::json!({
+            "prompt": prompt, "stream": true, "temperature": 0.0, "n_predict": MAX_TOKENS,
+            "cache_prompt": true, "stop": ["<|im_end|>"]
+        });
         let started = Instant::now();
         let send =
-            client.post(format!("{url}/v1/completions")).json(&body).timeout(Duration::from_secs(120)).send();
+            client.post(format!("{url}/completion")).json(&body).timeout(Duration::from_secs(300)).send();
         let mut resp = send.await.map_err(|e| e.to_string())?;
-        let (mut ttft, mut text, mut tokens, mut buf) = (None, String::new(), 0u64, String::new());
+        let (mut ttft, mut text, mut tokens, mut prompt_tokens, mut buf) =
+            (None, String::new(), 0u64, 0u64, String::new());
         while let Ok(Some(chunk)) = resp.chunk().await {
             buf.push_str(&String::from_utf8_lossy(&chunk));
             while let Some(end) = buf.find('\n') {
@@ -235,16 +267,20 @@ mod python {
                 buf.drain(..=end);
                 let Some(data) = line.strip_prefix("data: ") else { continue };
                 let Ok(v) = serde_json::from_str::<serde_json::Value>(data) else { continue };
-                if let Some(c) = v["choices"][0]["text"].as_str().filter(|c| !c.is_empty()) {
+                if let Some(c) = v["content"].as_str().filter(|c| !c.is_empty()) {
                     ttft.get_or_insert_with(|| started.elapsed());
                     text.push_str(c);
                     tokens += 1;
+                }
+                if let Some(n) = v["timings"]["prompt_n"].as_u64() {
+                    prompt_tokens = n;
                 }
             }
         }
         if tokens == 0 {
             return Err("no tokens came back".into());
         }
-        Ok((Turn { ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() }, text))
+        let turn = Turn { prompt_tokens, ttft: ttft.unwrap_or_default(), tokens, total: started.elapsed() };
+        Ok((turn, text))
     }
 }

@@ -76,7 +76,7 @@ pub fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, SetupError> {
     Ok(map)
 }
 
-/// Builds a client for one endpoint (its TLS as [`crate::tls::client_config`]: the trusted roots
+/// Builds a client for one endpoint (its TLS from [`crate::tls`]: the trusted roots
 /// are loaded at the first `https` handshake, not here).
 pub fn build_client(config: &HttpConfig) -> Result<reqwest::Client, SetupError> {
     let mut builder = builder()?

@@ -4,6 +4,8 @@
 //!
 //! - [`http`]: the reqwest client (rustls, connect timeout, proxies from the environment or
 //!   config, custom headers per endpoint).
+//! - [`tls`]: the one TLS setup of every client: the platform's trusted roots, loaded at the
+//!   first `https` handshake (once per process), never when a client is built.
 //! - [`sse`]: an incremental Server-Sent Events decoder that handles any chunking.
 //! - [`retry`]: exponential backoff with jitter that honours `retry-after`.
 //! - [`classify`]: HTTP and in-stream errors → the agent's typed [`octo_agent::ProviderError`],

@@ -109,8 +109,9 @@ impl ServerCertVerifier for LazyRoots {
 }
 
 /// The client TLS configuration every octo client uses (built once; cloning it is cheap):
-/// TLS 1.2 and 1.3, HTTP/1.1, the platform's roots loaded lazily.
-pub fn client_config() -> Result<rustls::ClientConfig, String> {
+/// TLS 1.2 and 1.3, HTTP/1.1, the platform's roots loaded lazily. Clients get it through
+/// [`crate::http::builder`].
+pub(crate) fn client_config() -> Result<rustls::ClientConfig, String> {
     static CONFIG: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
     CONFIG
         .get_or_init(|| {

@@ -8,7 +8,11 @@ use octo_provider::ModelInfo;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::{broadcast, oneshot};
 
-/// How many events a slow subscriber may fall behind before it misses some.
+/// How many events a slow subscriber may fall behind before it misses some. The channel
+/// allocates and writes every slot when the session starts (an event is 256 bytes): 4.5 MB, a
+/// fifth of a one-shot's footprint. Smaller, sessions start faster than a dropped session's
+/// task lets its file go, and resuming right after a drop finds it in use (the launcher and
+/// session tests); that race is fixed first (dev-docs/performance.md).
 const EVENT_BUFFER: usize = 16 * 1024;
 
 /// What the task and the handles share.

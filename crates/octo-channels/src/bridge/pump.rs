@@ -22,6 +22,27 @@ pub(super) fn fit(text: &str, limit: usize) -> String {
     cut
 }
 
+/// A session's events moved to an unbounded queue as soon as they arrive (`Err(n)`: `n` were
+/// missed anyway, the process being too busy to take them); the queue ends with the session.
+fn drain(
+    mut events: broadcast::Receiver<AgentEvent>,
+) -> (tokio::sync::mpsc::UnboundedReceiver<Result<AgentEvent, u64>>, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        loop {
+            let item = match events.recv().await {
+                Ok(ev) => Ok(ev),
+                Err(broadcast::error::RecvError::Lagged(n)) => Err(n),
+                Err(broadcast::error::RecvError::Closed) => break,
+            };
+            if tx.send(item).is_err() {
+                break;
+            }
+        }
+    });
+    (rx, task)
+}
+
 /// The answer being streamed, read from the turn's fold (so a reply that restarts mid-stream
 /// replaces what it said instead of adding to it).
 struct Live {
@@ -60,24 +81,27 @@ impl Bridge {
         self: Arc<Self>,
         chat: String,
         c: Arc<Chat>,
-        mut events: broadcast::Receiver<AgentEvent>,
+        events: broadcast::Receiver<AgentEvent>,
     ) {
+        // Sending to the platform waits (a rate limit, a slow API) while the model streams on:
+        // the session's events are taken off its channel as they come, so none is lost however
+        // long the chat takes, and rendered from this queue.
+        let (mut queue, forwarder) = drain(events);
         let mut live = Live::new(None);
         loop {
-            let ev = tokio::select! {
-                ev = events.recv() => ev,
+            let item = tokio::select! {
+                item = queue.recv() => item,
                 () = c.closed.notified() => break,
             };
-            let ev = match ev {
-                Ok(ev) => ev,
-                Err(broadcast::error::RecvError::Lagged(n)) => {
+            match item {
+                Some(Ok(ev)) => self.render(&chat, &c, &mut live, ev).await,
+                Some(Err(n)) => {
                     self.say(&chat, &format!("({n} updates were skipped: the chat fell behind)")).await;
-                    continue;
                 }
-                Err(_) => break,
-            };
-            self.render(&chat, &c, &mut live, ev).await;
+                None => break,
+            }
         }
+        forwarder.abort();
     }
 
     async fn render(&self, chat: &str, c: &Chat, live: &mut Live, ev: AgentEvent) {
