@@ -36,6 +36,10 @@ pub struct LocalConfig {
 /// Parameters below which a model runs as plain chat unless told otherwise.
 pub const TOOL_PARAMS: u64 = 1_000_000_000;
 
+/// Where the answer of a model smaller than [`TOOL_PARAMS`] ends when nobody set a limit: a few
+/// paragraphs, reached within about 30 s on two cores (the new user's first answer).
+pub const SMALL_ANSWER: u32 = 768;
+
 impl LocalConfig {
     /// The model at `path`, with the defaults.
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -65,6 +69,8 @@ pub struct LocalSender {
     stats: Arc<Mutex<Stats>>,
     /// Offered no tools (too small for a tool-call format, or told so).
     chat_only: bool,
+    /// Fewer parameters than a tool-call format needs ([`TOOL_PARAMS`]).
+    small: bool,
 }
 
 impl std::fmt::Debug for LocalSender {
@@ -125,6 +131,7 @@ impl LocalSender {
             notice,
             stats,
             chat_only,
+            small: params < TOOL_PARAMS,
         })
     }
 
@@ -171,6 +178,7 @@ impl LocalSender {
             tool_choice,
             only_tool,
             max_tokens,
+            soft_cap: (self.small && request.max_tokens.is_none()).then_some(SMALL_ANSWER),
             events: tx,
         })?;
         Ok(Box::pin(futures_util::stream::unfold(

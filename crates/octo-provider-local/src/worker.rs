@@ -29,6 +29,9 @@ pub struct Job {
     pub only_tool: Option<String>,
     /// Output cap.
     pub max_tokens: u32,
+    /// For a model too small for tool calls, when nobody set a limit: where its answer ends
+    /// (kept, with a line saying why), as such a model seldom says more worth waiting for.
+    pub soft_cap: Option<u32>,
     /// Where the events go; a closed channel cancels the request.
     pub events: UnboundedSender<Result<StreamEvent, ProviderError>>,
 }
@@ -387,7 +390,12 @@ impl State {
             if answer.produced.is_multiple_of(16) {
                 let runaway = (answer.generic && answer.text.len() > MAX_CALL_BYTES)
                     .then(|| format!("a tool call grew past {} KB", MAX_CALL_BYTES / 1024));
-                if let Some(why) = runaway.or_else(|| crate::degenerate::degenerate(&answer.text)) {
+                let capped = answer.job.soft_cap.is_some_and(|cap| answer.produced >= cap).then(|| {
+                    "that is as long as octo lets a model this small go on (set max_tokens for more)"
+                        .to_owned()
+                });
+                let why = runaway.or_else(|| crate::degenerate::degenerate(&answer.text)).or(capped);
+                if let Some(why) = why {
                     if !answer.generic && answer.job.tools.is_none() {
                         // A plain answer (no tools offered) keeps what it said; its end says why
                         // it stops there.

@@ -38,4 +38,4 @@ pub use error::StoreError;
 pub use format::{age, civil_from_days, new_id, now, Meta, Record, FORMAT_VERSION};
 pub use load::Loaded;
 pub use store::{first_lines, title_from_prompt, Found, SessionStore, Summary};
-pub use writer::SessionWriter;
+pub use writer::{SessionWriter, HANDOVER};

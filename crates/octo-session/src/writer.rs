@@ -7,6 +7,30 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// How long opening a session file waits for a writer of this same process to let it go.
+pub const HANDOVER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The session files this process has a writer on.
+fn held() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static HELD: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn held_here(path: &Path) -> bool {
+    held().iter().any(|p| p == path)
+}
+
+impl Drop for SessionWriter {
+    fn drop(&mut self) {
+        // Unlocked before it is no longer listed, so a waiter that sees it gone can lock it.
+        let _ = self.file.unlock();
+        let mut held = held();
+        if let Some(i) = held.iter().position(|p| *p == self.path) {
+            held.swap_remove(i);
+        }
+    }
+}
+
 /// The one writer of a session file. It holds an exclusive advisory lock, so a second octo
 /// process cannot interleave writes into the same file.
 #[derive(Debug)]
@@ -18,13 +42,24 @@ pub struct SessionWriter {
 
 impl SessionWriter {
     /// Opens `path` for appending and locks it; fails with `InUse` when another process holds it.
+    /// A writer of this process that is being dropped (a session closed and resumed at once)
+    /// is waited for, up to [`HANDOVER`].
     pub(crate) fn open(path: &Path, id: &str) -> Result<Self, StoreError> {
         let file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| io(path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::InUse { id: id.to_owned() }),
-            Err(std::fs::TryLockError::Error(e)) => return Err(io(path, e)),
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if held_here(path) && started.elapsed() < HANDOVER => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::InUse { id: id.to_owned() })
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(path, e)),
+            }
         }
+        held().push(path.to_path_buf());
         let mut w = Self { file, path: path.to_path_buf(), id: id.to_owned() };
         w.seek_end()?;
         Ok(w)

@@ -8,12 +8,12 @@ use octo_provider::ModelInfo;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::{broadcast, oneshot};
 
-/// How many events a slow subscriber may fall behind before it misses some. The channel
-/// allocates and writes every slot when the session starts (an event is 256 bytes): 4.5 MB, a
-/// fifth of a one-shot's footprint. Smaller, sessions start faster than a dropped session's
-/// task lets its file go, and resuming right after a drop finds it in use (the launcher and
-/// session tests); that race is fixed first (dev-docs/performance.md).
-const EVENT_BUFFER: usize = 16 * 1024;
+/// How many events a slow subscriber may fall behind before it misses some: seconds of a fast
+/// stream (a consumer that waits on something else, as a chat bridge on a rate limit, drains the
+/// channel into a queue of its own). The channel allocates and writes every slot when the
+/// session starts (an event is 256 bytes), so this is also what each session costs: 4,096 slots
+/// are about 1 MB (16,384 were 4.5 MB, a fifth of a one-shot's whole footprint).
+const EVENT_BUFFER: usize = 4 * 1024;
 
 /// What the task and the handles share.
 pub(super) struct Shared {

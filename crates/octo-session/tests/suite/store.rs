@@ -188,6 +188,28 @@ fn a_second_writer_is_refused() {
     assert!(s.resume(&s.list(None).unwrap()[0].id).is_ok(), "free again once the first writer is gone");
 }
 
+/// A session closed and resumed at once in the same process (its writer is dropped by the
+/// closing session's task a moment later) is handed over, not refused; one held on is refused
+/// after the handover time.
+#[test]
+fn a_writer_of_this_process_being_dropped_is_waited_for() {
+    let (dir, s) = store();
+    let w = s.create(dir.path(), "e", "m", None).unwrap();
+    let id = w.id().to_owned();
+    let closing = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        drop(w);
+    });
+    assert!(s.resume(&id).is_ok(), "handed over once the closing writer let go");
+    closing.join().unwrap();
+    let (_, held) = s.resume(&id).unwrap();
+    let started = std::time::Instant::now();
+    let e = s.resume(&id).unwrap_err();
+    assert!(matches!(e, StoreError::InUse { .. }), "{e:?}");
+    assert!(started.elapsed() >= octo_session::HANDOVER, "waited {:?}", started.elapsed());
+    drop(held);
+}
+
 #[test]
 fn finding_by_last_prefix_and_title_within_a_directory() {
     let (dir, s) = store();
