@@ -26,26 +26,17 @@ pub(crate) fn degenerate(text: &str) -> Option<String> {
         return Some("nothing but blank space".to_owned());
     }
     if let Some(period) = period(bytes, 1) {
-        let mut start = bytes.len() - period;
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
+        let start = char_start(text, bytes.len() - period);
         return Some(format!("it repeated `{}` over and over", text[start..].escape_debug()));
     }
     // The same item again and again under a counter: compared with every run of digits as one
     // `#`, so `9.` and `10.` are alike.
-    let mut from = bytes.len().saturating_sub(4 * LOOP_PERIOD * LOOP_TIMES);
-    while !text.is_char_boundary(from) {
-        from -= 1;
-    }
+    let from = char_start(text, bytes.len().saturating_sub(4 * LOOP_PERIOD * LOOP_TIMES));
     let numbered = without_numbers(&text[from..]);
     // The shortest repeating piece must itself be long: four short listing lines are not one
     // long repeated item.
     let p = period(numbered.as_bytes(), 1).filter(|&p| p >= NUMBERED_MIN)?;
-    let mut start = numbered.len() - p;
-    while !numbered.is_char_boundary(start) {
-        start -= 1;
-    }
+    let start = char_start(&numbered, numbered.len() - p);
     Some(format!(
         "it repeated `{}` over and over, only its numbers (#) changing",
         numbered[start..].escape_debug()
@@ -61,6 +52,14 @@ fn period(bytes: &[u8], min: usize) -> Option<usize> {
             (p..tail.len()).all(|i| tail[i] == tail[i - p])
         }
     })
+}
+
+/// The start of the character `i` falls in.
+fn char_start(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// `text` with every run of ASCII digits as one `#`.

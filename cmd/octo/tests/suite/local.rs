@@ -61,16 +61,22 @@ fn local_model_is_the_fallback_when_nothing_is_configured() {
         .stdout(predicate::str::contains("smollm2-135m").and(predicate::str::contains("94 MB")));
 }
 
+/// A new user's home with the test model pulled (and a one-file workspace), nothing else.
+fn new_user_with(model: &std::path::Path) -> TempHome {
+    let home = TempHome::new().unwrap();
+    home.write("main.py", "print('hi')\n").unwrap();
+    let dir = home.home().join("models");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(model, dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")).unwrap();
+    home
+}
+
 /// The first question a new user asks, with nothing configured but the pulled test model (too
 /// small for tools): it answers as plain chat, says so, and is quick.
 #[test]
 fn a_small_local_model_answers_as_chat_and_says_so() {
     let Some(model) = gguf() else { return };
-    let home = TempHome::new().unwrap();
-    home.write("main.py", "print('hi')\n").unwrap();
-    let dir = home.home().join("models");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(&model, dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")).unwrap();
+    let home = new_user_with(&model);
     // As a new user runs it: nothing configured but the model, no flags.
     let started = std::time::Instant::now();
     octo(&home)
@@ -86,11 +92,7 @@ fn a_small_local_model_answers_as_chat_and_says_so() {
 #[test]
 fn a_small_model_held_to_tool_calls_is_stopped_when_it_degenerates() {
     let Some(model) = gguf() else { return };
-    let home = TempHome::new().unwrap();
-    home.write("main.py", "print('hi')\n").unwrap();
-    let dir = home.home().join("models");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(&model, dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")).unwrap();
+    let home = new_user_with(&model);
     std::fs::write(home.home().join("config.toml"), "[endpoints.local]\ntools = true\n").unwrap();
     let started = std::time::Instant::now();
     let out = octo(&home)
