@@ -497,7 +497,7 @@ fn build_local(r: &Resolved, notes: &mut Vec<String>) -> Result<Arc<dyn Sender>,
         max_tokens: r.max_tokens,
         tools: r.local.tools,
     };
-    let sender = octo_provider_local::LocalSender::new(config)
+    let sender = octo_provider_local::LocalSender::spawn(config, &crate::models::engine_program())
         .map_err(|e| EndpointError::Invalid { endpoint: r.endpoint.clone(), message: e.to_string() })?;
     notes.extend(sender.notice().map(str::to_owned));
     Ok(Arc::new(sender))

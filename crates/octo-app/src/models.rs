@@ -61,3 +61,31 @@ pub fn remove(home: &Home, name: &str) -> Result<PathBuf, ModelError> {
 pub fn check(path: &Path) -> Result<(), ModelError> {
     Ok(octo_provider_local::check_gguf(path)?)
 }
+
+/// The name of the engine program that runs local models (`octo-engine`, beside `octo`).
+pub const ENGINE_PROGRAM: &str = "octo-engine";
+
+/// Where the engine program is: `OCTO_ENGINE` when set, else beside the running binary (or
+/// one folder up, where a test binary in `target/<profile>/deps` finds the built one).
+pub fn engine_program() -> PathBuf {
+    if let Some(p) = std::env::var_os("OCTO_ENGINE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let name = format!("{ENGINE_PROGRAM}{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe().ok();
+    let dir = exe.as_deref().and_then(Path::parent).unwrap_or_else(|| Path::new("."));
+    let beside = dir.join(&name);
+    if !beside.exists() && dir.file_name().is_some_and(|n| n == "deps") {
+        if let Some(up) = dir.parent().map(|d| d.join(&name)).filter(|p| p.exists()) {
+            return up;
+        }
+    }
+    beside
+}
+
+/// The engine program's loop, for its `main` (`octo-engine`): loads the model octo names on
+/// stdin and answers its requests. Only in builds with the `engine` feature.
+#[cfg(feature = "engine")]
+pub fn engine_main() -> std::process::ExitCode {
+    octo_provider_local::serve()
+}

@@ -118,9 +118,7 @@ fn error_text(e: &reqwest::Error) -> String {
 pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
     if r.protocol == Protocol::Local {
         #[cfg(feature = "local")]
-        return octo_provider_local::check_gguf(std::path::Path::new(&r.base_url))
-            .map(|()| format!("{} is a GGUF model, run inside octo", r.base_url))
-            .map_err(|e| Unreachable { url: r.base_url.clone(), reason: e.to_string() });
+        return local_ready(r);
         #[cfg(not(feature = "local"))]
         return Err(Unreachable { url: r.base_url.clone(), reason: crate::factory::NO_LOCAL.into() });
     }
@@ -138,6 +136,21 @@ pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
         (n, true) => format!("{} lists {n} models, {} among them", r.base_url, r.model),
         (n, false) => format!("{} lists {n} models (not {}: check the name)", r.base_url, r.model),
     })
+}
+
+/// A local endpoint works when its file is a GGUF model and the engine program is there.
+#[cfg(feature = "local")]
+fn local_ready(r: &Resolved) -> Result<String, Unreachable> {
+    let unreachable = |reason: String| Unreachable { url: r.base_url.clone(), reason };
+    octo_provider_local::check_gguf(std::path::Path::new(&r.base_url)).map_err(|e| unreachable(e.to_string()))?;
+    let engine = crate::models::engine_program();
+    if !engine.is_file() {
+        return Err(unreachable(format!(
+            "the engine program {} is missing: it is installed beside the octo binary (`cargo install --path cmd/octo` installs both); or set OCTO_ENGINE to its path",
+            engine.display()
+        )));
+    }
+    Ok(format!("{} is a GGUF model, run by {}", r.base_url, engine.display()))
 }
 
 /// The models the endpoint lists (`GET {base}/models`, as OpenAI-compatible servers and

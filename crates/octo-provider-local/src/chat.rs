@@ -1,5 +1,8 @@
 //! Between octo's messages and llama.cpp's OpenAI-shaped chat layer: the history as OpenAI
 //! messages (which the chat template renders), and the parser's deltas back as stream events.
+// The answer side (deltas, the generic scheme) is the engine's; a client-only build keeps the
+// request side.
+#![cfg_attr(not(feature = "engine"), allow(dead_code))]
 
 use octo_agent::{ContentBlock, Message, Role, StopReason, StreamEvent, ToolDefinition, ToolResultPart};
 use serde_json::{json, Value};

@@ -27,6 +27,9 @@ pub enum LocalError {
         /// The file.
         path: PathBuf,
     },
+    /// The engine program could not load the model (in its own words).
+    #[error("{0}")]
+    Reported(String),
     /// The llama.cpp back end failed.
     #[error("the local model engine failed: {0}")]
     Engine(String),

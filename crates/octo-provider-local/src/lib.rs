@@ -10,10 +10,15 @@
 //! - A model is loaded once per process (memory-mapped) and shared; each [`LocalSender`] keeps
 //!   its own context on a worker thread and reuses its KV cache: only the part of the prompt that
 //!   changed since the last request is evaluated (reported as cache reads in the usage).
+//! - The model runs in this process ([`LocalSender::new`], feature `engine`, on by default) or
+//!   in a separate engine program ([`LocalSender::spawn`]) whose `main` calls [`serve`]: the
+//!   caller then links neither llama.cpp nor its C++ runtime, starts none of it when the model is
+//!   not used, and survives a crash of the engine. octo does the latter.
 //! - [`models`] keeps downloaded models in a folder (`~/.octo/models` for octo) and [`pull`]
 //!   fetches one with resume and a SHA-256 check.
 //!
 //! **Layer:** adapter (a provider). Depends on `octo-agent` and `octo-provider` only.
+//! Without the `engine` feature: no llama.cpp (only `spawn`, the model list and downloads).
 //!
 //! ```no_run
 //! use octo_agent::{Message, Request, Sender};
@@ -30,18 +35,29 @@
 
 mod chat;
 mod cores;
+#[cfg(feature = "engine")]
 mod degenerate;
+#[cfg(feature = "engine")]
 mod engine;
 mod error;
 mod gguf;
+#[cfg(feature = "engine")]
+mod inproc;
 pub mod models;
+mod process;
 pub mod pull;
 mod sender;
+#[cfg(feature = "engine")]
+mod serve;
 mod stats;
+mod wire;
+#[cfg(feature = "engine")]
 mod worker;
 
 pub use cores::physical_cores;
 pub use error::LocalError;
 pub use gguf::check_gguf;
-pub use sender::{LocalConfig, LocalSender, DEFAULT_CONTEXT};
+pub use sender::{LocalConfig, LocalSender, DEFAULT_CONTEXT, SMALL_ANSWER, TOOL_PARAMS};
+#[cfg(feature = "engine")]
+pub use serve::serve;
 pub use stats::Stats;

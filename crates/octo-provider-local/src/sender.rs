@@ -1,16 +1,16 @@
 //! [`LocalSender`]: the provider stack on a local model.
 
+use crate::process::Process;
 use crate::stats::Stats;
-use crate::worker::{Job, Settings, Worker};
+use crate::wire::{Info, Open, WireJob};
 use crate::LocalError;
 use futures_util::StreamExt;
-use llama_cpp_2::model::LlamaChatTemplate;
 use octo_agent::async_trait;
 use octo_agent::{
     Assembler, EventStream, ProviderError, Request, Response, Sender, StreamingSender, ToolChoice,
     ToolSender, ToolStreamingSender,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Where the model is and how to run it.
@@ -59,95 +59,90 @@ impl LocalConfig {
 /// model's full window (which can need gigabytes of KV cache).
 pub const DEFAULT_CONTEXT: u32 = 8192;
 
-/// A model running in this process, with its own context (and KV cache) on a worker thread.
+/// A local model with its own context (and KV cache): on a worker thread of this process
+/// ([`LocalSender::new`]) or in a separate engine program ([`LocalSender::spawn`]).
 pub struct LocalSender {
     name: String,
-    worker: Worker,
-    n_ctx: u32,
+    backend: Backend,
+    info: Info,
     max_tokens: u32,
-    notice: Option<String>,
     stats: Arc<Mutex<Stats>>,
-    /// Offered no tools (too small for a tool-call format, or told so).
-    chat_only: bool,
-    /// Fewer parameters than a tool-call format needs ([`TOOL_PARAMS`]).
-    small: bool,
+}
+
+/// Where the model runs.
+enum Backend {
+    /// On a worker thread of this process.
+    #[cfg(feature = "engine")]
+    Here(crate::worker::Worker),
+    /// In an engine program, over its stdin and stdout.
+    Apart(Process),
 }
 
 impl std::fmt::Debug for LocalSender {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalSender")
             .field("name", &self.name)
-            .field("n_ctx", &self.n_ctx)
+            .field("n_ctx", &self.info.n_ctx)
             .finish_non_exhaustive()
     }
 }
 
-/// The template used when a model has none: ChatML, which most small instruction models follow.
-const FALLBACK_TEMPLATE: &str = "{%- for message in messages -%}{{- '<|im_start|>' + message['role'] + '\n' + (message['content'] if message['content'] is string else '') + '<|im_end|>\n' -}}{%- endfor -%}{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n' -}}{%- endif -%}";
+fn open_of(config: &LocalConfig) -> Open {
+    Open {
+        path: config.path.clone(),
+        context_size: config.context_size,
+        threads: config.threads,
+        temperature: config.temperature,
+        tools: config.tools,
+    }
+}
 
 impl LocalSender {
-    /// Loads the model (once per process) and starts a context for it.
+    /// Loads the model in this process (once per process) and starts a context for it.
+    #[cfg(feature = "engine")]
     pub fn new(config: LocalConfig) -> Result<Self, LocalError> {
-        let model = crate::engine::model(&config.path)?;
-        let (template, notice) = match model.chat_template(None) {
-            Ok(t) => (t, None),
-            Err(_) => (
-                LlamaChatTemplate::new(FALLBACK_TEMPLATE).map_err(|e| LocalError::Engine(e.to_string()))?,
-                Some(format!(
-                    "{} has no chat template; octo uses ChatML, which may not be what the model was trained on",
-                    config.path.display()
-                )),
-            ),
-        };
-        let params = model.n_params();
-        let chat_only = config.tools.map_or(params < TOOL_PARAMS, |t| !t);
-        let notice = match (notice, chat_only && config.tools.is_none()) {
-            (n, false) => n,
-            (n, true) => {
-                let small = format!(
-                    "this model has {} million parameters, too few to keep to a tool-call format: it runs as plain chat, without tools (set `tools = true` in its [endpoints.<id>] table to try them anyway, or `octo models pull qwen2.5-coder-1.5b` for one that can)",
-                    params / 1_000_000
-                );
-                Some(n.map_or(small.clone(), |n| format!("{n}; {small}")))
-            }
-        };
-        let trained = model.n_ctx_train().max(512);
-        let n_ctx = config.context_size.unwrap_or(DEFAULT_CONTEXT).clamp(512, trained);
-        let settings = Settings {
-            n_ctx,
-            threads: config.threads.unwrap_or_else(crate::cores::physical_cores),
-            temperature: config.temperature.unwrap_or(0.2),
-        };
         let stats = Arc::new(Mutex::new(Stats::default()));
-        let worker = Worker::start(model, template, settings, Arc::clone(&stats))?;
+        let (worker, info) = crate::inproc::open(&open_of(&config), Arc::clone(&stats))?;
+        Ok(Self::with(&config, Backend::Here(worker), info, stats))
+    }
+
+    /// Runs the model in the engine program `engine` (a child process that is stopped with the
+    /// sender): this process loads no llama.cpp, and a crash of the engine fails the request
+    /// instead of the process (the next request starts it again). Waits until the model is
+    /// loaded; the file is checked first, so a wrong path fails without starting anything.
+    pub fn spawn(config: LocalConfig, engine: &Path) -> Result<Self, LocalError> {
+        crate::gguf::check_gguf(&config.path)?;
+        let stats = Arc::new(Mutex::new(Stats::default()));
+        let (process, info) = Process::start(engine, open_of(&config), Arc::clone(&stats))?;
+        Ok(Self::with(&config, Backend::Apart(process), info, stats))
+    }
+
+    fn with(config: &LocalConfig, backend: Backend, info: Info, stats: Arc<Mutex<Stats>>) -> Self {
         let name = config.name.clone().unwrap_or_else(|| {
             config.path.file_stem().map_or_else(|| "local".into(), |s| s.to_string_lossy().into_owned())
         });
-        Ok(Self {
+        Self {
             name: format!("local:{name}"),
-            worker,
-            n_ctx,
+            backend,
+            info,
             max_tokens: config.max_tokens.unwrap_or(2048),
-            notice,
             stats,
-            chat_only,
-            small: params < TOOL_PARAMS,
-        })
+        }
     }
 
     /// A note for the user about how the model is run (a fallback chat template), if any.
     pub fn notice(&self) -> Option<&str> {
-        self.notice.as_deref()
+        self.info.notice.as_deref()
     }
 
     /// Whether the model is offered no tools.
     pub fn chat_only(&self) -> bool {
-        self.chat_only
+        self.info.chat_only
     }
 
     /// The context size in tokens.
     pub fn context_size(&self) -> u32 {
-        self.n_ctx
+        self.info.n_ctx
     }
 
     /// What the last finished request did.
@@ -170,21 +165,27 @@ impl LocalSender {
             ToolChoice::None => "none",
             ToolChoice::Auto => "auto",
         };
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.n_ctx);
-        self.worker.submit(Job {
+        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.info.n_ctx);
+        let spec = WireJob {
+            id: 0,
             messages: crate::chat::messages(request.system, request.messages),
             tools,
-            tool_choice,
+            tool_choice: tool_choice.to_owned(),
             only_tool,
             max_tokens,
-            soft_cap: (self.small && request.max_tokens.is_none()).then_some(SMALL_ANSWER),
-            events: tx,
-        })?;
-        Ok(Box::pin(futures_util::stream::unfold(
-            rx,
-            |mut rx| async move { rx.recv().await.map(|e| (e, rx)) },
-        )))
+            soft_cap: (self.info.small && request.max_tokens.is_none()).then_some(SMALL_ANSWER),
+        };
+        match &self.backend {
+            #[cfg(feature = "engine")]
+            Backend::Here(worker) => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                worker.submit(crate::worker::Job { spec, events: tx })?;
+                Ok(Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+                    rx.recv().await.map(|e| (e, rx))
+                })))
+            }
+            Backend::Apart(process) => process.submit(spec),
+        }
     }
 }
 
@@ -212,15 +213,15 @@ impl Sender for LocalSender {
     }
 
     fn as_tool(&self) -> Option<&dyn ToolSender> {
-        (!self.chat_only).then_some(self as &dyn ToolSender)
+        (!self.info.chat_only).then_some(self as &dyn ToolSender)
     }
 
     fn as_tool_streaming(&self) -> Option<&dyn ToolStreamingSender> {
-        (!self.chat_only).then_some(self as &dyn ToolStreamingSender)
+        (!self.info.chat_only).then_some(self as &dyn ToolStreamingSender)
     }
 
     fn context_window(&self) -> Option<u64> {
-        Some(u64::from(self.n_ctx))
+        Some(u64::from(self.info.n_ctx))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::chat::Deltas;
 use crate::stats::Stats;
+use crate::wire::WireJob;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -19,19 +20,8 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// One request.
 pub struct Job {
-    /// OpenAI `messages`.
-    pub messages: Value,
-    /// OpenAI `tools`, when there are any.
-    pub tools: Option<Value>,
-    /// `auto`, `required` or `none`.
-    pub tool_choice: &'static str,
-    /// The one tool a call must use, when the request names it.
-    pub only_tool: Option<String>,
-    /// Output cap.
-    pub max_tokens: u32,
-    /// For a model too small for tool calls, when nobody set a limit: where its answer ends
-    /// (kept, with a line saying why), as such a model seldom says more worth waiting for.
-    pub soft_cap: Option<u32>,
+    /// What to answer.
+    pub spec: WireJob,
     /// Where the events go; a closed channel cancels the request.
     pub events: UnboundedSender<Result<StreamEvent, ProviderError>>,
 }
@@ -142,33 +132,40 @@ impl State {
     /// The prompt, its grammar and parser; `true` when the answer uses the generic JSON scheme.
     fn render(&self, job: &Job) -> Result<(ChatTemplateResult, bool), ProviderError> {
         if self.native_tools {
-            let tools = job.tools.as_ref().map(Value::to_string);
+            let tools = job.spec.tools.as_ref().map(Value::to_string);
             return Ok((
                 render(
                     self.model,
                     &self.template,
-                    &job.messages.to_string(),
+                    &job.spec.messages.to_string(),
                     tools.as_deref(),
-                    job.tool_choice,
+                    &job.spec.tool_choice,
                     None,
                 )?,
                 false,
             ));
         }
-        let history = crate::chat::generic::history(&job.messages);
-        let Some(tools) = &job.tools else {
+        let history = crate::chat::generic::history(&job.spec.messages);
+        let Some(tools) = &job.spec.tools else {
             return Ok((
-                render(self.model, &self.template, &history.to_string(), None, job.tool_choice, None)?,
+                render(self.model, &self.template, &history.to_string(), None, &job.spec.tool_choice, None)?,
                 false,
             ));
         };
-        let required = job.tool_choice == "required";
-        let only = job.only_tool.as_deref();
+        let required = job.spec.tool_choice == "required";
+        let only = job.spec.only_tool.as_deref();
         let messages =
             crate::chat::generic::with_note(&history, &crate::chat::generic::note(tools, only, required));
         let schema = crate::chat::generic::schema(tools, only, required).to_string();
         Ok((
-            render(self.model, &self.template, &messages.to_string(), None, job.tool_choice, Some(&schema))?,
+            render(
+                self.model,
+                &self.template,
+                &messages.to_string(),
+                None,
+                &job.spec.tool_choice,
+                Some(&schema),
+            )?,
             true,
         ))
     }
@@ -369,7 +366,7 @@ impl State {
             if answer.job.events.is_closed() {
                 return Ok(None);
             }
-            if answer.produced >= answer.job.max_tokens || self.cached.len() + 1 >= self.n_ctx() {
+            if answer.produced >= answer.job.spec.max_tokens || self.cached.len() + 1 >= self.n_ctx() {
                 return Ok(Some(StopReason::MaxTokens));
             }
             let token = sampler.sample(&self.ctx, last);
@@ -390,13 +387,13 @@ impl State {
             if answer.produced.is_multiple_of(16) {
                 let runaway = (answer.generic && answer.text.len() > MAX_CALL_BYTES)
                     .then(|| format!("a tool call grew past {} KB", MAX_CALL_BYTES / 1024));
-                let capped = answer.job.soft_cap.is_some_and(|cap| answer.produced >= cap).then(|| {
+                let capped = answer.job.spec.soft_cap.is_some_and(|cap| answer.produced >= cap).then(|| {
                     "that is as long as octo lets a model this small go on (set max_tokens for more)"
                         .to_owned()
                 });
                 let why = runaway.or_else(|| crate::degenerate::degenerate(&answer.text)).or(capped);
                 if let Some(why) = why {
-                    if !answer.generic && answer.job.tools.is_none() {
+                    if !answer.generic && answer.job.spec.tools.is_none() {
                         // A plain answer (no tools offered) keeps what it said; its end says why
                         // it stops there.
                         answer.cut = Some(format!(

@@ -1,2 +1,3 @@
 mod model;
+mod process;
 mod pull;
