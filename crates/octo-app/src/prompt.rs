@@ -77,6 +77,10 @@ pub struct PromptParts {
     pub append: Option<String>,
 }
 
+/// The project's rule files read into every prompt, in this order. The permission engine
+/// protects the same names (a file tool writing one is asked about in every mode).
+pub const PROJECT_RULES: &[&str] = &[".octorules", "AGENTS.md", "CLAUDE.md"];
+
 /// Builds the system prompt for a session in `cwd`, reading the user's rules (`octorules.md` in
 /// octo's home) and the project's
 /// `.octorules`, `AGENTS.md` and `CLAUDE.md`.
@@ -110,7 +114,7 @@ pub fn assemble_with_sources(
         out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
     }
     let mut seen: Vec<PathBuf> = Vec::new();
-    for name in [".octorules", "AGENTS.md", "CLAUDE.md"] {
+    for name in PROJECT_RULES {
         let p = env.cwd.join(name);
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         if seen.contains(&real) {

@@ -6,7 +6,7 @@
 use super::engine::{PermissionEngine, Remembered};
 use super::limits::{encoded_note, names, Lift, Limit};
 use super::mode::Mode;
-use super::protect::{protected, summary};
+use super::protect::summary;
 use super::rules::{normalize_command, Action, Rule};
 use super::target::Target;
 use octo_agent::{ApprovalDecision, DenyKind, PermissionDecision, PermissionGate, PermissionQuery, Subject};
@@ -203,11 +203,7 @@ impl PermissionEngine {
     /// the workspace: their yes then covers that too, and the tool does not ask a second time.
     fn write(&self, c: &Call<'_, '_>) -> PermissionDecision {
         let writes = c.q.meta.subject.writes_path();
-        let included =
-            c.t.path
-                .as_ref()
-                .filter(|p| self.protected.contains(&p.real) || self.protected.contains(&p.lexical));
-        let protected = protected(&c.t).or_else(|| included.map(|p| p.real.display().to_string()));
+        let protected = self.protection_of(&c.t).map(|p| p.name().to_owned());
         match protected {
             _ if c.mode == Mode::AcceptEdits && writes && c.outside() => {
                 c.ask(Some("the path is outside the workspace".to_owned()))

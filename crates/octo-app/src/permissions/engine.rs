@@ -33,6 +33,9 @@ pub struct PermissionEngine {
     pub(super) read_roots: Vec<PathBuf>,
     /// Files read into the prompt beyond the protected names (`@include` targets).
     pub(super) protected: Vec<PathBuf>,
+    /// Folders whose files are read into later prompts or run as octo's own (skills, commands,
+    /// agents, memory): everything under them is protected.
+    pub(super) protected_dirs: Vec<PathBuf>,
     /// Active skills' and commands' `allowed-tools`: a call must fit every one.
     pub(super) scopes: RwLock<Vec<Scope>>,
     /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
@@ -50,6 +53,7 @@ impl PermissionEngine {
             secrets: Secrets::from_env(),
             read_roots: Vec::new(),
             protected: Vec::new(),
+            protected_dirs: Vec::new(),
             scopes: RwLock::new(Vec::new()),
             sandboxed: false,
         }
@@ -78,6 +82,27 @@ impl PermissionEngine {
     pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
         self.read_roots = roots;
         self
+    }
+
+    /// Folders to protect like `.octo`: the ones skills, commands, agents and memory are read
+    /// from (each also as resolved).
+    #[must_use]
+    pub fn with_protected_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        let mut all = Vec::new();
+        for d in dirs {
+            let real = octo_tools::path::real_path(&d);
+            if real != d {
+                all.push(real);
+            }
+            all.push(d);
+        }
+        self.protected_dirs = all;
+        self
+    }
+
+    /// The protected folder `path` lies in, if any.
+    pub(super) fn in_protected_dir(&self, path: &Path) -> Option<&Path> {
+        self.protected_dirs.iter().find(|d| path.starts_with(d)).map(PathBuf::as_path)
     }
 
     /// More files to protect like `CLAUDE.md`: the ones the project's rules include.
@@ -160,11 +185,7 @@ impl PermissionEngine {
             .iter()
             .filter_map(|p| p.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase());
-        super::protect::PROTECTED
-            .iter()
-            .map(|n| (*n).to_owned())
-            .chain(included)
-            .find(|n| lower.contains(n.as_str()))
+        super::protect::protected_names().chain(included).find(|n| lower.contains(n.as_str()))
     }
 
     /// A command the model asks to run outside the active sandbox.

@@ -2,6 +2,7 @@
 //! process's secrets, secret locations, and the calls asked about in every mode.
 
 use super::engine::PermissionEngine;
+use super::protect::{protection, Protection};
 use super::target::Target;
 use octo_agent::{DenyKind, PermissionDecision, PermissionQuery, Subject};
 use octo_tools::secrets::Secret;
@@ -64,7 +65,7 @@ impl PermissionEngine {
             }
             let secret = self.secrets.check(&p.real).or_else(|| self.secrets.check(&p.lexical));
             return match secret {
-                None => None,
+                None => self.protected_write(q, t),
                 Some(Secret::Process(what)) => Some(Limit::Refuse(hard_deny(format!(
                     "refused: {what} holds another process's secrets; octo never reads or writes it."
                 )))),
@@ -100,6 +101,46 @@ impl PermissionEngine {
             }
         }
         None
+    }
+}
+
+impl PermissionEngine {
+    /// A file tool writing a protected file is asked about in every mode: one git runs (a hook,
+    /// its config) every time; one read into a later prompt or configuring octo unless an allow
+    /// rule names it or the user said "always".
+    fn protected_write(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<Limit> {
+        if !q.meta.subject.writes_path() {
+            return None;
+        }
+        Some(match self.protection_of(t)? {
+            Protection::GitRuns(name) => Limit::Ask {
+                reason: format!(
+                    "{name} is run or read by git: a change there runs commands outside every sandbox the next time git runs"
+                ),
+                lift: Lift::Never,
+            },
+            Protection::Steers(name) => Limit::Ask {
+                reason: format!(
+                    "{name} configures git or octo, or is read into the prompt: a change there can run commands or steer later sessions"
+                ),
+                lift: Lift::RuleOrRemembered,
+            },
+        })
+    }
+
+    /// How the call's path is protected: by name, as a file the prompt includes, or under a
+    /// folder octo reads instructions from.
+    pub(super) fn protection_of(&self, t: &Target) -> Option<Protection> {
+        if let Some(p) = protection(t) {
+            return Some(p);
+        }
+        let p = t.path.as_ref()?;
+        if self.protected.contains(&p.real) || self.protected.contains(&p.lexical) {
+            return Some(Protection::Steers(p.real.display().to_string()));
+        }
+        self.in_protected_dir(&p.real)
+            .or_else(|| self.in_protected_dir(&p.lexical))
+            .map(|d| Protection::Steers(format!("{} (read by octo as instructions)", d.display())))
     }
 }
 

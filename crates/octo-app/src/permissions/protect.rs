@@ -22,22 +22,65 @@ pub(super) fn summary(q: &PermissionQuery<'_>, t: &Target) -> Option<String> {
 }
 
 /// Files that configure git or octo, or are read into a prompt: editing them can run commands
-/// (a git hook, an fsmonitor) or steer every later session, so they are asked about in
-/// accept-edits mode. Matched on any path component, without regard to case.
+/// (a git hook, an fsmonitor) or steer every later session, so a file tool writing one is asked
+/// about in every mode. Matched on any path component, without regard to case. The prompt's
+/// own files come from [`crate::prompt::PROJECT_RULES`]; the folders skills, commands, agents
+/// and memory are read from are given to the engine by the session
+/// ([`super::PermissionEngine::with_protected_dirs`]).
 pub(super) const PROTECTED: &[&str] =
-    &[".git", ".octo", ".claude", ".mcp.json", ".octorules", "claude.md", "claude.local.md", "agents.md"];
+    &[".git", ".octo", ".claude", ".mcp.json", ".gitmodules", "claude.local.md"];
 
-/// Whether the call touches a protected path, as written or as resolved.
-pub(super) fn protected(t: &Target) -> Option<String> {
+/// How far a protected path is protected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Protection {
+    /// Git runs it or reads commands from it (`.git/hooks/**`, `.git/config`, a submodule's):
+    /// asked about every time; no rule and no "always" lifts it.
+    GitRuns(String),
+    /// Read into a later prompt or configures octo or git: asked about in every mode; an allow
+    /// rule naming it, or "always", lifts it.
+    Steers(String),
+}
+
+impl Protection {
+    pub(super) fn name(&self) -> &str {
+        match self {
+            Self::GitRuns(n) | Self::Steers(n) => n,
+        }
+    }
+}
+
+/// The names protected anywhere: [`PROTECTED`] and the prompt's rule files, lowercased.
+pub(super) fn protected_names() -> impl Iterator<Item = String> {
+    PROTECTED
+        .iter()
+        .map(|n| (*n).to_owned())
+        .chain(crate::prompt::PROJECT_RULES.iter().map(|n| n.to_ascii_lowercase()))
+}
+
+/// What in `rel` (a path's components) is protected, if anything.
+fn classify(rel: &Path) -> Option<Protection> {
+    let names: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    if let Some(git) = lower.iter().position(|n| n == ".git") {
+        let after = &lower[git + 1..];
+        let runs = after.iter().any(|n| n == "hooks")
+            || after.last().is_some_and(|n| n == "config" || n == "attributes" || n == "commondir");
+        let shown = names[git..].join("/");
+        return Some(if runs { Protection::GitRuns(shown) } else { Protection::Steers(shown) });
+    }
+    let all: Vec<String> = protected_names().collect();
+    lower.iter().position(|n| all.contains(n)).map(|i| Protection::Steers(names[i].clone()))
+}
+
+/// How the call's path is protected, as written or as resolved (the graver of the two).
+pub(super) fn protection(t: &Target) -> Option<Protection> {
     let p = t.path.as_ref()?;
-    let hit = |rel: &Path| {
-        rel.components().find_map(|c| {
-            let name = c.as_os_str().to_string_lossy().to_ascii_lowercase();
-            PROTECTED.contains(&name.as_str()).then(|| c.as_os_str().to_string_lossy().into_owned())
-        })
-    };
     // Outside the workspace the whole resolved path counts: a symlink into another
     // repository's `.git` is as dangerous as this one's.
-    let real = p.real_rel.as_deref().map_or_else(|| hit(&p.real), hit);
-    real.or_else(|| p.lexical_rel.as_deref().and_then(hit))
+    let real = p.real_rel.as_deref().map_or_else(|| classify(&p.real), classify);
+    let lexical = p.lexical_rel.as_deref().and_then(classify);
+    match (real, lexical) {
+        (Some(r @ Protection::GitRuns(_)), _) | (_, Some(r @ Protection::GitRuns(_))) => Some(r),
+        (r, l) => r.or(l),
+    }
 }

@@ -311,3 +311,52 @@ fn a_tool_from_anywhere_is_checked_by_what_it_declares() {
     assert_eq!(d("deploy", json!({"cmd": "rm -rf /"}), &deploy), D::Deny, "hard deny by subject");
     assert_eq!(d("deploy", json!({"cmd": "staging"}), &deploy), D::Ask);
 }
+
+#[test]
+fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    // A committed symlink pointing into .git.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join(".git/hooks"), root.join("src/h")).unwrap();
+    let check = |e: &PermissionEngine, tool: &str, path: &str| {
+        let m = meta(tool);
+        let input = json!({"path": path, "content": "x", "old_string": "a", "new_string": "b"});
+        let q = PermissionQuery { tool_use_id: "t", tool, input: &input, meta: &m, cwd: root };
+        match e.check(&q) {
+            PermissionDecision::Allow => D::Allow,
+            PermissionDecision::Ask { .. } => D::Ask,
+            PermissionDecision::Deny { .. } => D::Deny,
+        }
+    };
+    let abs_hook = root.join(".git/hooks/pre-commit").display().to_string();
+    let git_runs = [".git/hooks/pre-commit", ".git/config", "src/../.git/config", abs_hook.as_str(), "src/h/post-checkout"];
+    let steers = ["AGENTS.md", "CLAUDE.md", ".octorules", "SKILLS/evil.md", ".claude/settings.json", ".mcp.json", ".gitmodules"];
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::Auto] {
+        // An allow rule for the file, and "always" answers, lift a prompt file but never a hook.
+        let e = engine(&["write_file(**)", "edit_file(**)"], &[], &[], mode)
+            .with_protected_dirs(vec![root.join("SKILLS"), root.join(".claude/skills")]);
+        for p in git_runs {
+            for tool in ["write_file", "edit_file"] {
+                assert_eq!(check(&e, tool, p), D::Ask, "{mode:?} {tool} {p}");
+            }
+        }
+        let m = meta("write_file");
+        let input = json!({"path": ".git/hooks/pre-commit", "content": "x"});
+        let q = PermissionQuery { tool_use_id: "t", tool: "write_file", input: &input, meta: &m, cwd: root };
+        e.remember(&q, &ApprovalDecision::AllowAlways);
+        assert_eq!(check(&e, "write_file", ".git/hooks/pre-commit"), D::Ask, "{mode:?}: \"always\" does not lift a hook");
+        for p in steers {
+            assert_eq!(check(&e, "write_file", p), D::Allow, "{mode:?}: an allow rule naming {p} lifts it");
+        }
+        let bare = engine(&[], &[], &[], mode).with_protected_dirs(vec![root.join("SKILLS")]);
+        for p in steers {
+            assert_eq!(check(&bare, "write_file", p), D::Ask, "{mode:?} {p}");
+        }
+        let ordinary = if mode == Mode::Default { D::Ask } else { D::Allow };
+        assert_eq!(check(&bare, "write_file", "src/main.rs"), ordinary, "{mode:?}");
+        assert_eq!(check(&bare, "write_file", "docs/skills.md"), ordinary, "{mode:?}: a file named like a folder");
+    }
+}

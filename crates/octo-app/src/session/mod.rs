@@ -35,3 +35,4 @@ pub use hooks::HookInfo;
 pub use memory::DreamPlan;
 pub use options::{RunResult, SessionOptions, State, Status};
 pub use rewind::{FileUndo, RewindPlan, RewindReport};
+pub use steps::protected_dirs;

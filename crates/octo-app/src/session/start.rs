@@ -50,7 +50,8 @@ impl Session {
                 .with_secrets(place.secrets.clone())
                 .with_read_roots(vec![place.run_output.clone()])
                 .with_sandbox(sandbox.is_active())
-                .with_protected(prompt.sources),
+                .with_protected(prompt.sources)
+                .with_protected_dirs(place.protected_dirs()),
         );
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);
         let catalog = Arc::new(octo_skills::SharedCatalog::new(found.catalog));

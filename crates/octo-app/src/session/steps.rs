@@ -17,6 +17,20 @@ use octo_provider::HttpConfig;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// The folders whose files later sessions read as instructions or run as octo's own: skills,
+/// commands, agents (the folders they are discovered in) and the user's memory. A file tool
+/// writing under one is asked about in every mode
+/// ([`crate::PermissionEngine::with_protected_dirs`]).
+pub fn protected_dirs(home: &Home, workspace: &std::path::Path, user_home: Option<&std::path::Path>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = crate::skills::roots(home, workspace, user_home)
+        .into_iter()
+        .map(|r| r.dir)
+        .chain(crate::subagents::roots(home, workspace, user_home).into_iter().map(|(d, _)| d))
+        .collect();
+    dirs.push(home.root().join("memory"));
+    dirs
+}
+
 /// Where the session runs: octo's home, the workspace, the user's home, the session's own output
 /// folder, and the secret locations its commands are checked against.
 pub(super) struct Place {
@@ -37,6 +51,11 @@ impl Place {
         let secrets = home.secrets(user_home.clone(), path_env("OCTO_KEYRING_FILE"));
         let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
         Self { home, workspace, user_home, run_output, secrets }
+    }
+
+    /// The folders whose files later sessions read as instructions ([`protected_dirs`]).
+    pub fn protected_dirs(&self) -> Vec<PathBuf> {
+        protected_dirs(&self.home, &self.workspace, self.user_home.as_deref())
     }
 
     /// The OS sandbox of the session's commands, and the notice when one was wanted but none can

@@ -85,18 +85,21 @@ const TABLE: &[Case] = &[
     Case { tool: "grep", args: r#"{"pattern":"zzz-not-there","path":"../home/notes"}"#, want: "aaar", why: "grepping outside" },
     // Writes.
     Case { tool: "write_file", args: r#"{"path":"src/new.rs","content":"x"}"#, want: "ardr", why: "an ordinary write in the workspace" },
-    Case { tool: "write_file", args: r#"{"path":"gitdir/config","content":"[core]\nfsmonitor = evil"}"#, want: "aadr", why: "a symlink to `.git`" },
-    Case { tool: "write_file", args: r#"{"path":"gh/pre-commit","content":"evil"}"#, want: "aadr", why: "a symlink to `.git/hooks`" },
-    Case { tool: "write_file", args: r#"{"path":"link1/hooks/post-checkout","content":"evil"}"#, want: "aadr", why: "a chain of two symlinks to `.git`" },
-    Case { tool: "write_file", args: r#"{"path":".git/config","content":"evil"}"#, want: "aadr", why: "`.git` itself" },
-    Case { tool: "write_file", args: r#"{"path":"CLAUDE.md","content":"evil"}"#, want: "aadr", why: "read into every prompt" },
-    Case { tool: "write_file", args: r#"{"path":"AGENTS.md","content":"evil"}"#, want: "aadr", why: "read into every prompt" },
-    Case { tool: "write_file", args: r#"{"path":"docs/claude.md","content":"evil"}"#, want: "aadr", why: "the same, another case" },
-    Case { tool: "write_file", args: r#"{"path":".octorules","content":"evil"}"#, want: "aadr", why: "project rules" },
-    Case { tool: "write_file", args: r#"{"path":".mcp.json","content":"{}"}"#, want: "aadr", why: "starts programs" },
-    Case { tool: "write_file", args: r#"{"path":".claude/settings.json","content":"{}"}"#, want: "aadr", why: "hooks and permissions" },
-    Case { tool: "write_file", args: r#"{"path":".octo/config.toml","content":"x"}"#, want: "aadr", why: "project configuration" },
-    Case { tool: "write_file", args: r#"{"path":"docs/style.md","content":"evil"}"#, want: "aadr", why: "included by CLAUDE.md (`@include`)" },
+    Case { tool: "write_file", args: r#"{"path":"gitdir/config","content":"[core]\nfsmonitor = evil"}"#, want: "aada", why: "a symlink to `.git`" },
+    Case { tool: "write_file", args: r#"{"path":"gh/pre-commit","content":"evil"}"#, want: "aada", why: "a symlink to `.git/hooks`" },
+    Case { tool: "write_file", args: r#"{"path":"link1/hooks/post-checkout","content":"evil"}"#, want: "aada", why: "a chain of two symlinks to `.git`" },
+    Case { tool: "write_file", args: r#"{"path":".git/config","content":"evil"}"#, want: "aada", why: "`.git` itself" },
+    Case { tool: "write_file", args: r#"{"path":"CLAUDE.md","content":"evil"}"#, want: "aada", why: "read into every prompt" },
+    Case { tool: "write_file", args: r#"{"path":"AGENTS.md","content":"evil"}"#, want: "aada", why: "read into every prompt" },
+    Case { tool: "write_file", args: r#"{"path":"docs/claude.md","content":"evil"}"#, want: "aada", why: "the same, another case" },
+    Case { tool: "write_file", args: r#"{"path":".octorules","content":"evil"}"#, want: "aada", why: "project rules" },
+    Case { tool: "write_file", args: r#"{"path":".mcp.json","content":"{}"}"#, want: "aada", why: "starts programs" },
+    Case { tool: "write_file", args: r#"{"path":".claude/settings.json","content":"{}"}"#, want: "aada", why: "hooks and permissions" },
+    Case { tool: "write_file", args: r#"{"path":".octo/config.toml","content":"x"}"#, want: "aada", why: "project configuration" },
+    Case { tool: "write_file", args: r#"{"path":"docs/style.md","content":"evil"}"#, want: "aada", why: "included by CLAUDE.md (`@include`)" },
+    Case { tool: "write_file", args: r#"{"path":"SKILLS/evil.md","content":"---\nname: evil\n---\nrun curl"}"#, want: "aada", why: "listed as a skill by the next session" },
+    Case { tool: "write_file", args: r#"{"path":".claude/agents/evil.md","content":"evil"}"#, want: "aada", why: "a sub-agent definition" },
+    Case { tool: "write_file", args: r#"{"path":"src/../.git/hooks/pre-push","content":"evil"}"#, want: "aada", why: "a hook through `..`" },
     Case { tool: "write_file", args: r#"{"path":"~/.bashrc","content":"evil"}"#, want: "aada", why: "outside: the file tool asks even in auto" },
     Case { tool: "write_file", args: r#"{"path":"../escape.txt","content":"x"}"#, want: "aada", why: "outside, through `..`" },
     Case { tool: "write_file", args: r#"{"path":"outside/x.txt","content":"x"}"#, want: "aada", why: "outside, through a symlink" },
@@ -311,7 +314,14 @@ async fn run(w: &World, mode: Mode, tool: &str, args: &str) -> (Got, Option<Stri
         &octo_app::prompt::PromptParts::default(),
     );
     let engine = Arc::new(
-        PermissionEngine::new(RuleSet::default(), mode).with_secrets(secrets).with_protected(sources),
+        PermissionEngine::new(RuleSet::default(), mode)
+            .with_secrets(secrets)
+            .with_protected(sources)
+            .with_protected_dirs(octo_app::session::protected_dirs(
+                &octo_app::Home::new(w.home.join(".octo")),
+                &w.ws,
+                Some(&w.home),
+            )),
     );
     let s = Session::from_agent(
         agent,

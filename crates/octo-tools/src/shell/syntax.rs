@@ -76,6 +76,20 @@ pub struct Script {
     pub too_deep: bool,
 }
 
+/// Whether a function whose body is `body` calls itself at least twice with one call in the
+/// background or a pipe (`:(){ :|:& }`, `f(){ f & f; }`, `b(){ b | b; }`): each call doubles
+/// the processes.
+fn forks_itself(name: &str, body: &str) -> bool {
+    let squashed: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    let calls = body
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
+        .filter(|w| *w == name)
+        .count()
+        .max(squashed.matches(&format!("{name}|{name}")).count() * 2);
+    let background = squashed.replace("&&", "").contains('&');
+    calls >= 2 && (background || squashed.contains(&format!("{name}|")))
+}
+
 /// How deep octo follows nested constructs before giving up (and asking).
 const MAX_NESTING: usize = 200;
 
@@ -229,8 +243,7 @@ impl Walker<'_> {
                     (n.child_by_field_name("name"), n.child_by_field_name("body"))
                 {
                     let name = self.text(name).to_owned();
-                    let squashed: String = self.text(body).chars().filter(|c| !c.is_whitespace()).collect();
-                    if squashed.contains(&format!("{name}|{name}")) && squashed.contains('&') {
+                    if forks_itself(&name, self.text(body)) {
                         self.script.fork_bombs.push(name);
                     }
                     self.node(body, &Feed::None);

@@ -3,6 +3,7 @@
 //! arguments — the graver verdict wins.
 
 use super::inner::{env_split, inner_script, MAX_DEPTH};
+use super::interp;
 use super::kill::kills_octo;
 use super::reach::{argument, dynamic_path, secret};
 use super::rm;
@@ -73,6 +74,14 @@ fn simple(c: &Simple, ctx: &Context<'_>, depth: usize) -> Verdict {
     let name = basename(&prog.text);
     if let Some(why) = refused(name, args, &c.cwd, ctx.secrets.home()) {
         return Verdict::Refuse(why);
+    }
+    if let Some(code) = interp::one_liner(name, args) {
+        if let Some(why) = interp::destroys_tree(&code) {
+            return Verdict::Refuse(why);
+        }
+        for inner in interp::shell_commands(&code) {
+            verdict = verdict.worst(nested(&inner, ctx, &c.cwd, depth));
+        }
     }
     verdict = verdict.worst(via_xargs(c, words, name));
     if name == "rm" && rm::unknown_target(c, args) {

@@ -7,7 +7,10 @@
 //!   the home directory, an ancestor of it or a top-level system directory — also through a glob
 //!   (`/*`, `~/../*`) or `..`; formatting a file system; writing onto a block device (`dd of=`,
 //!   `>`); killing octo or every process (`kill -1`, a `pkill`/`killall` pattern that matches
-//!   octo); fork bombs.
+//!   octo); fork bombs (a function calling itself twice, one call in the background or a
+//!   pipe); interpreter one-liners deleting the home, the root or a parent folder (`python3 -c`
+//!   with `shutil.rmtree`, `node -e` with `fs.rmSync`, …; the shell commands they hand to
+//!   `os.system` and the like are judged as shell commands).
 //! - **Asked in every mode** ([`Verdict::Ask`]): a program whose name is only known at run time
 //!   (`$R`, `$(…)`, backticks); a shell fed a script only known at run time (`base64 -d | sh`,
 //!   `curl … | bash`, `bash <(…)`, `eval "$x"`); `rm -r` on a target only known at run time; a
@@ -24,6 +27,7 @@
 
 mod check;
 mod inner;
+mod interp;
 mod kill;
 mod reach;
 mod rm;

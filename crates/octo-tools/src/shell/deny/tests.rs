@@ -36,6 +36,14 @@ fn refuses_the_classics_in_their_spellings() {
         "/bin/rm -rf /",
         ":(){ :|:& };:",
         "bomb() { bomb | bomb & }; bomb",
+        "f(){ f & f; }; f",
+        "g() { g | g; }; g",
+        "python3 -c \"import shutil,os;shutil.rmtree(os.path.expanduser('~'))\"",
+        "python3 -c 'import os; os.system(\"rm -rf ~\")'",
+        "node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true, force: true})\"",
+        "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home)'",
+        "perl -MFile::Path=remove_tree -e 'remove_tree($ENV{HOME})'",
+        "env -i python3 -c 'import shutil; shutil.rmtree(\"/\")'",
         "mkfs.ext4 /dev/sda1",
         "dd if=/dev/zero of=/dev/sda bs=1M",
         "cat image.iso > /dev/sdb",
@@ -185,6 +193,10 @@ fn allows_ordinary_commands() {
         "pkill -f vite-dev-server-not-here",
         "curl http://localhost:3000/health",
         "ls /proc/self/status",
+        "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
+        "python3 -c 'import os; os.system(\"ls -la\")'",
+        "node -e 'console.log(require(\"os\").homedir())'",
+        "fib(){ fib 1; fib 2; }; fib",
     ] {
         assert_eq!(verdict(c), Verdict::Run, "should run: {c}");
     }
