@@ -159,6 +159,16 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
             out::stdout(&format!("warn {text}\n"));
         }
     }
+    if sandbox.is_active() {
+        if let Some(why) = sandbox.accept_edits_gap() {
+            out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
+        }
+        if !sandbox.policy().network {
+            out::stdout(
+                "warn sandbox: named Unix sockets outside the workspace (a Docker socket, D-Bus, other local daemons) stay reachable with the network off\n",
+            );
+        }
+    }
     match octo_app::tools::check_rules(&config.rules, launcher.home()) {
         Ok(()) => line(true, "permission rules: valid".to_owned()),
         Err(e) => line(false, format!("permission rules: {e}")),

@@ -142,7 +142,8 @@ pub async fn probe(r: &Resolved) -> Result<String, Unreachable> {
 #[cfg(feature = "local")]
 fn local_ready(r: &Resolved) -> Result<String, Unreachable> {
     let unreachable = |reason: String| Unreachable { url: r.base_url.clone(), reason };
-    octo_provider_local::check_gguf(std::path::Path::new(&r.base_url)).map_err(|e| unreachable(e.to_string()))?;
+    octo_provider_local::check_gguf(std::path::Path::new(&r.base_url))
+        .map_err(|e| unreachable(e.to_string()))?;
     let engine = crate::models::engine_program();
     if !engine.is_file() {
         return Err(unreachable(format!(

@@ -455,6 +455,16 @@ async fn doctor_checks_config_key_and_reachability() {
             .await
             .success()
             .stdout(predicate::str::contains("warn sandbox: none (the kernel has no Landlock"));
+        // Without namespaces (the home lies in the temp dir here): what Landlock alone cannot
+        // hold is named, and accept-edits asks.
+        let mut c = octo(&home);
+        c.env("OCTO_SANDBOX_SIMULATE", "no-namespaces").arg("doctor");
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains("warn sandbox: accept-edits asks before running commands here"))
+            .stdout(predicate::str::contains("chmod"))
+            .stdout(predicate::str::contains("named Unix sockets"));
         let mut c = octo(&home);
         c.env("OCTO_SANDBOX_SIMULATE", "no-landlock").env("OCTO_SANDBOX", "required").arg("doctor");
         assert_async(c)

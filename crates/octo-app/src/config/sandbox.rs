@@ -165,7 +165,11 @@ impl SandboxSettings {
                 p.read_only.push(home);
             }
         }
-        p.simulate_no_landlock = simulate == Some("no-landlock");
+        let simulated: Vec<&str> =
+            simulate.map(|s| s.split(',').map(str::trim).collect()).unwrap_or_default();
+        p.simulate_no_landlock = simulated.contains(&"no-landlock");
+        p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
+        p.private_tmp = Some(output.join("tmp"));
         p
     }
 }

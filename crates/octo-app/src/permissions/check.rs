@@ -190,6 +190,11 @@ impl PermissionEngine {
         {
             return None;
         }
+        if let Some(why) = self.sandbox_gap.get() {
+            return Some(c.ask(Some(format!(
+                "the sandbox here does not hold everything accept-edits relies on ({why}), so commands are asked about"
+            ))));
+        }
         Some(match c.q.subject_value().and_then(|cmd| self.names_protected(cmd)) {
             None => PermissionDecision::Allow,
             Some(name) => c.ask(Some(format!(

@@ -23,6 +23,22 @@ pub(super) enum Remembered {
     Host(String),
 }
 
+/// Asks the sandbox what it cannot promise (see [`PermissionEngine::with_sandbox_gap`]).
+#[derive(Clone, Default)]
+pub(super) struct SandboxGap(Option<std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>>);
+
+impl SandboxGap {
+    pub(super) fn get(&self) -> Option<String> {
+        self.0.as_ref().and_then(|f| f())
+    }
+}
+
+impl std::fmt::Debug for SandboxGap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "SandboxGap(..)" } else { "SandboxGap(none)" })
+    }
+}
+
 /// The engine octo installs as the agent's [`PermissionGate`].
 #[derive(Debug)]
 pub struct PermissionEngine {
@@ -41,6 +57,9 @@ pub struct PermissionEngine {
     /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
     /// a call to run one outside it (`"sandbox": false`) is asked about in every mode.
     pub(super) sandboxed: bool,
+    /// Why accept-edits cannot run commands without asking although the sandbox is active (a
+    /// promise it does not hold here), asked when needed.
+    pub(super) sandbox_gap: SandboxGap,
 }
 
 impl PermissionEngine {
@@ -56,6 +75,7 @@ impl PermissionEngine {
             protected_dirs: Vec::new(),
             scopes: RwLock::new(Vec::new()),
             sandboxed: false,
+            sandbox_gap: SandboxGap::default(),
         }
     }
 
@@ -81,6 +101,15 @@ impl PermissionEngine {
     #[must_use]
     pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
         self.read_roots = roots;
+        self
+    }
+
+    /// What the active sandbox cannot promise here, asked before accept-edits runs a command
+    /// without asking: `Some(why)` makes it ask (a host without namespaces, where Landlock
+    /// alone cannot keep folders read-only against mode changes).
+    #[must_use]
+    pub fn with_sandbox_gap(mut self, gap: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+        self.sandbox_gap = SandboxGap(Some(std::sync::Arc::new(gap)));
         self
     }
 

@@ -332,8 +332,22 @@ fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
         }
     };
     let abs_hook = root.join(".git/hooks/pre-commit").display().to_string();
-    let git_runs = [".git/hooks/pre-commit", ".git/config", "src/../.git/config", abs_hook.as_str(), "src/h/post-checkout"];
-    let steers = ["AGENTS.md", "CLAUDE.md", ".octorules", "SKILLS/evil.md", ".claude/settings.json", ".mcp.json", ".gitmodules"];
+    let git_runs = [
+        ".git/hooks/pre-commit",
+        ".git/config",
+        "src/../.git/config",
+        abs_hook.as_str(),
+        "src/h/post-checkout",
+    ];
+    let steers = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        ".octorules",
+        "SKILLS/evil.md",
+        ".claude/settings.json",
+        ".mcp.json",
+        ".gitmodules",
+    ];
     for mode in [Mode::Default, Mode::AcceptEdits, Mode::Auto] {
         // An allow rule for the file, and "always" answers, lift a prompt file but never a hook.
         let e = engine(&["write_file(**)", "edit_file(**)"], &[], &[], mode)
@@ -347,7 +361,11 @@ fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
         let input = json!({"path": ".git/hooks/pre-commit", "content": "x"});
         let q = PermissionQuery { tool_use_id: "t", tool: "write_file", input: &input, meta: &m, cwd: root };
         e.remember(&q, &ApprovalDecision::AllowAlways);
-        assert_eq!(check(&e, "write_file", ".git/hooks/pre-commit"), D::Ask, "{mode:?}: \"always\" does not lift a hook");
+        assert_eq!(
+            check(&e, "write_file", ".git/hooks/pre-commit"),
+            D::Ask,
+            "{mode:?}: \"always\" does not lift a hook"
+        );
         for p in steers {
             assert_eq!(check(&e, "write_file", p), D::Allow, "{mode:?}: an allow rule naming {p} lifts it");
         }
@@ -357,6 +375,32 @@ fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
         }
         let ordinary = if mode == Mode::Default { D::Ask } else { D::Allow };
         assert_eq!(check(&bare, "write_file", "src/main.rs"), ordinary, "{mode:?}");
-        assert_eq!(check(&bare, "write_file", "docs/skills.md"), ordinary, "{mode:?}: a file named like a folder");
+        assert_eq!(
+            check(&bare, "write_file", "docs/skills.md"),
+            ordinary,
+            "{mode:?}: a file named like a folder"
+        );
     }
+}
+
+#[test]
+fn accept_edits_asks_for_commands_when_the_sandbox_cannot_hold_its_promises() {
+    let trusted = engine(&[], &[], &[], Mode::AcceptEdits).with_sandbox(true);
+    assert_eq!(decide(&trusted, "terminal", json!({"command": "make"}), false), D::Allow);
+    let fallback = engine(&[], &[], &[], Mode::AcceptEdits)
+        .with_sandbox(true)
+        .with_sandbox_gap(|| Some("no user namespace: chmod is not confined".into()));
+    assert_eq!(decide(&fallback, "terminal", json!({"command": "make"}), false), D::Ask);
+    let m = meta("terminal");
+    let input = json!({"command": "make"});
+    let PermissionDecision::Ask { reason: Some(r), .. } = fallback.check(&query("terminal", &input, &m))
+    else {
+        panic!("asks with a reason")
+    };
+    assert!(r.contains("does not hold") && r.contains("chmod"), "{r}");
+    assert_eq!(
+        decide(&fallback, "edit_file", json!({"path": "src/a.rs"}), false),
+        D::Allow,
+        "edits still run"
+    );
 }

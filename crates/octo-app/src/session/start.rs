@@ -50,6 +50,10 @@ impl Session {
                 .with_secrets(place.secrets.clone())
                 .with_read_roots(vec![place.run_output.clone()])
                 .with_sandbox(sandbox.is_active())
+                .with_sandbox_gap({
+                    let sandbox = Arc::clone(&sandbox);
+                    move || sandbox.accept_edits_gap()
+                })
                 .with_protected(prompt.sources)
                 .with_protected_dirs(place.protected_dirs()),
         );

@@ -21,7 +21,11 @@ use std::sync::{Arc, Mutex};
 /// commands, agents (the folders they are discovered in) and the user's memory. A file tool
 /// writing under one is asked about in every mode
 /// ([`crate::PermissionEngine::with_protected_dirs`]).
-pub fn protected_dirs(home: &Home, workspace: &std::path::Path, user_home: Option<&std::path::Path>) -> Vec<PathBuf> {
+pub fn protected_dirs(
+    home: &Home,
+    workspace: &std::path::Path,
+    user_home: Option<&std::path::Path>,
+) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = crate::skills::roots(home, workspace, user_home)
         .into_iter()
         .map(|r| r.dir)

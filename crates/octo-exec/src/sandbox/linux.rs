@@ -99,15 +99,40 @@ impl Linux {
                 (1, n) => format!(".git and {n} more folder{}", if n == 1 { "" } else { "s" }),
                 (_, n) => format!("{n} protected folder{}", if n == 1 { "" } else { "s" }),
             };
+            let tmp = match (&iso.ns, policy.writable_without_namespaces().1) {
+                (Namespaces::None(_), Some(t)) => {
+                    format!(
+                        "; commands get a private temp dir ({}) as the system one holds protected folders",
+                        t.display()
+                    )
+                }
+                _ => String::new(),
+            };
             parts.push(match &iso.ns {
                 Namespaces::User | Namespaces::MountOnly => format!("{names} read-only (mount namespace)"),
                 Namespaces::None(why) if git == 1 => {
-                    format!(".git read-only by Landlock; new top-level entries need approval ({why})")
+                    format!(".git read-only by Landlock; new top-level entries need approval ({why}){tmp}")
+                }
+                Namespaces::None(why) if !tmp.is_empty() => {
+                    format!("{names} read-only by Landlock ({why}){tmp}")
                 }
                 Namespaces::None(why) => format!("{names} not protected ({why})"),
             });
         }
         parts.join(", ")
+    }
+
+    /// What Landlock alone cannot hold for this policy, when no namespace can be had.
+    pub(super) fn namespace_gap(&self, policy: &Policy) -> Option<String> {
+        if policy.mounts().is_empty() {
+            return None;
+        }
+        match &self.isolation(policy).ns {
+            Namespaces::User | Namespaces::MountOnly => None,
+            Namespaces::None(why) => Some(format!(
+                "{why}: Landlock alone keeps the protected folders' files from being written, but not their modes changed (chmod, chown)"
+            )),
+        }
     }
 
     /// Sets `cmd` up to confine itself between fork and exec.
@@ -125,7 +150,14 @@ impl Linux {
             _ => None,
         };
         let per_entry = policy.protected_git().is_some() && ns.is_none();
-        let writable = writable_paths(policy, per_entry);
+        let (roots, private_tmp) =
+            if ns.is_none() { policy.writable_without_namespaces() } else { (policy.writable(), None) };
+        if let Some(tmp) = &private_tmp {
+            std::fs::create_dir_all(tmp)
+                .map_err(|e| SandboxError::Setup(format!("the private temp dir {}: {e}", tmp.display())))?;
+            cmd.env("TMPDIR", tmp);
+        }
+        let writable = writable_paths(policy, &roots, per_entry);
         let ruleset = ruleset(&writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
         let filter = if iso.seccomp_error.is_none() { self.filter.clone() } else { None };
@@ -203,9 +235,9 @@ fn landlock_abi() -> u8 {
 /// The directories a command may write, and the rules' targets: under `per_entry` (no mount
 /// namespace to keep `.git` read-only) the workspace's top-level entries but `.git`, not the
 /// workspace itself.
-fn writable_paths(policy: &Policy, per_entry: bool) -> Vec<PathBuf> {
+fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in policy.writable() {
+    for dir in roots.iter().cloned() {
         if per_entry && dir == policy.workspace {
             if let Ok(entries) = std::fs::read_dir(&dir) {
                 out.extend(entries.flatten().filter(|e| e.file_name() != ".git").map(|e| e.path()));
@@ -384,7 +416,9 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
     });
     let mounts = policy.mounts();
     let root = nix::unistd::geteuid().is_root();
-    let ns = if mounts.is_empty() && !root {
+    let ns = if policy.simulate_no_namespaces {
+        Namespaces::None("no user namespace (simulated by OCTO_SANDBOX_SIMULATE)".into())
+    } else if mounts.is_empty() && !root {
         Namespaces::None("not needed".into())
     } else {
         let try_ns = |kind: &Namespaces| {
@@ -444,11 +478,39 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("README"), "x").unwrap();
         let policy = Policy::new(super::super::policy::Mode::WorkspaceWrite, dir.path());
-        let paths = writable_paths(&policy, true);
+        let paths = writable_paths(&policy, &policy.writable(), true);
         assert!(paths.contains(&dir.path().join("src")));
         assert!(paths.contains(&dir.path().join("README")));
         assert!(!paths.contains(&dir.path().join(".git")));
         assert!(!paths.contains(&dir.path().to_path_buf()));
-        assert!(writable_paths(&policy, false).contains(&dir.path().to_path_buf()));
+        assert!(writable_paths(&policy, &policy.writable(), false).contains(&dir.path().to_path_buf()));
+    }
+
+    #[test]
+    fn without_namespaces_no_writable_root_holds_a_protected_folder() {
+        // The workspace and a home inside the temp dir: the temp dir would make `.git`, the
+        // neighbours and the home writable, so the session's own temp dir replaces it.
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("job/ws");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let private = tmp.path().join("octo/output/s1/tmp");
+        let mut policy = Policy::new(super::super::policy::Mode::WorkspaceWrite, &ws);
+        policy.writable_roots = vec![tmp.path().to_path_buf(), tmp.path().join("octo/output/s1")];
+        policy.read_only = vec![home.clone()];
+        policy.private_tmp = Some(private.clone());
+        let (roots, used) = policy.writable_without_namespaces();
+        assert_eq!(used.as_deref(), Some(private.as_path()));
+        assert!(!roots.contains(&tmp.path().to_path_buf()), "{roots:?}");
+        assert!(roots.contains(&ws) && roots.contains(&private), "{roots:?}");
+        // Nothing protected in the temp dir: it stays writable, no private one.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let mut open = Policy::new(super::super::policy::Mode::WorkspaceWrite, elsewhere.path());
+        open.writable_roots = vec![tmp.path().join("octo")];
+        open.private_tmp = Some(private);
+        let (roots, used) = open.writable_without_namespaces();
+        assert_eq!(used, None);
+        assert!(roots.contains(&tmp.path().join("octo")));
     }
 }

@@ -136,6 +136,25 @@ impl Sandbox {
         }
     }
 
+    /// Why running commands without asking (accept-edits) cannot rely on this sandbox, or
+    /// `None` when it can: it is active and, where folders inside the writable area must stay
+    /// read-only (`.git`, the workspace's surroundings, a home in the temp dir), a mount
+    /// namespace keeps them so. Landlock alone keeps their files from being written, but not
+    /// their modes changed or (for `.git`) new files created beside them. On Linux the first call
+    /// probes the namespaces (starting `true` once).
+    pub fn accept_edits_gap(&self) -> Option<String> {
+        match &self.state {
+            State::Off => return Some("the sandbox is off".into()),
+            State::Unavailable(why) => return Some(format!("there is no OS sandbox ({why})")),
+            State::Active => {}
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(l) = &self.linux {
+            return l.namespace_gap(&self.policy);
+        }
+        None
+    }
+
     fn mechanism(&self) -> String {
         #[cfg(target_os = "linux")]
         if let Some(l) = &self.linux {

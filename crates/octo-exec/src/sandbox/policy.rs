@@ -44,6 +44,13 @@ pub struct Policy {
     pub read_only: Vec<PathBuf>,
     /// Pretend the kernel has no Landlock (to test the fallback; `OCTO_SANDBOX_SIMULATE=no-landlock`).
     pub simulate_no_landlock: bool,
+    /// Pretend no user or mount namespace can be had, as on hosts that restrict them (to test
+    /// the Landlock-only fallback; `OCTO_SANDBOX_SIMULATE=no-namespaces`).
+    pub simulate_no_namespaces: bool,
+    /// A temp dir of the session's own, used as `TMPDIR` where the system temp dir cannot be
+    /// writable because it holds a protected folder and no mount namespace keeps that folder
+    /// read-only.
+    pub private_tmp: Option<PathBuf>,
 }
 
 impl Policy {
@@ -63,6 +70,8 @@ impl Policy {
             git_writable: false,
             read_only: Vec::new(),
             simulate_no_landlock: false,
+            simulate_no_namespaces: false,
+            private_tmp: None,
         }
     }
 
@@ -76,6 +85,31 @@ impl Policy {
             }
             Mode::ReadOnly | Mode::Off => Vec::new(),
         }
+    }
+
+    /// What is writable where only Landlock confines (no mount namespace): Landlock rules only
+    /// add rights, so a writable root holding a protected folder (the temp dir holding the
+    /// workspace's `.git`, its surroundings or a home) is left out, and the session's private
+    /// temp dir takes its place. The second value is that temp dir when it is used (the
+    /// command's `TMPDIR`).
+    pub fn writable_without_namespaces(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
+        if self.mode != Mode::WorkspaceWrite {
+            return (Vec::new(), None);
+        }
+        let protected = self.read_only_paths();
+        let mut out = vec![self.workspace.clone()];
+        let mut dropped = false;
+        for root in &self.writable_roots {
+            let r = real(root);
+            if protected.iter().any(|p| p.starts_with(&r) && *p != r) {
+                dropped = true;
+            } else {
+                out.push(root.clone());
+            }
+        }
+        let tmp = self.private_tmp.clone().filter(|_| dropped);
+        out.extend(tmp.iter().cloned());
+        (out, tmp)
     }
 
     /// The workspace's `.git` when it must stay read-only (it exists, writes are allowed in the

@@ -253,3 +253,44 @@ fn writable_roots_inside_the_read_only_surroundings_stay_writable() {
     let (ok, text) = run(&s, &ws, "echo x > ../beside");
     assert!(!ok && !root.path().join("beside").exists(), "{text}");
 }
+
+#[test]
+fn without_namespaces_the_temp_dir_does_not_undo_the_workspace_protection() {
+    // Hosts without user namespaces (Ubuntu's AppArmor default, containers): only Landlock,
+    // whose rules only add rights. The workspace, a home and a neighbour all in the temp dir.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("workspace");
+    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(ws.join("main.rs"), "fn main() {}\n").unwrap();
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(root.path().join("neighbour")).unwrap();
+    let private = root.path().join("octo-output/s1/tmp");
+    let mut policy = Policy::new(Mode::WorkspaceWrite, &ws);
+    policy.read_only.push(home.clone());
+    policy.simulate_no_namespaces = true;
+    policy.private_tmp = Some(private.clone());
+    let s = Sandbox::new(policy);
+    let d = s.describe();
+    assert!(d.contains(".git read-only by Landlock") && d.contains("private temp dir"), "{d}");
+    for (cmd, hit) in [
+        ("echo x > .git/hooks/pre-commit", ws.join(".git/hooks/pre-commit")),
+        ("printf '[core]\\nfsmonitor = evil\\n' >> .git/config", ws.join(".git/config")),
+        ("echo x > ../escape.txt", root.path().join("escape.txt")),
+        ("echo x > ../neighbour/planted", root.path().join("neighbour/planted")),
+        ("echo x >> ../home/.bashrc", home.join(".bashrc")),
+    ] {
+        let before = std::fs::metadata(&hit).map(|m| (m.len(), m.permissions())).ok();
+        let (ok, text) = run(&s, &ws, cmd);
+        let after = std::fs::metadata(&hit).map(|m| (m.len(), m.permissions())).ok();
+        assert!(!ok && before == after, "{cmd} got through the fallback: {text}");
+    }
+    let (ok, text) = run(&s, &ws, "echo in > main.rs && echo t > \"$TMPDIR/scratch\" && echo \"$TMPDIR\"");
+    assert!(ok, "the workspace and the private temp dir are writable: {text}");
+    assert!(text.contains(&private.display().to_string()) && private.join("scratch").is_file(), "{text}");
+    // Landlock has no right for mode changes: what it cannot hold is said, and accept-edits
+    // must not rely on it.
+    let gap = s.accept_edits_gap().expect("the fallback cannot promise the surroundings");
+    assert!(gap.contains("chmod"), "{gap}");
+}

@@ -35,7 +35,8 @@ pub(super) fn one_liner(name: &str, args: &[Word]) -> Option<String> {
             return it.next().filter(|w| !w.dynamic).map(|w| w.text.clone());
         }
         // `-c'code'` and clusters ending in the option (`-Ie`, `-ne`).
-        if let Some(opt) = options.iter().find(|o| o.len() == 2 && t.starts_with('-') && !t.starts_with("--")) {
+        if let Some(opt) = options.iter().find(|o| o.len() == 2 && t.starts_with('-') && !t.starts_with("--"))
+        {
             let letter = &opt[1..];
             if t.len() > 2 && t[1..].starts_with(letter) {
                 return Some(t[2..].to_owned());
@@ -185,7 +186,9 @@ mod tests {
         ] {
             assert!(destroys_tree(code).is_some(), "{code}");
         }
-        for code in ["import shutil; shutil.rmtree('build')", "print('~')", "fs.rmSync('dist', {recursive:true})"] {
+        for code in
+            ["import shutil; shutil.rmtree('build')", "print('~')", "fs.rmSync('dist', {recursive:true})"]
+        {
             assert_eq!(destroys_tree(code), None, "{code}");
         }
     }
