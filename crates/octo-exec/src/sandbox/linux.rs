@@ -498,7 +498,7 @@ mod tests {
         let private = tmp.path().join("octo/output/s1/tmp");
         let mut policy = Policy::new(super::super::policy::Mode::WorkspaceWrite, &ws);
         policy.writable_roots = vec![tmp.path().to_path_buf(), tmp.path().join("octo/output/s1")];
-        policy.read_only = vec![home.clone()];
+        policy.read_only = vec![home];
         policy.private_tmp = Some(private.clone());
         let (roots, used) = policy.writable_without_namespaces();
         assert_eq!(used.as_deref(), Some(private.as_path()));
