@@ -147,28 +147,7 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
             line(false, format!("hooks: {w}"));
         }
     }
-    let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
-    let homes: Vec<std::path::PathBuf> = user_home.iter().cloned().chain([config.home.clone()]).collect();
-    let (sandbox, _) =
-        octo_app::sandbox::build(&config.sandbox, &ws, &std::env::temp_dir(), &homes, simulate.as_deref());
-    let text = format!("sandbox: {}", sandbox.describe());
-    match sandbox.unavailable() {
-        None => line(true, text),
-        Some(_) if config.sandbox.required => line(false, text),
-        Some(_) => {
-            out::stdout(&format!("warn {text}\n"));
-        }
-    }
-    if sandbox.is_active() {
-        if let Some(why) = sandbox.accept_edits_gap() {
-            out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
-        }
-        if !sandbox.policy().network {
-            out::stdout(
-                "warn sandbox: named Unix sockets outside the workspace (a Docker socket, D-Bus, other local daemons) stay reachable with the network off\n",
-            );
-        }
-    }
+    sandbox_lines(&config, &ws, user_home.as_deref(), &mut line);
     match octo_app::tools::check_rules(&config.rules, launcher.home()) {
         Ok(()) => line(true, "permission rules: valid".to_owned()),
         Err(e) => line(false, format!("permission rules: {e}")),
@@ -209,6 +188,38 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
         Err(e) => line(false, format!("endpoint: {e}")),
     }
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(EXIT_ERROR) })
+}
+
+/// `octo doctor`'s sandbox lines: which one and how, and each promise it cannot hold here.
+fn sandbox_lines(
+    config: &octo_app::config::Config,
+    ws: &std::path::Path,
+    user_home: Option<&std::path::Path>,
+    line: &mut dyn FnMut(bool, String),
+) {
+    let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
+    let homes: Vec<std::path::PathBuf> =
+        user_home.map(std::path::Path::to_path_buf).into_iter().chain([config.home.clone()]).collect();
+    let (sandbox, _) =
+        octo_app::sandbox::build(&config.sandbox, ws, &std::env::temp_dir(), &homes, simulate.as_deref());
+    let text = format!("sandbox: {}", sandbox.describe());
+    match sandbox.unavailable() {
+        None => line(true, text),
+        Some(_) if config.sandbox.required => line(false, text),
+        Some(_) => {
+            out::stdout(&format!("warn {text}\n"));
+        }
+    }
+    if sandbox.is_active() {
+        if let Some(why) = sandbox.accept_edits_gap() {
+            out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
+        }
+        if !sandbox.policy().network {
+            out::stdout(
+                "warn sandbox: named Unix sockets outside the workspace (a Docker socket, D-Bus, other local daemons) stay reachable with the network off\n",
+            );
+        }
+    }
 }
 
 /// `octo sessions [--all] [rm ID | export ID]`.

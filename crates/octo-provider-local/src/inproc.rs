@@ -1,10 +1,11 @@
 //! The model loaded in this process: its chat template, whether it gets tools, its context and
 //! the worker thread that owns it. Used by [`crate::LocalSender::new`] and by the engine program.
 
+use crate::limits::{DEFAULT_CONTEXT, TOOL_PARAMS};
 use crate::stats::Stats;
 use crate::wire::{Info, Open};
 use crate::worker::{Settings, Worker};
-use crate::{LocalError, DEFAULT_CONTEXT, TOOL_PARAMS};
+use crate::LocalError;
 use llama_cpp_2::model::LlamaChatTemplate;
 use std::sync::{Arc, Mutex};
 

@@ -43,6 +43,7 @@ mod error;
 mod gguf;
 #[cfg(feature = "engine")]
 mod inproc;
+mod limits;
 pub mod models;
 mod process;
 pub mod pull;
@@ -57,7 +58,8 @@ mod worker;
 pub use cores::physical_cores;
 pub use error::LocalError;
 pub use gguf::check_gguf;
-pub use sender::{LocalConfig, LocalSender, DEFAULT_CONTEXT, SMALL_ANSWER, TOOL_PARAMS};
+pub use limits::{DEFAULT_CONTEXT, SMALL_ANSWER, TOOL_PARAMS};
+pub use sender::{LocalConfig, LocalSender};
 #[cfg(feature = "engine")]
 pub use serve::serve;
 pub use stats::Stats;

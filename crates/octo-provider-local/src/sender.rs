@@ -1,5 +1,6 @@
 //! [`LocalSender`]: the provider stack on a local model.
 
+use crate::limits::SMALL_ANSWER;
 use crate::process::Process;
 use crate::stats::Stats;
 use crate::wire::{Info, Open, WireJob};
@@ -33,13 +34,6 @@ pub struct LocalConfig {
     pub tools: Option<bool>,
 }
 
-/// Parameters below which a model runs as plain chat unless told otherwise.
-pub const TOOL_PARAMS: u64 = 1_000_000_000;
-
-/// Where the answer of a model smaller than [`TOOL_PARAMS`] ends when nobody set a limit: a few
-/// paragraphs, reached within about 30 s on two cores (the new user's first answer).
-pub const SMALL_ANSWER: u32 = 768;
-
 impl LocalConfig {
     /// The model at `path`, with the defaults.
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -54,10 +48,6 @@ impl LocalConfig {
         }
     }
 }
-
-/// The default context cap: enough for an agent's prompt and some history without a large
-/// model's full window (which can need gigabytes of KV cache).
-pub const DEFAULT_CONTEXT: u32 = 8192;
 
 /// A local model with its own context (and KV cache): on a worker thread of this process
 /// ([`LocalSender::new`]) or in a separate engine program ([`LocalSender::spawn`]).

@@ -100,11 +100,8 @@ impl Linux {
                 (_, n) => format!("{n} protected folder{}", if n == 1 { "" } else { "s" }),
             };
             let tmp = match (&iso.ns, policy.writable_without_namespaces().1) {
-                (Namespaces::None(_), Some(t)) => {
-                    format!(
-                        "; commands get a private temp dir ({}) as the system one holds protected folders",
-                        t.display()
-                    )
+                (Namespaces::None(_), Some(_)) => {
+                    "; commands get a private temp dir, as the system one holds protected folders".to_owned()
                 }
                 _ => String::new(),
             };
