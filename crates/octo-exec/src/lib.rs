@@ -28,6 +28,7 @@
 
 pub mod capture;
 pub mod env;
+pub mod limit;
 pub mod private;
 mod process;
 pub mod reaper;

@@ -42,6 +42,8 @@ pub fn spawn(
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
+    #[cfg(target_os = "linux")]
+    crate::limit::cap_processes(&mut cmd);
     #[cfg(windows)]
     {
         use std::os::windows::process::CommandExt;
@@ -56,6 +58,7 @@ pub fn spawn(
     drop(tokio_cmd);
     let group = child.id().unwrap_or(0);
     crate::reaper::set_managed(group, true);
+    crate::reaper::record_group(group, tag);
     let reader = std::thread::Builder::new().name("octo-shell-output".into()).spawn(move || {
         use std::io::Read;
         let mut buf = vec![0u8; 16 * 1024];

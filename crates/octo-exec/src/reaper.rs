@@ -24,6 +24,46 @@ fn groups() -> &'static Mutex<HashSet<u32>> {
     G.get_or_init(|| Mutex::new(HashSet::new()))
 }
 
+/// Which session's tag each command's process group ran with: an orphan still in one of them
+/// belongs to that session, whatever it did to its environment.
+fn tag_groups() -> &'static Mutex<std::collections::HashMap<u32, String>> {
+    static G: OnceLock<Mutex<std::collections::HashMap<u32, String>>> = OnceLock::new();
+    G.get_or_init(|| Mutex::new(std::collections::HashMap::new()))
+}
+
+/// Notes that the command leading process group `group` runs with `tag`.
+pub(crate) fn record_group(group: u32, tag: &str) {
+    tag_groups().lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(group, tag.to_owned());
+}
+
+/// How many sessions with commands are alive in this process ([`SessionGuard`]).
+static LIVE_SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a session as alive while it is held: an orphan that left octo's session (`setsid`)
+/// cannot be told apart by session, so it is killed when the last one ends.
+#[derive(Debug)]
+pub struct SessionGuard(());
+
+impl SessionGuard {
+    /// A session starts.
+    pub fn new() -> Self {
+        LIVE_SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self(())
+    }
+}
+
+impl Default for SessionGuard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        LIVE_SESSIONS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Marks `pid` as a child octo waits for itself (or no longer does); a command's shell also
 /// leads its process group.
 pub(crate) fn set_managed(pid: u32, yes: bool) {
@@ -80,6 +120,7 @@ struct Stat {
     ppid: u32,
     state: char,
     group: u32,
+    session: u32,
 }
 
 #[cfg(target_os = "linux")]
@@ -91,7 +132,8 @@ fn stat(pid: u32) -> Option<Stat> {
     let state = f.next()?.chars().next()?;
     let ppid = f.next()?.parse().ok()?;
     let group = f.next()?.parse().ok()?;
-    Some(Stat { ppid, state, group })
+    let session = f.next()?.parse().ok()?;
+    Some(Stat { ppid, state, group, session })
 }
 
 /// Orphans of octo's commands that octo (as their subreaper) adopted, seen alive; only these are
@@ -147,14 +189,7 @@ pub fn kill_tagged(tag: &str) -> usize {
         let mut killed = 0;
         // A process may fork while it is being killed: look again until nothing is left.
         for _ in 0..5 {
-            let found: Vec<u32> = proc_pids()
-                .into_iter()
-                .filter(|p| *p != me && stat(*p).is_some_and(|s| s.state != 'Z'))
-                .filter(|p| {
-                    std::fs::read(format!("/proc/{p}/environ"))
-                        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
-                })
-                .collect();
+            let found = session_processes(me, &needle, tag);
             if found.is_empty() {
                 break;
             }
@@ -183,6 +218,51 @@ pub fn kill_tagged(tag: &str) -> usize {
         let _ = tag;
         0
     }
+}
+
+/// The live processes of the session whose tag is `tag`: those carrying it, the orphans octo
+/// adopted from its commands — still in one of their process groups, or (when no other session
+/// is alive) any that left octo's session with `setsid`, environment or not — and everything
+/// below them.
+#[cfg(target_os = "linux")]
+fn session_processes(me: u32, needle: &str, tag: &str) -> Vec<u32> {
+    let own_groups: HashSet<u32> = tag_groups()
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .filter(|(_, t)| t.as_str() == tag)
+        .map(|(g, _)| *g)
+        .collect();
+    let my_session = stat(me).map(|s| s.session);
+    let last = LIVE_SESSIONS.load(std::sync::atomic::Ordering::SeqCst) <= 1;
+    let all: Vec<(u32, Stat)> =
+        proc_pids().into_iter().filter(|p| *p != me).filter_map(|p| stat(p).map(|s| (p, s))).collect();
+    let mut found: HashSet<u32> = all
+        .iter()
+        .filter(|(_, s)| s.state != 'Z')
+        .filter(|(p, s)| {
+            let tagged = std::fs::read(format!("/proc/{p}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()));
+            let adopted = s.ppid == me
+                && !is_managed(*p)
+                && (own_groups.contains(&s.group) || (last && Some(s.session) != my_session));
+            tagged || adopted
+        })
+        .map(|(p, _)| *p)
+        .collect();
+    // Their descendants, whatever groups and sessions those moved to.
+    loop {
+        let more: Vec<u32> = all
+            .iter()
+            .filter(|(p, s)| s.state != 'Z' && !found.contains(p) && found.contains(&s.ppid))
+            .map(|(p, _)| *p)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        found.extend(more);
+    }
+    found.into_iter().collect()
 }
 
 fn lock(m: &Mutex<HashSet<u32>>) -> std::sync::MutexGuard<'_, HashSet<u32>> {

@@ -782,10 +782,13 @@ fn running(pid: u32) -> bool {
 async fn commands_see_no_secrets_and_leave_nothing_running() {
     let llm = MockLlm::start().await;
     let daemon = "setsid nohup sh -c 'echo $$ > daemon.pid; exec sleep 1000' > /dev/null 2>&1 &";
+    // Without the session's tag: a new session and an empty environment, or the tag dropped.
+    let untagged = "env -i setsid sh -c 'echo $$ > untagged.pid; exec sleep 1001' > /dev/null 2>&1 &";
+    let bare = "env -u OCTO_SESSION_TAG sh -c 'echo $$ > bare.pid; exec sleep 1002' > /dev/null 2>&1 &";
     llm.script_anthropic([
         Scripted::sse(
             Reply::new()
-                .tool_use("t1", "terminal", json!({"command": format!("env; {daemon}")}))
+                .tool_use("t1", "terminal", json!({"command": format!("env; {daemon} {untagged} {bare}")}))
                 .tool_use("t2", "terminal", json!({"command": "sleep 1000", "run_in_background": true}))
                 .sse(),
         ),
@@ -810,13 +813,14 @@ async fn commands_see_no_secrets_and_leave_nothing_running() {
     for leak in ["sk-ant-leak", "aws-leak", "ghp-leak", "pw-leak", "sk-mock"] {
         assert!(!result.contains(leak), "{leak} reached the model: {result}");
     }
-    let pid: u32 =
-        std::fs::read_to_string(home.workspace().join("daemon.pid")).unwrap().trim().parse().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while running(pid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    for file in ["daemon.pid", "untagged.pid", "bare.pid"] {
+        let pid: u32 = std::fs::read_to_string(home.workspace().join(file)).unwrap().trim().parse().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while running(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(!running(pid), "the grandchild {pid} ({file}) outlived octo");
     }
-    assert!(!running(pid), "the daemonised grandchild {pid} outlived octo");
 }
 
 /// An OpenAI-compatible chat completion, whole (the setup test request is not streamed).

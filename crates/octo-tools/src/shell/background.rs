@@ -25,6 +25,8 @@ pub struct BackgroundShells {
     tag: String,
     /// Whether any command carried the tag (else there is nothing to look for at the end).
     used: std::sync::atomic::AtomicBool,
+    /// Counts the session as alive for the reaper.
+    _live: super::reaper::SessionGuard,
 }
 
 impl Default for BackgroundShells {
@@ -34,6 +36,7 @@ impl Default for BackgroundShells {
             next: AtomicU64::new(0),
             tag: super::reaper::new_tag(),
             used: std::sync::atomic::AtomicBool::new(false),
+            _live: super::reaper::SessionGuard::new(),
         }
     }
 }
