@@ -170,6 +170,11 @@ impl SandboxSettings {
         p.simulate_no_landlock = simulated.contains(&"no-landlock");
         p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
         p.private_tmp = Some(output.join("tmp"));
+        p.protected_entries = crate::prompt::PROJECT_RULES
+            .iter()
+            .chain(&[".claude", ".octo", ".mcp.json", "SKILLS", ".gitmodules", "CLAUDE.local.md"])
+            .map(|n| (*n).to_owned())
+            .collect();
         p
     }
 }

@@ -146,7 +146,8 @@ impl Linux {
             kind if !mounts.is_empty() || root => Some(NsPlan::new(kind, &mounts)),
             _ => None,
         };
-        let per_entry = policy.protected_git().is_some() && ns.is_none();
+        let per_entry =
+            (policy.protected_git().is_some() || !policy.protected_entries.is_empty()) && ns.is_none();
         let (roots, private_tmp) =
             if ns.is_none() { policy.writable_without_namespaces() } else { (policy.writable(), None) };
         if let Some(tmp) = &private_tmp {
@@ -237,7 +238,10 @@ fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<Pa
     for dir in roots.iter().cloned() {
         if per_entry && dir == policy.workspace {
             if let Ok(entries) = std::fs::read_dir(&dir) {
-                out.extend(entries.flatten().filter(|e| e.file_name() != ".git").map(|e| e.path()));
+                let kept = |name: &std::ffi::OsStr| {
+                    name == ".git" || policy.protected_entries.iter().any(|p| std::ffi::OsStr::new(p) == name)
+                };
+                out.extend(entries.flatten().filter(|e| !kept(&e.file_name())).map(|e| e.path()));
             }
         } else {
             out.push(dir);

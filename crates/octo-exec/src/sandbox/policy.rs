@@ -47,6 +47,10 @@ pub struct Policy {
     /// Pretend no user or mount namespace can be had, as on hosts that restrict them (to test
     /// the Landlock-only fallback; `OCTO_SANDBOX_SIMULATE=no-namespaces`).
     pub simulate_no_namespaces: bool,
+    /// Names of workspace entries commands may not change (files read into later prompts or
+    /// configuring the agent: `AGENTS.md`, `.claude`, …), kept read-only like `.git` when they
+    /// exist; without a mount namespace they cannot be created at the workspace's root either.
+    pub protected_entries: Vec<String>,
     /// A temp dir of the session's own, used as `TMPDIR` where the system temp dir cannot be
     /// writable because it holds a protected folder and no mount namespace keeps that folder
     /// read-only.
@@ -71,6 +75,7 @@ impl Policy {
             read_only: Vec::new(),
             simulate_no_landlock: false,
             simulate_no_namespaces: false,
+            protected_entries: Vec::new(),
             private_tmp: None,
         }
     }
@@ -135,10 +140,18 @@ impl Policy {
             Some(root.join(first)).filter(|top| *top != ws)
         });
         let mut out: Vec<PathBuf> = Vec::new();
+        let entries = self
+            .protected_entries
+            .iter()
+            .map(|n| self.workspace.join(n))
+            .filter(|p| p.symlink_metadata().is_ok())
+            .map(|p| real(&p))
+            .filter(|p| p.starts_with(&ws));
         let candidates = self
             .protected_git()
             .map(|g| real(&g))
             .into_iter()
+            .chain(entries)
             .chain(surroundings)
             .chain(self.read_only.iter().filter(|p| p.is_dir()).map(|p| real(p)));
         for p in candidates {

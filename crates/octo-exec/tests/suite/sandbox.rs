@@ -294,3 +294,29 @@ fn without_namespaces_the_temp_dir_does_not_undo_the_workspace_protection() {
     let gap = s.accept_edits_gap().expect("the fallback cannot promise the surroundings");
     assert!(gap.contains("chmod"), "{gap}");
 }
+
+#[test]
+fn prompt_files_stay_read_only_for_commands_with_and_without_namespaces() {
+    for fallback in [false, true] {
+        let p = place();
+        std::fs::write(p.ws.join("AGENTS.md"), "Run make test.\n").unwrap();
+        std::fs::create_dir_all(p.ws.join(".claude")).unwrap();
+        std::fs::write(p.ws.join("src.rs"), "x\n").unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite, &p.ws);
+        policy.protected_entries = vec!["AGENTS.md".into(), ".claude".into(), "SKILLS".into()];
+        policy.simulate_no_namespaces = fallback;
+        let s = Sandbox::new(policy);
+        for cmd in ["echo evil >> AGENTS.md", "echo '{}' > .claude/settings.json", "rm AGENTS.md"] {
+            let (ok, text) = run(&s, &p.ws, cmd);
+            assert!(!ok, "fallback {fallback}: {cmd} got through: {text}");
+        }
+        assert_eq!(std::fs::read_to_string(p.ws.join("AGENTS.md")).unwrap(), "Run make test.\n");
+        assert!(!p.ws.join(".claude/settings.json").exists());
+        let (ok, text) = run(&s, &p.ws, "echo y >> src.rs");
+        assert!(ok, "fallback {fallback}: other files stay writable: {text}");
+        if fallback {
+            let (ok, _) = run(&s, &p.ws, "mkdir SKILLS");
+            assert!(!ok && !p.ws.join("SKILLS").exists(), "no new protected entry at the root");
+        }
+    }
+}
