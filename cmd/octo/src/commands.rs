@@ -214,7 +214,7 @@ fn sandbox_lines(
         if let Some(why) = sandbox.accept_edits_gap() {
             out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
         }
-        if !sandbox.policy().network {
+        if !sandbox.policy().network && !sandbox.sockets_hidden() {
             out::stdout(
                 "warn sandbox: named Unix sockets outside the workspace (a Docker socket, D-Bus, other local daemons) stay reachable with the network off\n",
             );

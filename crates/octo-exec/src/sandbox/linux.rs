@@ -116,7 +116,16 @@ impl Linux {
                 Namespaces::None(why) => format!("{names} not protected ({why})"),
             });
         }
+        if self.hides_sockets(policy) {
+            parts.push("daemon sockets hidden (/run)".into());
+        }
         parts.join(", ")
+    }
+
+    /// Whether a mount namespace hides the daemons' socket folders for this policy.
+    pub(super) fn hides_sockets(&self, policy: &Policy) -> bool {
+        !policy.hidden().is_empty()
+            && matches!(self.isolation(policy).ns, Namespaces::User | Namespaces::MountOnly)
     }
 
     /// What Landlock alone cannot hold for this policy, when no namespace can be had.
@@ -140,10 +149,13 @@ impl Linux {
     ) -> Result<(), SandboxError> {
         let iso = self.isolation(policy);
         let mounts = policy.mounts();
+        let hidden = policy.hidden();
         let root = nix::unistd::geteuid().is_root();
         let ns = match &iso.ns {
             Namespaces::None(_) => None,
-            kind if !mounts.is_empty() || root => Some(NsPlan::new(kind, &mounts)),
+            kind if !mounts.is_empty() || !hidden.is_empty() || root => {
+                Some(NsPlan::new(kind, &mounts, &hidden))
+            }
             _ => None,
         };
         let per_entry =
@@ -303,14 +315,17 @@ struct NsPlan {
     /// Directories bound over themselves, in order, with the flags their mount already has
     /// and whether they become read-only.
     mounts: Vec<(CString, MsFlags, bool)>,
+    /// Directories covered by an empty, read-only file system (daemon sockets hidden).
+    hidden: Vec<CString>,
 }
 
 impl NsPlan {
-    fn new(kind: &Namespaces, paths: &[(PathBuf, bool)]) -> Self {
+    fn new(kind: &Namespaces, paths: &[(PathBuf, bool)], hide: &[PathBuf]) -> Self {
         let mounts = paths
             .iter()
             .filter_map(|(p, ro)| Some((CString::new(p.as_os_str().as_bytes()).ok()?, locked_flags(p), *ro)))
             .collect();
+        let hidden = hide.iter().filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok()).collect();
         match kind {
             Namespaces::User => {
                 let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
@@ -325,10 +340,11 @@ impl NsPlan {
                     flags: CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS,
                     maps: Some((deny, uid_map.into_bytes(), gid_map.into_bytes())),
                     mounts,
+                    hidden,
                 }
             }
             Namespaces::MountOnly | Namespaces::None(_) => {
-                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, mounts }
+                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, mounts, hidden }
             }
         }
     }
@@ -343,11 +359,21 @@ impl NsPlan {
             write_proc(c"/proc/self/uid_map", uid_map)?;
             write_proc(c"/proc/self/gid_map", gid_map)?;
         }
-        if self.mounts.is_empty() {
+        if self.mounts.is_empty() && self.hidden.is_empty() {
             return Ok(());
         }
         let none: Option<&CStr> = None;
         nix::mount::mount(none, c"/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
+        for dir in &self.hidden {
+            let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC | MsFlags::MS_RDONLY;
+            nix::mount::mount(
+                Some(c"tmpfs"),
+                dir.as_c_str(),
+                Some(c"tmpfs"),
+                flags,
+                Some(c"size=4k,mode=755"),
+            )?;
+        }
         // A recursive bind copies the mounts below it: the workspace, bound first, stays writable
         // inside a read-only folder bound after it.
         for (path, locked, read_only) in &self.mounts {
@@ -416,14 +442,15 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
         try_child(move || seccompiler::apply_filter(&f).map_err(|_| std::io::Error::last_os_error())).err()
     });
     let mounts = policy.mounts();
+    let hidden = policy.hidden();
     let root = nix::unistd::geteuid().is_root();
     let ns = if policy.simulate_no_namespaces {
         Namespaces::None("no user namespace (simulated by OCTO_SANDBOX_SIMULATE)".into())
-    } else if mounts.is_empty() && !root {
+    } else if mounts.is_empty() && hidden.is_empty() && !root {
         Namespaces::None("not needed".into())
     } else {
         let try_ns = |kind: &Namespaces| {
-            let plan = NsPlan::new(kind, &mounts);
+            let plan = NsPlan::new(kind, &mounts, &hidden);
             try_child(move || plan.enter().map_err(errno))
         };
         match try_ns(&Namespaces::User) {

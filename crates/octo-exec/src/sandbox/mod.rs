@@ -155,6 +155,17 @@ impl Sandbox {
         None
     }
 
+    /// Whether named sockets of local daemons (under `/run`) are out of commands' reach: the
+    /// network is off and a mount namespace hides them (Linux, probed like
+    /// [`Sandbox::accept_edits_gap`]).
+    pub fn sockets_hidden(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let (State::Active, Some(l)) = (&self.state, &self.linux) {
+            return l.hides_sockets(&self.policy);
+        }
+        false
+    }
+
     fn mechanism(&self) -> String {
         #[cfg(target_os = "linux")]
         if let Some(l) = &self.linux {

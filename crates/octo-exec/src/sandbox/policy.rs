@@ -162,6 +162,28 @@ impl Policy {
         out
     }
 
+    /// Folders hidden under an empty file system in a command's mount namespace: with the
+    /// network off, where local daemons keep their named sockets (`/run`: Docker, D-Bus,
+    /// systemd), unless the workspace or a writable root lies in one.
+    pub fn hidden(&self) -> Vec<PathBuf> {
+        if self.network || self.mode == Mode::Off || !cfg!(target_os = "linux") {
+            return Vec::new();
+        }
+        let keep: Vec<PathBuf> = std::iter::once(real(&self.workspace))
+            .chain(self.writable_roots.iter().map(|r| real(r)))
+            .collect();
+        let mut out: Vec<PathBuf> = Vec::new();
+        for dir in SOCKET_DIRS.iter().map(|d| real(Path::new(d))) {
+            if dir.is_dir()
+                && !out.contains(&dir)
+                && !keep.iter().any(|k| k.starts_with(&dir) || dir.starts_with(k))
+            {
+                out.push(dir);
+            }
+        }
+        out
+    }
+
     /// The bind mounts a command's mount namespace needs, in order (`true`: read-only): first
     /// every writable directory a read-only one holds (the workspace, a temp dir inside the
     /// workspace's surroundings, octo's output dir inside a read-only home), so they stay
@@ -192,6 +214,9 @@ impl Policy {
         out
     }
 }
+
+/// Where local daemons keep their named sockets.
+const SOCKET_DIRS: &[&str] = &["/run", "/var/run"];
 
 /// The resolved path (the path itself when it cannot be resolved).
 fn real(path: &Path) -> PathBuf {

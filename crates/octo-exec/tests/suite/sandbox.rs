@@ -320,3 +320,30 @@ fn prompt_files_stay_read_only_for_commands_with_and_without_namespaces() {
         }
     }
 }
+
+#[test]
+fn daemon_sockets_are_out_of_reach_with_the_network_off() {
+    let path = format!("/run/octo-sandbox-{}.sock", std::process::id());
+    let Ok(listener) = std::os::unix::net::UnixListener::bind(&path) else {
+        eprintln!("SKIPPED: /run is not writable here");
+        return;
+    };
+    listener.set_nonblocking(true).unwrap();
+    let has_python =
+        std::process::Command::new("python3").arg("-c").arg("1").status().is_ok_and(|s| s.success());
+    if !has_python {
+        let _ = std::fs::remove_file(&path);
+        eprintln!("SKIPPED: no python3 to connect with");
+        return;
+    }
+    let p = place();
+    let connect =
+        format!("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{path}')\"");
+    let (ok, text) = run(&sandbox(&p, Mode::WorkspaceWrite), &p.ws, &connect);
+    let described = sandbox(&p, Mode::WorkspaceWrite).describe();
+    let (open_ok, open_text) = run(&sandbox(&p, Mode::Off), &p.ws, &connect);
+    let _ = std::fs::remove_file(&path);
+    assert!(!ok, "a daemon's socket in /run was reached with the network off: {text}");
+    assert!(described.contains("daemon sockets hidden"), "{described}");
+    assert!(open_ok, "without the sandbox it connects: {open_text}");
+}
