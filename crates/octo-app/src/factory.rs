@@ -447,6 +447,7 @@ impl Resolved {
             headers: self.headers.clone(),
             connect_timeout: t.connect.unwrap_or(http.connect_timeout),
             stall_timeout: t.stall.unwrap_or(http.stall_timeout),
+            first_byte_timeout: t.first_byte.unwrap_or(http.first_byte_timeout),
             request_timeout: t.request.unwrap_or(http.request_timeout),
             ..http
         };

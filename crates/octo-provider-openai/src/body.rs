@@ -65,7 +65,8 @@ enum Msg<'a> {
         content: UserContent<'a>,
     },
     Assistant {
-        content: Option<String>,
+        /// Always a string: `""` beside tool calls (llama.cpp's server and others reject `null`).
+        content: String,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<Call<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,7 +225,7 @@ fn push_assistant<'a>(m: &'a Message, replay_reasoning: bool, flatten: bool, out
         return;
     }
     out.push(Msg::Assistant {
-        content: (!text.is_empty()).then_some(text),
+        content: text,
         tool_calls: calls,
         reasoning_content: (!reasoning.is_empty()).then_some(reasoning),
     });

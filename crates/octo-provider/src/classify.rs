@@ -100,7 +100,8 @@ pub fn classify_http(
     secret: Option<&str>,
 ) -> ProviderError {
     let parsed = parse_error_body(body);
-    let message = redact(&parsed.message, secret);
+    // A server's own words, shown once: a few lines, never a whole validation dump.
+    let message = capped(&redact(&parsed.message, secret));
     let kind = parsed.kind.as_deref().unwrap_or("");
     let code = parsed.code.as_deref().unwrap_or("");
     let retry_after = retry_after_from_headers(headers);
@@ -139,6 +140,11 @@ pub fn classify_http(
         },
         429 => ProviderError::RateLimited { retry_after, message: format!("endpoint `{name}`: {message}") },
         408 => ProviderError::Transport { message: format!("endpoint `{name}` timed out the request (HTTP 408): {message}") },
+        // Some servers answer a request they refuse (a validation error) with a 500: trying it
+        // again gives the same answer.
+        500 if kind.contains("invalid_request") || message.to_ascii_lowercase().contains("validation error") => {
+            ProviderError::InvalidRequest { status: Some(500), message: format!("endpoint `{name}` refused the request (HTTP 500): {message}") }
+        }
         500..=599 => ProviderError::Server { status: Some(status), message: format!("endpoint `{name}`: {message}") },
         _ => ProviderError::InvalidRequest { status: Some(status), message: format!("endpoint `{name}`: {message}") },
     }
@@ -303,6 +309,29 @@ pub fn redact(text: &str, secret: Option<&str>) -> String {
         Some(s) if s.len() >= 4 && text.contains(s) => text.replace(s, "***"),
         _ => text.to_owned(),
     }
+}
+
+/// A provider's message as shown: its first [`SHOWN_LINES`] lines and at most
+/// [`SHOWN_CHARS`] characters, with how much was left out.
+fn capped(message: &str) -> String {
+    const SHOWN_LINES: usize = 6;
+    const SHOWN_CHARS: usize = 600;
+    let lines: Vec<&str> = message.lines().collect();
+    let mut out = lines.iter().take(SHOWN_LINES).copied().collect::<Vec<_>>().join("\n");
+    let mut cut = lines.len() > SHOWN_LINES;
+    if out.chars().count() > SHOWN_CHARS {
+        out = out.chars().take(SHOWN_CHARS).collect();
+        cut = true;
+    }
+    if cut {
+        out.push_str(&format!(" … ({} characters in all)", message.chars().count()));
+    }
+    out
+}
+
+/// The reason a retry notice gives: the error's first line, at most 200 characters.
+pub fn short_reason(message: &str) -> String {
+    short(message.lines().next().unwrap_or_default(), 200)
 }
 
 fn short(s: &str, max_chars: usize) -> String {

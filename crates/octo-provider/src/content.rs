@@ -64,6 +64,37 @@ fn first_bytes(body: &[u8]) -> String {
     out
 }
 
+/// The error for a second empty 2xx answer in a row (the first was retried): what happened, and
+/// the context window named only when the request was large enough to be near one.
+pub(crate) fn empty_reply(
+    endpoint: &EndpointInfo,
+    url: &str,
+    content_type: &str,
+    request_bytes: usize,
+    secret: Option<&str>,
+) -> ProviderError {
+    let ct = if content_type.is_empty() { "no content type".to_owned() } else { format!("`{content_type}`") };
+    // About four bytes a token: 32 KB is some 8,000 tokens, the smallest windows local servers run.
+    let near_window = request_bytes >= 32 * 1024;
+    let cause = if near_window {
+        format!(
+            "The request was about {} tokens: a local server answers like this when the prompt and the output cap do not fit its context window (set `context_window`, and perhaps `max_tokens`, for this model in [endpoints.<id>.model_info.<model>]); its log says.",
+            request_bytes / 4
+        )
+    } else {
+        "The server's log says why (it may have crashed or been restarted while answering).".to_owned()
+    };
+    ProviderError::BadEndpoint {
+        message: redact(
+            &format!(
+                "endpoint `{}` at {url} answered twice with an empty body ({ct}) and no reply. {cause}",
+                endpoint.name
+            ),
+            secret,
+        ),
+    }
+}
+
 /// The error for a 2xx answer that is not the model API: it names the URL, the content type and
 /// the first bytes, and says what to change.
 pub(crate) fn bad_endpoint(

@@ -36,8 +36,12 @@ pub struct HttpConfig {
     pub connect_timeout: Duration,
     /// Time allowed for a whole buffered (non-streaming) request.
     pub request_timeout: Duration,
-    /// A stream that sends nothing (not even a keep-alive) for this long fails as stalled.
+    /// A stream that sends nothing (not even a keep-alive) for this long after its first byte
+    /// fails as stalled.
     pub stall_timeout: Duration,
+    /// How long a streamed request waits for the response and its first byte (a local server
+    /// may read a long prompt first, sending nothing).
+    pub first_byte_timeout: Duration,
     /// Extra headers sent with every request to this endpoint.
     pub headers: Vec<(String, String)>,
     /// An explicit proxy URL. Without one, `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY`/`NO_PROXY` from
@@ -53,6 +57,7 @@ impl Default for HttpConfig {
             connect_timeout: Duration::from_secs(15),
             request_timeout: Duration::from_secs(600),
             stall_timeout: Duration::from_secs(120),
+            first_byte_timeout: Duration::from_secs(300),
             headers: Vec::new(),
             proxy: None,
             retry: RetryPolicy::default(),

@@ -102,6 +102,7 @@ pub struct Transport {
     secret: Option<Arc<str>>,
     retry: RetryPolicy,
     stall: Duration,
+    first_byte: Duration,
     request_timeout: Duration,
 }
 
@@ -119,6 +120,7 @@ impl Transport {
             secret: secret.map(Arc::from),
             retry: config.retry,
             stall: config.stall_timeout,
+            first_byte: config.first_byte_timeout,
             request_timeout: config.request_timeout,
         }
     }
@@ -150,15 +152,15 @@ impl Transport {
         let sent = if buffered {
             builder.send().await
         } else {
-            // A streaming request has no overall timeout, so bound the wait for the response head:
-            // a streaming server answers at once.
-            let head = self.request_timeout.min(self.stall);
+            // A streaming request has no overall timeout, so bound the wait for the response head
+            // (a local server may read the whole prompt before it answers).
+            let head = self.first_byte;
             match tokio::time::timeout(head, builder.send()).await {
                 Ok(r) => r,
                 Err(_) => {
                     return Err(ProviderError::Transport {
                         message: format!(
-                            "endpoint `{}` at {} sent no response within {}s",
+                            "endpoint `{}` at {} sent no response within {}s (no first byte)",
                             self.endpoint.name,
                             self.endpoint.base_url,
                             secs(head)
@@ -252,6 +254,8 @@ impl Transport {
             parser,
             content_seen: false,
             attempt: 1,
+            stalls: 0,
+            empties: 0,
             state: State::Connect { attempt: 1 },
             queue: VecDeque::new(),
             scratch: Vec::new(),
@@ -262,6 +266,11 @@ impl Transport {
             Some((item, d))
         }))
     }
+}
+
+/// Whether the error is a stream that went silent (before its first byte or after it).
+fn is_stall(e: &ProviderError) -> bool {
+    matches!(e, ProviderError::Transport { message } if message.contains("(stalled stream)") || message.contains("(no first byte)"))
 }
 
 fn is_whole_response_timeout(e: &ProviderError) -> bool {
@@ -322,6 +331,10 @@ struct Driver<P> {
     content_seen: bool,
     /// The attempt in progress.
     attempt: u32,
+    /// Stalls retried so far (one at most: a second fails the request).
+    stalls: u32,
+    /// Empty answers retried so far (one at most).
+    empties: u32,
     state: State,
     queue: VecDeque<Result<StreamEvent, ProviderError>>,
     scratch: Vec<StreamEvent>,
@@ -335,15 +348,23 @@ enum Read {
     Failed(ProviderError),
 }
 
-/// Reads the next chunk of `body`, failing as stalled after the transport's stall timeout.
-async fn read(transport: &Transport, body: &mut Body) -> Read {
-    let stall = transport.stall;
-    match tokio::time::timeout(stall, body.next()).await {
+/// Reads the next chunk of `body`, failing as stalled after the transport's stall timeout (the
+/// first-byte timeout while nothing has arrived).
+async fn read(transport: &Transport, body: &mut Body, first: bool) -> Read {
+    let wait = if first { transport.first_byte } else { transport.stall };
+    match tokio::time::timeout(wait, body.next()).await {
+        Err(_) if first => Read::Failed(ProviderError::Transport {
+            message: format!(
+                "endpoint `{}` sent no first byte within {}s (stalled stream)",
+                transport.endpoint.name,
+                secs(wait)
+            ),
+        }),
         Err(_) => Read::Failed(ProviderError::Transport {
             message: format!(
                 "endpoint `{}` stopped sending for {}s mid-response (stalled stream)",
                 transport.endpoint.name,
-                secs(stall)
+                secs(wait)
             ),
         }),
         Ok(Some(Err(e))) => Read::Failed(classify_transport(&e, &transport.endpoint, transport.secret())),
@@ -413,7 +434,7 @@ impl<P: StreamParser> Driver<P> {
 
     /// Reads more of a whole JSON reply; at its end, parses it.
     async fn read_whole(&mut self, mut body: Body, mut buf: Vec<u8>) {
-        match read(&self.transport, &mut body).await {
+        match read(&self.transport, &mut body, false).await {
             Read::Chunk(chunk) if buf.len() + chunk.len() > MAX_WHOLE_BODY => {
                 self.fail(ProviderError::MalformedStream {
                     message: format!("the reply is larger than {} MB", MAX_WHOLE_BODY >> 20),
@@ -443,7 +464,7 @@ impl<P: StreamParser> Driver<P> {
 
     /// Reads the first bytes of an answer that is not the API, then fails with them.
     async fn read_rejected(&mut self, mut body: Body, mut buf: Vec<u8>, content_type: String) {
-        match read(&self.transport, &mut body).await {
+        match read(&self.transport, &mut body, false).await {
             Read::Chunk(chunk) if buf.len() < SHOWN_BYTES => {
                 buf.extend_from_slice(&chunk);
                 self.state = State::Reject { body, buf, content_type };
@@ -458,11 +479,28 @@ impl<P: StreamParser> Driver<P> {
 
     /// Reads more of an SSE body; `bytes` is how much of it has arrived so far.
     async fn read_stream(&mut self, mut body: Body, decoder: SseDecoder, sniff: bool, bytes: usize) {
-        match read(&self.transport, &mut body).await {
+        match read(&self.transport, &mut body, bytes == 0).await {
             Read::Failed(e) => self.fail(e),
             Read::Chunk(chunk) => self.stream_chunk(body, decoder, sniff, bytes, chunk),
+            Read::End if bytes == 0 && self.empties == 0 => {
+                // One empty answer is retried: a proxy or a server restarting does this once.
+                self.empties += 1;
+                self.fail(ProviderError::Server {
+                    status: None,
+                    message: format!(
+                        "endpoint `{}` answered with an empty body",
+                        self.transport.endpoint.name
+                    ),
+                });
+            }
             Read::End if bytes == 0 => {
-                let e = self.bad_endpoint(if sniff { "" } else { "text/event-stream" }, b"");
+                let e = content::empty_reply(
+                    &self.transport.endpoint,
+                    &self.req.url,
+                    if sniff { "" } else { "text/event-stream" },
+                    self.req.body.len(),
+                    self.transport.secret(),
+                );
                 self.fail(e);
             }
             Read::End => self.stream_end(decoder),
@@ -544,6 +582,15 @@ impl<P: StreamParser> Driver<P> {
     /// report it. The state is `Done` unless a retry is set up.
     fn fail(&mut self, e: ProviderError) {
         let next = self.attempt + 1;
+        if is_stall(&e) {
+            // A stall is retried once: a second one means the server is stuck, and five
+            // attempts of two minutes each would leave the user waiting ten.
+            self.stalls += 1;
+            if self.stalls > 1 {
+                self.queue.push_back(Err(e));
+                return;
+            }
+        }
         match self.transport.retry.delay_before(next, &e) {
             Some(delay) => {
                 let restart = std::mem::take(&mut self.content_seen);
@@ -551,7 +598,7 @@ impl<P: StreamParser> Driver<P> {
                     attempt: next,
                     max_attempts: self.transport.retry.max_attempts,
                     delay,
-                    reason: e.to_string(),
+                    reason: crate::classify::short_reason(&e.to_string()),
                     restart,
                 }));
                 self.state = State::Wait { attempt: next, delay };

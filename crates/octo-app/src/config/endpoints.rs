@@ -56,10 +56,13 @@ pub struct EndpointConfig {
     pub max_tokens: Option<u32>,
     /// Seconds allowed to open a connection (fractions allowed; default 15).
     pub connect_timeout: Option<f64>,
-    /// Seconds a stream may stay silent before it counts as stalled (default 120).
+    /// Seconds a stream may stay silent after its first byte before it counts as stalled
+    /// (default 120).
     pub stall_timeout: Option<f64>,
-    /// Seconds to wait for the response headers (default 600; a streamed request also waits at
-    /// most the stall timeout, since a streaming server answers at once).
+    /// Seconds a streamed request waits for the response and its first byte (default 300: a
+    /// local server may read a long prompt first).
+    pub first_byte_timeout: Option<f64>,
+    /// Seconds a whole (not streamed) request may take (default 600).
     pub request_timeout: Option<f64>,
     /// A local model's GGUF file or name (`protocol = "local"`; default: `--model`, then the
     /// first pulled model).
@@ -80,8 +83,10 @@ pub struct EndpointConfig {
 pub struct Timeouts {
     /// Opening a connection.
     pub connect: Option<std::time::Duration>,
-    /// Silence in a stream.
+    /// Silence in a stream after its first byte.
     pub stall: Option<std::time::Duration>,
+    /// The wait for a stream's first byte.
+    pub first_byte: Option<std::time::Duration>,
     /// Waiting for the response headers.
     pub request: Option<std::time::Duration>,
 }
@@ -92,7 +97,7 @@ pub struct Timeouts {
 pub struct TimeoutError {
     /// The endpoint.
     pub endpoint: String,
-    /// The key (`connect_timeout`, `stall_timeout`, `request_timeout`).
+    /// The key (`connect_timeout`, `stall_timeout`, `first_byte_timeout`, `request_timeout`).
     pub key: &'static str,
     /// The value given.
     pub value: f64,
@@ -114,6 +119,7 @@ impl EndpointConfig {
         Ok(Timeouts {
             connect: check("connect_timeout", self.connect_timeout)?,
             stall: check("stall_timeout", self.stall_timeout)?,
+            first_byte: check("first_byte_timeout", self.first_byte_timeout)?,
             request: check("request_timeout", self.request_timeout)?,
         })
     }

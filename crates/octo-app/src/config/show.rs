@@ -136,6 +136,7 @@ fn show_endpoint(out: &mut String, id: &str, e: &super::endpoints::EndpointConfi
     for (key, set, default) in [
         ("connect_timeout", t.connect, d.connect_timeout),
         ("stall_timeout", t.stall, d.stall_timeout),
+        ("first_byte_timeout", t.first_byte, d.first_byte_timeout),
         ("request_timeout", t.request, d.request_timeout),
     ] {
         let (value, note) = match set {

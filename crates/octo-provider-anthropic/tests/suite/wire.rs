@@ -269,10 +269,12 @@ async fn truncated_stream_is_a_transport_error_once_the_attempts_are_spent() {
 }
 
 #[tokio::test]
-async fn an_empty_body_is_a_clear_error_at_once() {
+async fn an_empty_body_is_a_clear_error_after_one_more_try() {
     let (err, n) = turn_error(vec![Scripted::sse(""), Scripted::sse(""), Scripted::sse("")]).await;
-    assert!(err.to_string().contains("empty body"), "{err}");
-    assert_eq!(n, 1, "an empty answer repeats itself: not retried");
+    let text = err.to_string();
+    assert!(text.contains("twice with an empty body"), "{err}");
+    assert!(!text.contains("context window"), "a three-word prompt is not blamed on the window: {text}");
+    assert_eq!(n, 2, "tried once more, then explained");
 }
 
 #[tokio::test]

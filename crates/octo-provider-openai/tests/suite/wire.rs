@@ -81,7 +81,7 @@ async fn two_parallel_calls_with_interleaved_fragments_join_by_index() {
     let calls = msgs[2]["tool_calls"].as_array().unwrap();
     assert_eq!(calls[0]["function"]["arguments"], r#"{"text":"first"}"#);
     assert_eq!(calls[1]["id"], "call_b");
-    assert_eq!(msgs[2]["content"], Value::Null);
+    assert_eq!(msgs[2]["content"], "", "never null: llama.cpp-compatible servers reject it");
     assert_eq!(msgs[3], json!({"role": "tool", "tool_call_id": "call_a", "content": "echo: first"}));
     assert_eq!(msgs[4], json!({"role": "tool", "tool_call_id": "call_b", "content": "echo: second"}));
 }

@@ -39,7 +39,7 @@ impl StreamParser for Echo {
 }
 
 fn transport(base: &str, retry: RetryPolicy, stall: Duration) -> Transport {
-    let cfg = HttpConfig { retry, stall_timeout: stall, ..HttpConfig::default() };
+    let cfg = HttpConfig { retry, stall_timeout: stall, first_byte_timeout: stall, ..HttpConfig::default() };
     let ep = EndpointInfo::new("mock", base, "m", "set MOCK_KEY");
     Transport::new(build_client(&cfg).unwrap(), &cfg, ep, Some("sk-test-secret".into()))
 }
@@ -330,21 +330,84 @@ async fn answers_that_are_not_the_api_are_explained_and_not_retried() {
         Scripted::raw(200, "text/html; charset=utf-8", "<!DOCTYPE html><html><title>Sign in</title></html>"),
         Scripted::raw(200, "text/plain", "Not the API"),
         Scripted::raw(200, "text/event-stream", ""),
+        Scripted::raw(200, "text/event-stream", ""),
     ])
     .await;
     let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
     let url = format!("{}/v1/messages", llm.uri());
     for want in ["HTML page", "`text/plain` starting \"Not the API\"", "empty body"] {
         let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
-        assert_eq!(items.len(), 1, "{items:?}");
-        let Err(ProviderError::BadEndpoint { message }) = &items[0] else { panic!("{items:?}") };
+        // An empty answer is tried once more (a proxy or a restarting server does it once).
+        let retried = usize::from(want == "empty body");
+        assert_eq!(items.len(), 1 + retried, "{items:?}");
+        let Err(ProviderError::BadEndpoint { message }) = &items[retried] else { panic!("{items:?}") };
         assert!(message.contains(want) && message.contains(&url), "{message}");
+        if retried == 1 {
+            assert!(
+                message.contains("twice") && !message.contains("context"),
+                "a short request is not blamed on the window: {message}"
+            );
+        }
     }
-    assert_eq!(llm.requests().await.len(), 3, "one request each: nothing retried");
+    assert_eq!(llm.requests().await.len(), 4, "one request each, the empty one twice");
     // The buffered path refuses them too.
     let llm = MockLlm::start().await;
     llm.script_anthropic([Scripted::raw(200, "text/html", "<html><body>portal</body></html>")]).await;
     let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
     let err = t.post_json(&req(&llm.uri())).await.unwrap_err();
     assert!(matches!(err, ProviderError::BadEndpoint { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_stall_is_retried_once_not_until_the_attempts_run_out() {
+    // Every attempt stalls after its first bytes: one retry, then the error (not five).
+    let mut resp = raw::sse_head();
+    resp.extend(raw::chunk("data: first\n\n"));
+    let server = raw::serve_sequence(vec![(resp, After::Hang(Duration::from_secs(30)))]).await.unwrap();
+    let t = transport(&server.base, fast_retry(5), Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    let items = collect(t.post_sse(req(&server.base), Echo::default())).await;
+    let retries = items.iter().filter(|i| matches!(i, Ok(StreamEvent::Retry { .. }))).count();
+    assert_eq!(retries, 1, "{items:?}");
+    assert!(
+        matches!(items.last(), Some(Err(ProviderError::Transport { message })) if message.contains("stalled")),
+        "{items:?}"
+    );
+    assert_eq!(server.connections(), 2);
+    assert!(started.elapsed() < Duration::from_secs(3), "about twice the stall timeout");
+    // Nothing at all (not even the head): the first-byte wait, also retried once.
+    let server = raw::serve_sequence(vec![(Vec::new(), After::Hang(Duration::from_secs(30)))]).await.unwrap();
+    let t = transport(&server.base, fast_retry(5), Duration::from_millis(200));
+    let items = collect(t.post_sse(req(&server.base), Echo::default())).await;
+    assert!(
+        matches!(items.last(), Some(Err(ProviderError::Transport { message })) if message.contains("no first byte")),
+        "{items:?}"
+    );
+    assert_eq!(server.connections(), 2);
+}
+
+#[tokio::test]
+async fn a_validation_error_in_a_huge_body_is_shown_once_capped_and_not_retried() {
+    let llm = MockLlm::start().await;
+    let dump: String = (0..49)
+        .map(|i| {
+            format!("{{\"loc\":[\"messages\",{i},\"content\"],\"msg\":\"Input should be a valid string\"}}\n")
+        })
+        .collect();
+    let body = serde_json::json!({"error": {"message": format!("49 validation errors for ChatRequest\n{}", dump.repeat(10)), "type": "server_error"}});
+    llm.script_anthropic([Scripted::json(500, &body), Scripted::json(500, &body)]).await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items.len(), 1, "not retried: {items:?}");
+    let Err(e) = &items[0] else { panic!("{items:?}") };
+    let text = e.to_string();
+    assert!(matches!(e, ProviderError::InvalidRequest { status: Some(500), .. }), "{e:?}");
+    assert!(
+        text.lines().count() <= 7 && text.len() < 1000,
+        "capped: {} lines, {} bytes",
+        text.lines().count(),
+        text.len()
+    );
+    assert!(text.contains("validation errors") && text.contains("characters in all"), "{text}");
+    assert_eq!(llm.requests().await.len(), 1);
 }
