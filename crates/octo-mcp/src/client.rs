@@ -154,6 +154,57 @@ pub(crate) async fn connect(
     Ok(Connection { service, tools: Mutex::new(tools), resources, prompts, group, _child: child })
 }
 
+/// What a stdio server inherits from octo's environment: what a process needs to run and find
+/// its way (the official SDKs' list, the locale, the temp dir, proxies and extra CA files), no
+/// value that looks like a shell function.
+const INHERITED_ENV: &[&str] = &[
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    // Windows.
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PROCESSOR_ARCHITECTURE",
+    "PROGRAMFILES",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PATHEXT",
+    "COMSPEC",
+];
+
+/// The inherited variables that are set.
+pub(crate) fn inherited_env() -> Vec<(String, String)> {
+    INHERITED_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().filter(|v| !v.starts_with("()")).map(|v| ((*k).to_owned(), v)))
+        .collect()
+}
+
 /// Starts a stdio server's process in a process group of its own, its standard streams piped.
 fn spawn(
     command: &str,
@@ -162,7 +213,9 @@ fn spawn(
     cwd: &Path,
 ) -> Result<tokio::process::Child, String> {
     let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args).envs(env).current_dir(cwd);
+    // Only a short list of octo's environment, as the official SDKs pass it (never the user's
+    // API keys); the server's own `env` is added on top.
+    cmd.env_clear().envs(inherited_env()).args(args).envs(env).current_dir(cwd);
     #[cfg(unix)]
     cmd.process_group(0);
     cmd.kill_on_drop(true)
@@ -233,7 +286,10 @@ async fn reach_http(
     if let Some(b) = bearer {
         cfg = cfg.auth_header(b.to_owned());
     }
-    let t = rmcp::transport::StreamableHttpClientTransport::with_client(client, cfg);
+    let t = rmcp::transport::StreamableHttpClientTransport::with_client(
+        crate::session_http::SessionAware(client),
+        cfg,
+    );
     match tokio::time::timeout(timeout, handler.serve(t)).await {
         Ok(Ok(s)) => Ok(s),
         Ok(Err(e)) => Err(format!("{url} did not start an MCP session: {e}")),

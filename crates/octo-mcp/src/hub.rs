@@ -6,12 +6,16 @@
 use crate::client::{connect, Connection, Signals, StderrTail};
 use crate::config::{Origin, ServerConfig, Transport};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Restarts after the first start before a server is given up on.
-const MAX_RESTARTS: u32 = 3;
+const MAX_RESTARTS: usize = 3;
+
+/// The window [`MAX_RESTARTS`] counts in: a server that crashes now and then, each restart
+/// working, is started again; one that crashes again and again is given up.
+const RESTART_WINDOW: Duration = Duration::from_secs(600);
 
 /// Where a server is.
 #[derive(Clone)]
@@ -50,7 +54,8 @@ pub(crate) struct Server {
     pub state: Mutex<State>,
     pub signals: Arc<Signals>,
     pub stderr: StderrTail,
-    restarts: AtomicU32,
+    /// When it was restarted, within the last [`RESTART_WINDOW`].
+    restarts: Mutex<Vec<std::time::Instant>>,
     /// Serialises starts.
     starting: tokio::sync::Mutex<()>,
     /// The hub's generation, bumped when this server's tools change.
@@ -143,7 +148,7 @@ impl McpHub {
                     state: Mutex::new(state),
                     signals: Arc::new(Signals::default()),
                     stderr: StderrTail::default(),
-                    restarts: AtomicU32::new(0),
+                    restarts: Mutex::new(Vec::new()),
                     starting: tokio::sync::Mutex::new(()),
                     generation: Arc::clone(&generation),
                     known_tools: Mutex::new(Vec::new()),
@@ -231,16 +236,28 @@ impl McpHub {
             match server.state() {
                 State::Ready(c) if !c.service.is_closed() => return Ok(c),
                 State::Ready(_) | State::Exited(_) => {
-                    let n = server.restarts.fetch_add(1, Ordering::SeqCst) + 1;
-                    if n > MAX_RESTARTS {
-                        let why = format!(
-                            "it exited and was restarted {MAX_RESTARTS} times already{}",
-                            server.stderr.describe()
-                        );
-                        server.set(State::Failed(why.clone()));
-                        return Err(why);
-                    }
-                    tokio::time::sleep(Duration::from_millis(250 * 2u64.pow(n - 1))).await;
+                    let n = {
+                        let mut recent =
+                            server.restarts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let now = std::time::Instant::now();
+                        recent.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
+                        if recent.len() >= MAX_RESTARTS {
+                            let why = format!(
+                                "it exited {} times within {} minutes and is not started again in this session (a new session starts it){}",
+                                MAX_RESTARTS + 1,
+                                RESTART_WINDOW.as_secs() / 60,
+                                server.stderr.describe()
+                            );
+                            server.set(State::Failed(why.clone()));
+                            return Err(why);
+                        }
+                        recent.push(now);
+                        recent.len()
+                    };
+                    tokio::time::sleep(Duration::from_millis(
+                        250 * 2u64.pow(u32::try_from(n).unwrap_or(3) - 1),
+                    ))
+                    .await;
                     return self.launch(server).await;
                 }
                 State::Starting => {

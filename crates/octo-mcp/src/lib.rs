@@ -19,6 +19,7 @@ mod hub;
 mod names;
 pub mod prompts;
 pub mod serve;
+mod session_http;
 mod tool;
 
 pub use config::{parse_mcp_json, McpJson, Origin, ServerConfig, ServerSpec, Transport};

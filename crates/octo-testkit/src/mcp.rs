@@ -81,6 +81,11 @@ impl TestServer {
             Tool::new("grow", "Adds a tool.", object(json!({}))),
             Tool::new("pid", "The server's process id.", object(json!({}))),
             Tool::new("spawn", "Starts a grandchild process.", object(json!({}))),
+            Tool::new(
+                "getenv",
+                "The value of environment variable `name`.",
+                object(json!({"name": {"type": "string"}})),
+            ),
         ];
         if self.grown.load(Ordering::SeqCst) {
             t.push(Tool::new("late", "Added later.", object(json!({}))));
@@ -251,6 +256,10 @@ impl ServerHandler for TestServer {
                 text("grown")
             }
             "pid" => text(std::process::id().to_string()),
+            "getenv" => {
+                let name = args.get("name").and_then(|v| v.as_str()).unwrap_or("");
+                text(std::env::var(name).unwrap_or_else(|_| "(unset)".into()))
+            }
             "spawn" => {
                 let mut child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
                 let pid = child.id();
@@ -334,6 +343,59 @@ pub async fn serve_http(options: Options) -> (String, tokio_util::sync::Cancella
             .await;
     });
     (url, ct)
+}
+
+/// [`serve_http`], but the server can be made to forget its sessions (as one restarted does) and
+/// then answers each forgotten session id with HTTP 400 and a JSON-RPC error without an id, as
+/// the TypeScript SDK's servers do (the spec asks for 404). Set the flag to forget.
+pub async fn serve_http_forgetful(
+    options: Options,
+) -> (String, tokio_util::sync::CancellationToken, Arc<std::sync::atomic::AtomicBool>) {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    use std::sync::atomic::AtomicBool;
+    let ct = tokio_util::sync::CancellationToken::new();
+    let svc = StreamableHttpService::new(
+        move || Ok(TestServer::new(options.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
+    );
+    let forget = Arc::new(AtomicBool::new(false));
+    let issued: Arc<Mutex<std::collections::HashSet<String>>> = Arc::default();
+    let (flag, ids) = (Arc::clone(&forget), Arc::clone(&issued));
+    let gate = axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
+        let (flag, ids) = (Arc::clone(&flag), Arc::clone(&ids));
+        async move {
+            let sid = req.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+            if let Some(sid) = &sid {
+                if flag.load(Ordering::SeqCst) && ids.lock().unwrap().contains(sid) {
+                    let body = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+                    return axum::response::Response::builder()
+                        .status(400)
+                        .header("content-type", "application/json")
+                        .body(axum::body::Body::from(body))
+                        .unwrap();
+                }
+            }
+            let resp = next.run(req).await;
+            if !flag.load(Ordering::SeqCst) {
+                if let Some(new) = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+                    ids.lock().unwrap().insert(new.to_owned());
+                }
+            }
+            resp
+        }
+    });
+    let app = axum::Router::new().nest_service("/mcp", svc).layer(gate);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = ct.clone();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+            .await;
+    });
+    (url, ct, forget)
 }
 
 /// The path of the `octo-test-mcp` binary. `make test` builds it with the workspace's binaries;

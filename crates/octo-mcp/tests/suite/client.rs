@@ -223,3 +223,47 @@ async fn a_streamable_http_server_works_and_bad_urls_are_explained() {
     hub.shutdown();
     stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stdio_server_gets_no_keys_from_octos_environment() {
+    // The test process's own environment stands for octo's: it has PATH and, here, a key.
+    // (Set through the server's config, a variable does reach it: that is the user's choice.)
+    let mut with_env = stdio("t", &[]);
+    with_env.spec.env = [("CHOSEN".to_owned(), "yes".to_owned())].into_iter().collect();
+    let (hub, source) = hub(vec![with_env]).await;
+    let get = |name: &str| call(&source, "mcp__t__getenv", json!({"name": name}));
+    assert_ne!(get("PATH").await.text_content(), "(unset)", "PATH is passed");
+    assert_eq!(get("CHOSEN").await.text_content(), "yes");
+    for secret in ["CARGO_PKG_NAME", "RUST_TEST_THREADS", "OCTO_TEST_GGUF", "CARGO_MANIFEST_DIR"] {
+        if std::env::var_os(secret).is_some() {
+            assert_eq!(get(secret).await.text_content(), "(unset)", "{secret} reached the server");
+        }
+    }
+    hub.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_server_that_forgot_its_session_is_joined_again_not_waited_on() {
+    let (url, stop, forget) =
+        octo_testkit::mcp::serve_http_forgetful(octo_testkit::mcp::Options::default()).await;
+    let mut server = ServerConfig {
+        name: "h".into(),
+        spec: ServerSpec { url: Some(url), ..ServerSpec::default() },
+        origin: Origin::User,
+    };
+    server.spec.call_timeout = Some(20.0);
+    let (hub, source) = hub(vec![server]).await;
+    assert_eq!(call(&source, "mcp__h__echo", json!({"text": "one"})).await.text_content(), "one");
+    // The server restarts: the old session id now gets 400 (not 404).
+    forget.store(true, std::sync::atomic::Ordering::SeqCst);
+    let started = std::time::Instant::now();
+    let mut answered = call(&source, "mcp__h__echo", json!({"text": "two"})).await;
+    if answered.is_error {
+        // At most the call in flight fails, saying so; the next one joins a new session.
+        answered = call(&source, "mcp__h__echo", json!({"text": "two"})).await;
+    }
+    assert_eq!(answered.text_content(), "two", "{}", answered.text_content());
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    hub.shutdown();
+    stop.cancel();
+}
