@@ -136,6 +136,19 @@ pub fn runner(
     Runner { shell, cwd: workspace.to_path_buf() }
 }
 
+/// How hooks see calls: Claude Code's tool and argument names (`Bash` with `command`, `Write`
+/// with `file_path`), or octo's own when `native` (`hook_format = "octo"`).
+pub fn shape(native: bool) -> octo_hooks::Shape {
+    if native {
+        return octo_hooks::Shape::native();
+    }
+    octo_hooks::Shape {
+        call: std::sync::Arc::new(octo_tools::claude::hook_call),
+        input: std::sync::Arc::new(octo_tools::claude::hook_input),
+        response: std::sync::Arc::new(octo_tools::claude::hook_response),
+    }
+}
+
 /// Other names a tool is matched by in hook files: Claude Code's.
 pub fn aliases(tool: &str) -> Vec<String> {
     let mut out: Vec<String> =

@@ -33,6 +33,43 @@ pub struct Context {
     pub aliases: Aliases,
     /// Shows the user a hook's error (it blocks nothing).
     pub notice: Arc<dyn Fn(String) + Send + Sync>,
+    /// How hooks see calls: Claude Code's tool names and argument names, or octo's own.
+    pub shape: Shape,
+}
+
+/// A call as the hooks see it: `(tool_name, tool_input)`; `None` keeps octo's.
+pub type ShapeCall = Arc<dyn Fn(&str, &Value) -> Option<(String, Value)> + Send + Sync>;
+/// A hook's `updatedInput` as octo's arguments for the tool.
+pub type ShapeInput = Arc<dyn Fn(&str, Value) -> Value + Send + Sync>;
+/// `tool_response` for a finished call (tool, its input, its text, whether it failed).
+pub type ShapeResponse = Arc<dyn Fn(&str, &Value, &str, bool) -> Value + Send + Sync>;
+
+/// How a tool call is shown to hooks, and a hook's rewritten input read back.
+#[derive(Clone)]
+pub struct Shape {
+    /// A call as the hooks see it.
+    pub call: ShapeCall,
+    /// A hook's `updatedInput` read back.
+    pub input: ShapeInput,
+    /// `tool_response` for a finished call.
+    pub response: ShapeResponse,
+}
+
+impl Shape {
+    /// octo's own names and arguments, unchanged.
+    pub fn native() -> Self {
+        Self {
+            call: Arc::new(|_, _| None),
+            input: Arc::new(|_, v| v),
+            response: Arc::new(|_, _, out, err| json!({"output": out, "is_error": err})),
+        }
+    }
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Self::native()
+    }
 }
 
 /// The result of the UserPromptSubmit hooks.
@@ -177,8 +214,10 @@ impl Hooks {
 
     /// PreToolUse: deny beats ask beats allow; the first rewritten input is used.
     pub async fn pre_tool(&self, tool: &str, input: &Value) -> BeforeTool {
+        let (name, shown) =
+            (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
         let answers =
-            self.fire(Event::PreToolUse, Some(tool), json!({"tool_name": tool, "tool_input": input})).await;
+            self.fire(Event::PreToolUse, Some(tool), json!({"tool_name": name, "tool_input": shown})).await;
         let mut out = BeforeTool::proceed();
         let mut rank = 0;
         for a in &answers {
@@ -211,7 +250,10 @@ impl Hooks {
                 out.verdict = verdict.verdict;
             }
             if out.input.is_none() {
-                out.input = a.specific("updatedInput").filter(|v| v.is_object()).cloned();
+                out.input = a
+                    .specific("updatedInput")
+                    .filter(|v| v.is_object())
+                    .map(|v| (self.ctx.shape.input)(tool, v.clone()));
             }
         }
         out
@@ -219,12 +261,14 @@ impl Hooks {
 
     /// PostToolUse: a block or context is added to what the model sees.
     pub async fn post_tool(&self, tool: &str, input: &Value, output: &ToolOutput) -> AfterTool {
-        let response = json!({"output": output.text_content(), "is_error": output.is_error});
+        let response = (self.ctx.shape.response)(tool, input, &output.text_content(), output.is_error);
+        let (name, shown) =
+            (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
         let answers = self
             .fire(
                 Event::PostToolUse,
                 Some(tool),
-                json!({"tool_name": tool, "tool_input": input, "tool_response": response}),
+                json!({"tool_name": name, "tool_input": shown, "tool_response": response}),
             )
             .await;
         let mut added = Vec::new();

@@ -78,9 +78,122 @@ pub fn claude_names(tool: &str) -> &'static [String] {
     builtin().iter().find(|(n, _)| n == tool).map_or(&[], |(_, m)| m.aliases.as_slice())
 }
 
+/// Arguments whose names differ between an octo tool and its Claude Code counterpart
+/// (`read_file`'s `path` is `Read`'s `file_path`); every other argument has the same name.
+fn renamed(tool: &str) -> &'static [(&'static str, &'static str)] {
+    match tool {
+        "read_file" | "write_file" | "edit_file" => &[("path", "file_path")],
+        "terminal_output" => &[("id", "bash_id")],
+        "kill_shell" => &[("id", "shell_id")],
+        _ => &[],
+    }
+}
+
+/// A call as Claude Code's hooks see it: the Claude Code name and the arguments under Claude's
+/// names and units (`Bash`'s `timeout` is in milliseconds, octo's in seconds); `None` for a
+/// tool Claude Code does not have (it keeps octo's name and arguments).
+pub fn hook_call(tool: &str, input: &serde_json::Value) -> Option<(String, serde_json::Value)> {
+    let names = claude_names(tool);
+    let multi = tool == "edit_file" && input.get("edits").is_some();
+    let name = if multi { "MultiEdit" } else { names.first()?.as_str() };
+    let mut out = input.clone();
+    if let Some(obj) = out.as_object_mut() {
+        for (ours, theirs) in renamed(tool) {
+            if let Some(v) = obj.remove(*ours) {
+                obj.insert((*theirs).to_owned(), v);
+            }
+        }
+        if tool == "terminal" {
+            if let Some(secs) = obj.get("timeout").and_then(serde_json::Value::as_f64) {
+                obj.insert("timeout".into(), serde_json::json!((secs * 1000.0).round() as u64));
+            }
+        }
+    }
+    Some((name.to_owned(), out))
+}
+
+/// A hook's `updatedInput` in octo's names for `tool`: Claude Code's names and units taken
+/// back (a hook written for Claude Code answers in them); octo's own names pass through.
+pub fn hook_input(tool: &str, updated: serde_json::Value) -> serde_json::Value {
+    let mut out = updated;
+    if claude_names(tool).is_empty() {
+        return out;
+    }
+    if let Some(obj) = out.as_object_mut() {
+        for (ours, theirs) in renamed(tool) {
+            if let Some(v) = obj.remove(*theirs) {
+                obj.insert((*ours).to_owned(), v);
+            }
+        }
+        if tool == "terminal" {
+            if let Some(ms) = obj.get("timeout").and_then(serde_json::Value::as_f64) {
+                obj.insert("timeout".into(), serde_json::json!(((ms / 1000.0).ceil() as u64).max(1)));
+            }
+        }
+    }
+    out
+}
+
+/// What a PostToolUse hook sees as `tool_response`, in the shape Claude Code gives that tool
+/// (`Bash`: `stdout`, `stderr`, `interrupted`; the file tools: `filePath`, `success`), with
+/// octo's own `output` and `is_error` beside.
+pub fn hook_response(
+    tool: &str,
+    input: &serde_json::Value,
+    output: &str,
+    is_error: bool,
+) -> serde_json::Value {
+    let mut r = serde_json::json!({"output": output, "is_error": is_error});
+    let Some(obj) = r.as_object_mut() else { return r };
+    match tool {
+        "terminal" => {
+            obj.insert("stdout".into(), output.into());
+            obj.insert("stderr".into(), "".into());
+            obj.insert("interrupted".into(), false.into());
+            obj.insert("isImage".into(), false.into());
+        }
+        "read_file" | "write_file" | "edit_file" => {
+            if let Some(p) = input.get("path") {
+                obj.insert("filePath".into(), p.clone());
+            }
+            obj.insert("success".into(), (!is_error).into());
+        }
+        _ => {}
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{claude_names, rules_for};
+    use super::{claude_names, hook_call, hook_input, rules_for};
+
+    #[test]
+    fn hook_calls_speak_claude_code_and_come_back_as_octo() {
+        let (name, input) =
+            hook_call("write_file", &serde_json::json!({"path": "a.rs", "content": "x"})).unwrap();
+        assert_eq!(
+            (name.as_str(), &input),
+            ("Write", &serde_json::json!({"file_path": "a.rs", "content": "x"}))
+        );
+        let (name, input) =
+            hook_call("terminal", &serde_json::json!({"command": "ls", "timeout": 5})).unwrap();
+        assert_eq!((name.as_str(), &input["timeout"]), ("Bash", &serde_json::json!(5000)));
+        let edits = serde_json::json!({"path": "a", "edits": [{"old_string": "a", "new_string": "b"}]});
+        assert_eq!(hook_call("edit_file", &edits).unwrap().0, "MultiEdit");
+        assert_eq!(hook_call("edit_file", &serde_json::json!({"path": "a"})).unwrap().0, "Edit");
+        assert_eq!(hook_call("octo_only_tool", &serde_json::json!({})), None);
+        let back = hook_input("terminal", serde_json::json!({"command": "ls -la", "timeout": 1500}));
+        assert_eq!(back, serde_json::json!({"command": "ls -la", "timeout": 2}));
+        let back = hook_input(
+            "edit_file",
+            serde_json::json!({"file_path": "b.rs", "old_string": "x", "new_string": "y"}),
+        );
+        assert_eq!(back["path"], "b.rs");
+        assert_eq!(
+            hook_input("octo_only_tool", serde_json::json!({"file_path": 1})),
+            serde_json::json!({"file_path": 1})
+        );
+    }
 
     #[test]
     fn octo_tools_have_their_claude_code_names() {

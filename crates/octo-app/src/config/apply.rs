@@ -58,6 +58,7 @@ impl Config {
             subagents,
             hooks,
             log_events,
+            hook_format,
             sandbox,
             sandbox_network,
             sandbox_writable_roots,
@@ -86,6 +87,15 @@ impl Config {
         self.apply_hooks(&hooks, layer.is_project, &layer.desc);
         if let Some(l) = log_events {
             self.log_events = l;
+        }
+        match hook_format.as_deref() {
+            None => {}
+            Some("claude") => self.hooks_native = false,
+            Some("octo") => self.hooks_native = true,
+            Some(other) => self.warnings.push(format!(
+                "{}: hook_format = \"{other}\" is neither \"claude\" nor \"octo\"; hooks keep Claude Code's names",
+                layer.desc
+            )),
         }
         let keys = super::sandbox::SandboxKeys {
             mode: sandbox,

@@ -126,6 +126,9 @@ pub struct FileConfig {
     pub hooks: BTreeMap<String, Vec<HookToml>>,
     /// Append every event of a session to `logs/<session>.jsonl` in octo's home.
     pub log_events: Option<bool>,
+    /// How hooks see tool calls: `"claude"` (Claude Code's tool and argument names, the
+    /// default) or `"octo"` (octo's own).
+    pub hook_format: Option<String>,
     /// The OS sandbox for commands: `workspace-write`, `read-only`, `off` or `required`.
     pub sandbox: Option<String>,
     /// Whether sandboxed commands may use the network.

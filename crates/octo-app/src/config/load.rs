@@ -71,6 +71,8 @@ pub struct Config {
     pub hooks: octo_hooks::HookSet,
     /// Whether every event is logged.
     pub log_events: bool,
+    /// Whether hooks see calls in octo's own names rather than Claude Code's (`hook_format`).
+    pub hooks_native: bool,
     /// The OS sandbox's settings.
     pub sandbox: super::sandbox::SandboxSettings,
     /// The chat-app bridges to start with `octo serve`.
@@ -113,6 +115,7 @@ impl Config {
             subagents: SubagentLimits::default(),
             hooks: octo_hooks::HookSet::default(),
             log_events: false,
+            hooks_native: false,
             sandbox: super::sandbox::SandboxSettings::default(),
             channels: Vec::new(),
             warnings: Vec::new(),

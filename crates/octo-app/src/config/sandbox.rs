@@ -37,7 +37,8 @@ pub struct SandboxSettings {
     pub writable_roots: Vec<PathBuf>,
     /// Whether the workspace's `.git` is writable.
     pub git_writable: bool,
-    /// Whether hook scripts run in the sandbox.
+    /// Whether hook scripts run in the sandbox (default no: they are the user's own code, or a
+    /// project's the user trusted, and run unconfined as in Claude Code).
     pub hooks: bool,
 }
 
@@ -49,7 +50,7 @@ impl Default for SandboxSettings {
             network: false,
             writable_roots: Vec::new(),
             git_writable: false,
-            hooks: true,
+            hooks: false,
         }
     }
 }

@@ -52,7 +52,7 @@ impl Session {
         let Some((_, set)) = pending.take() else { return Ok(()) };
         let sandbox = self.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
         let runner = crate::hooks::runner(&self.setup.workspace, sandbox);
-        cell.set(hook_instance(set, runner, &home, &self.core));
+        cell.set(hook_instance(set, runner, &home, &self.core, config.hooks_native));
         Ok(())
     }
 

@@ -231,7 +231,13 @@ pub(super) fn hooks(
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
     let runner = crate::hooks::runner(&place.workspace, hook_sandbox);
-    let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(active, runner, &place.home, core)));
+    let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
+        active,
+        runner,
+        &place.home,
+        core,
+        config.hooks_native,
+    )));
     HooksPart {
         cell: Some(cell),
         untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
@@ -246,6 +252,7 @@ pub(super) fn hook_instance(
     runner: octo_hooks::Runner,
     home: &Home,
     core: &Core,
+    native: bool,
 ) -> octo_hooks::Hooks {
     let id = Arc::clone(&core.session_id);
     let sessions = home.sessions();
@@ -263,6 +270,7 @@ pub(super) fn hook_instance(
             notice: Arc::new(move |message| {
                 let _ = events.send(AgentEvent::Notice { message });
             }),
+            shape: crate::hooks::shape(native),
         },
     )
 }

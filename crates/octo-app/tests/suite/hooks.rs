@@ -278,3 +278,87 @@ async fn the_event_log_has_every_event_and_no_credentials() {
     assert!(kinds.contains(&"text_delta".to_owned()) && kinds.last().unwrap() == "turn_end", "{kinds:?}");
     assert!(!text.contains("sk-ant-api03") && text.contains("[redacted]"), "{text}");
 }
+
+/// Claude Code's own example hooks, as its documentation writes them: a Bash command validator
+/// that checks `tool_name == "Bash"` and reads `tool_input.command`, a file guard reading
+/// `tool_input.file_path` on `Edit|MultiEdit|Write`, and a rewrite through `updatedInput`.
+const CLAUDE_SETTINGS: &str = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/bash_validator.py"}]},
+      {"matcher": "Edit|MultiEdit|Write", "hooks": [{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/file_guard.py"}]}
+    ],
+    "PostToolUse": [
+      {"matcher": "Write", "hooks": [{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/log.py"}]}
+    ]
+  }
+}"#;
+
+const BASH_VALIDATOR: &str = r#"import json, sys
+data = json.load(sys.stdin)
+if data.get("tool_name") != "Bash":
+    sys.exit(0)
+command = data.get("tool_input", {}).get("command", "")
+if command.startswith("grep "):
+    print("Use 'rg' (ripgrep) instead of 'grep' for better performance", file=sys.stderr)
+    sys.exit(2)
+sys.exit(0)
+"#;
+
+const FILE_GUARD: &str = r#"import json, sys
+data = json.load(sys.stdin)
+path = data.get("tool_input", {}).get("file_path", "")
+if path.endswith(".env"):
+    print("Refusing to touch " + path, file=sys.stderr)
+    sys.exit(2)
+if path.endswith("notes.txt"):
+    out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+           "updatedInput": {"file_path": path, "content": "rewritten by the hook\n"}}}
+    print(json.dumps(out))
+sys.exit(0)
+"#;
+
+const LOG: &str = r#"import json, os, sys
+data = json.load(sys.stdin)
+r = data["tool_response"]
+with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hook.log"), "a") as f:
+    f.write("%s %s %s\n" % (data["tool_name"], r.get("filePath"), r.get("success")))
+"#;
+
+#[tokio::test]
+async fn claude_codes_example_hooks_see_claude_names_and_arguments() {
+    if std::process::Command::new("python3").arg("-c").arg("1").status().map_or(true, |s| !s.success()) {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let t = setup(
+        &[
+            (".claude/settings.json", CLAUDE_SETTINGS),
+            (".claude/hooks/bash_validator.py", BASH_VALIDATOR),
+            (".claude/hooks/file_guard.py", FILE_GUARD),
+            (".claude/hooks/log.py", LOG),
+            ("src/a.txt", "needle\n"),
+        ],
+        "",
+        vec![
+            call("t1", "terminal", json!({"command": "grep -r needle src"})),
+            call("t2", "write_file", json!({"path": "config/.env", "content": "SECRET=1"})),
+            call("t3", "write_file", json!({"path": "notes.txt", "content": "the model's text"})),
+            answer("done"),
+        ],
+    )
+    .await;
+    let s = t.session(Mode::Auto, false);
+    s.trust_hooks().unwrap();
+    let events = turn(&s, "go").await;
+    let (o, text) = result(&events, "t1");
+    assert_ne!(o, ToolOutcome::Ran, "the Bash validator fired: {text}");
+    assert!(text.contains("Use 'rg' (ripgrep)"), "{text}");
+    let (o, text) = result(&events, "t2");
+    assert!(o != ToolOutcome::Ran && text.contains("Refusing to touch config/.env"), "{text}");
+    assert!(!t.ws.join("config/.env").exists());
+    assert_eq!(result(&events, "t3").0, ToolOutcome::Ran);
+    assert_eq!(std::fs::read_to_string(t.ws.join("notes.txt")).unwrap(), "rewritten by the hook\n");
+    let log = std::fs::read_to_string(t.ws.join("hook.log")).unwrap();
+    assert_eq!(log.trim(), "Write notes.txt True", "{log}");
+}

@@ -124,17 +124,19 @@ async fn a_denied_write_in_auto_mode_is_explained() {
 }
 
 #[tokio::test]
-async fn hooks_run_in_the_sandbox() {
+async fn hooks_run_unconfined_unless_sandbox_hooks_is_set() {
+    // The user's own code, as in Claude Code: a logging hook may write outside the workspace.
     let hook =
         "[[hooks.PostToolUse]]\ncommand = \"echo hook > ../outside/hook.txt; echo ok > hook-inside.txt\"\n";
     let t = setup(vec![json!({"command": "true"})], Mode::Auto, hook, false).await;
     drive(&t.session, false).await;
     assert!(t.ws.join("hook-inside.txt").is_file());
-    assert!(!t.out.join("hook.txt").exists());
-    let open = format!("sandbox_hooks = false\n{hook}");
-    let t = setup(vec![json!({"command": "true"})], Mode::Auto, &open, false).await;
-    drive(&t.session, false).await;
     assert!(t.out.join("hook.txt").is_file());
+    let confined = format!("sandbox_hooks = true\n{hook}");
+    let t = setup(vec![json!({"command": "true"})], Mode::Auto, &confined, false).await;
+    drive(&t.session, false).await;
+    assert!(t.ws.join("hook-inside.txt").is_file());
+    assert!(!t.out.join("hook.txt").exists());
 }
 
 #[tokio::test]

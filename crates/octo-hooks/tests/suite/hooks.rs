@@ -46,6 +46,7 @@ impl T {
                 session: Arc::new(|| SessionInfo { id: Some("s-1".into()), transcript: None }),
                 aliases: Arc::new(|t: &str| if t == "terminal" { vec!["Bash".into()] } else { Vec::new() }),
                 notice: Arc::new(move |n| notices.lock().unwrap().push(n)),
+                shape: octo_hooks::Shape::native(),
             },
         )
     }
