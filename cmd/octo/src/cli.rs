@@ -168,9 +168,23 @@ pub struct Cli {
     #[arg(long)]
     pub raw: bool,
 
-    /// text (the answer), json (one result object) or stream-json (one event per line).
+    /// text (the answer), json (one result object, Claude Code's fields and octo's), stream-json
+    /// (Claude Code's messages as JSON lines: system/init, assistant, user, result) or events
+    /// (octo's own event stream, one event per line).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
+
+    /// Tools allowed without asking, in Claude Code's spelling (`"Bash(git log:*)" Read`).
+    #[arg(long = "allowedTools", alias = "allowed-tools", num_args = 1.., value_name = "TOOLS")]
+    pub allowed_tools: Vec<String>,
+
+    /// Tools denied, in Claude Code's spelling (`"Bash(rm:*)" WebFetch`).
+    #[arg(long = "disallowedTools", alias = "disallowed-tools", num_args = 1.., value_name = "TOOLS")]
+    pub disallowed_tools: Vec<String>,
+
+    /// With --output-format stream-json: also the answer's deltas as `stream_event` lines.
+    #[arg(long)]
+    pub include_partial_messages: bool,
 
     /// text (the prompt) or stream-json: user messages as JSON lines on stdin, in Claude Code's
     /// shape (`{"type":"user","message":{"role":"user","content":"..."}}`), each answered in turn
@@ -214,8 +228,10 @@ pub enum OutputFormat {
     Text,
     /// One JSON object with the answer, usage, cost and more.
     Json,
-    /// Every event as one JSON object per line, as it happens.
+    /// Claude Code's stream-json messages, one JSON object per line.
     StreamJson,
+    /// octo's own events, one JSON object per line, as they happen.
+    Events,
 }
 
 /// Subcommands.

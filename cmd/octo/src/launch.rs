@@ -16,6 +16,8 @@ pub fn overrides(cli: &Cli) -> Overrides {
         reasoning_effort: cli.reasoning_effort.clone(),
         max_tokens: cli.max_tokens,
         sandbox: cli.sandbox.clone(),
+        allowed_tools: cli.allowed_tools.clone(),
+        disallowed_tools: cli.disallowed_tools.clone(),
     }
 }
 

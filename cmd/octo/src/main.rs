@@ -3,6 +3,7 @@
 //! A thin front end over `octo-app`: it parses flags, builds a `Session`, and renders its events.
 //! It never talks to a provider or a tool directly.
 
+mod claude_stream;
 mod cli;
 mod commands;
 mod exit;

@@ -72,7 +72,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     // handler (which would end the process without the usual cleanup and exit code).
     let mut interrupts = Interrupts::new();
     session.prompt_prepared(prepared)?;
-    let mut renderer = output::for_cli(cli, started);
+    let mut renderer = output::for_cli(cli, started, &session);
     let mut fold = TurnFold::new();
     let mut interrupted = false;
     let mut closed_stdout = false;

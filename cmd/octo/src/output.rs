@@ -10,7 +10,7 @@ use serde_json::json;
 use std::time::Instant;
 
 /// The renderer for the chosen `--output-format`.
-pub fn for_cli(cli: &Cli, started: Instant) -> Box<dyn TurnRenderer> {
+pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Box<dyn TurnRenderer> {
     match cli.output_format {
         OutputFormat::Text => {
             use std::io::IsTerminal;
@@ -26,7 +26,15 @@ pub fn for_cli(cli: &Cli, started: Instant) -> Box<dyn TurnRenderer> {
             Box::new(Text { quiet: cli.quiet, verbose: cli.verbose, started, answer })
         }
         OutputFormat::Json => Box::new(Json { started }),
-        OutputFormat::StreamJson => Box::new(StreamJson),
+        OutputFormat::StreamJson => Box::new(ClaudeLines {
+            stream: crate::claude_stream::ClaudeStream::new(
+                crate::claude_stream::Init::of(session),
+                cli.include_partial_messages,
+            ),
+            id: session.session_id_handle(),
+            started,
+        }),
+        OutputFormat::Events => Box::new(StreamJson),
     }
 }
 
@@ -119,25 +127,80 @@ impl TurnRenderer for Json {
 }
 
 /// The result object of a turn (`--output-format json`, and after each turn of a stream-json
-/// input run).
+/// run): Claude Code's fields (`subtype`, `result`, `num_turns`, `total_cost_usd`, `usage` with
+/// its token names, `permission_denials` …) and octo's own beside them.
 pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
-    {
-        json!({
-            "type": "result",
-            "is_error": s.failed() || s.end_reason == TurnEndReason::Cancelled,
-            "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
-            "error": s.error,
-            "end_reason": s.end_reason,
-            "stop_reason": s.stop_reason,
-            "session_id": s.session_id,
-            "model": s.model,
-            "turns": s.turns,
-            "usage": s.usage,
-            "cost_usd": s.cost_usd,
-            "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            "tool_calls": s.tool_calls,
-            "denied_tool_calls": s.denied,
+    let failed = s.failed() || s.end_reason == TurnEndReason::Cancelled;
+    let subtype = match s.end_reason {
+        _ if !failed => "success",
+        TurnEndReason::MaxTurns => "error_max_turns",
+        _ if s.error.as_deref().is_some_and(|e| e.contains("budget")) => "error_max_budget_usd",
+        _ => "error_during_execution",
+    };
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let u = &s.usage;
+    let denials: Vec<serde_json::Value> = s
+        .tool_calls
+        .iter()
+        .filter(|c| c.outcome.is_denial())
+        .map(|c| {
+            let name = octo_app::claude_tool_name(&c.name).unwrap_or_else(|| c.name.clone());
+            json!({"tool_name": name, "tool_use_id": c.id, "tool_input": {}, "summary": c.summary})
         })
+        .collect();
+    json!({
+        "type": "result",
+        "subtype": subtype,
+        "is_error": failed,
+        "duration_ms": duration_ms,
+        // The whole run's wall time: octo does not time the model's requests apart.
+        "duration_api_ms": duration_ms,
+        "num_turns": s.requests,
+        "result": if s.failed() { json!(s.error.clone().unwrap_or_default()) } else { json!(s.answer) },
+        "stop_reason": s.stop_reason,
+        "session_id": s.session_id,
+        "total_cost_usd": s.cost_usd.unwrap_or(0.0),
+        "usage": {
+            "input_tokens": u.input_tokens,
+            "cache_creation_input_tokens": u.cache_write_tokens,
+            "cache_read_input_tokens": u.cache_read_tokens,
+            "output_tokens": u.output_tokens,
+            "cache_read_tokens": u.cache_read_tokens,
+            "cache_write_tokens": u.cache_write_tokens,
+            "estimated": u.estimated,
+        },
+        "permission_denials": denials,
+        "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
+        "error": s.error,
+        "end_reason": s.end_reason,
+        "model": s.model,
+        "turns": s.turns,
+        "cost_usd": s.cost_usd,
+        "tool_calls": s.tool_calls,
+        "denied_tool_calls": s.denied,
+    })
+}
+
+/// Claude Code's stream-json lines, then the result object.
+struct ClaudeLines {
+    stream: crate::claude_stream::ClaudeStream,
+    id: std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>,
+    started: Instant,
+}
+
+impl TurnRenderer for ClaudeLines {
+    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+        let sid = (self.id)().unwrap_or_default();
+        for line in self.stream.lines(event, &sid) {
+            if !out::stdout(&format!("{line}\n")) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn finish(&mut self, s: &TurnSummary) {
+        out::stdout(&format!("{}\n", result_object(s, self.started)));
     }
 }
 

@@ -92,8 +92,8 @@ fn emit(v: &Value) -> bool {
 
 /// Runs the session until stdin ends and every queued turn is done.
 pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    if cli.output_format != OutputFormat::StreamJson {
-        out::error("--input-format stream-json needs --output-format stream-json");
+    if !matches!(cli.output_format, OutputFormat::StreamJson | OutputFormat::Events) {
+        out::error("--input-format stream-json needs --output-format stream-json (or events)");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let launcher = Launcher::from_env();
@@ -106,6 +106,13 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
     };
     let mut rx = session.subscribe();
+    // Claude Code's messages, or octo's own events (`--output-format events`).
+    let mut claude = (cli.output_format == OutputFormat::StreamJson).then(|| {
+        crate::claude_stream::ClaudeStream::new(
+            crate::claude_stream::Init::of(&session),
+            cli.include_partial_messages,
+        )
+    });
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let (mut pending, mut stdin_open, mut number) = (0usize, true, 0usize);
     let mut fold = TurnFold::new();
@@ -143,7 +150,11 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     started = Instant::now();
                 }
                 let done = fold.push(&event);
-                if !emit(&serde_json::to_value(&event).unwrap_or_default()) {
+                let shown = match claude.as_mut() {
+                    Some(c) => c.lines(&event, &session.session_id().unwrap_or_default()),
+                    None => vec![serde_json::to_value(&event).unwrap_or_default()],
+                };
+                if !shown.iter().all(emit) {
                     // Nobody reads stdout any more.
                     session.abort();
                     return Ok(ExitCode::from(EXIT_ERROR));

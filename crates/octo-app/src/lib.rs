@@ -136,6 +136,18 @@ pub use octo_agent::{
     TurnEndReason, Usage,
 };
 
+/// A call as Claude Code names it (`terminal` with `path`… as `Bash`, `Write` with
+/// `file_path`), for outputs read by programs written for Claude Code; `None` for a tool it does
+/// not have.
+pub fn claude_tool_call(tool: &str, input: &serde_json::Value) -> Option<(String, serde_json::Value)> {
+    octo_tools::claude::hook_call(tool, input)
+}
+
+/// A tool's Claude Code name (`terminal` is `Bash`), when it has one.
+pub fn claude_tool_name(tool: &str) -> Option<String> {
+    octo_tools::claude::claude_names(tool).first().cloned()
+}
+
 /// An HTTP client set up like the providers' (TLS roots, proxies from the environment, no overall
 /// timeout), for front ends that talk to other services, such as the chat bridges.
 pub fn http_client() -> Result<reqwest::Client, HttpClientError> {

@@ -292,12 +292,12 @@ async fn json_output_reports_an_interrupted_call() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn stream_json_prints_one_event_per_line() {
+async fn events_prints_one_event_per_line() {
     let llm = MockLlm::start().await;
     llm.script_anthropic([Scripted::sse(Reply::new().text("streamed").chunk_size(3).sse())]).await;
     let home = home_for(&llm);
     let mut c = octo(&home);
-    c.args(["--output-format", "stream-json", "hi"]);
+    c.args(["--output-format", "events", "hi"]);
     let out = assert_async(c).await.success().get_output().stdout.clone();
     let types: Vec<String> = String::from_utf8(out)
         .unwrap()
@@ -1030,4 +1030,106 @@ async fn resume_by_number_and_the_trash() {
     let mut c = octo(&home);
     c.args(["trash", "restore", "nothing-here"]);
     assert_async(c).await.code(2);
+}
+
+/// A program written for `claude -p --output-format json|stream-json` reads octo's output as it
+/// reads Claude Code's: the result's `subtype`, `result`, `num_turns`, `total_cost_usd` and
+/// `usage` names, and the stream's `system`/`init`, `assistant`, `user` and `result` lines with
+/// Claude Code's tool names.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_and_stream_json_have_claude_codes_shapes() {
+    let llm = MockLlm::start().await;
+    let script = || {
+        [
+            Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": "echo hi"})).sse()),
+            Scripted::sse(Reply::new().text("All done.").sse()),
+        ]
+    };
+    llm.script_anthropic(script()).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--output-format", "json", "go"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let v = json_of(&out);
+    assert_eq!((v["type"].as_str(), v["subtype"].as_str()), (Some("result"), Some("success")), "{v}");
+    assert_eq!(v["is_error"], false);
+    assert_eq!(v["result"], "All done.");
+    assert_eq!(v["num_turns"], 2, "two model requests");
+    assert!(
+        v["total_cost_usd"].is_number() && v["duration_ms"].is_number() && v["duration_api_ms"].is_number()
+    );
+    assert!(
+        v["usage"]["input_tokens"].is_number() && v["usage"]["cache_read_input_tokens"].is_number(),
+        "{v}"
+    );
+    assert!(v["session_id"].is_string() && v["permission_denials"].is_array());
+
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(script()).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--output-format", "stream-json", "go"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let lines: Vec<Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["system", "assistant", "user", "assistant", "result"], "{lines:#?}");
+    let init = &lines[0];
+    assert_eq!(init["subtype"], "init");
+    assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "Bash"), "{init}");
+    assert_eq!(init["permissionMode"], "bypassPermissions");
+    assert!(init["cwd"].is_string() && init["model"].is_string());
+    let call = &lines[1]["message"]["content"][0];
+    assert_eq!((call["type"].as_str(), call["name"].as_str()), (Some("tool_use"), Some("Bash")), "{call}");
+    assert_eq!(call["input"]["command"], "echo hi");
+    let result = &lines[2]["message"]["content"][0];
+    assert_eq!((result["type"].as_str(), result["tool_use_id"].as_str()), (Some("tool_result"), Some("t1")));
+    assert!(result["content"].as_str().unwrap().contains("hi"), "{result}");
+    assert_eq!(lines[3]["message"]["content"][0]["text"], "All done.");
+    assert_eq!(lines[4]["subtype"], "success");
+    assert_eq!(lines[4]["result"], "All done.");
+    assert!(lines[1]["session_id"].is_string());
+}
+
+/// Claude Code's spellings of the permission flags: `--allowedTools` lets a named call run
+/// without asking in a headless default-mode run; `--disallowedTools` refuses one auto mode
+/// would run.
+#[tokio::test(flavor = "multi_thread")]
+async fn allowed_and_disallowed_tools_as_claude_code_spells_them() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": "echo allowed"})).sse()),
+        Scripted::sse(Reply::new().text("ok").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--output-format", "json", "go", "--allowedTools", "Bash(echo:*)", "Read"]);
+    let v = json_of(&assert_async(c).await.success().get_output().stdout.clone());
+    assert_eq!(v["permission_denials"].as_array().unwrap().len(), 0, "{v}");
+    let bodies = llm.request_bodies().await;
+    assert!(bodies[1]["messages"].to_string().contains("allowed"), "the command ran");
+
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": "echo no"})).sse()),
+        Scripted::sse(Reply::new().text("ok").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args([
+        "--permission-mode",
+        "bypassPermissions",
+        "--output-format",
+        "json",
+        "go",
+        "--disallowedTools",
+        "Bash",
+    ]);
+    let out = assert_async(c).await.get_output().stdout.clone();
+    let v = json_of(&out);
+    let denials = v["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{v}");
+    assert_eq!(denials[0]["tool_name"], "Bash");
 }

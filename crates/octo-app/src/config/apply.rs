@@ -413,8 +413,55 @@ impl Config {
         if let Some(t) = o.max_tokens {
             self.max_tokens = Some(Sourced::new(t, Source::Flag));
         }
+        let (allow, deny) = (
+            self.tool_rules(&o.allowed_tools, "--allowedTools"),
+            self.tool_rules(&o.disallowed_tools, "--disallowedTools"),
+        );
+        if !allow.is_empty() || !deny.is_empty() {
+            self.rules.add(&allow, &[], &deny, "the command line").map_err(|e| ConfigError::Value {
+                source_desc: "--allowedTools/--disallowedTools".into(),
+                message: e.to_string(),
+            })?;
+        }
         Ok(())
     }
+
+    /// Claude Code's tool entries (comma- or space-separated, as `claude` takes them) as octo's
+    /// permission rules; an entry naming no tool octo has is a warning.
+    fn tool_rules(&mut self, entries: &[String], flag: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in entries.iter().flat_map(|e| split_tool_list(e)) {
+            match octo_tools::claude::rules_for(&entry) {
+                Ok(rules) => out.extend(rules),
+                Err(e) => self.warnings.push(format!("{flag}: {e}; that entry is skipped")),
+            }
+        }
+        out
+    }
+}
+
+/// `Bash(git add:*),Read Edit` → its entries: split at commas and spaces outside parentheses.
+fn split_tool_list(list: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0usize);
+    for c in list.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' | ' ' if depth == 0 => {
+                if !cur.trim().is_empty() {
+                    out.push(cur.trim().to_owned());
+                }
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_owned());
+    }
+    out
 }
 
 fn parse_mode(v: &str, desc: &str) -> Result<Mode, ConfigError> {

@@ -27,6 +27,10 @@ pub struct Overrides {
     pub max_tokens: Option<u32>,
     /// `--sandbox`.
     pub sandbox: Option<String>,
+    /// `--allowedTools`: Claude Code's entries (`Bash(git:*)`, `Read`), allowed without asking.
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools`: Claude Code's entries, denied.
+    pub disallowed_tools: Vec<String>,
 }
 
 /// The effective configuration.

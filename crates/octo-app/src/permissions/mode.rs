@@ -30,7 +30,8 @@ impl FromStr for Mode {
             "default" | "ask" | "build" => Ok(Self::Default),
             "accept-edits" | "acceptedits" => Ok(Self::AcceptEdits),
             "plan" => Ok(Self::Plan),
-            "auto" | "yolo" | "bypass" => Ok(Self::Auto),
+            // Claude Code's `bypassPermissions` too.
+            "auto" | "yolo" | "bypass" | "bypasspermissions" => Ok(Self::Auto),
             other => Err(UnknownMode(other.to_owned())),
         }
     }

@@ -286,6 +286,13 @@ impl Session {
         self.core.session_id()
     }
 
+    /// Reads [`Session::session_id`] as it is at each call, without holding the session (for a
+    /// renderer that outlives a borrow).
+    pub fn session_id_handle(&self) -> Arc<dyn Fn() -> Option<String> + Send + Sync> {
+        let id = Arc::clone(&self.core.session_id);
+        Arc::new(move || id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone())
+    }
+
     /// When the session was resumed: the last message sent in it whose turn never completed a
     /// round (octo was killed, or the turn failed or was cancelled). It is not in the history;
     /// front ends offer to send it again.

@@ -1,0 +1,171 @@
+//! `--output-format stream-json` in Claude Code's shape, for programs written for
+//! `claude -p --output-format stream-json`: a `system`/`init` line first (session, cwd, model,
+//! tools, MCP servers, permission mode), then one `assistant` line per model message and one
+//! `user` line per batch of tool results (content blocks as the Messages API writes them, tool
+//! names and arguments as Claude Code names them), `stream_event` deltas with
+//! `--include-partial-messages`, and the `result` object last. Approval and question events
+//! (octo's, for `--permission-prompt stdio`) pass through unchanged; octo's own event stream is
+//! `--output-format events`.
+
+use octo_app::{AgentEvent, ContentBlock, Message, Role, Session};
+use serde_json::{json, Value};
+
+/// What the `init` line says about the session.
+pub struct Init {
+    /// The workspace.
+    pub cwd: String,
+    /// `endpoint:model`.
+    pub model: String,
+    /// The tools the model is offered, in Claude Code's names where it has them.
+    pub tools: Vec<String>,
+    /// Each MCP server and its state.
+    pub mcp_servers: Vec<Value>,
+    /// The permission mode in Claude Code's words.
+    pub permission_mode: String,
+}
+
+impl Init {
+    /// What `session` is about to run with.
+    pub fn of(session: &Session) -> Self {
+        let status = session.status();
+        let tools = session
+            .tool_names()
+            .iter()
+            .map(|t| octo_app::claude_tool_name(t).unwrap_or_else(|| t.clone()))
+            .collect();
+        let mcp_servers =
+            session.mcp_status().iter().map(|s| json!({"name": s.name, "status": s.state})).collect();
+        let permission_mode = match status.mode {
+            octo_app::Mode::Default => "default",
+            octo_app::Mode::AcceptEdits => "acceptEdits",
+            octo_app::Mode::Plan => "plan",
+            octo_app::Mode::Auto => "bypassPermissions",
+        }
+        .to_owned();
+        Self {
+            cwd: session.workspace().display().to_string(),
+            model: status.model,
+            tools,
+            mcp_servers,
+            permission_mode,
+        }
+    }
+}
+
+/// Turns a session's events into Claude Code's stream-json lines.
+pub struct ClaudeStream {
+    init: Option<Init>,
+    partial: bool,
+    messages: u64,
+}
+
+impl ClaudeStream {
+    /// A stream that opens with `init`; `partial` adds the `stream_event` deltas.
+    pub fn new(init: Init, partial: bool) -> Self {
+        Self { init: Some(init), partial, messages: 0 }
+    }
+
+    /// The lines for one event (none for most).
+    pub fn lines(&mut self, event: &AgentEvent, session_id: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        if let Some(init) = self.init.take() {
+            out.push(json!({
+                "type": "system",
+                "subtype": "init",
+                "session_id": session_id,
+                "cwd": init.cwd,
+                "model": init.model,
+                "tools": init.tools,
+                "mcp_servers": init.mcp_servers,
+                "permissionMode": init.permission_mode,
+                "apiKeySource": "none",
+                "output_style": "default",
+            }));
+        }
+        match event {
+            AgentEvent::Committed { messages } => {
+                for m in messages {
+                    if let Some(line) = self.message(m, session_id) {
+                        out.push(line);
+                    }
+                }
+            }
+            AgentEvent::TextDelta { text } if self.partial => out.push(json!({
+                "type": "stream_event",
+                "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+                "parent_tool_use_id": null,
+                "session_id": session_id,
+            })),
+            AgentEvent::ThinkingDelta { text } if self.partial => out.push(json!({
+                "type": "stream_event",
+                "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": text}},
+                "parent_tool_use_id": null,
+                "session_id": session_id,
+            })),
+            AgentEvent::ApprovalRequired { .. }
+            | AgentEvent::ApprovalResolved { .. }
+            | AgentEvent::QuestionAsked { .. }
+            | AgentEvent::QuestionAnswered { .. } => out.push(serde_json::to_value(event).unwrap_or_default()),
+            _ => {}
+        }
+        out
+    }
+
+    /// An `assistant` or `user` line for a committed message; the user's own prompt is not
+    /// echoed (as Claude Code does not).
+    fn message(&mut self, m: &Message, session_id: &str) -> Option<Value> {
+        self.messages += 1;
+        let content: Vec<Value> = m.content.iter().filter_map(block).collect();
+        match m.role {
+            Role::Assistant if !content.is_empty() => Some(json!({
+                "type": "assistant",
+                "message": {
+                    "id": format!("msg_octo_{}", self.messages),
+                    "type": "message",
+                    "role": "assistant",
+                    "content": content,
+                    "stop_reason": null,
+                    "stop_sequence": null,
+                },
+                "parent_tool_use_id": null,
+                "session_id": session_id,
+            })),
+            Role::User if m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. })) => {
+                Some(json!({
+                    "type": "user",
+                    "message": {"role": "user", "content": content},
+                    "parent_tool_use_id": null,
+                    "session_id": session_id,
+                }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One content block as the Messages API writes it; tool calls under Claude Code's names.
+fn block(b: &ContentBlock) -> Option<Value> {
+    Some(match b {
+        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+        ContentBlock::Thinking { thinking, signature } => {
+            json!({"type": "thinking", "thinking": thinking, "signature": signature.clone().unwrap_or_default()})
+        }
+        ContentBlock::ToolUse { id, name, input } => {
+            let (name, input) =
+                octo_app::claude_tool_call(name, input).unwrap_or_else(|| (name.clone(), input.clone()));
+            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+        }
+        ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+            let text: String = content
+                .iter()
+                .filter_map(|p| match p {
+                    octo_app::ToolResultPart::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": is_error})
+        }
+        _ => return None,
+    })
+}
