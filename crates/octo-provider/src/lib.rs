@@ -40,6 +40,7 @@ pub mod sender;
 pub mod sse;
 pub mod tls;
 pub mod transport;
+mod waits;
 
 pub use catalog::{Catalog, ModelInfo, Price};
 pub use classify::EndpointInfo;

@@ -5,6 +5,7 @@ use crate::content::{self, Kind};
 use crate::http::HttpConfig;
 use crate::retry::RetryPolicy;
 use crate::sse::{SseDecoder, SseEvent};
+use crate::waits::{is_stall, is_whole_response_timeout, read_capped};
 use bytes::Bytes;
 use futures_util::stream::{self, BoxStream, StreamExt};
 use octo_agent::{ContentBlock, EventStream, ProviderError, Response, StreamEvent};
@@ -266,28 +267,6 @@ impl Transport {
             Some((item, d))
         }))
     }
-}
-
-/// Whether the error is a stream that went silent (before its first byte or after it).
-fn is_stall(e: &ProviderError) -> bool {
-    matches!(e, ProviderError::Transport { message } if message.contains("(stalled stream)") || message.contains("(no first byte)"))
-}
-
-fn is_whole_response_timeout(e: &ProviderError) -> bool {
-    matches!(e, ProviderError::Server { status: None, message } if message.contains("no complete response within"))
-}
-
-async fn read_capped(resp: reqwest::Response, cap: usize) -> Vec<u8> {
-    let mut body = Vec::new();
-    let mut s = resp.bytes_stream();
-    while let Some(Ok(chunk)) = s.next().await {
-        let room = cap.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= cap {
-            break;
-        }
-    }
-    body
 }
 
 enum State {

@@ -7,7 +7,7 @@
 //!   present `allowed-tools`, `argument-hint`, `model`, `disable-model-invocation`,
 //!   `user-invocable`) and any bundled files beside it; also a project's `SKILLS/<name>.md`;
 //! - **commands**: `commands/*.md` (`commands/<folder>/<name>.md` is `/folder:name`), frontmatter
-//!   optional, the body a template with `$ARGUMENTS`, `$1`…, `@file` and `` !`command` ``.
+//!   optional, the body a template with `$ARGUMENTS`, `$0`…, `@file` and `` !`command` ``.
 //!
 //! - **agent definitions** for sub-agents: `agents/<name>.md` ([`Agents::discover`]).
 //!

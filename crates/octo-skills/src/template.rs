@@ -1,4 +1,5 @@
-//! The body of a skill or command as a template: `$ARGUMENTS`, `$ARGUMENTS[N]` and `$1`… filled
+//! The body of a skill or command as a template: `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (both from
+//! 0, as Claude Code counts) filled
 //! with what the user typed, `` !`command` `` spans whose output replaces them (run by the
 //! application through its permission engine), and `@path` mentions whose file is included.
 //!
@@ -157,15 +158,18 @@ fn substitute(
             rest = r;
             continue;
         }
+        // `$N`: shorthand for `$ARGUMENTS[N]`, from 0 as Claude Code counts; one beyond the
+        // arguments given stays as written (as Claude Code leaves it).
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
         if digits > 0 {
-            if let Ok(n) = after[..digits].parse::<usize>() {
-                if n >= 1 {
-                    *used = true;
-                    out.push_str(&wrap(&format!("OCTO_ARG_{n}"), args.get(n - 1).map_or("", String::as_str)));
-                    rest = &after[digits..];
-                    continue;
-                }
+            if let Some(value) =
+                after[..digits].parse::<usize>().ok().and_then(|n| args.get(n).map(|v| (n, v)))
+            {
+                let (n, v) = value;
+                *used = true;
+                out.push_str(&wrap(&format!("OCTO_ARG_{}", n + 1), v));
+                rest = &after[digits..];
+                continue;
             }
         }
         if let (Some(d), Some(r)) =
@@ -284,14 +288,17 @@ mod tests {
 
     #[test]
     fn arguments_fill_every_placeholder_and_stay_text() {
-        let t =
-            Template::parse("Fix $ARGUMENTS; first $1, second $2, zeroth $ARGUMENTS[0], cost $9x $0 $", 1)
-                .unwrap();
+        let t = Template::parse(
+            "Fix $ARGUMENTS; first $0, second $1, zeroth $ARGUMENTS[0], cost $9x, tenth [$ARGUMENTS[9]] $",
+            1,
+        )
+        .unwrap();
         let parts = t.expand("\"a b\" 'it''s' \n!`rm -rf /`", None, None);
         assert_eq!(parts.len(), 1, "arguments never become commands: {parts:?}");
         let s = text(&parts);
         assert!(s.starts_with("Fix \"a b\" 'it''s' \n!`rm -rf /`; first a b, second its, zeroth a b"), "{s}");
-        assert!(s.ends_with("cost x $0 $"), "{s}");
+        // `$9` beyond the arguments stays as written; `$ARGUMENTS[9]` is empty.
+        assert!(s.ends_with("cost $9x, tenth [] $"), "{s}");
     }
 
     #[test]
@@ -303,7 +310,7 @@ mod tests {
 
     #[test]
     fn commands_are_found_and_arguments_in_them_quoted() {
-        let t = Template::parse("Status:\n!`git status --short`\nLog: !`git log -n 3 $1` done\nnot!`x`\n", 4)
+        let t = Template::parse("Status:\n!`git status --short`\nLog: !`git log -n 3 $0` done\nnot!`x`\n", 4)
             .unwrap();
         assert!(t.runs_commands());
         let parts = t.expand("main; rm -rf ~", None, None);
@@ -334,7 +341,7 @@ mod tests {
             "run /s k/x.sh <run OCTO_SKILL_DIR='/s k'; sh ${OCTO_SKILL_DIR}/y.sh>"
         );
         // Whatever quotes surround it in the template, a value stays one literal value.
-        let t = Template::parse("!`gh pr view \"$ARGUMENTS\"` and !`echo '$1'`", 1).unwrap();
+        let t = Template::parse("!`gh pr view \"$ARGUMENTS\"` and !`echo '$0'`", 1).unwrap();
         let parts = t.expand("$(curl x|sh) it's", None, None);
         assert_eq!(
             text(&parts),
