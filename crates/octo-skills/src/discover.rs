@@ -182,7 +182,10 @@ fn skill_folders(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
             }
         };
         match load_skill(&text, &file, &dir_name, Some(path.clone()), root) {
-            Ok(s) => out.push(s),
+            Ok((s, note)) => {
+                notices.extend(note);
+                out.push(s);
+            }
             Err(why) => notices.push(format!("skipped the skill {}: {why}", file.display())),
         }
     }
@@ -197,38 +200,56 @@ fn skill_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
         }
         let stem = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         match read_limited(&path).and_then(|text| load_skill(&text, &path, &stem, None, root)) {
-            Ok(s) => out.push(s),
+            Ok((s, note)) => {
+                notices.extend(note);
+                out.push(s);
+            }
             Err(why) => notices.push(format!("skipped the skill {}: {why}", path.display())),
         }
     }
     out
 }
 
+/// A skill from its file, and a note for the user when its `name` differs from its folder's.
+/// As in Claude Code, `name` is optional (the folder's name), and so is `description` (the
+/// body's first paragraph).
 fn load_skill(
     text: &str,
     file: &Path,
     expected: &str,
     dir: Option<PathBuf>,
     root: &Root,
-) -> Result<Skill, String> {
+) -> Result<(Skill, Option<String>), String> {
     let split = frontmatter::split(text)?;
-    let Some(yaml) = split.yaml else {
-        return Err("it has no frontmatter (a `---` block with `name` and `description` at the top)".into());
+    let front = match split.yaml {
+        Some(yaml) => frontmatter::parse(yaml)?,
+        None => frontmatter::Front::default(),
     };
-    let front = frontmatter::parse(yaml)?;
-    let name = front.name.ok_or("its frontmatter has no `name`")?;
-    let description =
-        front.description.filter(|d| !d.is_empty()).ok_or("its frontmatter has no `description`")?;
-    if name != expected {
-        let what = if dir.is_some() { "folder" } else { "file" };
-        return Err(format!("its name `{name}` is not its {what}'s name `{expected}`; make them the same"));
-    }
+    let description = front
+        .description
+        .clone()
+        .filter(|d| !d.is_empty())
+        .or_else(|| first_paragraph(split.body))
+        .ok_or("it has no `description` in its frontmatter and no text to take one from")?;
+    let mut note = None;
+    let name = match front.name.clone() {
+        None => expected.to_owned(),
+        Some(n) if n == expected => n,
+        Some(n) => {
+            let what = if dir.is_some() { "folder" } else { "file" };
+            note = Some(format!(
+                "the skill {}: its name `{n}` is not its {what}'s name `{expected}`; it is listed as `{n}`",
+                file.display()
+            ));
+            n
+        }
+    };
     if !valid_name(&name) {
         return Err(format!(
             "its name `{name}` cannot be a command: use letters, digits, `-` and `_` (at most 64)"
         ));
     }
-    Ok(Skill {
+    let skill = Skill {
         name,
         description,
         kind: Kind::Skill,
@@ -240,7 +261,21 @@ fn load_skill(
         file: file.to_path_buf(),
         dir: Some(dir.unwrap_or_else(|| file.parent().map(Path::to_path_buf).unwrap_or_default())),
         source: root.label.clone(),
-    })
+    };
+    Ok((skill, note))
+}
+
+/// The body's first paragraph as a one-line description (headings' `#` dropped), if any.
+fn first_paragraph(body: &str) -> Option<String> {
+    let para: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches('#').trim())
+        .collect();
+    let text = para.join(" ");
+    (!text.is_empty()).then(|| text.chars().take(300).collect())
 }
 
 fn command_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {

@@ -54,6 +54,7 @@ fn bad_skills_are_skipped_with_the_file_and_the_reason() {
     skill(r, "notyaml", "name: notyaml\ndescription: [oops\n", "x");
     skill(r, "noname", "description: no name\n", "x");
     skill(r, "nodesc", "name: nodesc\n", "x");
+    skill(r, "blank", "name: blank\n", "\n\n");
     skill(r, "other-dir", "name: something-else\ndescription: d\n", "x");
     std::fs::create_dir_all(r.join("nofront")).unwrap();
     std::fs::write(r.join("nofront/SKILL.md"), "just text\n").unwrap();
@@ -70,7 +71,14 @@ fn bad_skills_are_skipped_with_the_file_and_the_reason() {
         std::os::unix::fs::symlink(r, r.join("good").join("parent")).unwrap();
     }
     let (c, notices) = Catalog::discover(&[Root::new(r, "skills", RootKind::Skills)]);
-    assert_eq!(c.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["good"]);
+    // As in Claude Code: no `name` is the folder's name, a different `name` is kept with a
+    // notice, no frontmatter at all takes the body's first paragraph as the description.
+    assert_eq!(
+        c.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["good", "nodesc", "nofront", "noname", "something-else"]
+    );
+    assert_eq!(c.get("nodesc").unwrap().description, "x");
+    assert_eq!(c.get("nofront").unwrap().description, "just text");
     let find = |dir: &str| {
         notices
             .iter()
@@ -79,10 +87,11 @@ fn bad_skills_are_skipped_with_the_file_and_the_reason() {
             .clone()
     };
     assert!(find("notyaml/SKILL.md").contains("not valid YAML"));
-    assert!(find("noname/SKILL.md").contains("no `name`"));
-    assert!(find("nodesc/SKILL.md").contains("no `description`"));
-    assert!(find("other-dir/SKILL.md").contains("`something-else` is not its folder's name `other-dir`"));
-    assert!(find("nofront/SKILL.md").contains("no frontmatter"));
+    assert!(!notices.iter().any(|n| n.contains("/noname/")), "{notices:#?}");
+    assert!(find("blank/SKILL.md").contains("no `description`"));
+    assert!(find("other-dir/SKILL.md")
+        .contains("`something-else` is not its folder's name `other-dir`; it is listed as `something-else`"));
+    assert!(!notices.iter().any(|n| n.contains("/nofront/")), "{notices:#?}");
     assert!(find("huge/SKILL.md").contains("10.5 MB"));
     #[cfg(unix)]
     assert!(find("loop-a").contains("symlink loop"), "{notices:#?}");
