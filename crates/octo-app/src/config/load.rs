@@ -143,6 +143,7 @@ impl Config {
         if !cfg.files.contains(&project_path) {
             cfg.read_mcp_json(workspace);
         }
+        cfg.read_claude_settings(workspace, env);
         cfg.apply_env(env)?;
         cfg.apply_overrides(overrides)?;
         Ok(cfg)

@@ -1,0 +1,131 @@
+//! The permission rules in Claude Code's `settings.json` files, as octo rules:
+//! `permissions.allow|ask|deny` entries (`Bash(npm run test:*)`, `Read(./.env)`,
+//! `WebFetch(domain:docs.rs)`) through the same mapping `allowed-tools` uses, and `defaultMode`.
+//! The user's `~/.claude/settings.json` counts in full. A project's `.claude/settings.json` and
+//! `.claude/settings.local.json` arrive with a clone, so only what tightens counts — their deny
+//! and ask rules; their allow rules and mode are named in a warning and not applied.
+
+use super::load::Config;
+use super::types::EnvLookup;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+impl Config {
+    /// Adds the rules of the user's and the project's Claude Code settings files.
+    pub(super) fn read_claude_settings(&mut self, workspace: &Path, env: EnvLookup<'_>) {
+        let mut files: Vec<(PathBuf, bool)> = Vec::new();
+        if let Some(home) = env("HOME").filter(|h| !h.is_empty()) {
+            files.push((Path::new(&home).join(".claude/settings.json"), false));
+        }
+        files.push((workspace.join(".claude/settings.json"), true));
+        files.push((workspace.join(".claude/settings.local.json"), true));
+        let mut seen: Vec<PathBuf> = Vec::new();
+        for (path, project) in files {
+            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if seen.contains(&real) {
+                continue;
+            }
+            seen.push(real);
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            // A file that is not JSON is already named by the hooks' loading.
+            let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+            self.apply_claude_permissions(&v, &path.display().to_string(), project);
+        }
+    }
+
+    fn apply_claude_permissions(&mut self, v: &Value, file: &str, project: bool) {
+        let Some(p) = v.get("permissions") else { return };
+        let list = |k: &str| -> Vec<String> {
+            p.get(k)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        };
+        let rules = |entries: Vec<String>, what: &str, warnings: &mut Vec<String>| -> Vec<String> {
+            let mut out = Vec::new();
+            for e in entries {
+                match octo_tools::claude::rules_for(&e) {
+                    Ok(r) => out.extend(r),
+                    Err(why) => warnings.push(format!("{file}: the {what} rule `{e}` is skipped: {why}")),
+                }
+            }
+            out
+        };
+        let mut warnings = Vec::new();
+        let allow = rules(list("allow"), "allow", &mut warnings);
+        let ask = rules(list("ask"), "ask", &mut warnings);
+        let deny = rules(list("deny"), "deny", &mut warnings);
+        let allow = if project && !allow.is_empty() {
+            warnings.push(format!(
+                "{file}: its {} allow rule(s) are not applied: a project's settings may only tighten (put them in ~/.claude/settings.json or octo's config to use them)",
+                allow.len()
+            ));
+            Vec::new()
+        } else {
+            allow
+        };
+        if let Err(e) = self.rules.add(&allow, &ask, &deny, file) {
+            warnings.push(format!("{file}: its permission rules are skipped: {e}"));
+        }
+        if let Some(mode) = p.get("defaultMode").and_then(Value::as_str) {
+            match (project, mode.parse::<crate::permissions::Mode>()) {
+                (true, _) => {
+                    warnings.push(format!("{file}: `defaultMode` is not applied from a project's settings"));
+                }
+                (false, Ok(m)) if self.permission_mode.source == super::types::Source::Default => {
+                    self.permission_mode =
+                        super::types::Sourced::new(m, super::types::Source::User(PathBuf::from(file)));
+                }
+                (false, Ok(_)) => {}
+                (false, Err(e)) => warnings.push(format!("{file}: `defaultMode`: {e}")),
+            }
+        }
+        self.warnings.extend(warnings);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::load::{Config, Overrides};
+    use crate::permissions::Mode;
+
+    #[test]
+    fn claude_codes_permission_rules_become_octos_and_a_project_only_tightens() {
+        let t = tempfile::tempdir().unwrap();
+        let (home, user, ws) = (t.path().join("octo"), t.path().join("user"), t.path().join("ws"));
+        for d in [&home, &user.join(".claude"), &ws.join(".claude")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(
+            user.join(".claude/settings.json"),
+            r#"{"permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)", "Frobnicate(x)"], "defaultMode": "acceptEdits"}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            ws.join(".claude/settings.json"),
+            r#"{"permissions": {"allow": ["Bash(curl:*)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"]}, "hooks": {}}"#,
+        )
+        .unwrap();
+        let home_s = user.display().to_string();
+        let env = move |k: &str| (k == "HOME").then(|| home_s.clone());
+        let c = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+        let rules: Vec<(String, String, String)> = c
+            .rules
+            .iter()
+            .map(|r| (r.action().as_str().to_owned(), r.text().to_owned(), r.origin().to_owned()))
+            .collect();
+        let has = |action: &str, text: &str| rules.iter().any(|(a, t, _)| a == action && t == text);
+        assert!(has("allow", "terminal(npm run test*)"), "{rules:?}");
+        assert!(has("allow", "web_fetch(docs.rs)"), "{rules:?}");
+        assert!(has("deny", "read_file(./.env)"), "{rules:?}");
+        assert!(has("ask", "terminal(git push*)"), "{rules:?}");
+        assert!(!has("allow", "terminal(curl*)"), "a project's allow rule is not applied: {rules:?}");
+        assert_eq!(c.permission_mode.value, Mode::AcceptEdits);
+        let w = c.warnings.join("\n");
+        assert!(w.contains("Frobnicate(x)") && w.contains("allow rule(s) are not applied"), "{w}");
+    }
+}
