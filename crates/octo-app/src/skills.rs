@@ -43,18 +43,23 @@ pub fn discover(roots: &[Root]) -> (Catalog, Vec<String>) {
     Catalog::discover(roots)
 }
 
-/// Narrows the permission engine to a skill's `allowed-tools` when the model loads it.
+/// Grants a skill's `allowed-tools` on the permission engine when the model loads it.
 pub(crate) struct EngineActivation(pub Arc<PermissionEngine>);
 
 impl Activation for EngineActivation {
     fn activate(&self, skill: &Skill) -> Option<String> {
         let (scope, notes) = scope_of(skill)?;
+        let how = if scope.is_trusted() {
+            "run without asking"
+        } else {
+            "are asked about as usual (the skill came with the project)"
+        };
         let text = format!(
-            "While this skill is active (until this turn ends), only these tools may run: {}.{}",
+            "While this skill is active (until this turn ends), these {how}: {}.{}",
             scope.allowed().join(", "),
             if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) }
         );
-        self.0.narrow(scope);
+        self.0.grant(scope);
         Some(text)
     }
 }
@@ -68,7 +73,10 @@ pub fn scope_of(skill: &Skill) -> Option<(Scope, Vec<String>)> {
         Kind::Skill => "the skill",
         Kind::Command => "the command",
     };
-    Some(Scope::from_allowed_tools(&format!("{what} /{}", skill.name), &skill.allowed_tools))
+    let (scope, notes) = Scope::from_allowed_tools(&format!("{what} /{}", skill.name), &skill.allowed_tools);
+    // A project's file arrives with a clone: it grants nothing without the user's trust.
+    let scope = if skill.source.starts_with("project") { scope.untrusted() } else { scope };
+    Some((scope, notes))
 }
 
 /// Something an invocation wants to do before its prompt is sent.

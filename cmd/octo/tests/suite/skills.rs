@@ -20,7 +20,7 @@ fn claude_files(home: &TempHome) {
     std::fs::write(skill.join("scripts/check.sh"), "echo ok\n").unwrap();
     home.write(
         ".claude/commands/gitstat.md",
-        "---\ndescription: Summarize\n---\nStatus: !`echo hi-there`\nSummarize for $ARGUMENTS.\n",
+        "---\ndescription: Summarize\n---\nStatus: !`touch seen && echo hi-there`\nSummarize for $ARGUMENTS.\n",
     )
     .unwrap();
 }
@@ -54,7 +54,7 @@ async fn headless_commands_stop_at_a_question_and_unknown_ones_are_errors() {
     assert_async(c)
         .await
         .code(1)
-        .stderr(predicate::str::contains("would run `echo hi-there`"))
+        .stderr(predicate::str::contains("would run `touch seen && echo hi-there`"))
         .stderr(predicate::str::contains("nobody can answer in a headless run"));
     let mut c = octo(&home);
     c.args(["--no-save", "/reviw x"]);
@@ -109,7 +109,7 @@ async fn skills_and_commands_in_the_repl() {
         p.exp_string("Reviewed.").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("/gitstat me").unwrap();
-        p.exp_string("wants to run `echo hi-there`").unwrap();
+        p.exp_string("wants to run `touch seen && echo hi-there`").unwrap();
         p.exp_string("allow? [y/N]").unwrap();
         p.send_line("y").unwrap();
         p.exp_string("Summarized.").unwrap();

@@ -32,24 +32,7 @@ impl Call<'_, '_> {
 
 impl PermissionGate for PermissionEngine {
     fn check(&self, q: &PermissionQuery<'_>) -> PermissionDecision {
-        let c = Call { q, t: Target::of(q, self.secrets.home()), mode: self.mode() };
-        let limit = self.limits(q, &c.t);
-        if let Some(Limit::Refuse(refusal)) = limit {
-            return refusal;
-        }
-        let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let rule = rules.decide(q, &c.t);
-        self.out_of_scope(q, &c.t)
-            .or_else(|| denied_by_rule(q, rule))
-            .or_else(|| plan_mode(&c))
-            .or_else(|| self.limit_holds(&c, limit, rule))
-            .or_else(|| by_rule(&c, rule))
-            .or_else(|| self.remembered_allows(q, &c.t).then_some(PermissionDecision::Allow))
-            .or_else(|| self.url(&c))
-            .or_else(|| self.read_outside(&c))
-            .or_else(|| (q.meta.read_only || c.mode == Mode::Auto).then_some(PermissionDecision::Allow))
-            .or_else(|| self.sandboxed_command(&c))
-            .unwrap_or_else(|| self.write(&c))
+        self.decide(q, None)
     }
 
     fn remember(&self, q: &PermissionQuery<'_>, decision: &ApprovalDecision) {
@@ -85,6 +68,56 @@ impl PermissionGate for PermissionEngine {
         if let Some(e) = entry {
             self.remembered().push(e);
         }
+    }
+}
+
+impl PermissionEngine {
+    /// Decides one call; `line` is set for a command's or skill's `` !`…` `` line (with its own
+    /// grant, if any).
+    pub(super) fn decide(
+        &self,
+        q: &PermissionQuery<'_>,
+        line: Option<Option<&super::scope::Scope>>,
+    ) -> PermissionDecision {
+        let c = Call { q, t: Target::of(q, self.secrets.home()), mode: self.mode() };
+        let limit = self.limits(q, &c.t);
+        if let Some(Limit::Refuse(refusal)) = limit {
+            return refusal;
+        }
+        let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let rule = rules.decide(q, &c.t);
+        self.out_of_scope(q, &c.t)
+            .or_else(|| denied_by_rule(q, rule))
+            .or_else(|| plan_mode(&c))
+            .or_else(|| self.limit_holds(&c, limit, rule))
+            .or_else(|| by_rule(&c, rule))
+            .or_else(|| self.granted_by_scope(&c, line))
+            .or_else(|| self.remembered_allows(q, &c.t).then_some(PermissionDecision::Allow))
+            .or_else(|| self.url(&c))
+            .or_else(|| self.read_outside(&c))
+            .or_else(|| (q.meta.read_only || c.mode == Mode::Auto).then_some(PermissionDecision::Allow))
+            .or_else(|| self.sandboxed_command(&c))
+            .unwrap_or_else(|| self.write(&c))
+    }
+
+    /// A call an active skill's or command's `allowed-tools` grants runs without asking; so does
+    /// a `` !`…` `` line that only looks (`git status`, `git diff HEAD`).
+    fn granted_by_scope(
+        &self,
+        c: &Call<'_, '_>,
+        line: Option<Option<&super::scope::Scope>>,
+    ) -> Option<PermissionDecision> {
+        let grants = self.grants.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let own = line.flatten();
+        if grants.iter().chain(own).any(|s| s.grants(c.q, &c.t)) {
+            return Some(PermissionDecision::Allow);
+        }
+        let looks = line.is_some()
+            && matches!(c.q.meta.subject, Subject::Command { .. })
+            && c.q
+                .subject_value()
+                .is_some_and(|cmd| octo_tools::shell::only_looks(cmd, c.q.cwd, self.secrets.home()));
+        looks.then_some(PermissionDecision::Allow)
     }
 }
 

@@ -54,6 +54,9 @@ pub struct PermissionEngine {
     pub(super) protected_dirs: Vec<PathBuf>,
     /// Active skills' and commands' `allowed-tools`: a call must fit every one.
     pub(super) scopes: RwLock<Vec<Scope>>,
+    /// Active skills' and commands' `allowed-tools`: a call one of them names runs without
+    /// asking (until the turn ends).
+    pub(super) grants: RwLock<Vec<Scope>>,
     /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
     /// a call to run one outside it (`"sandbox": false`) is asked about in every mode.
     pub(super) sandboxed: bool,
@@ -74,6 +77,7 @@ impl PermissionEngine {
             protected: Vec::new(),
             protected_dirs: Vec::new(),
             scopes: RwLock::new(Vec::new()),
+            grants: RwLock::new(Vec::new()),
             sandboxed: false,
             sandbox_gap: SandboxGap::default(),
         }
@@ -235,9 +239,16 @@ impl PermissionEngine {
         self.scopes.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
-    /// Ends every skill's and command's narrowing.
+    /// Ends every narrowing and every skill's and command's grant (the turn is over).
     pub fn clear_scopes(&self) {
         self.scopes.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+        self.grants.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    }
+
+    /// Lets the calls `scope` names run without asking until the turn ends (a skill's or a
+    /// command's `allowed-tools`); an untrusted scope grants nothing.
+    pub fn grant(&self, scope: Scope) {
+        self.grants.write().unwrap_or_else(std::sync::PoisonError::into_inner).push(scope);
     }
 
     /// The refusal of a call outside an active scope. Tools that only read and name no subject
@@ -247,10 +258,11 @@ impl PermissionEngine {
         scopes.iter().find_map(|s| s.refusal(q, t))
     }
 
-    /// The decision for `q` if `scope` were active as well (a command's `` !`…` `` lines are
-    /// held to its own `allowed-tools` before its turn starts).
+    /// The decision for one of a command's or skill's `` !`…` `` lines before its turn starts:
+    /// granted by its own `allowed-tools` (`scope`), and a command that only looks (`git
+    /// status`, `git diff`) needs no grant.
     pub fn check_within(&self, q: &PermissionQuery<'_>, scope: Option<&Scope>) -> PermissionDecision {
-        self.check_within_all(q, scope.map(std::slice::from_ref).unwrap_or_default())
+        self.decide(q, Some(scope))
     }
 
     /// The decision for `q` if every one of `scopes` were active as well.

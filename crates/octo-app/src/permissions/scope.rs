@@ -1,5 +1,7 @@
-//! Scopes: the tools a skill, command or agent type allows while it is active (its
-//! `allowed-tools`), and the engine's narrowing by them.
+//! Scopes: the tools a skill, command or agent type names (`allowed-tools`, an agent's
+//! `tools`). An agent type's narrows what its calls may use; a skill's or command's grants its
+//! calls without asking while it is active, as in Claude Code (bounded by everything a grant
+//! cannot lift: deny rules, hard denies, secret and protected paths, plan mode, the sandbox).
 
 use super::rules::{Action, Rule};
 use super::target::Target;
@@ -12,6 +14,9 @@ pub struct Scope {
     label: String,
     rules: Vec<Rule>,
     written: Vec<String>,
+    /// Whether it may grant: from the user's own files (a project's arrive with a clone and
+    /// grant only once trusted).
+    trusted: bool,
 }
 
 impl Scope {
@@ -33,7 +38,24 @@ impl Scope {
                 Err(e) => notes.push(format!("{label}: allowed-tools {e}; it is left out")),
             }
         }
-        (Self { label: label.to_owned(), rules, written: allowed.to_vec() }, notes)
+        (Self { label: label.to_owned(), rules, written: allowed.to_vec(), trusted: true }, notes)
+    }
+
+    /// The same scope, marked as one that may not grant (it came with the project).
+    #[must_use]
+    pub fn untrusted(mut self) -> Self {
+        self.trusted = false;
+        self
+    }
+
+    /// Whether it may grant.
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
+    }
+
+    /// Whether it grants this call (it names it, and may grant).
+    pub(super) fn grants(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
+        self.trusted && self.rules.iter().any(|r| r.matches(q, t))
     }
 
     /// What it allows, as written.

@@ -147,7 +147,7 @@ impl Task {
         self.add_notes(&mut input);
         self.engine.clear_scopes();
         if let Some(scope) = scope {
-            self.engine.narrow(scope);
+            self.engine.grant(scope);
         }
         if let Some(message) = self.persist.as_mut().and_then(|p| p.pending(&input)) {
             self.core.notice(message);

@@ -35,7 +35,11 @@ async fn setup(files: &[(&str, &str)], replies: Vec<Scripted>, rules: &str, mode
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
     for (p, t) in files {
-        write(&ws.join(p), t);
+        // `~octo/…` is in octo's home (the user's own skills), the rest in the workspace.
+        match p.strip_prefix("~octo/") {
+            Some(rel) => write(&home.join(rel), t),
+            None => write(&ws.join(p), t),
+        }
     }
     let llm = MockLlm::start().await;
     llm.script_anthropic(replies).await;
@@ -93,43 +97,51 @@ fn outcome(events: &[AgentEvent], id: &str) -> (ToolOutcome, String) {
 
 const REVIEW: &str = "---\nname: review\ndescription: Reviews code read-only\nallowed-tools: Read, Grep, Bash(git status:*)\n---\nRead the files and report.\n";
 
+/// How many approvals the turn asked for.
+fn asked(events: &[AgentEvent]) -> usize {
+    events.iter().filter(|e| matches!(e, AgentEvent::ApprovalRequired { .. })).count()
+}
+
 #[tokio::test]
-async fn the_model_loads_a_skill_and_its_allowed_tools_hold_until_the_turn_ends() {
+async fn a_loaded_skills_allowed_tools_run_without_asking_until_the_turn_ends() {
+    let project =
+        "---\nname: proj\ndescription: From the clone\nallowed-tools: Bash(git status:*)\n---\nLook.\n";
     let t = setup(
-        &[(".claude/skills/review/SKILL.md", REVIEW), ("notes.txt", "hello\n")],
+        &[
+            ("~octo/skills/review/SKILL.md", REVIEW),
+            (".claude/skills/proj/SKILL.md", project),
+            ("notes.txt", "hello\n"),
+        ],
         vec![
             call("t1", "skill", json!({"name": "review"})),
-            call("t2", "read_file", json!({"path": "notes.txt"})),
-            call("t3", "write_file", json!({"path": "x.txt", "content": "no"})),
-            call("t4", "terminal", json!({"command": "git status --short; touch y"})),
+            call("t2", "terminal", json!({"command": "git status --short"})),
+            call("t3", "terminal", json!({"command": "git status --short; touch y"})),
             answer("Reviewed."),
-            call("t5", "write_file", json!({"path": "x.txt", "content": "later"})),
-            answer("Wrote."),
+            call("t4", "terminal", json!({"command": "git status --short"})),
+            answer("Again."),
+            call("t5", "skill", json!({"name": "proj"})),
+            call("t6", "terminal", json!({"command": "git status --short"})),
+            answer("Project."),
         ],
         "",
-        Mode::Auto,
+        Mode::Default,
     )
     .await;
     let events = run_turn(&t.session, octo_app::Message::user("review please")).await;
     let (o, text) = outcome(&events, "t1");
     assert_eq!(o, ToolOutcome::Ran, "{text}");
-    assert!(
-        text.contains("Read the files and report.") && text.contains("only these tools may run"),
-        "{text}"
-    );
-    assert_eq!(outcome(&events, "t2").0, ToolOutcome::Ran);
-    let (o, text) = outcome(&events, "t3");
-    assert_ne!(o, ToolOutcome::Ran);
-    assert!(text.contains("outside what the skill /review allows"), "{text}");
-    assert!(!t.ws.join("x.txt").exists(), "auto mode, yet the skill's scope refused the write");
-    let (o, _) = outcome(&events, "t4");
-    assert_ne!(o, ToolOutcome::Ran, "a chained command is not `git status`");
-    assert!(!t.ws.join("y").exists());
-    // The next turn is free again.
-    let events = run_turn(&t.session, octo_app::Message::user("now write")).await;
-    assert_eq!(outcome(&events, "t5").0, ToolOutcome::Ran);
-    assert_eq!(std::fs::read_to_string(t.ws.join("x.txt")).unwrap(), "later");
-    // The listing was in the system prompt, with the skill tool offered.
+    assert!(text.contains("Read the files and report.") && text.contains("run without asking"), "{text}");
+    // It ran (the workspace is no repository, so git itself fails) without a question.
+    assert!(matches!(outcome(&events, "t2").0, ToolOutcome::Ran | ToolOutcome::Failed));
+    assert_eq!(asked(&events), 1, "only the chained command, which is not `git status`, asked");
+    // The grant ends with the turn.
+    let events = run_turn(&t.session, octo_app::Message::user("again")).await;
+    assert_eq!(asked(&events), 1, "{events:#?}");
+    // A skill that came with the project grants nothing.
+    let events = run_turn(&t.session, octo_app::Message::user("project")).await;
+    let (_, text) = outcome(&events, "t5");
+    assert!(text.contains("asked about as usual"), "{text}");
+    assert_eq!(asked(&events), 1);
     let body = &t.llm.request_bodies().await[0];
     let system = body["system"][0]["text"].as_str().unwrap();
     assert!(system.contains("- review: Reviews code read-only"), "{system}");
@@ -147,8 +159,8 @@ async fn a_command_runs_its_commands_and_includes_files_before_the_prompt_is_sen
     )
     .await;
     let inv = t.session.invoke("explain", "\"new\" users\nand 'others'").await.unwrap().unwrap();
-    // `echo` asks in default mode: the front end asks the user; here the test says yes.
-    assert_eq!(inv.questions().count(), 1, "{:?}", inv.steps);
+    // `echo` only looks: it runs without a question, as Claude Code runs such lines.
+    assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
     let prepared = t.session.finish_invocation(inv).await.unwrap();
     assert!(prepared.scope.is_some());
     run_turn(&t.session, prepared).await;
@@ -164,7 +176,7 @@ async fn refused_steps_stop_the_command_and_nothing_is_sent() {
     let cmds = [
         (".octo/commands/clean.md", "Cleaning: !`rm -rf build`\n"),
         (".octo/commands/leak.md", "Key: @.env\n"),
-        (".octo/commands/narrow.md", "---\nallowed-tools: Read\n---\nNow: !`date`\n"),
+        (".octo/commands/looks.md", "---\nallowed-tools: Read\n---\nNow: !`date`\n"),
         (".env", "SECRET=1\n"),
     ];
     let t = setup(&cmds, vec![], "[permissions]\ndeny = [\"terminal(rm*)\"]\n", Mode::Auto).await;
@@ -174,8 +186,9 @@ async fn refused_steps_stop_the_command_and_nothing_is_sent() {
     let inv = t.session.invoke("leak", "").await.unwrap().unwrap();
     let asks: Vec<_> = inv.questions().collect();
     assert!(asks.len() == 1 && asks[0].ask.as_deref().unwrap().contains("secrets"), "{asks:?}");
-    let err = t.session.invoke("narrow", "").await.unwrap().unwrap_err().to_string();
-    assert!(err.contains("outside what the command /narrow allows"), "{err}");
+    // A line that only looks needs no grant (`allowed-tools` grants; it no longer narrows).
+    let inv = t.session.invoke("looks", "").await.unwrap().unwrap();
+    assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
     assert!(t.session.invoke("nope", "").await.is_none());
     assert!(t.llm.request_bodies().await.is_empty());
 }
@@ -226,4 +239,65 @@ async fn a_commands_lines_meet_the_pretooluse_hooks_and_arguments_stay_values() 
     let prepared = t.session.finish_invocation(inv).await.unwrap();
     assert!(prepared.message.text().contains("Said: $(touch pwned) it's"), "{}", prepared.message.text());
     assert!(!t.ws.join("pwned").exists());
+}
+
+/// Claude Code's `/commit` command as its repository ships the idea: `allowed-tools` naming
+/// `git add`, `git status` and `git commit`, and `` !`git …` `` context lines that only look.
+/// Unattended in default mode (nobody can approve), it gathers its context and commits.
+const COMMIT: &str = "---\nallowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)\ndescription: Create a git commit\n---\n## Context\n\n- Current git status: !`git status`\n- Current git diff (staged and unstaged changes): !`git diff HEAD`\n- Current branch: !`git branch --show-current`\n- Recent commits: !`git log --oneline -10`\n\n## Your task\n\nBased on the above changes, create a single git commit.\n";
+
+#[tokio::test]
+async fn claude_codes_commit_command_commits_unattended() {
+    if std::process::Command::new("git").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no git");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&ws).unwrap();
+    write(&home.join("commands/commit.md"), COMMIT);
+    let git = |args: &[&str]| {
+        let ok =
+            std::process::Command::new("git").args(args).current_dir(&ws).output().unwrap().status.success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "T"]);
+    write(&ws.join("a.txt"), "one\n");
+    git(&["add", "a.txt"]);
+    git(&["commit", "-qm", "first"]);
+    write(&ws.join("a.txt"), "two\n");
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(vec![
+        call("t1", "terminal", json!({"command": "git add a.txt"})),
+        call("t2", "terminal", json!({"command": "git commit -m 'Update a.txt'"})),
+        answer("Committed."),
+    ])
+    .await;
+    write(
+        &home.join("config.toml"),
+        &format!(
+            "default = \"mock:claude-sonnet-4-5\"\nsandbox_git_writable = true\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    );
+    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions {
+        workspace: Some(ws.clone()),
+        mode: Some(Mode::Default),
+        unattended: true,
+        ..SessionOptions::default()
+    };
+    let session = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    let inv = session.invoke("commit", "").await.unwrap().unwrap();
+    assert_eq!(inv.questions().count(), 0, "its context lines only look: {:?}", inv.steps);
+    let prepared = session.finish_invocation(inv).await.unwrap();
+    let events = run_turn(&session, prepared).await;
+    assert_eq!(outcome(&events, "t1").0, ToolOutcome::Ran, "{}", outcome(&events, "t1").1);
+    assert_eq!(outcome(&events, "t2").0, ToolOutcome::Ran, "{}", outcome(&events, "t2").1);
+    let log = std::process::Command::new("git").args(["log", "--oneline"]).current_dir(&ws).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("Update a.txt"));
+    let sent = llm.request_bodies().await[0]["messages"][0]["content"].to_string();
+    assert!(sent.contains("-one") && sent.contains("+two"), "the diff reached the prompt: {sent}");
 }

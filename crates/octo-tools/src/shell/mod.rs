@@ -2,6 +2,7 @@
 
 mod background;
 mod deny;
+mod readonly;
 pub mod syntax;
 
 pub use background::BackgroundShells;
@@ -9,6 +10,7 @@ pub use deny::{check, command_segments, hard_denied, Context, Verdict};
 pub use octo_exec::{
     env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running,
 };
+pub use readonly::only_looks;
 
 use octo_agent::{
     async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutcome,
