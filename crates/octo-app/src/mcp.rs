@@ -47,10 +47,19 @@ pub fn approvals(home: &Home) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// Remembers that the user approved `config` (as it is now: a changed command asks again).
-pub fn remember_approval(home: &Home, config: &ServerConfig) -> std::io::Result<()> {
+/// What an approval covers: the server's whole definition as written (command, arguments, `env`,
+/// `cwd`, URL, headers) in this workspace — a project server's working directory is the
+/// workspace, so approving `node server.js` in one repository must not start another's.
+pub fn approval_key(config: &ServerConfig, workspace: &Path) -> String {
+    let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    format!("{}@{}", config.spec.fingerprint(), ws.display())
+}
+
+/// Remembers that the user approved `config` in `workspace` (as it is now: a changed definition
+/// or another workspace asks again).
+pub fn remember_approval(home: &Home, config: &ServerConfig, workspace: &Path) -> std::io::Result<()> {
     let mut all = approvals(home);
-    all.insert(config.spec.fingerprint(), config.name.clone());
+    all.insert(approval_key(config, workspace), config.name.clone());
     let text = serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?;
     let path = approvals_file(home);
     octo_session::private::create_dir(home.root())?;
@@ -76,7 +85,7 @@ pub fn hub(
     }
     let approved = approvals(home);
     let hub = McpHub::new(servers.to_vec(), workspace.to_path_buf(), env, &|c: &ServerConfig| {
-        approved.contains_key(&c.spec.fingerprint())
+        approved.contains_key(&approval_key(c, workspace))
     });
     Some(hub)
 }
@@ -119,4 +128,36 @@ fn edit(path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result
     })?;
     change(&mut doc);
     crate::setup::replace_file(path, &doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_approval_holds_for_one_workspace_and_one_definition() {
+        let t = tempfile::tempdir().unwrap();
+        let home = Home::new(t.path().join("octo"));
+        let (a, b) = (t.path().join("a"), t.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let server = ServerConfig {
+            name: "s".into(),
+            spec: octo_mcp::ServerSpec {
+                command: Some("node".into()),
+                args: vec!["server.js".into()],
+                ..Default::default()
+            },
+            origin: octo_mcp::Origin::ProjectJson,
+        };
+        remember_approval(&home, &server, &a).unwrap();
+        let approved = approvals(&home);
+        assert!(approved.contains_key(&approval_key(&server, &a)));
+        assert!(!approved.contains_key(&approval_key(&server, &b)), "another repository's server.js");
+        let mut changed = server.clone();
+        changed.spec.env.insert("NODE_OPTIONS".into(), "--require evil.js".into());
+        assert!(!approved.contains_key(&approval_key(&changed, &a)), "a new env is asked about again");
+        assert!(changed.spec.definition().contains("NODE_OPTIONS=--require evil.js"));
+    }
 }

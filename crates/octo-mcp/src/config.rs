@@ -227,6 +227,30 @@ impl ServerSpec {
         }
     }
 
+    /// What else an approval covers besides the command or URL, as written: `env` (values cut
+    /// at 60 characters), `cwd`, header names.
+    pub fn definition(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.env.is_empty() {
+            let env: Vec<String> = self
+                .env
+                .iter()
+                .map(|(k, v)| {
+                    let shown: String = v.chars().take(60).collect();
+                    format!("{k}={shown}{}", if v.chars().count() > 60 { "…" } else { "" })
+                })
+                .collect();
+            parts.push(format!("env {}", env.join(" ")));
+        }
+        if let Some(c) = &self.cwd {
+            parts.push(format!("cwd {}", c.display()));
+        }
+        if !self.headers.is_empty() {
+            parts.push(format!("headers {}", self.headers.keys().cloned().collect::<Vec<_>>().join(", ")));
+        }
+        parts.join("; ")
+    }
+
     /// A stable fingerprint of what the server runs or reaches, as written (before expansion):
     /// the approval of a project's server covers exactly this, so a changed command is asked
     /// about again.
@@ -249,6 +273,10 @@ impl ServerSpec {
         }
         feed(&self.cwd.as_ref().map(|c| c.display().to_string()).unwrap_or_default());
         feed(self.url.as_deref().unwrap_or(""));
+        for (k, v) in &self.headers {
+            feed(k);
+            feed(v);
+        }
         format!("{h:016x}")
     }
 }
@@ -287,13 +315,60 @@ pub fn parse_mcp_json(path: &Path, text: &str) -> McpJson {
         return out;
     };
     for (name, entry) in map {
-        match serde_json::from_value::<ServerSpec>(entry.clone()) {
-            Ok(spec) => out.servers.push((name.clone(), spec)),
+        let mut entry = entry.clone();
+        // As Claude Code users write it: keys octo does not use (`autoApprove`, `oauth`, …) are
+        // a notice, not a reason to drop the server; `disabled: true` keeps it off.
+        let mut disabled = None;
+        if let Some(obj) = entry.as_object_mut() {
+            disabled = obj.remove("disabled").and_then(|v| v.as_bool());
+            let unknown: Vec<String> =
+                obj.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())).cloned().collect();
+            for k in &unknown {
+                obj.remove(k);
+            }
+            if !unknown.is_empty() {
+                out.errors.push(format!(
+                    "{}: mcpServers.{name}: {} not used by octo; ignored",
+                    path.display(),
+                    unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        match serde_json::from_value::<ServerSpec>(entry) {
+            Ok(mut spec) => {
+                if disabled == Some(true) {
+                    spec.enabled = Some(false);
+                }
+                out.servers.push((name.clone(), spec));
+            }
             Err(e) => out.errors.push(format!("{}: mcpServers.{name}: {e}", path.display())),
         }
     }
     out
 }
+
+/// The keys of a server entry that [`ServerSpec`] reads (with their aliases).
+const KNOWN_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "bearer_token_env",
+    "bearerTokenEnv",
+    "enabled",
+    "startup_timeout",
+    "startupTimeout",
+    "call_timeout",
+    "callTimeout",
+    "timeout",
+    "tools",
+    "enabledTools",
+    "disabled_tools",
+    "disabledTools",
+];
 
 #[cfg(test)]
 mod tests {
@@ -306,6 +381,23 @@ mod tests {
             "HOME" => Some("/home/u".into()),
             _ => None,
         }
+    }
+
+    #[test]
+    fn unknown_keys_are_a_notice_and_disabled_is_honoured() {
+        let text = r#"{"mcpServers": {
+            "a": {"command": "srv", "autoApprove": ["x"], "oauth": {"clientId": "c"}},
+            "b": {"command": "srv", "disabled": true}
+        }}"#;
+        let parsed = parse_mcp_json(Path::new(".mcp.json"), text);
+        assert_eq!(parsed.servers.len(), 2, "{:?}", parsed.errors);
+        assert!(
+            parsed.errors[0].contains("`autoApprove`") && parsed.errors[0].contains("`oauth`"),
+            "{:?}",
+            parsed.errors
+        );
+        let b = &parsed.servers.iter().find(|(n, _)| n == "b").unwrap().1;
+        assert_eq!(b.enabled, Some(false));
     }
 
     #[test]

@@ -94,6 +94,9 @@ pub struct ServerStatus {
     pub origin: Origin,
     /// The fingerprint its approval covers.
     pub fingerprint: String,
+    /// The rest of what an approval covers, as written: its `env` (names and values), `cwd`
+    /// and header names; empty when it has none.
+    pub definition: String,
 }
 
 /// The servers of a session.
@@ -361,6 +364,7 @@ impl McpHub {
                     error,
                     origin: s.config.origin,
                     fingerprint: s.config.spec.fingerprint(),
+                    definition: s.config.spec.definition(),
                 }
             })
             .collect()

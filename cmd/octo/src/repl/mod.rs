@@ -296,8 +296,14 @@ async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
             "octo: this project's {from} configures the MCP server `{}`, which runs: {}",
             s.name, s.target
         )));
-        let (e, answer) =
-            read_line(ed, "  start it (and remember this for this exact command)? [y/N] ").await;
+        if !s.definition.is_empty() {
+            out::status(&visible(&format!("  with {}", s.definition)));
+        }
+        let (e, answer) = read_line(
+            ed,
+            "  start it (and remember this for this exact definition, in this workspace)? [y/N] ",
+        )
+        .await;
         ed = e;
         if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
             match session.approve_mcp(&s.name) {

@@ -22,7 +22,7 @@ impl Session {
             .rev()
             .find(|s| s.name == name)
             .ok_or_else(|| McpError::Unknown(name.to_owned()))?;
-        crate::mcp::remember_approval(&Home::new(&config.home), server)
+        crate::mcp::remember_approval(&Home::new(&config.home), server, &self.setup.workspace)
             .map_err(|source| McpError::Remember { name: name.to_owned(), source })?;
         if hub.approve(name) {
             Ok(())
