@@ -155,7 +155,7 @@ mod tests {
         let approved = approvals(&home);
         assert!(approved.contains_key(&approval_key(&server, &a)));
         assert!(!approved.contains_key(&approval_key(&server, &b)), "another repository's server.js");
-        let mut changed = server.clone();
+        let mut changed = server;
         changed.spec.env.insert("NODE_OPTIONS".into(), "--require evil.js".into());
         assert!(!approved.contains_key(&approval_key(&changed, &a)), "a new env is asked about again");
         assert!(changed.spec.definition().contains("NODE_OPTIONS=--require evil.js"));
