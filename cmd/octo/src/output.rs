@@ -170,6 +170,7 @@ pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
             "estimated": u.estimated,
         },
         "permission_denials": denials,
+        "mcp_servers_not_working": s.mcp_problems,
         "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
         "error": s.error,
         "end_reason": s.end_reason,

@@ -52,6 +52,20 @@ pub struct TurnSummary {
     pub model: String,
     /// Turns completed in the session so far.
     pub turns: u32,
+    /// MCP servers that are not working at the turn's end (failed, exited, still starting,
+    /// waiting for approval), each with its state and why: every output format reports them.
+    pub mcp_problems: Vec<McpProblem>,
+}
+
+/// An MCP server that is not working, as the outputs report it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct McpProblem {
+    /// Its name.
+    pub name: String,
+    /// `failed`, `exited`, `starting`, `needs approval`.
+    pub status: String,
+    /// Why, when known.
+    pub error: Option<String>,
 }
 
 impl TurnSummary {
@@ -168,6 +182,7 @@ impl TurnFold {
             session_id: None,
             model: String::new(),
             turns: 0,
+            mcp_problems: Vec::new(),
         }
     }
 }

@@ -198,3 +198,34 @@ async fn octo_serves_its_tools_over_mcp_behind_its_permissions() {
     assert_eq!(std::fs::read_to_string(home.workspace().join("out.txt")).unwrap(), "x");
     let _ = client.cancel().await;
 }
+
+/// A server that cannot start is reported in every output format: here the json result names
+/// it with its state and why, and the stream-json init line gives its status.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_server_is_reported_in_json_and_stream_json() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("fine").sse()),
+        Scripted::sse(Reply::new().text("fine").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    add_to_config(&home, "\n[mcp_servers.gone]\ncommand = \"/no/such/octo-mcp-server\"\n");
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "hi"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let problems = v["mcp_servers_not_working"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{v}");
+    assert_eq!(
+        (problems[0]["name"].as_str(), problems[0]["status"].as_str()),
+        (Some("gone"), Some("failed"))
+    );
+    assert!(problems[0]["error"].as_str().unwrap().contains("not found"), "{v}");
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "stream-json", "hi"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let init: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(init["mcp_servers"][0]["status"], "failed", "{init}");
+}

@@ -121,6 +121,12 @@ impl Session {
         summary.turns = s.turns;
         drop(s);
         summary.session_id = self.session_id();
+        summary.mcp_problems = self
+            .mcp_status()
+            .into_iter()
+            .filter(|s| !matches!(s.state.as_str(), "ready" | "disabled"))
+            .map(|s| crate::fold::McpProblem { name: s.name, status: s.state, error: s.error })
+            .collect();
         summary
     }
 
