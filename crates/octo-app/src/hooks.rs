@@ -168,12 +168,25 @@ pub struct EventLog {
     path: PathBuf,
     file: Option<std::fs::File>,
     failed: bool,
+    /// Answer text not written yet: deltas are written joined, so a credential split across
+    /// two of them is redacted as a whole.
+    pending: String,
 }
+
+/// How much answer text is held before it is written (the last [`CARRY`] bytes stay back, so a
+/// credential at the cut is still seen whole).
+const PENDING_MAX: usize = 8 * 1024;
+const CARRY: usize = 512;
 
 impl EventLog {
     /// A log named `id` in octo's logs folder.
     pub fn new(home: &Home, id: &str) -> Self {
-        Self { path: home.logs().join(format!("{id}.jsonl")), file: None, failed: false }
+        Self {
+            path: home.logs().join(format!("{id}.jsonl")),
+            file: None,
+            failed: false,
+            pending: String::new(),
+        }
     }
 
     /// Where it goes.
@@ -181,12 +194,30 @@ impl EventLog {
         &self.path
     }
 
-    /// Appends `event`; returns a notice the first time writing fails.
+    /// Appends `event`; returns a notice the first time writing fails. Answer text is joined
+    /// with the deltas around it before it is redacted and written.
     pub fn write(&mut self, event: &octo_agent::AgentEvent) -> Option<String> {
         if self.failed {
             return None;
         }
-        match self.append(event) {
+        let result = match event {
+            octo_agent::AgentEvent::TextDelta { text } => {
+                self.pending.push_str(text);
+                if self.pending.len() > PENDING_MAX {
+                    let mut cut = self.pending.len() - CARRY;
+                    while !self.pending.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    let rest = self.pending.split_off(cut);
+                    let head = std::mem::replace(&mut self.pending, rest);
+                    self.append(&octo_agent::AgentEvent::TextDelta { text: head })
+                } else {
+                    Ok(())
+                }
+            }
+            other => self.flush_pending().and_then(|()| self.append(other)),
+        };
+        match result {
             Ok(()) => None,
             Err(e) => {
                 self.failed = true;
@@ -196,6 +227,15 @@ impl EventLog {
                 ))
             }
         }
+    }
+
+    /// Writes the answer text held back, as one delta.
+    fn flush_pending(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.pending);
+        self.append(&octo_agent::AgentEvent::TextDelta { text })
     }
 
     fn append(&mut self, event: &octo_agent::AgentEvent) -> std::io::Result<()> {
@@ -223,5 +263,13 @@ impl EventLog {
             f.write_all(format!("{text}\n").as_bytes())?;
         }
         Ok(())
+    }
+}
+
+impl Drop for EventLog {
+    fn drop(&mut self) {
+        if !self.failed {
+            let _ = self.flush_pending();
+        }
     }
 }

@@ -257,7 +257,13 @@ async fn the_event_log_has_every_event_and_no_credentials() {
     let t = setup(
         &[],
         "log_events = true\n",
-        vec![answer("the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz is secret")],
+        // The key arrives split across many deltas: it is redacted as a whole.
+        vec![Scripted::sse(
+            Reply::new()
+                .text("the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz is secret")
+                .chunk_size(5)
+                .sse(),
+        )],
     )
     .await;
     let s = t.session(Mode::Default, false);
@@ -277,6 +283,7 @@ async fn the_event_log_has_every_event_and_no_credentials() {
         .collect();
     assert!(kinds.contains(&"text_delta".to_owned()) && kinds.last().unwrap() == "turn_end", "{kinds:?}");
     assert!(!text.contains("sk-ant-api03") && text.contains("[redacted]"), "{text}");
+    assert!(!text.contains("mnopqrst"), "no piece of the key is left: {text}");
 }
 
 /// Claude Code's own example hooks, as its documentation writes them: a Bash command validator
