@@ -393,28 +393,58 @@ fn since(headers: &HeaderMap, q: &Since) -> u64 {
         .unwrap_or(0)
 }
 
-/// The events after `from`, then the live ones, each once and in order.
-fn numbered(e: &Entry, from: u64) -> impl futures_util::Stream<Item = Numbered> + Send + 'static {
+/// The events after `from`, then the live ones, each once and in order. A client that reads
+/// more slowly than events come is caught up from the kept events; if some of what it missed
+/// is no longer kept, it gets a `lagged` event saying how many and to fetch the history again.
+fn numbered(e: &Arc<Entry>, from: u64) -> impl futures_util::Stream<Item = Numbered> + Send + 'static {
     let (past, missed, rx) = e.follow(from);
-    let head: Vec<Numbered> = if missed {
-        let gap: Arc<str> =
-            json!({"type": "notice", "message": "some earlier events are no longer kept"}).to_string().into();
-        std::iter::once((from, gap)).chain(past).collect()
-    } else {
-        past
-    };
+    let mut head: Vec<Numbered> = past;
+    if missed {
+        head.insert(0, (from, lagged(head.first().map_or(0, |f| f.0.saturating_sub(from + 1)))));
+    }
     let last = head.last().map_or(from, |e| e.0);
-    let live = futures_util::stream::unfold((rx, last), |(mut rx, last)| async move {
-        loop {
-            match rx.recv().await {
-                Ok(item) if item.0 > last => return Some((item.clone(), (rx, item.0))),
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+    let entry = Arc::clone(e);
+    let live = futures_util::stream::unfold(
+        (rx, last, std::collections::VecDeque::<Numbered>::new()),
+        move |(mut rx, last, mut queue)| {
+            let entry = Arc::clone(&entry);
+            async move {
+                loop {
+                    if let Some(item) = queue.pop_front() {
+                        let n = item.0;
+                        return Some((item, (rx, n.max(last), queue)));
+                    }
+                    match rx.recv().await {
+                        Ok(item) if item.0 > last => return Some((item.clone(), (rx, item.0, queue))),
+                        Ok(_) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            // Catch up from what the session keeps, on a fresh receiver.
+                            let (past, missed, fresh) = entry.follow(last);
+                            rx = fresh;
+                            if missed {
+                                let gap = past.first().map_or(0, |f| f.0.saturating_sub(last + 1));
+                                queue.push_back((last, lagged(gap)));
+                            }
+                            queue.extend(past);
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                    }
+                }
             }
-        }
-    });
+        },
+    );
     futures_util::StreamExt::chain(futures_util::stream::iter(head), live)
+}
+
+/// The event telling a client it missed `n` events that are no longer kept.
+fn lagged(n: u64) -> Arc<str> {
+    json!({
+        "type": "lagged",
+        "missed": n,
+        "message": format!("{n} events were missed and are no longer kept: fetch the history again (GET /api/sessions/{{id}}/history)")
+    })
+    .to_string()
+    .into()
 }
 
 async fn events(

@@ -176,6 +176,8 @@ function onEvent(ev) {
     case "approval_resolved": case "question_answered": resolved(ev); break;
     case "question_asked": question(ev); break;
     case "notice": add(esc(ev.message), "notice"); break;
+    // Events this page missed are gone from the server's buffer: draw the session again.
+    case "lagged": if (current) open(current); break;
     case "error": add(esc(ev.message), "notice err"); break;
     case "usage": refresh(); break;
     case "turn_end": bubble = null; thinking = null; refresh(); break;
