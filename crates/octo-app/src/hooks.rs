@@ -31,20 +31,7 @@ pub fn load(
 ) -> (HookSet, Vec<String>) {
     let mut set = config.hooks.clone();
     let mut notices = Vec::new();
-    let mut files: Vec<(PathBuf, bool)> = Vec::new();
-    if let Some(h) = user_home {
-        files.push((h.join(".claude/settings.json"), false));
-    }
-    files.push((workspace.join(".claude/settings.json"), true));
-    files.push((workspace.join(".claude/settings.local.json"), true));
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for (path, project) in files {
-        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if seen.contains(&real) {
-            continue;
-        }
-        seen.push(real);
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+    for (path, text, project) in crate::config::claude_settings::settings_files(workspace, user_home) {
         let (more, n) = octo_hooks::config::from_claude_settings(&text, &path.display().to_string(), project);
         set.extend(more);
         notices.extend(n);

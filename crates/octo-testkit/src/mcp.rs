@@ -325,15 +325,30 @@ impl ServerHandler for TestServer {
 /// Serves the test server over streamable HTTP on a loopback port; returns the URL and the
 /// token that stops it.
 pub async fn serve_http(options: Options) -> (String, tokio_util::sync::CancellationToken) {
+    let ct = tokio_util::sync::CancellationToken::new();
+    let app = axum::Router::new().nest_service("/mcp", service(options, &ct));
+    (serve_app(app, &ct).await, ct)
+}
+
+/// The test server as a streamable HTTP service that stops with `ct`.
+fn service(
+    options: Options,
+    ct: &tokio_util::sync::CancellationToken,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    TestServer,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-    let ct = tokio_util::sync::CancellationToken::new();
-    let svc = StreamableHttpService::new(
+    StreamableHttpService::new(
         move || Ok(TestServer::new(options.clone())),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
-    );
-    let app = axum::Router::new().nest_service("/mcp", svc);
+    )
+}
+
+/// Serves `app` on a loopback port until `ct` is cancelled; its `/mcp` URL.
+async fn serve_app(app: axum::Router, ct: &tokio_util::sync::CancellationToken) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = ct.clone();
@@ -342,7 +357,7 @@ pub async fn serve_http(options: Options) -> (String, tokio_util::sync::Cancella
             .with_graceful_shutdown(async move { stop.cancelled_owned().await })
             .await;
     });
-    (url, ct)
+    url
 }
 
 /// [`serve_http`], but the server can be made to forget its sessions (as one restarted does) and
@@ -351,15 +366,9 @@ pub async fn serve_http(options: Options) -> (String, tokio_util::sync::Cancella
 pub async fn serve_http_forgetful(
     options: Options,
 ) -> (String, tokio_util::sync::CancellationToken, Arc<std::sync::atomic::AtomicBool>) {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
     use std::sync::atomic::AtomicBool;
     let ct = tokio_util::sync::CancellationToken::new();
-    let svc = StreamableHttpService::new(
-        move || Ok(TestServer::new(options.clone())),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
-    );
+    let svc = service(options, &ct);
     let forget = Arc::new(AtomicBool::new(false));
     let issued: Arc<Mutex<std::collections::HashSet<String>>> = Arc::default();
     let (flag, ids) = (Arc::clone(&forget), Arc::clone(&issued));
@@ -387,14 +396,7 @@ pub async fn serve_http_forgetful(
         }
     });
     let app = axum::Router::new().nest_service("/mcp", svc).layer(gate);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let stop = ct.clone();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-            .await;
-    });
+    let url = serve_app(app, &ct).await;
     (url, ct, forget)
 }
 

@@ -10,23 +10,37 @@ use super::types::EnvLookup;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Claude Code's settings files that exist, each once, in order — the user's
+/// `~/.claude/settings.json`, then the project's `.claude/settings.json` and
+/// `.claude/settings.local.json` — with their text and whether they are the project's. Hooks
+/// and permission rules read the same list.
+pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBuf, String, bool)> {
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    if let Some(h) = user_home {
+        files.push((h.join(".claude/settings.json"), false));
+    }
+    files.push((workspace.join(".claude/settings.json"), true));
+    files.push((workspace.join(".claude/settings.local.json"), true));
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut out = Vec::new();
+    for (path, project) in files {
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if seen.contains(&real) {
+            continue;
+        }
+        seen.push(real);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            out.push((path, text, project));
+        }
+    }
+    out
+}
+
 impl Config {
     /// Adds the rules of the user's and the project's Claude Code settings files.
     pub(super) fn read_claude_settings(&mut self, workspace: &Path, env: EnvLookup<'_>) {
-        let mut files: Vec<(PathBuf, bool)> = Vec::new();
-        if let Some(home) = env("HOME").filter(|h| !h.is_empty()) {
-            files.push((Path::new(&home).join(".claude/settings.json"), false));
-        }
-        files.push((workspace.join(".claude/settings.json"), true));
-        files.push((workspace.join(".claude/settings.local.json"), true));
-        let mut seen: Vec<PathBuf> = Vec::new();
-        for (path, project) in files {
-            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            if seen.contains(&real) {
-                continue;
-            }
-            seen.push(real);
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
             self.apply_claude_permissions(&v, &path.display().to_string(), project);

@@ -9,7 +9,7 @@
 
 mod apply;
 pub mod channels;
-mod claude_settings;
+pub mod claude_settings;
 pub mod endpoints;
 pub mod file;
 pub mod load;
