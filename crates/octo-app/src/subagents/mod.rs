@@ -20,6 +20,15 @@ pub use record::{ChildInfo, ChildState, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDAT
 pub use spawner::{Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 
+/// The current model of a Claude family alias (`sonnet` → `claude-sonnet-4-5`).
+fn family_model(alias: &str) -> &'static str {
+    match alias {
+        "opus" => "claude-opus-4-5",
+        "haiku" => "claude-haiku-4-5",
+        _ => "claude-sonnet-4-5",
+    }
+}
+
 /// The folders agent definitions are read from, in order (a later one wins per name).
 pub fn roots(
     home: &crate::home::Home,
@@ -87,16 +96,42 @@ pub fn models(
     notes: &mut Vec<String>,
 ) -> HashMap<String, Arc<dyn Sender>> {
     let mut out = HashMap::new();
+    // Claude Code's aliases name a family on the session's Anthropic endpoint.
+    let session = crate::factory::resolve(config, None, store, env).ok();
+    let anthropic = session
+        .as_ref()
+        .filter(|r| r.protocol == crate::config::Protocol::Anthropic)
+        .map(|r| r.endpoint.clone());
     for def in agents.iter() {
         let Some(model) = def.model.as_deref().map(str::trim).filter(|m| !m.is_empty()) else { continue };
-        match model {
-            "inherit" | "sonnet" | "opus" => {}
-            "lite" | "haiku" => {
+        let family = match (model, anthropic.as_deref()) {
+            ("sonnet" | "opus" | "haiku", Some(ep)) => Some(format!("{ep}:{}", family_model(model))),
+            _ => None,
+        };
+        match (model, family) {
+            ("inherit", _) => {}
+            (_, Some(m)) => match crate::factory::resolve(config, Some(&m), store, env)
+                .map_err(|e| e.to_string())
+                .and_then(|r| crate::factory::build_sender(&r, http.clone()).map_err(|e| e.to_string()))
+            {
+                Ok(s) => {
+                    out.insert(def.name.clone(), s);
+                }
+                Err(e) => notes.push(format!(
+                    "the agent `{}` asks for `{model}` ({m}), which cannot be used ({e}); it runs on the session's model",
+                    def.name
+                )),
+            },
+            ("sonnet" | "opus", None) => notes.push(format!(
+                "the agent `{}` asks for Claude's `{model}`; the session's endpoint is not Anthropic's, so it runs on the session's model",
+                def.name
+            )),
+            ("lite" | "haiku", None) => {
                 if let Some(l) = lite {
                     out.insert(def.name.clone(), Arc::clone(l));
                 }
             }
-            m => match crate::factory::resolve(config, Some(m), store, env)
+            (m, None) => match crate::factory::resolve(config, Some(m), store, env)
                 .map_err(|e| e.to_string())
                 .and_then(|r| crate::factory::build_sender(&r, http.clone()).map_err(|e| e.to_string()))
             {

@@ -388,3 +388,22 @@ async fn cancelling_stops_five_running_children_and_their_commands() {
         .collect();
     assert!(alive.is_empty(), "orphaned: {alive:?}");
 }
+
+/// An agent file's `model: haiku` (Claude Code's alias) runs the child on that family's model
+/// of the session's Anthropic endpoint.
+#[tokio::test]
+async fn a_claude_model_alias_picks_that_family_on_the_sessions_endpoint() {
+    let quick = "---\nname: quick\ndescription: Answers fast\nmodel: haiku\n---\nBe brief.\n";
+    let t = setup(
+        &[(".claude/agents/quick.md", quick)],
+        vec![calls(&[task("t1", "quick", "say hi")]), answer("hi"), answer("done")],
+        "",
+        Mode::Auto,
+    )
+    .await;
+    let events = turn(&t.session, "go").await;
+    assert_eq!(result(&events, "t1").0, ToolOutcome::Ran);
+    let bodies = t.llm.request_bodies().await;
+    assert_eq!(bodies[0]["model"], "claude-sonnet-4-5", "the parent");
+    assert_eq!(bodies[1]["model"], "claude-haiku-4-5", "the child, on its family's model");
+}
