@@ -130,7 +130,22 @@ pub async fn serve(
         if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
     ready(&format!("http://{shown}/login?token={token}"));
     let app = router(Arc::clone(&state));
-    let result = axum::serve(no_delay(listener), app).with_graceful_shutdown(shutdown()).await;
+    // A signal starts a graceful shutdown; open event streams (a browser tab) never end by
+    // themselves, so after a short grace the server stops anyway.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut graceful = stop_rx.clone();
+    let serve = axum::serve(no_delay(listener), app).with_graceful_shutdown(async move {
+        let _ = graceful.wait_for(|s| *s).await;
+    });
+    let result = tokio::select! {
+        r = serve => r,
+        () = async {
+            shutdown().await;
+            let _ = stop_tx.send(true);
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => Ok(()),
+    };
+    drop(stop_rx);
     state.hub.shutdown();
     result.map_err(ServerError::Serve)
 }
@@ -176,6 +191,9 @@ async fn start_channels(launcher: &octo_app::Launcher, options: &ServeOptions) -
     }
     started
 }
+
+/// How long a signalled server waits for open connections (event streams) before it stops.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 async fn shutdown() {
     let ctrl_c = async {

@@ -69,6 +69,48 @@ async fn serve_answers_and_stops_on_sigterm() {
     assert!(err.contains("/login?token="), "{err}");
 }
 
+/// An open event stream (a browser tab left open) does not keep the server from stopping: it is
+/// gone within about two seconds of SIGTERM.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_stops_on_sigterm_with_an_event_stream_open() {
+    use std::io::{Read, Write};
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let port = free_port();
+    let mut child = octo(&home)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_listening(port);
+    let token = std::fs::read_to_string(home.home().join("server-token")).unwrap();
+    let auth = format!("Authorization: Bearer {}\r\nHost: 127.0.0.1:{port}\r\n", token.trim());
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "POST /api/sessions HTTP/1.1\r\n{auth}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}").unwrap();
+    let mut created = String::new();
+    let _ = s.read_to_string(&mut created);
+    let id =
+        created.split("\"id\":\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or_default().to_owned();
+    assert!(!id.is_empty(), "{created}");
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(stream, "GET /api/sessions/{id}/events HTTP/1.1\r\n{auth}\r\n").unwrap();
+    let mut head = [0u8; 64];
+    let _ = stream.read(&mut head).unwrap();
+    let started = Instant::now();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "octo serve kept running with a stream open");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(started.elapsed() < Duration::from_secs(3), "stopped in {:?}", started.elapsed());
+    drop(stream);
+}
+
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_runs_as_a_daemon_with_a_pid_file() {
