@@ -214,6 +214,9 @@ impl Hooks {
 
     /// PreToolUse: deny beats ask beats allow; the first rewritten input is used.
     pub async fn pre_tool(&self, tool: &str, input: &Value) -> BeforeTool {
+        if !self.has(Event::PreToolUse) {
+            return BeforeTool::proceed();
+        }
         let (name, shown) =
             (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
         let answers =
@@ -261,6 +264,9 @@ impl Hooks {
 
     /// PostToolUse: a block or context is added to what the model sees.
     pub async fn post_tool(&self, tool: &str, input: &Value, output: &ToolOutput) -> AfterTool {
+        if !self.has(Event::PostToolUse) {
+            return AfterTool::Keep;
+        }
         let response = (self.ctx.shape.response)(tool, input, &output.text_content(), output.is_error);
         let (name, shown) =
             (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
