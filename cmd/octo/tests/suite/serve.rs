@@ -30,6 +30,31 @@ fn sessions_status(home: &TempHome, port: u16) -> u16 {
     buf.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
 }
 
+/// `octo serve` on a free loopback port, listening; the child and the port.
+#[cfg(unix)]
+fn start_serve(home: &TempHome, stderr: std::process::Stdio) -> (std::process::Child, u16) {
+    let port = free_port();
+    let child =
+        octo(home).args(["serve", "--listen", &format!("127.0.0.1:{port}")]).stderr(stderr).spawn().unwrap();
+    wait_listening(port);
+    (child, port)
+}
+
+/// Sends SIGTERM and waits (at most `within`) for the exit; the status and how long it took.
+#[cfg(unix)]
+fn terminate(child: &mut std::process::Child, within: Duration) -> (std::process::ExitStatus, Duration) {
+    let started = Instant::now();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return (s, started.elapsed());
+        }
+        assert!(started.elapsed() < within, "octo serve did not stop on SIGTERM within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_remote_address_needs_allow_remote() {
     let home = TempHome::new().unwrap();
@@ -45,24 +70,9 @@ fn a_remote_address_needs_allow_remote() {
 async fn serve_answers_and_stops_on_sigterm() {
     let llm = MockLlm::start().await;
     let home = home_for(&llm);
-    let port = free_port();
-    let mut child = octo(&home)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_listening(port);
+    let (mut child, port) = start_serve(&home, std::process::Stdio::piped());
     assert_eq!(sessions_status(&home, port), 200);
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "octo serve did not stop on SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let (status, _) = terminate(&mut child, Duration::from_secs(10));
     assert!(status.success(), "{status}");
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
@@ -77,13 +87,7 @@ async fn serve_stops_on_sigterm_with_an_event_stream_open() {
     use std::io::{Read, Write};
     let llm = MockLlm::start().await;
     let home = home_for(&llm);
-    let port = free_port();
-    let mut child = octo(&home)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_listening(port);
+    let (mut child, port) = start_serve(&home, std::process::Stdio::null());
     let token = std::fs::read_to_string(home.home().join("server-token")).unwrap();
     let auth = format!("Authorization: Bearer {}\r\nHost: 127.0.0.1:{port}\r\n", token.trim());
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -97,17 +101,8 @@ async fn serve_stops_on_sigterm_with_an_event_stream_open() {
     write!(stream, "GET /api/sessions/{id}/events HTTP/1.1\r\n{auth}\r\n").unwrap();
     let mut head = [0u8; 64];
     let _ = stream.read(&mut head).unwrap();
-    let started = Instant::now();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
-        .unwrap();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(5), "octo serve kept running with a stream open");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(started.elapsed() < Duration::from_secs(3), "stopped in {:?}", started.elapsed());
+    let (_, took) = terminate(&mut child, Duration::from_secs(5));
+    assert!(took < Duration::from_secs(3), "stopped in {took:?}");
     drop(stream);
 }
 
