@@ -27,6 +27,7 @@
 //! # }
 //! ```
 
+pub mod checkpoint;
 mod error;
 mod format;
 mod load;

@@ -1,2 +1,3 @@
+mod checkpoint;
 mod crash;
 mod store;
