@@ -51,6 +51,11 @@ impl Home {
         self.sessions().join("folded")
     }
 
+    /// `checkpoints/`: each workspace's shadow git store of the files before and after turns.
+    pub fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+
     /// `trash/`: previous contents of files the tools overwrote or edited.
     pub fn trash(&self) -> PathBuf {
         self.root.join("trash")

@@ -73,6 +73,7 @@
 //! # }
 //! ```
 
+pub mod checkpoints;
 pub mod commands;
 pub mod config;
 /// The chat-app bridges' settings (`[channels.<name>]`), part of the configuration.
@@ -125,8 +126,8 @@ pub use octo_tools::trash::Undo;
 pub use octo_tools::{Todo, TodoStatus};
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{
-    DreamPlan, FileUndo, HookInfo, RewindPlan, RewindReport, RunResult, Session, SessionError,
-    SessionOptions, State, Status,
+    DreamPlan, FileUndo, HookInfo, RewindPlan, RewindReport, RewindWhat, RunResult, Session, SessionError,
+    SessionOptions, State, Status, TurnInfo,
 };
 
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.

@@ -71,6 +71,14 @@ pub(super) async fn run(
     if matches!(command, SessionCommand::Compact(_)) {
         out::status(&paint("2", "  compacting the conversation…"));
     }
+    // `/rewind` alone: the user picks the turn (and what to put back) from a list.
+    let (ed, command) = match command {
+        SessionCommand::Rewind(None, what) => match super::rewind::pick(session, ed, what).await {
+            (ed, Some(command)) => (ed, command),
+            (ed, None) => return (ed, Done::Handled),
+        },
+        other => (ed, other),
+    };
     if matches!(command, SessionCommand::Dream) {
         out::status("dreaming: consolidating this workspace's memory with one model call…");
     }
@@ -144,7 +152,10 @@ mod tests {
     fn arguments_are_checked_before_anything_happens() {
         assert_eq!(read("/help"), Line::Shared(SessionCommand::Help));
         assert_eq!(read("  /mode   plan "), Line::Shared(SessionCommand::Mode(Some(octo_app::Mode::Plan))));
-        assert_eq!(read("/rewind 2"), Line::Shared(SessionCommand::Rewind(2)));
+        assert_eq!(
+            read("/rewind 2"),
+            Line::Shared(SessionCommand::Rewind(Some(2), octo_app::RewindWhat::Both))
+        );
         assert!(
             matches!(read("/plan now"), Line::Invalid(m) if m.contains("takes no argument") && m.contains("Usage: /plan"))
         );

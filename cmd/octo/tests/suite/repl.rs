@@ -605,8 +605,9 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
     assert!(llm.request_bodies().await.is_empty(), "no command reached the model");
 }
 
-/// `/rewind` undoes the last turn's file changes and forgets the turn; a file someone changed
-/// after the turn is named and only overwritten when the user says so.
+/// `/rewind` undoes the last turn's file changes — a shell command's too — and forgets the
+/// turn; alone it lets the user pick the turn; a file someone changed after the turn is named
+/// and only overwritten when the user says so.
 #[tokio::test(flavor = "multi_thread")]
 async fn rewind_restores_files_and_respects_later_changes() {
     let llm = MockLlm::start().await;
@@ -643,19 +644,26 @@ async fn rewind_restores_files_and_respects_later_changes() {
         p.exp_string("Changed them.").unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("/rewind 2").unwrap();
-        p.exp_string("rewind the last 1 turn").unwrap();
+        p.exp_string("rewind the last 1 turn (files and conversation)").unwrap();
         p.exp_string("delete (the turn created it)").unwrap();
-        p.exp_string("not undone (a shell command): touch made-by-shell").unwrap();
+        p.exp_string("made-by-shell").unwrap();
         p.exp_string("rewind? [y/N]").unwrap();
         p.send_line("y").unwrap();
-        p.exp_string("forgot the last 1 turn").unwrap();
+        p.exp_string("went back 1 turn").unwrap();
         assert!(!w.join("new.txt").exists());
+        assert!(!w.join("made-by-shell").exists(), "the shell command's file is undone too");
         assert_eq!(std::fs::read_to_string(w.join("b.txt")).unwrap(), "old\n");
         p.send_line("write c").unwrap();
         p.exp_string("Wrote c.").unwrap();
         p.exp_string("octo> ").unwrap();
         std::fs::write(w.join("c.txt"), "edited by hand").unwrap();
         p.send_line("/rewind").unwrap();
+        p.exp_string("1. write c").unwrap();
+        p.exp_string("changed c.txt").unwrap();
+        p.exp_string("turn [1]: ").unwrap();
+        p.send_line("").unwrap();
+        p.exp_string("[b] ").unwrap();
+        p.send_line("").unwrap();
         p.exp_string("changed since the turn").unwrap();
         p.send_line("y").unwrap();
         p.exp_string("overwrite it with the old content? [y/N]").unwrap();

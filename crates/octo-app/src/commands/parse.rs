@@ -49,8 +49,9 @@ pub enum SessionCommand {
     Cost,
     /// `/compact [focus]`.
     Compact(Option<String>),
-    /// `/rewind [N]`.
-    Rewind(usize),
+    /// `/rewind [N] [code|conversation|both]`: the turns to go back over (`None`: not said; a
+    /// front end may let the user pick, else 1) and what to put back.
+    Rewind(Option<usize>, crate::session::RewindWhat),
     /// `/history`.
     History,
     /// `/resume [query]`.
@@ -127,7 +128,7 @@ impl SessionCommand {
             Self::Todos => "/todos",
             Self::Cost => "/cost",
             Self::Compact(_) => "/compact",
-            Self::Rewind(_) => "/rewind",
+            Self::Rewind(..) => "/rewind",
             Self::History => "/history",
             Self::Resume(_) => "/resume",
             Self::Clear => "/clear",
@@ -184,6 +185,26 @@ pub fn parse(line: &str) -> Parsed<'_> {
     }
 }
 
+/// `/rewind`'s words: a number of turns and what to put back, in either order.
+fn rewind(arg: &str) -> Result<SessionCommand, String> {
+    use crate::session::RewindWhat;
+    let (mut n, mut what) = (None, RewindWhat::Both);
+    for word in arg.split_whitespace() {
+        match word {
+            "code" | "files" => what = RewindWhat::Code,
+            "conversation" | "chat" => what = RewindWhat::Conversation,
+            "both" | "all" => what = RewindWhat::Both,
+            w => match w.parse::<usize>() {
+                Ok(k) if k >= 1 && n.is_none() => n = Some(k),
+                _ => return Err(format!(
+                    "/rewind takes a number of turns (at least 1) and code, conversation or both (got `{w}`)"
+                )),
+            },
+        }
+    }
+    Ok(SessionCommand::Rewind(n, what))
+}
+
 /// The command `spec` names, with `arg` checked.
 fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
     let name = spec.name;
@@ -231,7 +252,7 @@ fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
         "/todos" => SessionCommand::Todos,
         "/cost" => SessionCommand::Cost,
         "/compact" => SessionCommand::Compact(text()),
-        "/rewind" => SessionCommand::Rewind(arg.parse().unwrap_or(1)),
+        "/rewind" => rewind(arg).map_err(bad)?,
         "/history" => SessionCommand::History,
         "/resume" => SessionCommand::Resume(text()),
         "/clear" => SessionCommand::Clear,
@@ -275,11 +296,22 @@ mod tests {
     fn arguments_are_checked_before_anything_happens() {
         assert_eq!(parse("/help"), Parsed::Command(SessionCommand::Help));
         assert_eq!(parse("  /mode   plan "), Parsed::Command(SessionCommand::Mode(Some(Mode::Plan))));
-        assert_eq!(parse("/rewind 2"), Parsed::Command(SessionCommand::Rewind(2)));
+        use crate::session::RewindWhat;
+        assert_eq!(parse("/rewind 2"), Parsed::Command(SessionCommand::Rewind(Some(2), RewindWhat::Both)));
+        assert_eq!(parse("/rewind"), Parsed::Command(SessionCommand::Rewind(None, RewindWhat::Both)));
+        assert_eq!(
+            parse("/rewind code 3"),
+            Parsed::Command(SessionCommand::Rewind(Some(3), RewindWhat::Code))
+        );
+        assert_eq!(
+            parse("/rewind conversation"),
+            Parsed::Command(SessionCommand::Rewind(None, RewindWhat::Conversation))
+        );
         assert!(
             matches!(parse("/plan now"), Parsed::Invalid(m) if m.contains("takes no argument") && m.contains("Usage: /plan"))
         );
         assert!(matches!(parse("/rewind two"), Parsed::Invalid(m) if m.contains("Usage: /rewind [N]")));
+        assert!(matches!(parse("/rewind 1 2"), Parsed::Invalid(_)));
         assert!(matches!(parse("/rewind 0"), Parsed::Invalid(_)));
         assert!(matches!(parse("/cost please"), Parsed::Invalid(_)));
         assert!(

@@ -419,19 +419,36 @@ fn rewind_lines(plan: &RewindPlan) -> Vec<String> {
         return vec!["nothing to rewind: the conversation has no turns yet".to_owned()];
     }
     let s = if plan.turns == 1 { "" } else { "s" };
-    let mut out = vec![format!("rewind the last {} turn{s}:", plan.turns)];
-    if plan.files.is_empty() {
-        out.push("  no file changes to undo".to_owned());
+    let what = match plan.what {
+        crate::session::RewindWhat::Both => "files and conversation",
+        crate::session::RewindWhat::Code => "files only; the conversation stays",
+        crate::session::RewindWhat::Conversation => "conversation only; the files stay",
+    };
+    let mut out = vec![format!("rewind the last {} turn{s} ({what}):", plan.turns)];
+    if plan.what.code() {
+        if let Some(note) = &plan.note {
+            out.push(format!("  {note}"));
+        } else if plan.files.is_empty() {
+            out.push("  no file changes to undo".to_owned());
+        }
     }
     for f in &plan.files {
         let what = match f.undo {
             octo_tools::trash::Undo::Restore => "restore",
             octo_tools::trash::Undo::Delete => "delete (the turn created it)",
         };
+        let by = f.by.as_ref().map(|b| format!(" (changed by {b})")).unwrap_or_default();
         let warn = if f.changed_since { " — changed since the turn" } else { "" };
-        out.push(format!("  {what}: {}{warn}", f.path.display()));
+        out.push(format!("  {what}: {}{by}{warn}", f.path.display()));
     }
+    out.extend(plan.skipped.iter().map(|(p, why)| format!("  not checkpointed ({why}): {}", p.display())));
     out.extend(plan.commands.iter().map(|c| format!("  not undone (a shell command): {c}")));
+    if plan.what.conversation() {
+        out.push(format!(
+            "  the conversation goes back to before the {} turn{s}; the current one is kept as a branch",
+            plan.turns
+        ));
+    }
     out
 }
 

@@ -84,7 +84,9 @@ impl Session {
             SessionCommand::Todos => Reply::Todos(self.todos()),
             SessionCommand::Cost => Reply::Cost(Box::new(self.status())),
             SessionCommand::Compact(focus) => self.compact_now(focus).await?,
-            SessionCommand::Rewind(n) => Reply::Rewind(Box::new(self.rewind_plan(n).await?)),
+            SessionCommand::Rewind(n, what) => {
+                Reply::Rewind(Box::new(self.rewind_plan(n.unwrap_or(1), what).await?))
+            }
             SessionCommand::History => {
                 let sessions = launcher.sessions().list(Some(self.workspace())).map_err(LaunchError::from)?;
                 Reply::History { sessions, current: self.session_id() }

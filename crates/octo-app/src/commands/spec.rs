@@ -86,9 +86,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     ),
     spec(
         "/rewind",
-        "/rewind [N]",
-        "undo the file changes of the last N turns (default 1) and forget those turns",
-        Takes::Count,
+        "/rewind [N] [code|conversation|both]",
+        "go back over the last N turns: restore the files they changed (any tool, command or sub-agent), drop them from the conversation (kept as a branch), or both",
+        Takes::Text,
     ),
     spec("/history", "/history", "this directory's saved sessions", Takes::Nothing),
     spec("/resume", "/resume [N | id prefix | title words]", "continue a saved session", Takes::Text),

@@ -64,6 +64,9 @@ impl Config {
             sandbox_writable_roots,
             sandbox_git_writable,
             sandbox_hooks,
+            checkpoints,
+            checkpoint_keep_days,
+            checkpoint_max_mb,
             channels,
         } = f;
         let turn = TurnKeys {
@@ -105,6 +108,7 @@ impl Config {
             hooks: sandbox_hooks,
         };
         self.sandbox.apply_file(keys, source, &mut self.warnings)?;
+        self.checkpoints.apply(checkpoints, checkpoint_keep_days, checkpoint_max_mb);
         let channels = super::channels::parse(&channels, source, &mut self.warnings)?;
         self.channels.extend(channels);
         self.apply_rules(&permissions, &layer)

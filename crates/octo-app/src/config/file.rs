@@ -140,6 +140,12 @@ pub struct FileConfig {
     pub sandbox_git_writable: Option<bool>,
     /// Whether hook scripts run in the sandbox too (default yes).
     pub sandbox_hooks: Option<bool>,
+    /// Whether each turn's file changes are checkpointed for `/rewind` (default yes).
+    pub checkpoints: Option<bool>,
+    /// How many days checkpoints are kept (default 30).
+    pub checkpoint_keep_days: Option<u64>,
+    /// How large all checkpoint stores may grow, in MB (default 2048).
+    pub checkpoint_max_mb: Option<u64>,
     /// Chat-app bridges `octo serve` starts (user config only).
     #[serde(default)]
     pub channels: BTreeMap<String, super::channels::ChannelToml>,

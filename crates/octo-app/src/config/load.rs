@@ -79,6 +79,8 @@ pub struct Config {
     pub hooks_native: bool,
     /// The OS sandbox's settings.
     pub sandbox: super::sandbox::SandboxSettings,
+    /// How turns are checkpointed for `/rewind`.
+    pub checkpoints: super::sections::CheckpointSettings,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
     /// Notes for the user (ignored or suspicious settings).
@@ -121,6 +123,7 @@ impl Config {
             log_events: false,
             hooks_native: false,
             sandbox: super::sandbox::SandboxSettings::default(),
+            checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             warnings: Vec::new(),
             files: Vec::new(),

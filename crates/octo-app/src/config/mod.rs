@@ -25,5 +25,5 @@ pub use file::{
 };
 pub use load::{Config, Overrides};
 pub use sandbox::{SandboxKeys, SandboxSettings};
-pub use sections::{Notify, NotifyMethod, SubagentLimits};
+pub use sections::{CheckpointSettings, Notify, NotifyMethod, SubagentLimits};
 pub use types::{process_env, ConfigError, EnvLookup, Source, Sourced};

@@ -1,5 +1,5 @@
-//! The effective values of the smaller sections: how a long turn is announced and the limits
-//! sub-agents run under.
+//! The effective values of the smaller sections: how a long turn is announced, the limits
+//! sub-agents run under, and how checkpoints are kept.
 
 /// How the REPL announces the end of a long turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,5 +56,37 @@ pub struct SubagentLimits {
 impl Default for SubagentLimits {
     fn default() -> Self {
         Self { max_depth: 1, max_running: 4, max_turns: 30 }
+    }
+}
+
+/// `checkpoints`, `checkpoint_keep_days`, `checkpoint_max_mb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointSettings {
+    /// Whether turns are checkpointed.
+    pub enabled: bool,
+    /// Checkpoints older than this many days are pruned.
+    pub keep_days: u64,
+    /// All checkpoint stores together are kept under this many MB.
+    pub max_mb: u64,
+}
+
+impl Default for CheckpointSettings {
+    fn default() -> Self {
+        Self { enabled: true, keep_days: 30, max_mb: 2048 }
+    }
+}
+
+impl CheckpointSettings {
+    /// Applies one file's keys.
+    pub(super) fn apply(&mut self, enabled: Option<bool>, keep_days: Option<u64>, max_mb: Option<u64>) {
+        if let Some(e) = enabled {
+            self.enabled = e;
+        }
+        if let Some(d) = keep_days {
+            self.keep_days = d.max(1);
+        }
+        if let Some(m) = max_mb {
+            self.max_mb = m.max(1);
+        }
     }
 }

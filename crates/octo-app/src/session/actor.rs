@@ -44,6 +44,8 @@ pub(super) struct Task {
     /// Where every event is logged, when asked.
     event_log: Option<crate::hooks::EventLog>,
     tools: Tools,
+    /// The turns' checkpoints.
+    checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
 }
 
 impl Task {
@@ -79,6 +81,7 @@ impl Task {
                 generation: 0,
                 lent: setup.tools.lent.clone(),
             },
+            checkpoints: setup.tools.checkpoints.clone(),
         }
     }
 
@@ -107,12 +110,13 @@ impl Task {
                 Command::History(reply) => {
                     let _ = reply.send(agent.history().to_vec());
                 }
-                Command::Truncate { keep, expect, reply } => {
+                Command::Truncate { keep, expect, fork, reply } => {
+                    let fork = if fork { self.fork_saved(&agent, expect) } else { None };
                     let kept = self.truncate(&mut agent, keep, expect);
                     if kept {
                         self.recount(&agent);
                     }
-                    let _ = reply.send(kept);
+                    let _ = reply.send((kept, fork));
                 }
                 Command::Clear => {
                     agent.clear_history();
@@ -153,7 +157,18 @@ impl Task {
             self.core.notice(message);
         }
         self.set_running(Some(cancel.clone()), true);
+        let position = agent.history().iter().filter(|m| super::rewind::starts_turn(m)).count();
+        let prompt = input.text();
+        if let Some(r) = &self.checkpoints {
+            r.begin(r.key(self.core.session_id())).await;
+        }
         self.run_turn(agent, input, cancel).await;
+        if let Some(r) = &self.checkpoints {
+            r.end(position, prompt).await;
+            for n in r.take_notices() {
+                self.core.notice(n);
+            }
+        }
         self.engine.clear_scopes();
         self.set_running(None, false);
     }
@@ -327,6 +342,13 @@ impl Task {
         let todos = last_todos(agent.history(), agent.tools());
         let mut s = self.core.lock();
         (s.context_tokens, s.todos) = (tokens, todos);
+    }
+
+    /// A copy of the saved conversation as it is, as a new session (before a rewind drops turns).
+    fn fork_saved(&self, agent: &Agent, expect: usize) -> Option<String> {
+        let p = self.persist.as_ref()?;
+        let w = p.writer.as_ref()?;
+        (agent.history().len() == expect).then(|| p.store.fork(w.id(), expect).ok()).flatten()
     }
 
     /// Keeps the first `keep` messages, when the history still has `expect` (a rewind).

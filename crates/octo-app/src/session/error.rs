@@ -22,6 +22,9 @@ pub enum SessionError {
     /// A saved session could not be resumed.
     #[error(transparent)]
     Store(#[from] octo_session::StoreError),
+    /// The checkpoints could not be read or used.
+    #[error("checkpoints: {0}")]
+    Checkpoint(String),
     /// The session to resume belongs to another directory.
     #[error("session {id} belongs to {dir}; continue it there (cd {dir} && octo -c={id}) or pass --workspace {dir}")]
     OtherDirectory {

@@ -34,5 +34,5 @@ pub use facade::Session;
 pub use hooks::HookInfo;
 pub use memory::DreamPlan;
 pub use options::{RunResult, SessionOptions, State, Status};
-pub use rewind::{FileUndo, RewindPlan, RewindReport};
+pub use rewind::{FileUndo, RewindPlan, RewindReport, RewindWhat, TurnInfo};
 pub use steps::protected_dirs;

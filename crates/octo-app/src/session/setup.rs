@@ -44,6 +44,8 @@ pub(super) struct ToolsPart {
     pub trash: Option<octo_tools::trash::Trash>,
     /// The session's MCP servers.
     pub mcp: Option<Arc<octo_mcp::McpHub>>,
+    /// The turns' checkpoints (`None` when off or without tools).
+    pub checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
     /// Sub-agents.
     pub spawner: Option<Arc<crate::subagents::Spawner>>,
     /// The parent's tools as the spawner lends them to children (kept equal to the agent's).

@@ -144,6 +144,9 @@ fn agent(
     if let Some(cell) = &hooks.cell {
         builder = builder.plugin(Arc::new(octo_hooks::HooksPlugin::new(Arc::clone(cell))));
     }
+    if let Some(r) = &tools.checkpoints {
+        builder = builder.plugin(Arc::new(crate::checkpoints::CheckpointPlugin(Arc::clone(r))));
+    }
     let mut agent = builder
         .history(history)
         .tools(tools.registry.clone())

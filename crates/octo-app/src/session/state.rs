@@ -107,10 +107,13 @@ pub(super) enum Command {
     SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
     History(oneshot::Sender<Vec<Message>>),
     /// Keeps the first `keep` messages (when the history still has at least `expect`).
+    /// With `fork`, the saved conversation is first copied whole to a new session; the reply
+    /// says whether it was kept and the fork's id.
     Truncate {
         keep: usize,
         expect: usize,
-        reply: oneshot::Sender<bool>,
+        fork: bool,
+        reply: oneshot::Sender<(bool, Option<String>)>,
     },
     Clear,
 }

@@ -44,7 +44,12 @@ pub(super) fn build(
     }
     sources.push(Arc::new(octo_memory::tools(Arc::clone(inputs.memory), crate::memory::tool_env())));
     let lent = Arc::new(RwLock::new(ToolRegistry::new()));
-    let spawner = Arc::new(spawner(config, inputs, agents, &lent, notes));
+    let checkpoints = crate::checkpoints::Recorder::new(
+        place.home.checkpoints(),
+        place.workspace.clone(),
+        config.checkpoints,
+    );
+    let spawner = Arc::new(spawner(config, inputs, agents, (&lent, checkpoints.clone()), notes));
     sources.push(Arc::new(crate::subagents::tools(Arc::clone(&spawner), 0)));
     let activation = Arc::new(crate::skills::EngineActivation(Arc::clone(inputs.engine)));
     sources.push(Arc::new(octo_skills::SkillSource::new(Arc::clone(inputs.skills), Some(activation))));
@@ -57,6 +62,7 @@ pub(super) fn build(
         shells: Some(builtin.shells),
         trash: Some(octo_tools::trash::Trash::new(place.home.trash())),
         mcp,
+        checkpoints,
         spawner: Some(spawner),
         lent: Some(lent),
     }
@@ -87,7 +93,7 @@ fn spawner(
     config: &Config,
     inputs: &ToolInputs<'_>,
     agents: octo_skills::Agents,
-    lent: &Arc<RwLock<ToolRegistry>>,
+    (lent, checkpoints): (&Arc<RwLock<ToolRegistry>>, Option<Arc<crate::checkpoints::Recorder>>),
     notes: &mut Vec<String>,
 ) -> crate::subagents::Spawner {
     let endpoint = inputs.endpoint;
@@ -119,5 +125,6 @@ fn spawner(
             parent: Arc::clone(&inputs.core.session_id),
         }),
         plugins,
+        checkpoints,
     })
 }

@@ -40,6 +40,8 @@ pub struct Spawner {
     pub(crate) sidechains: Option<Sidechains>,
     /// Plugins every child gets (the session's hooks, as SubagentStop).
     pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
+    /// The session's checkpoints: what a child changed is named in the turn's.
+    pub(crate) checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -70,6 +72,8 @@ pub struct SpawnerParts {
     pub sidechains: Option<Sidechains>,
     /// Plugins every child gets.
     pub plugins: Vec<Arc<dyn octo_agent::Plugin>>,
+    /// The session's checkpoints.
+    pub checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
 }
 
 impl Spawner {
@@ -90,6 +94,7 @@ impl Spawner {
             notify: p.notify,
             sidechains: p.sidechains,
             plugins: p.plugins,
+            checkpoints: p.checkpoints,
         }
     }
 

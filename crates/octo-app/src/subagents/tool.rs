@@ -170,7 +170,15 @@ fn run_child(
     permit: tokio::sync::OwnedSemaphorePermit,
 ) -> tokio::task::JoinHandle<Finished> {
     tokio::spawn(async move {
+        let checkpoints = spawner.checkpoints.clone();
+        let start = match &checkpoints {
+            Some(r) => r.child_start().await,
+            None => None,
+        };
         let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx).await;
+        if let Some(r) = &checkpoints {
+            r.child_end(format!("sub-agent {} ({})", handle.id, handle.agent), start).await;
+        }
         // Recorded here too, so a child whose parent stopped waiting is not "running" forever.
         handle.finish(match &outcome.result {
             Ok(t) => ChildState::Done(t.clone()),

@@ -1,3 +1,4 @@
+mod checkpoints;
 mod commands;
 mod config;
 mod extension;

@@ -98,7 +98,7 @@ impl CheckpointStore {
     }
 
     /// The files that differ between two trees.
-    pub(super) fn changes(&self, a: &str, b: &str) -> Result<Vec<Change>, CheckpointError> {
+    pub fn changes(&self, a: &str, b: &str) -> Result<Vec<Change>, CheckpointError> {
         if a == b {
             return Ok(Vec::new());
         }

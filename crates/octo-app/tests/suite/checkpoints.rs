@@ -1,0 +1,141 @@
+//! Checkpoints in whole sessions: whatever a turn changed — through a shell command, octo's
+//! file tools or a sub-agent — is undone by `/rewind`, the conversation goes back with a branch
+//! kept, and it works after the session is resumed.
+
+use octo_app::commands::{parse, Parsed, Reply, SessionCommand};
+use octo_app::credentials::{KeyStore, MemoryStore};
+use octo_app::{Home, Launch, Launcher, Mode, Resume, Session, SessionOptions};
+use octo_testkit::anthropic::Reply as Answer;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn has_git() -> bool {
+    std::process::Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+async fn setup(replies: Vec<Scripted>) -> (tempfile::TempDir, Launcher, PathBuf, MockLlm) {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    )
+    .unwrap();
+    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let l = Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
+    (tmp, l, ws, llm)
+}
+
+fn start(l: &Launcher, ws: &std::path::Path, resume: Resume) -> Session {
+    let options = SessionOptions { save: true, mode: Some(Mode::Auto), ..SessionOptions::default() };
+    l.start(Launch { workspace: Some(ws.to_path_buf()), options, resume, ..Launch::default() }).unwrap()
+}
+
+fn command(line: &str) -> SessionCommand {
+    match parse(line) {
+        Parsed::Command(c) => c,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+fn calls(list: &[(&str, &str, Value)]) -> Scripted {
+    let mut r = Answer::new();
+    for (id, tool, input) in list {
+        r = r.tool_use(*id, *tool, input.clone());
+    }
+    Scripted::sse(r.sse())
+}
+
+fn answer(t: &str) -> Scripted {
+    Scripted::sse(Answer::new().text(t).sse())
+}
+
+async fn plan(s: &Session, l: &Launcher, line: &str) -> octo_app::RewindPlan {
+    match s.command(l, command(line)).await.unwrap() {
+        Reply::Rewind(p) => *p,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agents_and_a_shell_commands_changes_are_undone_and_named() {
+    if !has_git() {
+        return;
+    }
+    let task = json!({"subagent_type": "general", "description": "write", "prompt": "write child.txt"});
+    let (_tmp, l, ws, _llm) = setup(vec![
+        calls(&[("t1", "task", task)]),
+        calls(&[("c1", "write_file", json!({"path": "child.txt", "content": "from the child"}))]),
+        answer("Child done."),
+        calls(&[("t2", "terminal", json!({"command": "printf shell > shell.txt && rm keep.txt"}))]),
+        answer("All done."),
+    ])
+    .await;
+    std::fs::write(ws.join("keep.txt"), "precious").unwrap();
+    let s = start(&l, &ws, Resume::New);
+    assert_eq!(s.run("do the work").await.unwrap().answer, "All done.");
+    assert!(ws.join("child.txt").exists() && ws.join("shell.txt").exists() && !ws.join("keep.txt").exists());
+    let p = plan(&s, &l, "/rewind 1 code").await;
+    let names: Vec<_> =
+        p.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["child.txt", "keep.txt", "shell.txt"], "{p:?}");
+    let child = p.files.iter().find(|f| f.path.ends_with("child.txt")).unwrap();
+    assert!(child.by.as_deref().is_some_and(|b| b.starts_with("sub-agent")), "named: {child:?}");
+    let text = Reply::Rewind(Box::new(p.clone())).text();
+    assert!(text.contains("changed by sub-agent"), "{text}");
+    let report = s.rewind(&p, &[]).await.unwrap();
+    assert_eq!(report.restored.len(), 3, "{report:?}");
+    assert!(!ws.join("child.txt").exists() && !ws.join("shell.txt").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("keep.txt")).unwrap(), "precious");
+    assert_eq!(report.turns, 0, "code only: the conversation stays");
+    assert_eq!(s.rewind_turns(10).await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conversation_goes_back_with_a_branch_kept_after_a_resume() {
+    if !has_git() {
+        return;
+    }
+    let (_tmp, l, ws, _llm) = setup(vec![
+        calls(&[("a1", "write_file", json!({"path": "a.txt", "content": "one"}))]),
+        answer("Wrote one."),
+        calls(&[("a1", "write_file", json!({"path": "a.txt", "content": "two"}))]),
+        answer("Wrote two."),
+    ])
+    .await;
+    let s = start(&l, &ws, Resume::New);
+    s.run("write one").await.unwrap();
+    s.run("write two").await.unwrap();
+    let id = s.session_id().unwrap();
+    drop(s);
+    // Resumed (`octo -c`): the same call id in both turns does not confuse anything.
+    let s = start(&l, &ws, Resume::Id(id.clone()));
+    let turns = s.rewind_turns(10).await.unwrap();
+    assert_eq!(
+        turns.iter().map(|t| (t.back, t.files.clone())).collect::<Vec<_>>(),
+        [(1, vec!["a.txt".to_owned()]), (2, vec!["a.txt".to_owned()])]
+    );
+    let p = plan(&s, &l, "/rewind 1").await;
+    let report = s.rewind(&p, &[]).await.unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one");
+    assert_eq!(report.turns, 1);
+    let fork = report.fork.clone().expect("the old conversation is kept as a branch");
+    let store = l.sessions();
+    assert_eq!(store.load(&id).unwrap().messages.len(), 4, "the session file is loadable and rewound");
+    assert_eq!(store.load(&fork).unwrap().messages.len(), 8, "the branch has both turns");
+    assert_eq!(s.history().await.unwrap().len(), 4);
+    // Going back once more takes the files to before the first turn.
+    let p = plan(&s, &l, "/rewind").await;
+    s.rewind(&p, &[]).await.unwrap();
+    assert!(!ws.join("a.txt").exists());
+    assert!(s.history().await.unwrap().is_empty());
+}
