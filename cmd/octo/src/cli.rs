@@ -321,6 +321,12 @@ pub enum Command {
         #[command(subcommand)]
         action: TrashAction,
     },
+    /// Each turn's file changes in this workspace (whoever made them): list them, show one as a
+    /// diff, or put the files back to before a turn.
+    Checkpoints {
+        #[command(subcommand)]
+        action: CheckpointsAction,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.
@@ -467,6 +473,27 @@ pub enum TrashAction {
     },
     /// Delete every kept copy and the journal.
     Empty,
+}
+
+/// `octo checkpoints ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum CheckpointsAction {
+    /// This workspace's checkpoints, newest first: session, number, age, files, prompt.
+    List,
+    /// What a turn changed, as a diff (`N` in the newest session, or `SESSION:N`).
+    Diff {
+        /// The checkpoint.
+        checkpoint: String,
+    },
+    /// Put the files back to before a turn and every later turn of its session. A file changed
+    /// since is only overwritten with --force.
+    Restore {
+        /// The checkpoint (`N` in the newest session, or `SESSION:N`).
+        checkpoint: String,
+        /// Overwrite files changed after the turns.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// `octo auth ...`

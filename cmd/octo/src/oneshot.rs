@@ -64,6 +64,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     };
     if interactive {
         let summary = crate::repl::run_once(&session, prepared, cli.show_thinking).await?;
+        session.settle().await;
         crate::launch::stop_processes(&session);
         return Ok(exit_code(&summary, false, false));
     }
@@ -107,6 +108,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     if !cli.quiet && cli.output_format == crate::cli::OutputFormat::Text {
         report_denials(&session, &summary);
     }
+    session.settle().await;
     crate::launch::stop_processes(&session);
     Ok(exit_code(&summary, interrupted, closed_stdout))
 }

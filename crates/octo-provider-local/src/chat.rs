@@ -105,7 +105,6 @@ pub fn tools(defs: &[ToolDefinition]) -> Option<Value> {
 pub struct Deltas {
     /// Calls started, by the parser's index: our index.
     started: BTreeMap<u64, usize>,
-    next_id: usize,
 }
 
 impl Deltas {
@@ -129,12 +128,11 @@ impl Deltas {
                 (None, Some(name)) => {
                     let i = self.started.len();
                     self.started.insert(key, i);
-                    self.next_id += 1;
                     let id = call
                         .get("id")
                         .and_then(Value::as_str)
                         .filter(|i| !i.is_empty())
-                        .map_or_else(|| format!("call_local_{}", self.next_id), str::to_owned);
+                        .map_or_else(unique_call_id, str::to_owned);
                     out.push(StreamEvent::ToolUseStart { index: i, id, name: name.to_owned() });
                     i
                 }
@@ -158,6 +156,22 @@ impl Deltas {
             if closes.is_empty() || stop == StopReason::MaxTokens { stop } else { StopReason::ToolUse };
         (closes, stop)
     }
+}
+
+/// A call id no other call of any session shares: the process's start time and a counter (the
+/// engine's output carries none, and ids that restart each request would collide in a history).
+fn unique_call_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static BASE: OnceLock<u64> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let base = *BASE.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ u64::from(std::process::id()).rotate_left(32)
+    });
+    format!("call_local_{base:x}_{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 #[cfg(test)]
@@ -203,9 +217,15 @@ mod tests {
         );
         assert_eq!(d.events(r#"{"content":"Hi"}"#), vec![StreamEvent::TextDelta("Hi".into())]);
         let start = d.events(r#"{"tool_calls":[{"index":0,"id":"","type":"function","function":{"name":"grep","arguments":"{\"pat"}}]}"#);
-        assert_eq!(
-            start[0],
-            StreamEvent::ToolUseStart { index: 0, id: "call_local_1".into(), name: "grep".into() }
+        let StreamEvent::ToolUseStart { index: 0, id, name } = &start[0] else { panic!("{start:?}") };
+        assert_eq!(name, "grep");
+        assert!(id.starts_with("call_local_"), "{id}");
+        let mut again = Deltas::default();
+        let other = again
+            .events(r#"{"tool_calls":[{"index":0,"id":"","type":"function","function":{"name":"grep"}}]}"#);
+        assert!(
+            matches!(&other[0], StreamEvent::ToolUseStart { id: o, .. } if o != id),
+            "ids never repeat: {other:?}"
         );
         assert_eq!(start[1], StreamEvent::ToolUseInputDelta { index: 0, partial_json: "{\"pat".into() });
         let more = d.events(r#"{"tool_calls":[{"index":0,"function":{"arguments":"tern\":\"x\"}"}}]}"#);

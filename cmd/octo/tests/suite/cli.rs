@@ -1032,6 +1032,56 @@ async fn resume_by_number_and_the_trash() {
     assert_async(c).await.code(2);
 }
 
+/// A one-shot's shell command edits a file; `octo checkpoints` lists the turn, shows its diff and
+/// puts the file back, and leaves a file the user changed since unless told with --force.
+#[tokio::test(flavor = "multi_thread")]
+async fn checkpoints_list_diff_and_restore_a_one_shots_changes() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "t1",
+                    "terminal",
+                    json!({"command": "printf 'new\\n' > f.txt && printf x > other.txt"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Rewrote f.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("f.txt", "old\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "rewrite f"]);
+    assert_async(c).await.success().stdout("Rewrote f.\n");
+    let ws = home.workspace().to_path_buf();
+    assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "new\n");
+    let mut c = octo(&home);
+    c.args(["checkpoints", "list"]);
+    let listed = String::from_utf8_lossy(&assert_async(c).await.success().get_output().stdout).into_owned();
+    assert!(listed.contains(":1 ") && listed.contains("2 files") && listed.contains("rewrite f"), "{listed}");
+    let mut c = octo(&home);
+    c.args(["checkpoints", "diff", "1"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("-old").and(predicate::str::contains("+new")));
+    std::fs::write(ws.join("other.txt"), "the user's").unwrap();
+    let mut c = octo(&home);
+    c.args(["checkpoints", "restore", "1"]);
+    assert_async(c).await.code(1).stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "old\n");
+    assert_eq!(std::fs::read_to_string(ws.join("other.txt")).unwrap(), "the user's");
+    let mut c = octo(&home);
+    c.args(["checkpoints", "restore", "1", "--force"]);
+    assert_async(c).await.success();
+    assert!(!ws.join("other.txt").exists());
+    let mut c = octo(&home);
+    c.args(["checkpoints", "diff", "nope"]);
+    assert_async(c).await.code(2);
+}
+
 /// A program written for `claude -p --output-format json|stream-json` reads octo's output as it
 /// reads Claude Code's: the result's `subtype`, `result`, `num_turns`, `total_cost_usd` and
 /// `usage` names, and the stream's `system`/`init`, `assistant`, `user` and `result` lines with

@@ -196,9 +196,11 @@ fn rewind(arg: &str) -> Result<SessionCommand, String> {
             "both" | "all" => what = RewindWhat::Both,
             w => match w.parse::<usize>() {
                 Ok(k) if k >= 1 && n.is_none() => n = Some(k),
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "/rewind takes a number of turns (at least 1) and code, conversation or both (got `{w}`)"
-                )),
+                ))
+                }
             },
         }
     }

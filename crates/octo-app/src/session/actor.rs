@@ -163,14 +163,15 @@ impl Task {
             r.begin(r.key(self.core.session_id())).await;
         }
         self.run_turn(agent, input, cancel).await;
+        self.engine.clear_scopes();
+        self.set_running(None, false);
+        // After the turn's end is out: the next command waits for it, the user does not.
         if let Some(r) = &self.checkpoints {
             r.end(position, prompt).await;
             for n in r.take_notices() {
                 self.core.notice(n);
             }
         }
-        self.engine.clear_scopes();
-        self.set_running(None, false);
     }
 
     /// A prompt queued before the session closed for good is dropped.

@@ -4,6 +4,12 @@
 use super::facade::Session;
 
 impl Session {
+    /// Waits until the session has done what follows a turn (its checkpoint is stored), so a
+    /// front end about to exit loses nothing.
+    pub async fn settle(&self) {
+        let _ = self.history().await;
+    }
+
     /// Stops every process the session's commands left running (background shells and
     /// daemonised grandchildren alike) and returns the background commands that were still
     /// running, to be named to the user (`shell-1 (`npm run dev`)`). Front ends call it when
