@@ -79,6 +79,13 @@ pub fn start(
     launcher.start(launch_of(cli, unattended, resume))
 }
 
+/// The end of a one-shot: what follows its turn is done (the checkpoint stored), then
+/// [`stop_processes`].
+pub async fn finish(session: &octo_app::Session) {
+    session.settle().await;
+    stop_processes(session);
+}
+
 /// Stops what the session's commands left running and names the background commands that were
 /// still running, so nothing outlives octo unnoticed.
 pub fn stop_processes(session: &octo_app::Session) {

@@ -64,8 +64,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     };
     if interactive {
         let summary = crate::repl::run_once(&session, prepared, cli.show_thinking).await?;
-        session.settle().await;
-        crate::launch::stop_processes(&session);
+        crate::launch::finish(&session).await;
         return Ok(exit_code(&summary, false, false));
     }
     let mut rx = session.subscribe();
@@ -108,8 +107,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     if !cli.quiet && cli.output_format == crate::cli::OutputFormat::Text {
         report_denials(&session, &summary);
     }
-    session.settle().await;
-    crate::launch::stop_processes(&session);
+    crate::launch::finish(&session).await;
     Ok(exit_code(&summary, interrupted, closed_stdout))
 }
 

@@ -157,7 +157,7 @@ impl Task {
             self.core.notice(message);
         }
         self.set_running(Some(cancel.clone()), true);
-        let position = agent.history().iter().filter(|m| super::rewind::starts_turn(m)).count();
+        let position = agent.history().iter().filter(|m| super::turns::starts_turn(m)).count();
         let prompt = input.text();
         if let Some(r) = &self.checkpoints {
             r.begin(r.key(self.core.session_id())).await;

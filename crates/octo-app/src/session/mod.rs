@@ -28,6 +28,7 @@ mod start;
 mod state;
 mod steps;
 mod tools_step;
+mod turns;
 
 pub use error::SessionError;
 pub use facade::Session;

@@ -6,7 +6,8 @@
 use super::error::SessionError;
 use super::facade::Session;
 use super::state::Command;
-use octo_agent::{ContentBlock, Message, Role, Subject, ToolRegistry};
+use super::turns::{first_line, starts};
+use octo_agent::{ContentBlock, Message, Subject, ToolRegistry};
 use octo_session::checkpoint::{Checkpoint, RestoreAction, RestorePlan};
 use octo_tools::trash::Undo;
 use std::path::PathBuf;
@@ -101,22 +102,6 @@ pub struct TurnInfo {
     pub prompt: String,
     /// Files it changed (from its checkpoint).
     pub files: Vec<String>,
-}
-
-/// Whether `m` starts a turn: a user message with something the user wrote (not only tool
-/// results).
-pub(super) fn starts_turn(m: &Message) -> bool {
-    m.role == Role::User && m.content.iter().any(|b| !matches!(b, ContentBlock::ToolResult { .. }))
-}
-
-/// A prompt's first line as checkpoints keep it.
-fn first_line(m: &Message) -> String {
-    m.text().lines().next().unwrap_or_default().chars().take(200).collect()
-}
-
-/// Where each turn starts in `history`.
-fn starts(history: &[Message]) -> Vec<usize> {
-    history.iter().enumerate().filter(|(_, m)| starts_turn(m)).map(|(i, _)| i).collect()
 }
 
 /// The checkpoints of the turns from `from` on (by position), matched by their prompt so a

@@ -2,7 +2,7 @@
 //! workspace as the work tree, and nothing from the user's or the system's git configuration
 //! (no filters, hooks, fsmonitor or attributes that could run code or change bytes).
 
-use super::CheckpointError;
+use super::error::CheckpointError;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

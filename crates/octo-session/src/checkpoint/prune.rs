@@ -2,8 +2,8 @@
 //! the oldest ones while all stores together are over the size limit; git then drops the files
 //! no checkpoint needs any more (after a day's grace, so a snapshot being taken is never hurt).
 
+use super::error::CheckpointError;
 use super::git::Git;
-use super::CheckpointError;
 use std::path::{Path, PathBuf};
 
 /// What pruning did.

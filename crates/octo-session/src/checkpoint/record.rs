@@ -1,9 +1,10 @@
 //! A turn's checkpoint: two commits (before, and after with the turn's record as its message)
 //! and a ref per session and sequence number; listing, diffing, removing and copying them.
 
+use super::error::CheckpointError;
 use super::git::{nul_list, EMPTY_TREE};
 use super::snapshot::{Skipped, Snapshot};
-use super::{ref_safe, CheckpointError, CheckpointStore};
+use super::store::{ref_safe, CheckpointStore};
 use serde::{Deserialize, Serialize};
 
 /// One file a turn changed.

@@ -3,10 +3,11 @@
 //! is no longer as the last of them left it (the user or another session changed it since) is
 //! only overwritten when the caller says so; a link is restored as a link and never followed.
 
+use super::error::CheckpointError;
 use super::git::{nul_join, nul_list};
 use super::record::Checkpoint;
 use super::snapshot::Skipped;
-use super::{CheckpointError, CheckpointStore};
+use super::store::CheckpointStore;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path};
 

@@ -2,8 +2,9 @@
 //! hashed into the store, then the index is written as a tree. Files too large or unreadable,
 //! and folders that are repositories of their own, are left out and named.
 
+use super::error::{io_err, CheckpointError};
 use super::git::{nul_join, nul_list};
-use super::{io_err, CheckpointError, CheckpointStore};
+use super::store::CheckpointStore;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

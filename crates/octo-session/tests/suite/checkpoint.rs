@@ -201,6 +201,17 @@ fn large_files_are_skipped_and_named_and_never_restored() {
     assert!(plan.skipped.iter().any(|k| k.path == "big.bin"));
     s.restore(&plan, &[]);
     assert!(w.join("big.bin").exists(), "a file never checkpointed is left alone");
+    // A 2 GB file (sparse: nothing is written) with the default limit: only looked at, named.
+    let s = store(home.path(), w);
+    let before = s.snapshot("s2").unwrap();
+    std::fs::File::create(w.join("huge.img")).unwrap().set_len(2 << 30).unwrap();
+    let after = s.snapshot("s2").unwrap();
+    assert!(
+        after.skipped.iter().any(|k| k.path == "huge.img" && k.why.contains("10 MB")),
+        "{:?}",
+        after.skipped
+    );
+    assert_eq!(record(&s, "s2", 0, &before, &after, &[]), None, "nothing storable changed");
 }
 
 #[test]
