@@ -2,7 +2,7 @@
 //! object store of octo's own (`~/.octo/checkpoints/<workspace-id>/`), so anything a turn changed
 //! — through octo's file tools, shell commands, sub-agents or hooks — can be put back.
 //!
-//! The shadow repository is driven with the system `git` ([`git`]): its own `GIT_DIR`, one index
+//! The shadow repository is driven with the system `git` (`git.rs`): its own `GIT_DIR`, one index
 //! file per session, the workspace as the work tree, `.gitignore` and `.octo/ignore` honoured,
 //! and none of the user's git configuration. The user's `.git` is never read for writing: git
 //! itself never descends into a `.git`. A snapshot of an unchanged workspace costs one stat per
