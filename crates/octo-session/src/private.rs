@@ -15,6 +15,20 @@ pub fn create_dir(dir: &Path) -> std::io::Result<()> {
     b.create(dir)
 }
 
+/// Writes `bytes` to `path`, creating it readable only by the user (0600 on Unix) or replacing
+/// what it held.
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(path)?.write_all(bytes)
+}
+
 /// Creates a new file for writing, readable only by the user (0600 on Unix); fails if it exists.
 pub fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();

@@ -108,7 +108,8 @@ impl Git {
 
     /// Creates the repository.
     pub fn init(&self) -> Result<(), CheckpointError> {
-        let mut c = self.command(None, &["init", "--quiet", "--bare"]);
+        // Everything git writes in the store is the user's alone (0600 files, 0700 folders).
+        let mut c = self.command(None, &["init", "--quiet", "--bare", "--shared=0600"]);
         c.env_remove("GIT_WORK_TREE").env_remove("GIT_DIR").arg(&self.git_dir);
         let out = c.output().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => CheckpointError::NoGit,

@@ -103,7 +103,7 @@ impl CheckpointStore {
 /// valid for the same workspace, so only what changed since is hashed again.
 fn seed(index: &Path) -> Result<(), CheckpointError> {
     let Some(dir) = index.parent() else { return Ok(()) };
-    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, &e))?;
+    crate::private::create_dir(dir).map_err(|e| io_err(dir, &e))?;
     let newest = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

@@ -33,7 +33,10 @@ impl CheckpointStore {
             crate::private::create_dir(&git_dir).map_err(|e| io_err(&git_dir, &e))?;
             git.init()?;
             git.run(None, &["config", "core.bare", "false"], None)?;
-            let _ = std::fs::write(git_dir.join("workspace"), format!("{}\n", workspace.display()));
+            let _ = crate::private::write(
+                &git_dir.join("workspace"),
+                format!("{}\n", workspace.display()).as_bytes(),
+            );
         } else {
             // A store that git cannot read is named, never repaired by deleting things.
             if let Err(e) = git.run(None, &["rev-parse", "--git-dir"], None) {
@@ -115,7 +118,7 @@ pub(super) fn ref_safe(session: &str) -> String {
 /// file's bytes as they are (no line-ending or filter conversion on the way in or out).
 fn write_info(git_dir: &Path, workspace: &Path) -> Result<(), CheckpointError> {
     let info = git_dir.join("info");
-    std::fs::create_dir_all(&info).map_err(|e| io_err(&info, &e))?;
+    crate::private::create_dir(&info).map_err(|e| io_err(&info, &e))?;
     let mut exclude = String::from("# written by octo from .octo/ignore\n");
     if let Ok(text) = std::fs::read_to_string(workspace.join(".octo").join("ignore")) {
         exclude.push_str(&text);
@@ -129,7 +132,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), CheckpointError> {
     if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|e| io_err(path, &e))
+    crate::private::write(path, text.as_bytes()).map_err(|e| io_err(path, &e))
 }
 
 /// Whether `dir` is on a read-only file system.
