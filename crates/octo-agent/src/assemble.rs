@@ -64,6 +64,15 @@ impl Assembler {
                 }
             },
             StreamEvent::RedactedThinking(data) => self.blocks.push(ContentBlock::RedactedThinking { data }),
+            StreamEvent::Reasoning { id, summary, encrypted_content, source } => {
+                // The summary streamed as thinking for the user; the item itself replaces it, so
+                // the reasoning is kept (and counted) once.
+                if matches!(self.blocks.last(), Some(ContentBlock::Thinking { thinking, signature: None }) if *thinking == summary)
+                {
+                    self.blocks.pop();
+                }
+                self.blocks.push(ContentBlock::Reasoning { id, summary, encrypted_content, source });
+            }
             StreamEvent::ToolUseStart { index, id, name } => {
                 self.finish_tool(index);
                 self.tools.insert(

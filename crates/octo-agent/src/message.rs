@@ -112,6 +112,22 @@ pub enum ContentBlock {
         /// Opaque payload.
         data: String,
     },
+    /// Reasoning a provider returned as an item of its own (OpenAI's Responses API): sent back on
+    /// the next request to the same endpoint and model so the model goes on from it, never shown
+    /// as answer text, and never sent anywhere else.
+    Reasoning {
+        /// The provider's id of the item.
+        id: String,
+        /// Its readable summary (may be empty).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
+        /// The reasoning itself, encrypted by the provider (when nothing is stored on its side).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+        /// `endpoint:model` it came from; only that endpoint and model are sent it.
+        #[serde(default)]
+        source: String,
+    },
     /// A tool call made by the model.
     ToolUse {
         /// Id that the matching result echoes.

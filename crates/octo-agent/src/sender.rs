@@ -182,6 +182,18 @@ pub enum StreamEvent {
     ThinkingSignature(String),
     /// A complete redacted (encrypted) reasoning block.
     RedactedThinking(String),
+    /// A complete reasoning item of the provider's own (see [`crate::ContentBlock::Reasoning`]);
+    /// its summary, if shown, came as [`StreamEvent::ThinkingDelta`]s just before.
+    Reasoning {
+        /// The provider's id of the item.
+        id: String,
+        /// Its readable summary.
+        summary: String,
+        /// The encrypted reasoning.
+        encrypted_content: Option<String>,
+        /// `endpoint:model` it came from.
+        source: String,
+    },
     /// A tool call starts. `index` identifies it among the calls of this response.
     ToolUseStart {
         /// Position of the call in this response.

@@ -26,6 +26,15 @@ pub struct Usage {
     /// Some of these numbers are octo's estimates: the server reported no usage.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// Of the output tokens, those the model spent reasoning (when the provider says; a part of
+    /// `output_tokens`, not a bucket of its own).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -55,6 +64,7 @@ impl Add for Usage {
             cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
             cache_write_tokens: self.cache_write_tokens.saturating_add(rhs.cache_write_tokens),
             estimated: self.estimated || rhs.estimated,
+            reasoning_tokens: self.reasoning_tokens.saturating_add(rhs.reasoning_tokens),
         }
     }
 }
@@ -137,6 +147,7 @@ mod tests {
             cache_read_tokens: 100,
             cache_write_tokens: 7,
             estimated: false,
+            reasoning_tokens: 0,
         };
         let b = Usage {
             input_tokens: 1,
@@ -144,6 +155,7 @@ mod tests {
             cache_read_tokens: 1,
             cache_write_tokens: 1,
             estimated: false,
+            reasoning_tokens: 0,
         };
         let mut c = a;
         c += b;

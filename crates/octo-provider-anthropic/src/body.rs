@@ -193,7 +193,8 @@ fn convert(block: &ContentBlock) -> Option<Out<'_>> {
         ContentBlock::Thinking { thinking, signature: Some(signature) } => {
             Out::Thinking { thinking, signature }
         }
-        ContentBlock::Thinking { signature: None, .. } => return None,
+        // Another provider's reasoning items mean nothing here.
+        ContentBlock::Thinking { signature: None, .. } | ContentBlock::Reasoning { .. } => return None,
         ContentBlock::RedactedThinking { data } => Out::RedactedThinking { data },
         ContentBlock::ToolUse { id, name, input } => Out::ToolUse { id, name, input, cache_control: None },
         ContentBlock::ToolResult { tool_use_id, content, is_error } => {

@@ -74,6 +74,7 @@ impl WireUsage {
             cache_read_tokens: cached,
             cache_write_tokens: 0,
             estimated: false,
+            reasoning_tokens: 0,
         }
     }
 }

@@ -219,6 +219,7 @@ mod tests {
             cache_read_tokens: 1_000_000,
             cache_write_tokens: 1_000_000,
             estimated: false,
+            reasoning_tokens: 0,
         };
         let cost = c.cost("claude-sonnet-4-5", &u).unwrap();
         assert!((cost - (3.0 + 15.0 + 0.3 + 3.75)).abs() < 1e-9, "{cost}");

@@ -46,6 +46,12 @@ pub fn response_events(resp: Response) -> Vec<StreamEvent> {
                 }
             }
             ContentBlock::RedactedThinking { data } => out.push(StreamEvent::RedactedThinking(data)),
+            ContentBlock::Reasoning { id, summary, encrypted_content, source } => {
+                if !summary.is_empty() {
+                    out.push(StreamEvent::ThinkingDelta(summary.clone()));
+                }
+                out.push(StreamEvent::Reasoning { id, summary, encrypted_content, source });
+            }
             ContentBlock::ToolUse { id, name, input } => {
                 out.push(StreamEvent::ToolUseStart { index, id, name });
                 // Arguments that were not JSON arrive as a string; they are passed on as written

@@ -295,9 +295,15 @@ fn transcript(s: &Loaded) -> String {
                 (Role::Assistant, ContentBlock::Text { text }) => {
                     out.push_str(&format!("\n## Assistant\n\n{text}\n"));
                 }
-                (_, ContentBlock::Thinking { thinking, .. }) => out.push_str(&format!(
-                    "\n<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n"
-                )),
+                (
+                    _,
+                    ContentBlock::Thinking { thinking, .. }
+                    | ContentBlock::Reasoning { summary: thinking, .. },
+                ) if !thinking.is_empty() => {
+                    out.push_str(&format!(
+                        "\n<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n"
+                    ));
+                }
                 (_, ContentBlock::ToolUse { name, input, .. }) => {
                     out.push_str(&format!("\n**Tool call** `{name}`\n\n```json\n{input}\n```\n"));
                 }
@@ -309,7 +315,12 @@ fn transcript(s: &Loaded) -> String {
                 (_, ContentBlock::Image { source }) => {
                     out.push_str(&format!("\n*[image: {}]*\n", source.media_type));
                 }
-                (_, ContentBlock::RedactedThinking { .. }) => {}
+                (
+                    _,
+                    ContentBlock::RedactedThinking { .. }
+                    | ContentBlock::Thinking { .. }
+                    | ContentBlock::Reasoning { .. },
+                ) => {}
             }
         }
     }

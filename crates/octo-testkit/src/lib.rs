@@ -34,6 +34,7 @@ pub mod anthropic;
 pub mod mcp;
 pub mod openai;
 pub mod raw;
+pub mod responses;
 pub mod sender;
 pub mod sse;
 
@@ -225,6 +226,16 @@ impl MockLlm {
             .await;
     }
 
+    /// Answers `POST …/responses` (any prefix, such as `/v1`) with `replies`, in order.
+    pub async fn script_responses(&self, replies: impl IntoIterator<Item = Scripted>) {
+        let seq = Sequence { replies: replies.into_iter().collect(), next: AtomicUsize::new(0) };
+        Mock::given(method("POST"))
+            .and(path_regex(r"/responses$"))
+            .respond_with(seq)
+            .mount(&self.server)
+            .await;
+    }
+
     /// Every model request received so far (a POST to `…/messages` or `…/chat/completions`), in
     /// order.
     pub async fn requests(&self) -> Vec<Recorded> {
@@ -263,7 +274,7 @@ impl MockLlm {
 
 /// Whether `path` is a model request of either protocol (`/v1/messages`, `/chat/completions`).
 fn is_model_path(path: &str) -> bool {
-    path.ends_with("/messages") || path.ends_with("/chat/completions")
+    path.ends_with("/messages") || path.ends_with("/chat/completions") || path.ends_with("/responses")
 }
 
 /// A temporary `OCTO_HOME` and workspace, removed when dropped.

@@ -265,6 +265,7 @@ impl Turn<'_, '_> {
                     &assembled.response.message,
                 )),
                 estimated: true,
+                reasoning_tokens: 0,
                 ..Usage::default()
             };
         }

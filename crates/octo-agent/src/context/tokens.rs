@@ -12,6 +12,10 @@ pub fn estimate_tokens(messages: &[Message]) -> u64 {
                 ContentBlock::Text { text } => chars += text.len(),
                 ContentBlock::Thinking { thinking, .. } => chars += thinking.len(),
                 ContentBlock::RedactedThinking { data } => chars += data.len() / 2,
+                // Encrypted reasoning is base64 of about as many tokens as its summary and more.
+                ContentBlock::Reasoning { summary, encrypted_content, .. } => {
+                    chars += summary.len() + encrypted_content.as_ref().map_or(0, |e| e.len() / 2);
+                }
                 ContentBlock::ToolUse { name, input, .. } => chars += name.len() + input.to_string().len(),
                 ContentBlock::ToolResult { content, .. } => {
                     for p in content {

@@ -133,7 +133,8 @@ async fn every_event_type_assembles_and_thinking_round_trips() {
             output_tokens: 50,
             cache_read_tokens: 1000,
             cache_write_tokens: 200,
-            estimated: false
+            estimated: false,
+            reasoning_tokens: 0,
         }
     );
     assert_eq!(resp.stop_reason, StopReason::ToolUse);
@@ -173,7 +174,8 @@ async fn non_streaming_send_parses_the_json_body() {
             output_tokens: 5,
             cache_read_tokens: 3,
             cache_write_tokens: 2,
-            estimated: false
+            estimated: false,
+            reasoning_tokens: 0,
         }
     );
     let body = &llm.request_bodies().await[0];

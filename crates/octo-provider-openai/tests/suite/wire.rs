@@ -142,7 +142,8 @@ async fn usage_is_normalized_for_openai_and_deepseek_shapes() {
                 output_tokens: 50,
                 cache_read_tokens: 800,
                 cache_write_tokens: 0,
-                estimated: false
+                estimated: false,
+                reasoning_tokens: 0,
             },
             "{shape:?}"
         );
@@ -318,7 +319,8 @@ async fn non_streaming_send_parses_a_completion() {
             output_tokens: 3,
             cache_read_tokens: 4,
             cache_write_tokens: 0,
-            estimated: false
+            estimated: false,
+            reasoning_tokens: 0,
         }
     );
     assert!(llm.request_bodies().await[0].get("stream").is_none());

@@ -14,6 +14,7 @@ fn layer(name: &str) -> Option<u8> {
         "octo-provider" | "octo-exec" => 1,
         "octo-provider-anthropic"
         | "octo-provider-openai"
+        | "octo-provider-responses"
         | "octo-provider-local"
         | "octo-tools"
         | "octo-session"

@@ -1,0 +1,3 @@
+mod common;
+mod request_bodies;
+mod wire;
