@@ -145,12 +145,19 @@ pub struct Resolved {
     /// For `protocol = "local"`: how to run the model (its file is `base_url`).
     pub local: LocalOptions,
     preset: Option<&'static octo_provider_openai::Preset>,
+    /// For `protocol = "responses"`: the vendor's preset (how the key is sent).
+    responses: Option<&'static octo_provider_responses::Preset>,
 }
 
 impl Resolved {
     /// `endpoint:model`.
     pub fn label(&self) -> String {
         format!("{}:{}", self.endpoint, self.model)
+    }
+
+    /// How the key is sent to a Responses endpoint (a bearer token unless its preset says).
+    pub fn auth(&self) -> octo_provider_responses::Auth {
+        self.responses.map_or(octo_provider_responses::Auth::Bearer, |p| p.auth)
     }
 }
 
@@ -160,6 +167,14 @@ fn builtin(id: &str) -> Option<EndpointConfig> {
     }
     if id == "anthropic" {
         return Some(EndpointConfig { protocol: Some(Protocol::Anthropic), ..EndpointConfig::default() });
+    }
+    // OpenAI's own API, Azure's and OpenRouter's Responses endpoint speak the Responses API.
+    if let Some(p) = octo_provider_responses::preset_by_id(id) {
+        return Some(EndpointConfig {
+            protocol: Some(Protocol::Responses),
+            preset: Some(p.id.to_owned()),
+            ..EndpointConfig::default()
+        });
     }
     preset_by_id(id).filter(|p| p.id != "custom").map(|p| EndpointConfig {
         protocol: Some(Protocol::Openai),
@@ -171,7 +186,9 @@ fn builtin(id: &str) -> Option<EndpointConfig> {
 /// Every endpoint id known: configured ones and built-ins.
 pub fn known_endpoints(config: &Config) -> Vec<String> {
     let mut ids: Vec<String> = config.endpoints.keys().cloned().collect();
-    for b in ["anthropic", "local"].into_iter().chain(octo_provider_openai::PRESETS.iter().map(|p| p.id)) {
+    let openai = octo_provider_openai::PRESETS.iter().map(|p| p.id);
+    let responses = octo_provider_responses::PRESETS.iter().map(|p| p.id);
+    for b in ["anthropic", "local"].into_iter().chain(openai).chain(responses) {
         if b != "custom" && !ids.iter().any(|i| i == b) {
             ids.push(b.to_owned());
         }
@@ -208,11 +225,19 @@ pub fn resolve(
     } else {
         Protocol::Openai
     });
-    let (model, base_url) = model_and_url(&id, &ep, protocol, preset, model)?;
+    let responses = (protocol == Protocol::Responses)
+        .then(|| {
+            ep.preset
+                .as_deref()
+                .and_then(octo_provider_responses::preset_by_id)
+                .or_else(|| octo_provider_responses::preset_by_id(&id))
+        })
+        .flatten();
+    let (model, base_url) = model_and_url(&id, &ep, protocol, (preset, responses), model)?;
     let env_var = key_env(&id, &ep);
     let mut notes = Vec::new();
     let found = resolve_key(store, &id, env_var.as_deref(), env, &mut notes);
-    if found.is_none() && requires_key(protocol, preset, &ep, &base_url) {
+    if found.is_none() && requires_key(protocol, (preset, responses), &ep, &base_url) {
         let hint = match &env_var {
             Some(v) => format!("set {v} or run `octo auth set {id}`"),
             None => format!("run `octo auth set {id}` or set `api_key_env` in [endpoints.{id}]"),
@@ -244,6 +269,7 @@ pub fn resolve(
         window_configured,
         local: LocalOptions::default(),
         preset,
+        responses,
     })
 }
 
@@ -267,11 +293,12 @@ fn model_and_url(
     id: &str,
     ep: &EndpointConfig,
     protocol: Protocol,
-    preset: Option<&'static Preset>,
+    (preset, responses): (Option<&'static Preset>, Option<&'static octo_provider_responses::Preset>),
     model: Option<String>,
 ) -> Result<(String, String), EndpointError> {
     let model = model.or_else(|| ep.models.first().cloned()).unwrap_or_else(|| match protocol {
         Protocol::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
+        Protocol::Responses => responses.map(|p| p.default_model.to_owned()).unwrap_or_default(),
         Protocol::Openai | Protocol::Local => preset.map(|p| p.default_model.to_owned()).unwrap_or_default(),
     });
     if model.is_empty() {
@@ -284,6 +311,7 @@ fn model_and_url(
     }
     let base_url = ep.base_url.clone().unwrap_or_else(|| match protocol {
         Protocol::Anthropic => octo_provider_anthropic::DEFAULT_BASE_URL.to_owned(),
+        Protocol::Responses => responses.map(|p| p.base_url.to_owned()).unwrap_or_default(),
         Protocol::Openai | Protocol::Local => preset.map(|p| p.base_url.to_owned()).unwrap_or_default(),
     });
     if base_url.is_empty() {
@@ -298,13 +326,15 @@ fn model_and_url(
 /// Whether the endpoint cannot work without a key (a local server usually needs none).
 fn requires_key(
     protocol: Protocol,
-    preset: Option<&'static Preset>,
+    (preset, responses): (Option<&'static Preset>, Option<&'static octo_provider_responses::Preset>),
     ep: &EndpointConfig,
     base_url: &str,
 ) -> bool {
     match protocol {
         Protocol::Anthropic => base_url.contains("anthropic.com"),
         Protocol::Local => false,
+        // A vendor's endpoint needs its key; a server of one's own (vLLM, llama.cpp) may not.
+        Protocol::Responses => responses.is_some() || ep.api_key_env.is_some(),
         Protocol::Openai => {
             (preset.is_none_or(|p| p.requires_key) && ep.base_url.is_none()) || ep.api_key_env.is_some()
         }
@@ -395,6 +425,7 @@ fn resolve_local(
             tools: ep.tools,
         },
         preset: None,
+        responses: None,
     })
 }
 
@@ -420,8 +451,12 @@ fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
     if id == "anthropic" || ep.protocol == Some(Protocol::Anthropic) && ep.base_url.is_none() {
         return Some("ANTHROPIC_API_KEY".into());
     }
-    let preset = ep.preset.as_deref().and_then(preset_by_id).or_else(|| preset_by_id(id))?;
-    (!preset.key_env.is_empty()).then(|| preset.key_env.to_owned())
+    let env = [ep.preset.as_deref(), Some(id)].into_iter().flatten().find_map(|name| {
+        preset_by_id(name)
+            .map(|p| p.key_env)
+            .or_else(|| octo_provider_responses::preset_by_id(name).map(|p| p.key_env))
+    })?;
+    (!env.is_empty()).then(|| env.to_owned())
 }
 
 impl Resolved {
@@ -482,6 +517,13 @@ pub fn build_sender_noting(
                 .or_else(|| preset_by_id("custom"))
                 .map_or(octo_provider_openai::STANDARD, |p| p.quirks);
             Arc::new(OpenAiSender::new(OpenAiConfig::from_settings(settings, quirks)).map_err(invalid)?)
+        }
+        Protocol::Responses => {
+            let config = octo_provider_responses::ResponsesConfig {
+                auth: r.auth(),
+                ..octo_provider_responses::ResponsesConfig::new(settings)
+            };
+            Arc::new(octo_provider_responses::ResponsesSender::new(config).map_err(invalid)?)
         }
         Protocol::Local => build_local(r, notes)?,
     })

@@ -46,6 +46,15 @@ pub fn providers() -> Vec<Provider> {
     });
     let (local, hosted): (Vec<Provider>, Vec<Provider>) = presets.partition(|p| p.local || p.id == "custom");
     out.extend(hosted);
+    // The Responses API's own presets (OpenAI's is the `openai` above, which speaks it).
+    out.extend(octo_provider_responses::PRESETS.iter().filter(|p| p.id != "openai").map(|p| Provider {
+        id: p.id,
+        display: p.display,
+        base_url: p.base_url,
+        key_env: p.key_env,
+        default_model: p.default_model,
+        local: false,
+    }));
     let (custom, local): (Vec<Provider>, Vec<Provider>) = local.into_iter().partition(|p| p.id == "custom");
     out.extend(local);
     out.extend(custom);
@@ -171,10 +180,12 @@ pub async fn list_models(r: &Resolved) -> Result<Vec<String>, Unreachable> {
             q
         }
         Protocol::Local => return Ok(Vec::new()),
-        Protocol::Openai => {
+        Protocol::Openai | Protocol::Responses => {
             let mut q = client.get(format!("{base}/models"));
-            if let Some(k) = &r.key {
-                q = q.bearer_auth(k);
+            match (&r.key, r.auth()) {
+                (Some(k), octo_provider_responses::Auth::ApiKeyHeader) => q = q.header("api-key", k),
+                (Some(k), octo_provider_responses::Auth::Bearer) => q = q.bearer_auth(k),
+                (None, _) => {}
             }
             q
         }

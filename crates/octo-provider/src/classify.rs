@@ -114,6 +114,16 @@ pub fn classify_http(
     {
         return ProviderError::ContextTooLong { deficit: overflow_deficit(&message), message };
     }
+    // OpenAI's models built for the Responses API refuse Chat Completions.
+    if matches!(status, 400 | 404) && message.contains("v1/responses") {
+        return ProviderError::InvalidRequest {
+            status: Some(status),
+            message: format!(
+                "endpoint `{name}`: model `{}` is only served by the Responses API ({message}). Set `protocol = \"responses\"` in its [endpoints] table (the built-in `openai` endpoint uses it).",
+                endpoint.model
+            ),
+        };
+    }
     if kind == "overloaded_error" || status == 529 || status == 503 {
         return ProviderError::Overloaded {
             retry_after,
@@ -375,6 +385,16 @@ mod tests {
 
     fn classify(status: u16, body: &str) -> ProviderError {
         classify_http(status, &HeaderMap::new(), body.as_bytes(), &ep(), Some("sk-secret-key"))
+    }
+
+    #[test]
+    fn a_model_that_needs_the_responses_api_says_how_to_reach_it() {
+        let e = classify(
+            404,
+            r#"{"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}}"#,
+        );
+        let ProviderError::InvalidRequest { message, .. } = e else { panic!("{e:?}") };
+        assert!(message.contains("protocol = \"responses\"") && message.contains("claude-x"), "{message}");
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum Protocol {
     Anthropic,
     /// OpenAI Chat Completions.
     Openai,
+    /// OpenAI's Responses API (`POST /responses`).
+    Responses,
     /// A GGUF model run inside octo (llama.cpp).
     Local,
 }
@@ -23,6 +25,7 @@ impl Protocol {
         match self {
             Self::Anthropic => "anthropic",
             Self::Openai => "openai",
+            Self::Responses => "responses",
             Self::Local => "local",
         }
     }

@@ -226,7 +226,8 @@ fn unknown_endpoint_missing_key_and_nothing_configured_say_what_to_do() {
     let e = resolve(&c, None, &store, &env(&[])).unwrap_err();
     assert!(e.to_string().contains("ANTHROPIC_API_KEY") && e.to_string().contains("octo auth set"), "{e}");
     let auto = resolve(&c, None, &store, &env(&[("OPENAI_API_KEY", "sk")])).unwrap();
-    assert_eq!(auto.label(), "openai:gpt-4.1", "the first endpoint with a key is used");
+    assert_eq!(auto.label(), "openai:gpt-5.1", "the first endpoint with a key is used");
+    assert_eq!(auto.protocol, octo_app::config::Protocol::Responses, "OpenAI's own API speaks Responses");
 }
 
 #[test]
