@@ -1,10 +1,10 @@
 //! What the first request to the model costs, in bytes on the wire: with every built-in tool it
-//! fits 16 KiB on both protocols, and with three MCP servers (30 tools the size of the reference
+//! fits 16 KiB on every protocol, and with three MCP servers (30 tools the size of the reference
 //! git server's), ten skills and a memory index listed it fits 20 KiB. The figures are printed, so a change that
 //! grows them shows in the test's output.
 
 use super::common::{assert_async, octo};
-use octo_testkit::{anthropic, openai, MockLlm, Scripted, TempHome};
+use octo_testkit::{anthropic, openai, responses, MockLlm, Scripted, TempHome};
 
 /// Every built-in tool, octo's prompt and the environment.
 const BUILT_IN: usize = 16 * 1024;
@@ -15,6 +15,7 @@ const LOADED: usize = 20 * 1024;
 enum Wire {
     Anthropic,
     OpenAi,
+    Responses,
 }
 
 async fn mock(wire: Wire) -> MockLlm {
@@ -24,6 +25,9 @@ async fn mock(wire: Wire) -> MockLlm {
             llm.script_anthropic([Scripted::sse(anthropic::Reply::new().text("hi").sse())]).await;
         }
         Wire::OpenAi => llm.script_openai([Scripted::sse(openai::Reply::new().text("hi").sse())]).await,
+        Wire::Responses => {
+            llm.script_responses([Scripted::sse(responses::Reply::new().text("hi").sse())]).await;
+        }
     }
     llm
 }
@@ -33,6 +37,7 @@ fn home(llm: &MockLlm, wire: Wire, loaded: bool) -> TempHome {
     let endpoint = match wire {
         Wire::Anthropic => format!("protocol = \"anthropic\"\nbase_url = \"{}\"", llm.uri()),
         Wire::OpenAi => format!("protocol = \"openai\"\nbase_url = \"{}/v1\"", llm.uri()),
+        Wire::Responses => format!("protocol = \"responses\"\nbase_url = \"{}/v1\"", llm.uri()),
     };
     let mut config = format!(
         "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\n{endpoint}\napi_key_env = \"MOCK_KEY\"\n"
@@ -144,8 +149,8 @@ async fn first_request(wire: Wire, loaded: bool) -> (usize, usize) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_first_request_fits_its_budget_on_both_wires() {
-    for wire in [Wire::Anthropic, Wire::OpenAi] {
+async fn the_first_request_fits_its_budget_on_every_wire() {
+    for wire in [Wire::Anthropic, Wire::OpenAi, Wire::Responses] {
         let (bytes, tools) = first_request(wire, false).await;
         println!("first request, {wire:?}, built-in tools: {bytes} bytes, {tools} tools (budget {BUILT_IN})");
         assert!(bytes <= BUILT_IN, "{wire:?}: {bytes} bytes with {tools} built-in tools, over {BUILT_IN}");
@@ -155,7 +160,7 @@ async fn the_first_request_fits_its_budget_on_both_wires() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn with_mcp_servers_skills_and_memory_it_fits_its_budget() {
-    for wire in [Wire::Anthropic, Wire::OpenAi] {
+    for wire in [Wire::Anthropic, Wire::OpenAi, Wire::Responses] {
         let (bytes, tools) = first_request(wire, true).await;
         println!(
             "first request, {wire:?}, 3 MCP servers + 10 skills + memory: {bytes} bytes, {tools} tools (budget {LOADED})"
