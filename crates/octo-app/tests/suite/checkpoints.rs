@@ -139,3 +139,44 @@ async fn the_conversation_goes_back_with_a_branch_kept_after_a_resume() {
     assert!(!ws.join("a.txt").exists());
     assert!(s.history().await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_store_turns_checkpoints_off_with_a_notice_and_the_turn_goes_on() {
+    if !has_git() {
+        return;
+    }
+    let (tmp, l, ws, _llm) = setup(vec![
+        calls(&[("a1", "write_file", json!({"path": "a.txt", "content": "one"}))]),
+        answer("Wrote it."),
+    ])
+    .await;
+    let canonical = std::fs::canonicalize(&ws).unwrap();
+    let store = tmp
+        .path()
+        .join("home/checkpoints")
+        .join(octo_app::session_store::checkpoint::workspace_id(&canonical));
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("HEAD"), "not a ref").unwrap();
+    let s = start(&l, &ws, Resume::New);
+    let mut rx = s.subscribe();
+    assert_eq!(s.run("write a").await.unwrap().answer, "Wrote it.");
+    s.settle().await;
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one", "the turn went on");
+    let mut notices = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        if let octo_app::AgentEvent::Notice { message } = e {
+            notices.push(message);
+        }
+    }
+    assert!(
+        notices.iter().any(|n| n.contains("cannot be used") && n.contains("checkpoints are off")),
+        "{notices:?}"
+    );
+    let p = plan(&s, &l, "/rewind 1").await;
+    assert!(p.note.as_deref().is_some_and(|n| n.contains("cannot be restored")), "{p:?}");
+    assert_eq!(
+        std::fs::read_to_string(store.join("HEAD")).unwrap(),
+        "not a ref",
+        "the store was not repaired by deleting"
+    );
+}
