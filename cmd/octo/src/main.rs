@@ -3,6 +3,7 @@
 //! A thin front end over `octo-app`: it parses flags, builds a `Session`, and renders its events.
 //! It never talks to a provider or a tool directly.
 
+mod acp;
 mod checkpoints;
 mod claude_stream;
 mod cli;
@@ -89,6 +90,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
+        Some(Command::Acp) => return acp::run(octo_app::Launcher::from_env(), &cli),
         Some(Command::Checkpoints { action }) => {
             return checkpoints::run(&octo_app::Launcher::from_env(), &cli, action)
         }

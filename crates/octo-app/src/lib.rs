@@ -130,6 +130,9 @@ pub use session::{
     SessionOptions, State, Status, TurnInfo,
 };
 
+/// How a tool describes itself (what it touches, whether it only reads), for front ends that
+/// show calls by kind.
+pub use octo_agent::{Access, Subject, ToolMeta};
 /// The core types front ends name, re-exported so they need not depend on `octo-agent`.
 pub use octo_agent::{
     AgentEvent, ApprovalDecision, ApprovalRequest, CancellationToken, CompactReason, ContentBlock, ErrorKind,

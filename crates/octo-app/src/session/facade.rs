@@ -306,6 +306,11 @@ impl Session {
         self.setup.unanswered.as_deref()
     }
 
+    /// How a tool of the session describes itself (the tools it started with).
+    pub fn tool_meta(&self, name: &str) -> Option<octo_agent::ToolMeta> {
+        self.setup.tools.registry.meta(name).cloned()
+    }
+
     /// The names of the tools the model can call (MCP servers' tools join once they started,
     /// between turns).
     pub fn tool_names(&self) -> Vec<String> {

@@ -1,0 +1,302 @@
+//! The protocol's methods: initialize, sessions (new, load, list, close), prompts, cancel,
+//! modes. Work that takes time (starting a session, a turn) runs in a task of its own, so the
+//! dispatch loop keeps answering.
+
+use super::{replay, turn, Acp};
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CancelNotification,
+    CloseSessionRequest, CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    SessionCapabilities, SessionCloseCapabilities, SessionInfo, SessionListCapabilities, SessionMode,
+    SessionModeId, SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
+    SetSessionModeResponse, UnstructuredCommandInput,
+};
+use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Agent, Client, Error, Stdio};
+use octo_app::{Mode, Resume, Session};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The shared commands an editor can run here (their replies are complete in themselves).
+pub(super) const OFFERED: &[&str] = &[
+    "/help",
+    "/status",
+    "/model",
+    "/mode",
+    "/plan",
+    "/build",
+    "/permissions",
+    "/tools",
+    "/mcp",
+    "/skills",
+    "/remember",
+    "/agents",
+    "/hooks",
+    "/todos",
+    "/cost",
+    "/compact",
+];
+
+type Cx = v1::ConnectionTo<Client>;
+
+/// Serves the protocol on stdio until the client closes it.
+pub(super) async fn serve(acp: Arc<Acp>) -> Result<(), Error> {
+    let (a1, a2, a3, a4, a5, a6, a7) =
+        (acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp);
+    Agent
+        .v1()
+        .name("octo")
+        .on_receive_request(
+            async move |_r: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
+                responder.respond(initialize())
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: NewSessionRequest, rs, cx| on_new(Arc::clone(&a1), r, rs, cx),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: LoadSessionRequest, rs, cx| on_load(Arc::clone(&a2), r, rs, cx),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: ListSessionsRequest, rs: v1::Responder<ListSessionsResponse>, _cx| {
+                rs.respond_with_result(list_sessions(&a3, r.cwd.as_deref()))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CloseSessionRequest, rs, _cx| on_close(&a4, &r, rs),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: PromptRequest, rs, cx| on_prompt(Arc::clone(&a5), r, rs, cx),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: SetSessionModeRequest, rs, cx| on_mode(&a6, &r, rs, &cx),
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |n: CancelNotification, _cx: Cx| {
+                if let Some(live) = a7.get(&n.session_id.0) {
+                    live.session.abort();
+                }
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
+
+fn on_new(
+    acp: Arc<Acp>,
+    req: NewSessionRequest,
+    responder: v1::Responder<NewSessionResponse>,
+    cx: Cx,
+) -> Result<(), Error> {
+    let cx2 = cx.clone();
+    cx.spawn(async move {
+        match new_session(&acp, &req.cwd) {
+            Ok((id, mode)) => {
+                responder.respond(NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
+                announce_commands(&acp, &cx2, &id)
+            }
+            Err(e) => responder.respond_with_error(e),
+        }
+    })
+}
+
+fn on_load(
+    acp: Arc<Acp>,
+    req: LoadSessionRequest,
+    responder: v1::Responder<LoadSessionResponse>,
+    cx: Cx,
+) -> Result<(), Error> {
+    let cx2 = cx.clone();
+    cx.spawn(async move {
+        let id = req.session_id.0.to_string();
+        match load_session(&acp, &id, &req.cwd) {
+            Ok(mode) => {
+                if let Some(live) = acp.get(&id) {
+                    replay::history(&cx2, &id, &live.session).await?;
+                }
+                responder.respond(LoadSessionResponse::new().modes(modes(mode)))?;
+                announce_commands(&acp, &cx2, &id)
+            }
+            Err(e) => responder.respond_with_error(e),
+        }
+    })
+}
+
+fn on_close(
+    acp: &Acp,
+    req: &CloseSessionRequest,
+    responder: v1::Responder<CloseSessionResponse>,
+) -> Result<(), Error> {
+    let Some(live) = acp.remove(&req.session_id.0) else {
+        return responder.respond_with_error(unknown_session(&req.session_id.0));
+    };
+    live.session.abort();
+    let _ = live.session.stop_processes();
+    responder.respond(CloseSessionResponse::new())
+}
+
+/// A prompt runs in a task of its own (so a cancel is heard); never two at once in a session.
+fn on_prompt(
+    acp: Arc<Acp>,
+    req: PromptRequest,
+    responder: v1::Responder<turn::Response>,
+    cx: Cx,
+) -> Result<(), Error> {
+    let id = req.session_id.0.to_string();
+    let Some(live) = acp.get(&id) else {
+        return responder.respond_with_error(unknown_session(&id));
+    };
+    if !live.start_prompt() {
+        return responder.respond_with_error(Error::new(
+            -32600,
+            "a prompt is already running in this session; wait for its answer or cancel it",
+        ));
+    }
+    let cx2 = cx.clone();
+    cx.spawn(async move {
+        let result = turn::run(&acp, &cx2, &id, &live, req.prompt).await;
+        live.end_prompt();
+        responder.respond_with_result(result)
+    })
+}
+
+fn on_mode(
+    acp: &Acp,
+    req: &SetSessionModeRequest,
+    responder: v1::Responder<SetSessionModeResponse>,
+    cx: &Cx,
+) -> Result<(), Error> {
+    let id = req.session_id.0.to_string();
+    let Some(live) = acp.get(&id) else {
+        return responder.respond_with_error(unknown_session(&id));
+    };
+    let mode: Mode = match req.mode_id.0.parse() {
+        Ok(m) => m,
+        Err(e) => return responder.respond_with_error(Error::new(-32602, format!("{e}"))),
+    };
+    live.session.set_mode(mode);
+    responder.respond(SetSessionModeResponse::new())?;
+    cx.send_notification(SessionNotification::new(
+        id,
+        SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode_id(mode))),
+    ))
+}
+
+/// What octo is and offers: saved sessions can be loaded, listed and closed; prompts may carry
+/// images and embedded files; no authentication (the endpoint's key is octo's configuration).
+fn initialize() -> InitializeResponse {
+    let capabilities = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new())
+        .session_capabilities(
+            SessionCapabilities::new()
+                .list(SessionListCapabilities::new())
+                .close(SessionCloseCapabilities::new()),
+        );
+    InitializeResponse::new(ProtocolVersion::V1)
+        .agent_capabilities(capabilities)
+        .agent_info(Implementation::new("octo", env!("CARGO_PKG_VERSION")))
+}
+
+/// A session's error for the editor: a missing endpoint or key says how to set one up.
+fn launch_error(e: &octo_app::LaunchError) -> Error {
+    let message = e.to_string();
+    if e.is_usage() {
+        Error::new(-32000, format!("{message} (run `octo setup` in a terminal to choose a model)"))
+    } else {
+        Error::new(-32603, message)
+    }
+}
+
+fn unknown_session(id: &str) -> Error {
+    Error::new(-32002, format!("no session `{id}` here: create one with session/new or load a saved one"))
+}
+
+fn start(acp: &Acp, cwd: &Path, resume: Resume) -> Result<Session, Error> {
+    if !cwd.is_absolute() {
+        return Err(Error::new(-32602, format!("cwd must be an absolute path, not `{}`", cwd.display())));
+    }
+    let mut launch = crate::launch::launch_of(&acp.cli, false, None);
+    launch.workspace = Some(cwd.to_path_buf());
+    launch.resume = resume;
+    acp.launcher.start(launch).map_err(|e| launch_error(&e))
+}
+
+fn new_session(acp: &Acp, cwd: &Path) -> Result<(String, Mode), Error> {
+    let session = start(acp, cwd, Resume::New)?;
+    let mode = session.status().mode;
+    let id = octo_app::session_store::new_id();
+    acp.insert(id.clone(), session);
+    Ok((id, mode))
+}
+
+fn load_session(acp: &Acp, id: &str, cwd: &Path) -> Result<Mode, Error> {
+    let session = start(acp, cwd, Resume::Id(id.to_owned()))?;
+    let mode = session.status().mode;
+    acp.insert(id.to_owned(), session);
+    Ok(mode)
+}
+
+fn list_sessions(acp: &Acp, cwd: Option<&Path>) -> Result<ListSessionsResponse, Error> {
+    let list = acp.launcher.sessions().list(cwd).map_err(|e| Error::new(-32603, e.to_string()))?;
+    let infos = list.into_iter().take(100).map(|s| SessionInfo::new(s.id, s.cwd).title(s.title)).collect();
+    Ok(ListSessionsResponse::new(infos))
+}
+
+pub(super) fn mode_id(mode: Mode) -> SessionModeId {
+    SessionModeId::new(mode.to_string())
+}
+
+fn modes(current: Mode) -> SessionModeState {
+    let all = [
+        (Mode::Default, "Default", "asks before edits and commands"),
+        (Mode::AcceptEdits, "Accept edits", "edits in the workspace run; commands still ask"),
+        (Mode::Plan, "Plan", "read-only: anything that writes or runs is refused"),
+        (Mode::Auto, "Auto", "runs what would be asked; deny rules and hard denies still hold"),
+    ];
+    SessionModeState::new(
+        mode_id(current),
+        all.iter().map(|(m, name, about)| SessionMode::new(mode_id(*m), *name).description(*about)).collect(),
+    )
+}
+
+/// The commands the editor can offer: the shared ones octo runs here, and the skills and custom
+/// commands the user can invoke.
+fn announce_commands(acp: &Acp, cx: &Cx, id: &str) -> Result<(), Error> {
+    let Some(live) = acp.get(id) else { return Ok(()) };
+    let mut commands: Vec<AvailableCommand> = octo_app::commands::offered(OFFERED)
+        .into_iter()
+        .map(|c| {
+            let hint = c.usage.split_once(' ').map(|(_, rest)| rest.to_owned());
+            let cmd = AvailableCommand::new(c.name.trim_start_matches('/'), c.about);
+            match hint {
+                Some(h) => cmd.input(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(h))),
+                None => cmd,
+            }
+        })
+        .collect();
+    for skill in live.session.skills().iter().filter(|s| s.user_invocable) {
+        let cmd = AvailableCommand::new(skill.name.clone(), skill.description.clone());
+        commands.push(match &skill.argument_hint {
+            Some(h) => {
+                cmd.input(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(h.clone())))
+            }
+            None => cmd,
+        });
+    }
+    cx.send_notification(SessionNotification::new(
+        id.to_owned(),
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+    ))
+}
