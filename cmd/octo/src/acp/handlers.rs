@@ -2,7 +2,8 @@
 //! modes. Work that takes time (starting a session, a turn) runs in a task of its own, so the
 //! dispatch loop keeps answering.
 
-use super::{replay, turn, Acp};
+use super::state::{Acp, OFFERED};
+use super::{replay, turn};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CancelNotification,
@@ -17,26 +18,6 @@ use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Age
 use octo_app::{Mode, Resume, Session};
 use std::path::Path;
 use std::sync::Arc;
-
-/// The shared commands an editor can run here (their replies are complete in themselves).
-pub(super) const OFFERED: &[&str] = &[
-    "/help",
-    "/status",
-    "/model",
-    "/mode",
-    "/plan",
-    "/build",
-    "/permissions",
-    "/tools",
-    "/mcp",
-    "/skills",
-    "/remember",
-    "/agents",
-    "/hooks",
-    "/todos",
-    "/cost",
-    "/compact",
-];
 
 type Cx = v1::ConnectionTo<Client>;
 

@@ -3,8 +3,7 @@
 //! questions go to the editor as `session/request_permission`.
 
 use super::content::{self, Input};
-use super::handlers::OFFERED;
-use super::{Acp, Live};
+use super::state::{Acp, Live, OFFERED};
 use agent_client_protocol::v1::schema::{
     ContentChunk, Cost, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
     PlanEntryStatus, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, SessionNotification,

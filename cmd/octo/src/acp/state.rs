@@ -1,0 +1,77 @@
+//! What the protocol's handlers share: the live sessions by id, the launcher and flags, and the
+//! commands offered.
+
+use crate::cli::Cli;
+use octo_app::{Launcher, Session};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The shared commands an editor can run here (their replies are complete in themselves).
+pub(super) const OFFERED: &[&str] = &[
+    "/help",
+    "/status",
+    "/model",
+    "/mode",
+    "/plan",
+    "/build",
+    "/permissions",
+    "/tools",
+    "/mcp",
+    "/skills",
+    "/remember",
+    "/agents",
+    "/hooks",
+    "/todos",
+    "/cost",
+    "/compact",
+];
+
+/// One ACP session: the octo session behind it, and whether a prompt is running.
+pub(crate) struct Live {
+    pub session: Session,
+    pub busy: AtomicBool,
+}
+
+/// What every handler shares.
+pub(crate) struct Acp {
+    pub launcher: Launcher,
+    pub cli: Cli,
+    sessions: Mutex<HashMap<String, Arc<Live>>>,
+}
+
+impl Acp {
+    pub fn new(launcher: Launcher, cli: Cli) -> Self {
+        Self { launcher, cli, sessions: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Live>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+    }
+
+    pub fn insert(&self, id: String, session: Session) -> Arc<Live> {
+        let live = Arc::new(Live { session, busy: AtomicBool::new(false) });
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).insert(id, Arc::clone(&live));
+        live
+    }
+
+    pub fn remove(&self, id: &str) -> Option<Arc<Live>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).remove(id)
+    }
+
+    /// Every session, for the end of the connection.
+    pub fn all(&self) -> Vec<Arc<Live>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, l)| l).collect()
+    }
+}
+
+impl Live {
+    /// Marks a prompt running; `false` when one already is.
+    pub fn start_prompt(&self) -> bool {
+        !self.busy.swap(true, Ordering::SeqCst)
+    }
+
+    pub fn end_prompt(&self) {
+        self.busy.store(false, Ordering::SeqCst);
+    }
+}
