@@ -430,7 +430,8 @@ pub mod generic {
             ]);
             let g = history(&h);
             assert_eq!(g.as_array().unwrap().len(), 3);
-            assert_eq!(g[1]["content"], "{\"tool_call\":{\"arguments\":{\"p\":\"x\"},\"name\":\"grep\"}}");
+            let call: Value = serde_json::from_str(g[1]["content"].as_str().unwrap()).unwrap();
+            assert_eq!(call, json!({"tool_call": {"arguments": {"p": "x"}, "name": "grep"}}));
             assert_eq!(g[2]["content"], "Result of tool call c1:\na.rs:1:x\n\nand?");
         }
 
