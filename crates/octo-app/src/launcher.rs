@@ -233,6 +233,16 @@ impl Launcher {
     /// Builds a ready session in one step: workspace, configuration, the session to continue,
     /// credentials, tools, permissions and prompt. Must be called inside a Tokio runtime.
     pub fn start(&self, launch: Launch) -> Result<Session, LaunchError> {
+        self.start_with_servers(launch, Vec::new())
+    }
+
+    /// [`Launcher::start`], with MCP servers the user supplied through the front end (an editor's
+    /// `mcpServers`): they run as the user's own do, replacing configured ones of the same name.
+    pub fn start_with_servers(
+        &self,
+        launch: Launch,
+        servers: Vec<(String, octo_mcp::ServerSpec)>,
+    ) -> Result<Session, LaunchError> {
         let ws = self.workspace(launch.workspace.as_deref())?;
         let resume = match launch.resume {
             Resume::New => None,
@@ -246,6 +256,10 @@ impl Launcher {
         let mut config = self.config(&ws, &overrides)?;
         if let Some(notice) = self.home.secure() {
             config.warnings.push(notice);
+        }
+        for (name, spec) in servers {
+            config.mcp_servers.retain(|s| s.name != name);
+            config.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin: octo_mcp::Origin::User });
         }
         let options = SessionOptions { workspace: Some(ws), resume, ..launch.options };
         Ok(Session::start(config, options, self.credentials(), self.env())?)

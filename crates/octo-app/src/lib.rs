@@ -139,6 +139,9 @@ pub use octo_agent::{
     ImageSource, Message, OutputKind, ReasoningEffort, Role, StopReason, ToolOutcome, ToolResultPart,
     TurnEndReason, Usage,
 };
+/// An MCP server's settings as written (for servers a front end supplies, see
+/// [`Launcher::start_with_servers`]).
+pub use octo_mcp::ServerSpec as McpServerSpec;
 
 /// A call as Claude Code names it (`terminal` with `path`… as `Bash`, `Write` with
 /// `file_path`), for outputs read by programs written for Claude Code; `None` for a tool it does

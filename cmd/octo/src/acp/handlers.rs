@@ -5,6 +5,7 @@
 use super::state::{Acp, OFFERED};
 use super::{replay, turn};
 use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::McpServer;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CancelNotification,
     CloseSessionRequest, CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest,
@@ -15,7 +16,7 @@ use agent_client_protocol::v1::schema::{
     SetSessionModeResponse, UnstructuredCommandInput,
 };
 use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Agent, Client, Error, Stdio};
-use octo_app::{Mode, Resume, Session};
+use octo_app::{McpServerSpec, Mode, Resume, Session};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -81,7 +82,7 @@ fn on_new(
 ) -> Result<(), Error> {
     let cx2 = cx.clone();
     cx.spawn(async move {
-        match new_session(&acp, &req.cwd) {
+        match new_session(&acp, &req.cwd, &req.mcp_servers) {
             Ok((id, mode)) => {
                 responder.respond(NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
                 announce_commands(&acp, &cx2, &id)
@@ -100,7 +101,7 @@ fn on_load(
     let cx2 = cx.clone();
     cx.spawn(async move {
         let id = req.session_id.0.to_string();
-        match load_session(&acp, &id, &req.cwd) {
+        match load_session(&acp, &id, &req.cwd, &req.mcp_servers) {
             Ok(mode) => {
                 if let Some(live) = acp.get(&id) {
                     replay::history(&cx2, &id, &live.session).await?;
@@ -179,7 +180,7 @@ fn initialize() -> InitializeResponse {
     let capabilities = AgentCapabilities::new()
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-        .mcp_capabilities(McpCapabilities::new())
+        .mcp_capabilities(McpCapabilities::new().http(true))
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
@@ -204,26 +205,61 @@ fn unknown_session(id: &str) -> Error {
     Error::new(-32002, format!("no session `{id}` here: create one with session/new or load a saved one"))
 }
 
-fn start(acp: &Acp, cwd: &Path, resume: Resume) -> Result<Session, Error> {
+/// The editor's MCP servers in octo's terms (run as servers the user supplied).
+fn client_servers(list: &[McpServer]) -> Vec<(String, McpServerSpec)> {
+    list.iter()
+        .filter_map(|s| match s {
+            McpServer::Stdio(x) => Some((
+                x.name.clone(),
+                McpServerSpec {
+                    command: Some(x.command.display().to_string()),
+                    args: x.args.clone(),
+                    env: x.env.iter().map(|e| (e.name.clone(), e.value.clone())).collect(),
+                    ..McpServerSpec::default()
+                },
+            )),
+            McpServer::Http(x) => Some((
+                x.name.clone(),
+                McpServerSpec {
+                    kind: Some("http".into()),
+                    url: Some(x.url.clone()),
+                    headers: x.headers.iter().map(|h| (h.name.clone(), h.value.clone())).collect(),
+                    ..McpServerSpec::default()
+                },
+            )),
+            McpServer::Sse(x) => Some((
+                x.name.clone(),
+                McpServerSpec {
+                    kind: Some("sse".into()),
+                    url: Some(x.url.clone()),
+                    ..McpServerSpec::default()
+                },
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn start(acp: &Acp, cwd: &Path, resume: Resume, servers: &[McpServer]) -> Result<Session, Error> {
     if !cwd.is_absolute() {
         return Err(Error::new(-32602, format!("cwd must be an absolute path, not `{}`", cwd.display())));
     }
     let mut launch = crate::launch::launch_of(&acp.cli, false, None);
     launch.workspace = Some(cwd.to_path_buf());
     launch.resume = resume;
-    acp.launcher.start(launch).map_err(|e| launch_error(&e))
+    acp.launcher.start_with_servers(launch, client_servers(servers)).map_err(|e| launch_error(&e))
 }
 
-fn new_session(acp: &Acp, cwd: &Path) -> Result<(String, Mode), Error> {
-    let session = start(acp, cwd, Resume::New)?;
+fn new_session(acp: &Acp, cwd: &Path, servers: &[McpServer]) -> Result<(String, Mode), Error> {
+    let session = start(acp, cwd, Resume::New, servers)?;
     let mode = session.status().mode;
     let id = octo_app::session_store::new_id();
     acp.insert(id.clone(), session);
     Ok((id, mode))
 }
 
-fn load_session(acp: &Acp, id: &str, cwd: &Path) -> Result<Mode, Error> {
-    let session = start(acp, cwd, Resume::Id(id.to_owned()))?;
+fn load_session(acp: &Acp, id: &str, cwd: &Path, servers: &[McpServer]) -> Result<Mode, Error> {
+    let session = start(acp, cwd, Resume::Id(id.to_owned()), servers)?;
     let mode = session.status().mode;
     acp.insert(id.to_owned(), session);
     Ok(mode)

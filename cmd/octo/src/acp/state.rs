@@ -31,6 +31,8 @@ pub(super) const OFFERED: &[&str] = &[
 pub(crate) struct Live {
     pub session: Session,
     pub busy: AtomicBool,
+    /// MCP servers whose failure the editor was told of.
+    pub told: Mutex<Vec<String>>,
 }
 
 /// What every handler shares.
@@ -50,7 +52,7 @@ impl Acp {
     }
 
     pub fn insert(&self, id: String, session: Session) -> Arc<Live> {
-        let live = Arc::new(Live { session, busy: AtomicBool::new(false) });
+        let live = Arc::new(Live { session, busy: AtomicBool::new(false), told: Mutex::new(Vec::new()) });
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner).insert(id, Arc::clone(&live));
         live
     }
@@ -73,5 +75,22 @@ impl Live {
 
     pub fn end_prompt(&self) {
         self.busy.store(false, Ordering::SeqCst);
+    }
+
+    /// MCP servers that failed and were not yet named to the editor, each with why.
+    pub fn new_failures(&self) -> Vec<String> {
+        let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = Vec::new();
+        for s in self.session.mcp_status().into_iter().filter(|s| s.state == "failed") {
+            if !told.contains(&s.name) {
+                out.push(format!(
+                    "the MCP server `{}` could not be used: {}",
+                    s.name,
+                    s.error.unwrap_or_default()
+                ));
+                told.push(s.name);
+            }
+        }
+        out
     }
 }

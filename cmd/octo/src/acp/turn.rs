@@ -88,6 +88,9 @@ pub(super) async fn run(
             AgentEvent::Usage { .. } => update(cx, id, usage(session))?,
             AgentEvent::Error { message, .. } => error = Some(message),
             AgentEvent::TurnEnd { reason, stop_reason, .. } => {
+                for failure in live.new_failures() {
+                    say(cx, id, format!("\n\n(octo: {failure}; the session goes on without it)"))?;
+                }
                 return match reason {
                     TurnEndReason::Cancelled => Ok(PromptResponse::new(StopReason::Cancelled)),
                     TurnEndReason::MaxTurns => Ok(PromptResponse::new(StopReason::MaxTurnRequests)),

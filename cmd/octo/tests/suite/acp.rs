@@ -340,3 +340,44 @@ async fn bad_input_gets_errors_and_the_connection_stays_up() {
     let status = child.wait().unwrap();
     assert!(status.success(), "closing stdin ends octo acp cleanly: {status:?}");
 }
+
+/// The editor's own MCP servers join the session: a working one's tool is used in the turn, one
+/// that cannot start is named and the session goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_editors_mcp_servers_are_used_and_a_broken_one_is_named() {
+    use agent_client_protocol::v1::schema::{McpServer, McpServerStdio};
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new().tool_use("t1", "mcp__ed__echo", json!({"text": "from the editor's server"})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("Used it.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let h = &home;
+    let seen = drive(&home, None, async move |cx, _seen| {
+        let servers = vec![
+            McpServer::Stdio(McpServerStdio::new("ed", octo_testkit::mcp::server_bin())),
+            McpServer::Stdio(McpServerStdio::new("broken", "/no/such/mcp-server")),
+        ];
+        let id = cx
+            .send_request(NewSessionRequest::new(h.workspace()).mcp_servers(servers))
+            .block_task()
+            .await?
+            .session_id;
+        let r =
+            cx.send_request(PromptRequest::new(id, vec![text("use the editor's tool")])).block_task().await?;
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+        Ok(())
+    })
+    .await;
+    let bodies = llm.request_bodies().await;
+    assert!(
+        bodies[0]["tools"].to_string().contains("mcp__ed__echo"),
+        "the editor's server's tools are offered"
+    );
+    assert!(bodies[1]["messages"].to_string().contains("from the editor's server"), "its tool ran");
+    let said = answer(&seen.lock().unwrap());
+    assert!(said.contains("Used it.") && said.contains("`broken` could not be used"), "{said}");
+}
