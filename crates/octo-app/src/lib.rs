@@ -130,6 +130,8 @@ pub use session::{
     SessionOptions, State, Status, TurnInfo,
 };
 
+/// Where `read_file` reads before the disk (an editor's buffers), and the attribute to implement it.
+pub use octo_agent::async_trait;
 /// How a tool describes itself (what it touches, whether it only reads), for front ends that
 /// show calls by kind.
 pub use octo_agent::{Access, Subject, ToolMeta};
@@ -142,6 +144,7 @@ pub use octo_agent::{
 /// An MCP server's settings as written (for servers a front end supplies, see
 /// [`Launcher::start_with_servers`]).
 pub use octo_mcp::ServerSpec as McpServerSpec;
+pub use octo_tools::Buffers;
 
 /// A call as Claude Code names it (`terminal` with `path`… as `Bash`, `Write` with
 /// `file_path`), for outputs read by programs written for Claude Code; `None` for a tool it does

@@ -21,6 +21,8 @@ pub struct BuiltinSettings {
     pub output: Option<std::path::PathBuf>,
     /// The OS sandbox commands run in (`None`: none).
     pub sandbox: Option<Arc<octo_tools::shell::sandbox::Sandbox>>,
+    /// An editor's open buffers, read before the disk.
+    pub buffers: Option<Arc<dyn octo_tools::Buffers>>,
 }
 
 impl Default for BuiltinSettings {
@@ -31,6 +33,7 @@ impl Default for BuiltinSettings {
             rules: crate::permissions::RuleSet::default(),
             output: None,
             sandbox: None,
+            buffers: None,
         }
     }
 }
@@ -41,7 +44,7 @@ impl BuiltinSettings {
     pub fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
         let mut shell_env = config.shell_env.clone();
         shell_env.exclude.extend(config.endpoints.values().filter_map(|e| e.value.api_key_env.clone()));
-        Self { shell_env, secrets, rules: config.rules.clone(), output: None, sandbox: None }
+        Self { shell_env, secrets, rules: config.rules.clone(), output: None, sandbox: None, buffers: None }
     }
 }
 
@@ -64,6 +67,7 @@ pub fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
         shell_env: settings.shell_env.clone(),
         secrets: settings.secrets.clone(),
         sandbox: settings.sandbox.clone(),
+        buffers: settings.buffers.clone(),
         ..octo_tools::ToolsConfig::default()
     };
     let mut registry = octo_tools::registry_with_shells(config.clone(), Arc::clone(&shells));

@@ -29,6 +29,16 @@ pub struct ToolsConfig {
     pub secrets: crate::secrets::Secrets,
     /// The OS sandbox commands run in (`None`: none; see `octo_exec::sandbox`).
     pub sandbox: Option<std::sync::Arc<crate::shell::sandbox::Sandbox>>,
+    /// An editor's open buffers, read before the disk by `read_file` (unsaved changes included).
+    pub buffers: Option<std::sync::Arc<dyn Buffers>>,
+}
+
+/// Where a file's text may come from before the disk: the buffers of an editor that hosts octo
+/// (its unsaved changes included).
+#[octo_agent::async_trait]
+pub trait Buffers: Send + Sync + std::fmt::Debug {
+    /// The text of `path` as the editor holds it; `None` sends the read to the disk.
+    async fn text(&self, path: &std::path::Path) -> Option<String>;
 }
 
 impl Default for ToolsConfig {
@@ -45,6 +55,7 @@ impl Default for ToolsConfig {
             shell_env: crate::shell::env::ShellEnv::default(),
             secrets: crate::secrets::Secrets::from_env(),
             sandbox: None,
+            buffers: None,
         }
     }
 }

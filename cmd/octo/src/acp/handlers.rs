@@ -5,7 +5,6 @@
 use super::state::{Acp, OFFERED};
 use super::{replay, turn};
 use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::schema::McpServer;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CancelNotification,
     CloseSessionRequest, CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest,
@@ -15,6 +14,7 @@ use agent_client_protocol::v1::schema::{
     SessionModeId, SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
     SetSessionModeResponse, UnstructuredCommandInput,
 };
+use agent_client_protocol::v1::schema::{McpServer, ReadTextFileRequest};
 use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Agent, Client, Error, Stdio};
 use octo_app::{McpServerSpec, Mode, Resume, Session};
 use std::path::Path;
@@ -24,13 +24,15 @@ type Cx = v1::ConnectionTo<Client>;
 
 /// Serves the protocol on stdio until the client closes it.
 pub(super) async fn serve(acp: Arc<Acp>) -> Result<(), Error> {
-    let (a1, a2, a3, a4, a5, a6, a7) =
-        (acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp);
+    let (a0, a1, a2, a3, a4, a5, a6, a7) =
+        (acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp);
     Agent
         .v1()
         .name("octo")
         .on_receive_request(
-            async move |_r: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
+            async move |r: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
+                a0.client_reads
+                    .store(r.client_capabilities.fs.read_text_file, std::sync::atomic::Ordering::SeqCst);
                 responder.respond(initialize())
             },
             on_receive_request!(),
@@ -82,7 +84,7 @@ fn on_new(
 ) -> Result<(), Error> {
     let cx2 = cx.clone();
     cx.spawn(async move {
-        match new_session(&acp, &req.cwd, &req.mcp_servers) {
+        match new_session(&acp, &cx2, &req.cwd, &req.mcp_servers) {
             Ok((id, mode)) => {
                 responder.respond(NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
                 announce_commands(&acp, &cx2, &id)
@@ -101,7 +103,7 @@ fn on_load(
     let cx2 = cx.clone();
     cx.spawn(async move {
         let id = req.session_id.0.to_string();
-        match load_session(&acp, &id, &req.cwd, &req.mcp_servers) {
+        match load_session(&acp, &cx2, &id, &req.cwd, &req.mcp_servers) {
             Ok(mode) => {
                 if let Some(live) = acp.get(&id) {
                     replay::history(&cx2, &id, &live.session).await?;
@@ -240,26 +242,63 @@ fn client_servers(list: &[McpServer]) -> Vec<(String, McpServerSpec)> {
         .collect()
 }
 
-fn start(acp: &Acp, cwd: &Path, resume: Resume, servers: &[McpServer]) -> Result<Session, Error> {
+/// Files read through the editor (`fs/read_text_file`), so the model sees unsaved changes; a
+/// failed or slow read goes to the disk.
+struct EditorBuffers {
+    cx: Cx,
+    session: String,
+}
+
+impl std::fmt::Debug for EditorBuffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EditorBuffers").field("session", &self.session).finish_non_exhaustive()
+    }
+}
+
+#[octo_app::async_trait]
+impl octo_app::Buffers for EditorBuffers {
+    async fn text(&self, path: &Path) -> Option<String> {
+        let req = ReadTextFileRequest::new(self.session.clone(), path.to_path_buf());
+        match tokio::time::timeout(std::time::Duration::from_secs(10), self.cx.send_request(req).block_task())
+            .await
+        {
+            Ok(Ok(r)) => Some(r.content),
+            _ => None,
+        }
+    }
+}
+
+fn start(
+    acp: &Acp,
+    cx: &Cx,
+    id: &str,
+    cwd: &Path,
+    resume: Resume,
+    servers: &[McpServer],
+) -> Result<Session, Error> {
     if !cwd.is_absolute() {
         return Err(Error::new(-32602, format!("cwd must be an absolute path, not `{}`", cwd.display())));
     }
     let mut launch = crate::launch::launch_of(&acp.cli, false, None);
     launch.workspace = Some(cwd.to_path_buf());
     launch.resume = resume;
+    if acp.client_reads.load(std::sync::atomic::Ordering::SeqCst) {
+        let buffers = EditorBuffers { cx: cx.clone(), session: id.to_owned() };
+        launch.options.buffers = Some(Arc::new(buffers));
+    }
     acp.launcher.start_with_servers(launch, client_servers(servers)).map_err(|e| launch_error(&e))
 }
 
-fn new_session(acp: &Acp, cwd: &Path, servers: &[McpServer]) -> Result<(String, Mode), Error> {
-    let session = start(acp, cwd, Resume::New, servers)?;
-    let mode = session.status().mode;
+fn new_session(acp: &Acp, cx: &Cx, cwd: &Path, servers: &[McpServer]) -> Result<(String, Mode), Error> {
     let id = octo_app::session_store::new_id();
+    let session = start(acp, cx, &id, cwd, Resume::New, servers)?;
+    let mode = session.status().mode;
     acp.insert(id.clone(), session);
     Ok((id, mode))
 }
 
-fn load_session(acp: &Acp, id: &str, cwd: &Path, servers: &[McpServer]) -> Result<Mode, Error> {
-    let session = start(acp, cwd, Resume::Id(id.to_owned()), servers)?;
+fn load_session(acp: &Acp, cx: &Cx, id: &str, cwd: &Path, servers: &[McpServer]) -> Result<Mode, Error> {
+    let session = start(acp, cx, id, cwd, Resume::Id(id.to_owned()), servers)?;
     let mode = session.status().mode;
     acp.insert(id.to_owned(), session);
     Ok(mode)

@@ -40,11 +40,13 @@ pub(crate) struct Acp {
     pub launcher: Launcher,
     pub cli: Cli,
     sessions: Mutex<HashMap<String, Arc<Live>>>,
+    /// The client offered `fs/read_text_file`: files are read through its buffers.
+    pub client_reads: AtomicBool,
 }
 
 impl Acp {
     pub fn new(launcher: Launcher, cli: Cli) -> Self {
-        Self { launcher, cli, sessions: Mutex::new(HashMap::new()) }
+        Self { launcher, cli, sessions: Mutex::new(HashMap::new()), client_reads: AtomicBool::new(false) }
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Live>> {

@@ -23,7 +23,12 @@ use std::time::Duration;
 struct Seen {
     updates: Vec<SessionUpdate>,
     asked: Vec<RequestPermissionRequest>,
+    /// Files octo read through the editor.
+    reads: Vec<std::path::PathBuf>,
 }
+
+/// The editor's unsaved text of a file named `open.rs`.
+const BUFFER: &str = "fn unsaved() {} // only in the editor\n";
 
 fn agent(home: &TempHome) -> AcpAgent {
     let config = AcpAgentConfig::new(assert_cmd::cargo::cargo_bin("octo"))
@@ -61,8 +66,23 @@ async fn drive<F>(home: &TempHome, answer: Option<PermissionOptionKind>, script:
 where
     F: AsyncFnOnce(v1::ConnectionTo<Agent>, Arc<Mutex<Seen>>) -> Result<(), agent_client_protocol::Error>,
 {
+    drive_with(home, answer, ClientCapabilities::new(), script).await
+}
+
+/// [`drive`] with the client offering `caps`; file reads are answered from [`BUFFER`] for
+/// `open.rs` and refused otherwise.
+async fn drive_with<F>(
+    home: &TempHome,
+    answer: Option<PermissionOptionKind>,
+    caps: ClientCapabilities,
+    script: F,
+) -> Arc<Mutex<Seen>>
+where
+    F: AsyncFnOnce(v1::ConnectionTo<Agent>, Arc<Mutex<Seen>>) -> Result<(), agent_client_protocol::Error>,
+{
+    use agent_client_protocol::v1::schema::{ReadTextFileRequest, ReadTextFileResponse};
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let (s1, s2, s3) = (Arc::clone(&seen), Arc::clone(&seen), Arc::clone(&seen));
+    let (s1, s2, s3, s4) = (Arc::clone(&seen), Arc::clone(&seen), Arc::clone(&seen), Arc::clone(&seen));
     let result = Client
         .v1()
         .on_receive_notification(
@@ -84,11 +104,23 @@ where
             },
             on_receive_request!(),
         )
+        .on_receive_request(
+            async move |req: ReadTextFileRequest, responder, _cx| {
+                let open = req.path.ends_with("open.rs");
+                s4.lock().unwrap().reads.push(req.path);
+                if open {
+                    responder.respond(ReadTextFileResponse::new(BUFFER))
+                } else {
+                    responder.respond_with_error(agent_client_protocol::Error::new(-32002, "not open"))
+                }
+            },
+            on_receive_request!(),
+        )
         .connect_with(agent(home), async move |cx: v1::ConnectionTo<Agent>| {
             let init = cx
                 .send_request(
                     InitializeRequest::new(ProtocolVersion::V1)
-                        .client_capabilities(ClientCapabilities::new())
+                        .client_capabilities(caps)
                         .client_info(Implementation::new("octo-test", "0.1")),
                 )
                 .block_task()
@@ -380,4 +412,40 @@ async fn the_editors_mcp_servers_are_used_and_a_broken_one_is_named() {
     assert!(bodies[1]["messages"].to_string().contains("from the editor's server"), "its tool ran");
     let said = answer(&seen.lock().unwrap());
     assert!(said.contains("Used it.") && said.contains("`broken` could not be used"), "{said}");
+}
+
+/// An editor that offers `fs/read_text_file`: `read_file` sees its unsaved buffer; a file it does
+/// not hold is read from the disk.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_go_through_the_editors_buffers_when_it_offers_them() {
+    use agent_client_protocol::v1::schema::FileSystemCapabilities;
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "read_file", json!({"path": "open.rs"}))
+                .tool_use("t2", "read_file", json!({"path": "closed.rs"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("Read both.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write("open.rs", "fn saved() {}\n").unwrap();
+    home.write("closed.rs", "fn on_disk() {}\n").unwrap();
+    let h = &home;
+    let caps = ClientCapabilities::new().fs(FileSystemCapabilities::new().read_text_file(true));
+    let seen = drive_with(&home, None, caps, async move |cx, _seen| {
+        let id = new_session(&cx, h).await;
+        cx.send_request(PromptRequest::new(id, vec![text("read them")])).block_task().await?;
+        Ok(())
+    })
+    .await;
+    let results = llm.request_bodies().await[1]["messages"].to_string();
+    assert!(
+        results.contains("only in the editor") && !results.contains("fn saved()"),
+        "the editor's buffer: {results}"
+    );
+    assert!(results.contains("fn on_disk()"), "a file the editor does not hold comes from the disk");
+    assert_eq!(seen.lock().unwrap().reads.len(), 2);
 }

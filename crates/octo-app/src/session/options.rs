@@ -42,6 +42,8 @@ pub struct SessionOptions {
     pub log_events: bool,
     /// Ask the model for a short title after the first exchange (in the background).
     pub model_titles: bool,
+    /// An editor's open buffers, which `read_file` reads before the disk (`octo acp`).
+    pub buffers: Option<std::sync::Arc<dyn octo_tools::Buffers>>,
 }
 
 /// Whether a turn is running.

@@ -75,6 +75,7 @@ impl Session {
                 store,
                 env,
                 unattended: options.unattended,
+                buffers: options.buffers.clone(),
             };
             super::tools_step::build(&config, &inputs, found.agents, &mut notes)
         };

@@ -23,6 +23,7 @@ pub(super) struct ToolInputs<'a> {
     pub store: &'a dyn CredentialStore,
     pub env: EnvLookup<'a>,
     pub unattended: bool,
+    pub buffers: Option<Arc<dyn octo_tools::Buffers>>,
 }
 
 /// Builds every tool source and assembles the registry (empty with `--no-tools`).
@@ -36,6 +37,7 @@ pub(super) fn build(
     let mut settings = crate::tools::BuiltinSettings::from_config(config, place.secrets.clone());
     settings.output = Some(place.run_output.clone());
     settings.sandbox = Some(Arc::clone(inputs.sandbox));
+    settings.buffers.clone_from(&inputs.buffers);
     let builtin = crate::tools::builtin(&place.home, &settings);
     let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(builtin.tools)];
     let mcp = mcp_servers(config, inputs, notes);

@@ -18,12 +18,20 @@ const MAX_LINE_CHARS: usize = 2_000;
 #[derive(Debug, Clone)]
 pub struct ReadFile {
     default_lines: usize,
+    buffers: Option<std::sync::Arc<dyn crate::config::Buffers>>,
 }
 
 impl ReadFile {
     /// `default_lines` is the page size when the model gives no `limit`.
     pub fn new(default_lines: usize) -> Self {
-        Self { default_lines: default_lines.max(1) }
+        Self { default_lines: default_lines.max(1), buffers: None }
+    }
+
+    /// Reads through an editor's buffers first (what the user sees there, unsaved or not).
+    #[must_use]
+    pub fn with_buffers(mut self, buffers: Option<std::sync::Arc<dyn crate::config::Buffers>>) -> Self {
+        self.buffers = buffers;
+        self
     }
 }
 
@@ -70,6 +78,13 @@ impl ToolExecutor for ReadFile {
         let path = resolve(ctx.cwd(), &input.path);
         let default_lines = self.default_lines;
         let shown = input.path.clone();
+        if let Some(b) = &self.buffers {
+            if let Some(text) = b.text(&path).await {
+                let start = input.offset.unwrap_or(1).max(1);
+                let want = input.limit.unwrap_or(default_lines).max(1);
+                return page(std::io::Cursor::new(text.into_bytes()), &shown, start, want);
+            }
+        }
         let result = tokio::task::spawn_blocking(move || {
             read(&path, &shown, input.offset, input.limit, default_lines)
         })
