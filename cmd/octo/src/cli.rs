@@ -323,7 +323,7 @@ pub enum Command {
     },
     /// Serve octo to an editor over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim,
     /// Emacs): the editor starts `octo acp` and talks JSON-RPC; sessions, approvals, modes and
-    /// commands are octo's. Flags such as --model and --permission-mode apply to its sessions.
+    /// commands are octo's. Flags such as --model and --permission-mode (before `acp`) apply.
     Acp,
     /// Each turn's file changes in this workspace (whoever made them): list them, show one as a
     /// diff, or put the files back to before a turn.
