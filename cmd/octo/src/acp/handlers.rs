@@ -14,7 +14,9 @@ use agent_client_protocol::v1::schema::{
     SessionModeId, SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
     SetSessionModeResponse, UnstructuredCommandInput,
 };
-use agent_client_protocol::v1::schema::{McpServer, ReadTextFileRequest};
+use agent_client_protocol::v1::schema::{
+    McpServer, ReadTextFileRequest, ResumeSessionRequest, ResumeSessionResponse, SessionResumeCapabilities,
+};
 use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Agent, Client, Error, Stdio};
 use octo_app::{McpServerSpec, Mode, Resume, Session};
 use std::path::Path;
@@ -24,8 +26,17 @@ type Cx = v1::ConnectionTo<Client>;
 
 /// Serves the protocol on stdio until the client closes it.
 pub(super) async fn serve(acp: Arc<Acp>) -> Result<(), Error> {
-    let (a0, a1, a2, a3, a4, a5, a6, a7) =
-        (acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp.clone(), acp);
+    let (a0, a1, a2, a3, a4, a5, a6, a7, a8) = (
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp,
+    );
     Agent
         .v1()
         .name("octo")
@@ -53,6 +64,10 @@ pub(super) async fn serve(acp: Arc<Acp>) -> Result<(), Error> {
         )
         .on_receive_request(
             async move |r: CloseSessionRequest, rs, _cx| on_close(&a4, &r, rs),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: ResumeSessionRequest, rs, cx| on_resume(Arc::clone(&a8), r, rs, cx),
             on_receive_request!(),
         )
         .on_receive_request(
@@ -109,6 +124,26 @@ fn on_load(
                     replay::history(&cx2, &id, &live.session).await?;
                 }
                 responder.respond(LoadSessionResponse::new().modes(modes(mode)))?;
+                announce_commands(&acp, &cx2, &id)
+            }
+            Err(e) => responder.respond_with_error(e),
+        }
+    })
+}
+
+/// Like a load, without the replay (the editor still shows the conversation).
+fn on_resume(
+    acp: Arc<Acp>,
+    req: ResumeSessionRequest,
+    responder: v1::Responder<ResumeSessionResponse>,
+    cx: Cx,
+) -> Result<(), Error> {
+    let cx2 = cx.clone();
+    cx.spawn(async move {
+        let id = req.session_id.0.to_string();
+        match load_session(&acp, &cx2, &id, &req.cwd, &req.mcp_servers) {
+            Ok(mode) => {
+                responder.respond(ResumeSessionResponse::new().modes(modes(mode)))?;
                 announce_commands(&acp, &cx2, &id)
             }
             Err(e) => responder.respond_with_error(e),
@@ -186,6 +221,7 @@ fn initialize() -> InitializeResponse {
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
+                .resume(SessionResumeCapabilities::new())
                 .close(SessionCloseCapabilities::new()),
         );
     InitializeResponse::new(ProtocolVersion::V1)
@@ -298,6 +334,10 @@ fn new_session(acp: &Acp, cx: &Cx, cwd: &Path, servers: &[McpServer]) -> Result<
 }
 
 fn load_session(acp: &Acp, cx: &Cx, id: &str, cwd: &Path, servers: &[McpServer]) -> Result<Mode, Error> {
+    // Already open on this connection: the same session, not a second writer of its file.
+    if let Some(live) = acp.get(id) {
+        return Ok(live.session.status().mode);
+    }
     let session = start(acp, cx, id, cwd, Resume::Id(id.to_owned()), servers)?;
     let mode = session.status().mode;
     acp.insert(id.to_owned(), session);

@@ -181,6 +181,13 @@ async fn a_prompt_streams_to_its_end_and_the_session_loads_again() {
         let list = cx.send_request(ListSessionsRequest::new().cwd(h.workspace())).block_task().await?;
         let saved = list.sessions.first().expect("the session was saved").session_id.clone();
         cx.send_request(LoadSessionRequest::new(saved.clone(), h.workspace())).block_task().await?;
+        // Resuming the same saved session (no replay) works too; the prompt goes to it.
+        cx.send_request(agent_client_protocol::v1::schema::ResumeSessionRequest::new(
+            saved.clone(),
+            h.workspace(),
+        ))
+        .block_task()
+        .await?;
         let r = cx.send_request(PromptRequest::new(saved, vec![text("again")])).block_task().await?;
         assert_eq!(r.stop_reason, StopReason::EndTurn);
         Ok(())
