@@ -49,6 +49,8 @@ pub(super) async fn run(
     let mut rx = session.subscribe();
     session.prompt_prepared(prepared).map_err(|e| Error::new(-32603, e.to_string()))?;
     let mut error = None;
+    // What each sub-agent (a `task` call) has done so far, shown as that call's content.
+    let mut progress: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     loop {
         let ev = match rx.recv().await {
             Ok(ev) => ev,
@@ -79,6 +81,17 @@ pub(super) async fn run(
                 update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
             }
             AgentEvent::ToolUpdate { kind, .. } if kind == "todos" => update(cx, id, plan(session))?,
+            AgentEvent::ToolUpdate { tool_use_id, kind, data }
+                if kind == octo_app::subagents::PROGRESS_UPDATE =>
+            {
+                let lines = progress.entry(tool_use_id.clone()).or_default();
+                lines.push(progress_line(&data));
+                let shown = lines.iter().rev().take(20).rev().cloned().collect::<Vec<_>>().join("\n");
+                let fields = ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::InProgress)
+                    .content(vec![content::output(&shown)]);
+                update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(tool_use_id, fields)))?;
+            }
             AgentEvent::ApprovalRequired { approval_id, request } => {
                 approve(cx, id, session, &approval_id, request).await;
             }
@@ -232,6 +245,21 @@ async fn ask(
         };
     let _ = session.answer(question_id, chosen.map_or("", String::as_str));
     Ok(())
+}
+
+/// One line of a sub-agent's progress.
+fn progress_line(data: &serde_json::Value) -> String {
+    let s = |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+    let who = format!("sub-agent {} ({})", s("id"), s("agent"));
+    match s("event").as_str() {
+        "start" => format!("{who} started: {}", s("description")),
+        "tool" => format!("{who}: {}", s("summary")),
+        "end" if data.get("ok").and_then(serde_json::Value::as_bool) == Some(true) => {
+            format!("{who} finished")
+        }
+        "end" => format!("{who} failed"),
+        other => format!("{who}: {other}"),
+    }
 }
 
 /// The model's task list as the editor's plan.

@@ -456,3 +456,48 @@ async fn reads_go_through_the_editors_buffers_when_it_offers_them() {
     assert!(results.contains("fn on_disk()"), "a file the editor does not hold comes from the disk");
     assert_eq!(seen.lock().unwrap().reads.len(), 2);
 }
+
+/// A sub-agent's work shows as the progress of its `task` call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agents_progress_shows_on_its_task_call() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use("t1", "task", json!({"subagent_type": "explore", "description": "look around", "prompt": "list the files"}))
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().tool_use("c1", "list_dir", json!({"path": "."})).sse()),
+        Scripted::sse(Reply::new().text("Two files.").sse()),
+        Scripted::sse(Reply::new().text("The sub-agent looked.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let h = &home;
+    let seen = drive(&home, None, async move |cx, _seen| {
+        let id = new_session(&cx, h).await;
+        cx.send_request(PromptRequest::new(id, vec![text("explore")])).block_task().await?;
+        Ok(())
+    })
+    .await;
+    let s = seen.lock().unwrap();
+    let progress: Vec<String> = s
+        .updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(t) if &*t.tool_call_id.0 == "t1" => t.fields.content.clone(),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|c| match c {
+            ToolCallContent::Content(c) => match c.content {
+                ContentBlock::Text(t) => Some(t.text),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(progress.iter().any(|p| p.contains("started: look around")), "{progress:?}");
+    assert!(progress.iter().any(|p| p.contains("finished")), "{progress:?}");
+    assert!(answer(&s).contains("The sub-agent looked."));
+}
