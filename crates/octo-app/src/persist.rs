@@ -16,6 +16,8 @@ pub(crate) struct Persist {
     pub failed: bool,
     pub titled: bool,
     pub id: Arc<Mutex<Option<String>>>,
+    /// The id the session file is created under, when a front end chose it.
+    pub want_id: Option<String>,
 }
 
 impl Persist {
@@ -32,7 +34,11 @@ impl Persist {
         if self.writer.is_some() {
             return Ok(());
         }
-        match self.store.create(&self.cwd, &self.endpoint, &self.model, None) {
+        let created = match self.want_id.take() {
+            Some(id) => self.store.create_with_id(&id, &self.cwd, &self.endpoint, &self.model, None),
+            None => self.store.create(&self.cwd, &self.endpoint, &self.model, None),
+        };
+        match created {
             Ok(w) => {
                 self.set_id(Some(w.id().to_owned()));
                 self.writer = Some(w);
@@ -210,6 +216,7 @@ mod tests {
             failed: false,
             titled: false,
             id: Arc::default(),
+            want_id: Some("chosen-by-the-front-end".into()),
         };
         let mut prompt = Message::user("fix the parser");
         prompt
@@ -220,6 +227,7 @@ mod tests {
         ));
         let (_, first) = p.committed(&[prompt, Message::assistant("Done.")]);
         assert_eq!(first.as_deref(), Some("fix the parser"));
+        assert_eq!(p.writer.as_ref().map(|w| w.id().to_owned()).as_deref(), Some("chosen-by-the-front-end"));
     }
 
     #[test]

@@ -84,10 +84,27 @@ impl SessionStore {
         model: &str,
         parent: Option<&str>,
     ) -> Result<SessionWriter, StoreError> {
+        self.create_with_id(&new_id(), cwd, endpoint, model, parent)
+    }
+
+    /// [`SessionStore::create`] under an id chosen by the caller (a front end that named the
+    /// session before its first round); an id that is not letters, digits, `-`, `_` or `.` gets a
+    /// fresh one instead. Fails if a session of that id exists.
+    pub fn create_with_id(
+        &self,
+        id: &str,
+        cwd: &Path,
+        endpoint: &str,
+        model: &str,
+        parent: Option<&str>,
+    ) -> Result<SessionWriter, StoreError> {
         crate::private::create_dir(&self.dir).map_err(|e| io(&self.dir, e))?;
+        let usable = !id.is_empty()
+            && !id.starts_with('.')
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
         let meta = Meta {
             version: FORMAT_VERSION,
-            id: new_id(),
+            id: if usable { id.to_owned() } else { new_id() },
             created: now(),
             cwd: cwd.to_path_buf(),
             endpoint: endpoint.to_owned(),

@@ -317,6 +317,10 @@ fn start(
     }
     let mut launch = crate::launch::launch_of(&acp.cli, false, None);
     launch.workspace = Some(cwd.to_path_buf());
+    if matches!(resume, Resume::New) {
+        // Saved under the id the editor knows, so `session/list` and `session/load` name it alike.
+        launch.options.session_id = Some(id.to_owned());
+    }
     launch.resume = resume;
     if acp.client_reads.load(std::sync::atomic::Ordering::SeqCst) {
         let buffers = EditorBuffers { cx: cx.clone(), session: id.to_owned() };

@@ -153,8 +153,11 @@ async fn a_prompt_streams_to_its_end_and_the_session_loads_again() {
     llm.script_anthropic_matching("again", [Scripted::sse(Reply::new().text("Second answer.").sse())]).await;
     let home = home_for(&llm);
     let h = &home;
+    let first_id: Arc<Mutex<Option<String>>> = Arc::default();
+    let keep = Arc::clone(&first_id);
     let seen = drive(&home, None, async move |cx, _seen| {
         let id = new_session(&cx, h).await;
+        *keep.lock().unwrap() = Some(id.0.to_string());
         let r = cx.send_request(PromptRequest::new(id.clone(), vec![text("say hello")])).block_task().await?;
         assert_eq!(r.stop_reason, StopReason::EndTurn);
         // A /command runs through the shared vocabulary without reaching the model.
@@ -180,6 +183,11 @@ async fn a_prompt_streams_to_its_end_and_the_session_loads_again() {
     let seen = drive(&home, None, async move |cx, _seen| {
         let list = cx.send_request(ListSessionsRequest::new().cwd(h.workspace())).block_task().await?;
         let saved = list.sessions.first().expect("the session was saved").session_id.clone();
+        assert_eq!(
+            Some(&*saved.0),
+            first_id.lock().unwrap().as_deref(),
+            "saved under the id session/new gave"
+        );
         cx.send_request(LoadSessionRequest::new(saved.clone(), h.workspace())).block_task().await?;
         // Resuming the same saved session (no replay) works too; the prompt goes to it.
         cx.send_request(agent_client_protocol::v1::schema::ResumeSessionRequest::new(

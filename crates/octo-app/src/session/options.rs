@@ -42,6 +42,9 @@ pub struct SessionOptions {
     pub log_events: bool,
     /// Ask the model for a short title after the first exchange (in the background).
     pub model_titles: bool,
+    /// The id a new session is saved under (default: a fresh one), for front ends that name it
+    /// before its first round (`octo acp`).
+    pub session_id: Option<String>,
     /// An editor's open buffers, which `read_file` reads before the disk (`octo acp`).
     pub buffers: Option<std::sync::Arc<dyn octo_tools::Buffers>>,
 }

@@ -29,6 +29,7 @@ pub(super) fn open(
         failed: false,
         titled: false,
         id: Arc::clone(session_id),
+        want_id: if options.resume.is_none() { options.session_id.clone() } else { None },
     };
     let mut history = Vec::new();
     let mut unanswered = None;
