@@ -33,6 +33,8 @@ pub fn run(launcher: Launcher, cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         match result {
             Ok(()) => Ok(ExitCode::SUCCESS),
+            // The editor closed its end while octo was still writing: it went away, nothing failed.
+            Err(e) if format!("{e:?}").contains("Broken pipe") => Ok(ExitCode::SUCCESS),
             Err(e) => {
                 eprintln!("octo acp: {e}");
                 Ok(ExitCode::from(crate::exit::EXIT_ERROR))

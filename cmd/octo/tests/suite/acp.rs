@@ -509,3 +509,55 @@ async fn a_sub_agents_progress_shows_on_its_task_call() {
     assert!(progress.iter().any(|p| p.contains("finished")), "{progress:?}");
     assert!(answer(&s).contains("The sub-agent looked."));
 }
+
+/// The editor going away mid-turn cancels the turn and leaves a whole session file; a saved
+/// session whose file is corrupt cannot be loaded, and says so, with the connection up.
+#[tokio::test(flavor = "multi_thread")]
+async fn stdin_closed_mid_turn_and_a_corrupt_session_file() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("never seen").sse()).delay(Duration::from_secs(30))
+    ])
+    .await;
+    let home = home_for(&llm);
+    let h = &home;
+    let started = std::time::Instant::now();
+    let keep: Arc<Mutex<Option<String>>> = Arc::default();
+    let k = Arc::clone(&keep);
+    drive(&home, None, async move |cx, _seen| {
+        let id = new_session(&cx, h).await;
+        *k.lock().unwrap() = Some(id.0.to_string());
+        // The prompt is sent and the client leaves before it is answered.
+        cx.send_request(PromptRequest::new(id, vec![text("a long one")])).detach();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        Ok(())
+    })
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(20), "octo acp ended without waiting for the model");
+    let id = keep.lock().unwrap().clone().unwrap();
+    let file = home.home().join("sessions").join(format!("{id}.jsonl"));
+    let text = std::fs::read_to_string(&file).expect("the session file was written");
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .expect("every line of the session file is whole JSON");
+    }
+    assert!(text.contains("a long one"), "the prompt in flight is kept: {text}");
+
+    std::fs::write(home.home().join("sessions").join("20260101-000000-dead.jsonl"), "{broken\n").unwrap();
+    drive(&home, None, async move |cx, _seen| {
+        let bad = cx
+            .send_request(LoadSessionRequest::new("20260101-000000-dead", h.workspace()))
+            .block_task()
+            .await;
+        let err = bad.expect_err("a corrupt file is not loaded");
+        assert!(
+            err.message.contains("20260101-000000-dead") || err.to_string().contains("usable"),
+            "{err:?}"
+        );
+        // The connection is still up.
+        let id = new_session(&cx, h).await;
+        assert!(!id.0.is_empty());
+        Ok(())
+    })
+    .await;
+}
