@@ -51,6 +51,9 @@ pub(super) async fn run(
     let mut error = None;
     // What each sub-agent (a `task` call) has done so far, shown as that call's content.
     let mut progress: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    // Calls the editor was told of: a call asked about is announced before the question, one
+    // refused without asking when it ends.
+    let mut announced: std::collections::HashSet<String> = std::collections::HashSet::new();
     loop {
         let ev = match rx.recv().await {
             Ok(ev) => ev,
@@ -66,19 +69,32 @@ pub(super) async fn run(
                 let kind = content::kind(session.tool_meta(&name).as_ref());
                 let (locations, diffs) = content::call_view(&name, &input, session.workspace());
                 let title = if summary.is_empty() { name } else { summary };
-                let tc = ToolCall::new(call, title)
-                    .kind(kind)
-                    .status(ToolCallStatus::InProgress)
-                    .raw_input(input)
-                    .locations(locations)
-                    .content(diffs);
-                update(cx, id, SessionUpdate::ToolCall(tc))?;
+                if announced.insert(call.clone()) {
+                    let tc = ToolCall::new(call, title)
+                        .kind(kind)
+                        .status(ToolCallStatus::InProgress)
+                        .raw_input(input)
+                        .locations(locations)
+                        .content(diffs);
+                    update(cx, id, SessionUpdate::ToolCall(tc))?;
+                } else {
+                    let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
+                    update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
+                }
             }
-            AgentEvent::ToolCallEnd { id: call, output, is_error, .. } => {
+            AgentEvent::ToolCallEnd { id: call, name, output, is_error, summary, .. } => {
                 let status = if is_error { ToolCallStatus::Failed } else { ToolCallStatus::Completed };
-                let fields =
-                    ToolCallUpdateFields::new().status(status).content(vec![content::output(&output)]);
-                update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
+                let shown = vec![content::output(&output)];
+                if announced.insert(call.clone()) {
+                    // Refused before it ran (plan mode, a deny rule): told once, as it ended.
+                    let kind = content::kind(session.tool_meta(&name).as_ref());
+                    let title = if summary.is_empty() { name } else { summary };
+                    let tc = ToolCall::new(call, title).kind(kind).status(status).content(shown);
+                    update(cx, id, SessionUpdate::ToolCall(tc))?;
+                } else {
+                    let fields = ToolCallUpdateFields::new().status(status).content(shown);
+                    update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
+                }
             }
             AgentEvent::ToolUpdate { kind, .. } if kind == "todos" => update(cx, id, plan(session))?,
             AgentEvent::ToolUpdate { tool_use_id, kind, data }
@@ -93,6 +109,9 @@ pub(super) async fn run(
                 update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(tool_use_id, fields)))?;
             }
             AgentEvent::ApprovalRequired { approval_id, request } => {
+                if announced.insert(request.tool_use_id.clone()) {
+                    update(cx, id, SessionUpdate::ToolCall(pending_call(session, &request)))?;
+                }
                 approve(cx, id, session, &approval_id, request).await;
             }
             AgentEvent::QuestionAsked { question_id, question, options, .. } => {
@@ -165,6 +184,18 @@ async fn line_command(
         },
         Parsed::Message => Ok(Some(octo_app::Message::user(line).into())),
     }
+}
+
+/// A call waiting for the editor's answer, announced before the question about it.
+fn pending_call(session: &Session, request: &ApprovalRequest) -> ToolCall {
+    let kind = content::kind(session.tool_meta(&request.tool).as_ref());
+    let (locations, diffs) = content::call_view(&request.tool, &request.input, session.workspace());
+    ToolCall::new(request.tool_use_id.clone(), request.summary.clone())
+        .kind(kind)
+        .status(ToolCallStatus::Pending)
+        .raw_input(request.input.clone())
+        .locations(locations)
+        .content(diffs)
 }
 
 /// An approval asked of the editor: allow once, always (octo's "a" answer), or reject.

@@ -7,7 +7,8 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
     ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PermissionOptionKind, PromptRequest,
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
-    SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, ToolCallContent, ToolKind,
+    SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, ToolCallContent, ToolCallStatus,
+    ToolKind,
 };
 use agent_client_protocol::{
     on_receive_notification, on_receive_request, v1, AcpAgent, AcpAgentConfig, Agent, Client,
@@ -247,6 +248,13 @@ async fn an_edit_is_shown_as_a_diff_and_approved_in_the_editor() {
     });
     let call = call.expect("a tool_call update");
     assert_eq!(call.kind, ToolKind::Edit, "the kind comes from the tool's metadata");
+    assert_eq!(call.status, ToolCallStatus::Pending, "announced before the question about it");
+    let t1_updates = s
+        .updates
+        .iter()
+        .filter(|u| matches!(u, SessionUpdate::ToolCall(t) if &*t.tool_call_id.0 == "t1"))
+        .count();
+    assert_eq!(t1_updates, 1, "created once, then updated");
     assert!(call.locations.iter().any(|l| l.path.ends_with("a.txt")));
     assert!(answer(&s).contains("Edited."));
 }
@@ -254,17 +262,29 @@ async fn an_edit_is_shown_as_a_diff_and_approved_in_the_editor() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rejected_command_and_plan_mode_leave_the_workspace_alone() {
     let llm = MockLlm::start().await;
-    llm.script_anthropic([
-        Scripted::sse(
-            Reply::new().tool_use("t1", "terminal", json!({"command": "touch made-by-command"})).sse(),
-        ),
-        Scripted::sse(Reply::new().text("Not run.").sse()),
-        Scripted::sse(
-            Reply::new().tool_use("t2", "write_file", json!({"path": "plan.txt", "content": "x"})).sse(),
-        ),
-        Scripted::sse(Reply::new().text("Refused in plan mode.").sse()),
-    ])
+    // Each prompt's requests answered by its own script (a title request may come between).
+    // The later prompt first: its requests carry the earlier prompt too.
+    llm.script_anthropic_matching(
+        "write it",
+        [
+            Scripted::sse(
+                Reply::new().tool_use("t2", "write_file", json!({"path": "plan.txt", "content": "x"})).sse(),
+            ),
+            Scripted::sse(Reply::new().text("Refused in plan mode.").sse()),
+        ],
+    )
     .await;
+    llm.script_anthropic_matching(
+        "run it",
+        [
+            Scripted::sse(
+                Reply::new().tool_use("t1", "terminal", json!({"command": "touch made-by-command"})).sse(),
+            ),
+            Scripted::sse(Reply::new().text("Not run.").sse()),
+        ],
+    )
+    .await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("A title").sse())]).await;
     let home = home_for(&llm);
     let h = &home;
     let seen = drive(&home, Some(PermissionOptionKind::RejectOnce), async move |cx, seen| {
@@ -280,6 +300,11 @@ async fn a_rejected_command_and_plan_mode_leave_the_workspace_alone() {
     assert!(!home.workspace().join("plan.txt").exists());
     let s = seen.lock().unwrap();
     assert_eq!(s.asked.len(), 1, "plan mode refuses without asking");
+    assert!(
+        s.updates.iter().any(|u| matches!(u, SessionUpdate::ToolCall(t) if &*t.tool_call_id.0 == "t2" && t.status == ToolCallStatus::Failed)),
+        "a call refused before it ran is still shown, as failed: {:?}",
+        s.updates.iter().filter(|u| matches!(u, SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_))).collect::<Vec<_>>()
+    );
     assert!(s
         .updates
         .iter()
