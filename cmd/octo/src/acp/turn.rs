@@ -2,12 +2,13 @@
 //! turn whose events stream to the editor as `session/update`s; approvals and the model's
 //! questions go to the editor as `session/request_permission`.
 
+use super::calls::Calls;
 use super::content::{self, Input};
 use super::state::{Acp, Live, OFFERED};
 use agent_client_protocol::v1::schema::{
     ContentChunk, Cost, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
     PlanEntryStatus, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, SessionNotification,
-    SessionUpdate, StopReason, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use agent_client_protocol::{v1, Client, Error};
 use octo_app::commands::{parse, Parsed};
@@ -49,11 +50,7 @@ pub(super) async fn run(
     let mut rx = session.subscribe();
     session.prompt_prepared(prepared).map_err(|e| Error::new(-32603, e.to_string()))?;
     let mut error = None;
-    // What each sub-agent (a `task` call) has done so far, shown as that call's content.
-    let mut progress: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
-    // Calls the editor was told of: a call asked about is announced before the question, one
-    // refused without asking when it ends.
-    let mut announced: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut calls = Calls::default();
     loop {
         let ev = match rx.recv().await {
             Ok(ev) => ev,
@@ -66,51 +63,20 @@ pub(super) async fn run(
                 update(cx, id, SessionUpdate::AgentThoughtChunk(ContentChunk::new(text.into())))?;
             }
             AgentEvent::ToolCallStart { id: call, name, input, summary } => {
-                let kind = content::kind(session.tool_meta(&name).as_ref());
-                let (locations, diffs) = content::call_view(&name, &input, session.workspace());
-                let title = if summary.is_empty() { name } else { summary };
-                if announced.insert(call.clone()) {
-                    let tc = ToolCall::new(call, title)
-                        .kind(kind)
-                        .status(ToolCallStatus::InProgress)
-                        .raw_input(input)
-                        .locations(locations)
-                        .content(diffs);
-                    update(cx, id, SessionUpdate::ToolCall(tc))?;
-                } else {
-                    let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
-                    update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
-                }
+                update(cx, id, calls.started(session, call, &name, input, summary))?;
             }
             AgentEvent::ToolCallEnd { id: call, name, output, is_error, summary, .. } => {
-                let status = if is_error { ToolCallStatus::Failed } else { ToolCallStatus::Completed };
-                let shown = vec![content::output(&output)];
-                if announced.insert(call.clone()) {
-                    // Refused before it ran (plan mode, a deny rule): told once, as it ended.
-                    let kind = content::kind(session.tool_meta(&name).as_ref());
-                    let title = if summary.is_empty() { name } else { summary };
-                    let tc = ToolCall::new(call, title).kind(kind).status(status).content(shown);
-                    update(cx, id, SessionUpdate::ToolCall(tc))?;
-                } else {
-                    let fields = ToolCallUpdateFields::new().status(status).content(shown);
-                    update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields)))?;
-                }
+                update(cx, id, calls.ended(session, call, name, &output, is_error, summary))?;
             }
             AgentEvent::ToolUpdate { kind, .. } if kind == "todos" => update(cx, id, plan(session))?,
             AgentEvent::ToolUpdate { tool_use_id, kind, data }
                 if kind == octo_app::subagents::PROGRESS_UPDATE =>
             {
-                let lines = progress.entry(tool_use_id.clone()).or_default();
-                lines.push(progress_line(&data));
-                let shown = lines.iter().rev().take(20).rev().cloned().collect::<Vec<_>>().join("\n");
-                let fields = ToolCallUpdateFields::new()
-                    .status(ToolCallStatus::InProgress)
-                    .content(vec![content::output(&shown)]);
-                update(cx, id, SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(tool_use_id, fields)))?;
+                update(cx, id, calls.progress(tool_use_id, &data))?;
             }
             AgentEvent::ApprovalRequired { approval_id, request } => {
-                if announced.insert(request.tool_use_id.clone()) {
-                    update(cx, id, SessionUpdate::ToolCall(pending_call(session, &request)))?;
+                if let Some(pending) = calls.asked(session, &request) {
+                    update(cx, id, pending)?;
                 }
                 approve(cx, id, session, &approval_id, request).await;
             }
@@ -184,18 +150,6 @@ async fn line_command(
         },
         Parsed::Message => Ok(Some(octo_app::Message::user(line).into())),
     }
-}
-
-/// A call waiting for the editor's answer, announced before the question about it.
-fn pending_call(session: &Session, request: &ApprovalRequest) -> ToolCall {
-    let kind = content::kind(session.tool_meta(&request.tool).as_ref());
-    let (locations, diffs) = content::call_view(&request.tool, &request.input, session.workspace());
-    ToolCall::new(request.tool_use_id.clone(), request.summary.clone())
-        .kind(kind)
-        .status(ToolCallStatus::Pending)
-        .raw_input(request.input.clone())
-        .locations(locations)
-        .content(diffs)
 }
 
 /// An approval asked of the editor: allow once, always (octo's "a" answer), or reject.
@@ -276,21 +230,6 @@ async fn ask(
         };
     let _ = session.answer(question_id, chosen.map_or("", String::as_str));
     Ok(())
-}
-
-/// One line of a sub-agent's progress.
-fn progress_line(data: &serde_json::Value) -> String {
-    let s = |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
-    let who = format!("sub-agent {} ({})", s("id"), s("agent"));
-    match s("event").as_str() {
-        "start" => format!("{who} started: {}", s("description")),
-        "tool" => format!("{who}: {}", s("summary")),
-        "end" if data.get("ok").and_then(serde_json::Value::as_bool) == Some(true) => {
-            format!("{who} finished")
-        }
-        "end" => format!("{who} failed"),
-        other => format!("{who}: {other}"),
-    }
 }
 
 /// The model's task list as the editor's plan.
