@@ -159,27 +159,7 @@ fn push_user<'a>(m: &'a Message, flatten: bool, out: &mut Vec<Msg<'a>>) {
                 texts.push(Cow::Owned(result_as_text(content, *is_error, &mut images)));
             }
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-                let mut text = String::new();
-                if *is_error {
-                    text.push_str("Error: ");
-                }
-                for part in content {
-                    match part {
-                        ToolResultPart::Text { text: t } => {
-                            if !text.is_empty() && !text.ends_with(": ") {
-                                text.push('\n');
-                            }
-                            text.push_str(t);
-                        }
-                        ToolResultPart::Image { source } => {
-                            result_images.push(source);
-                            text.push_str("\n(image attached in the next message)");
-                        }
-                    }
-                }
-                if text.is_empty() {
-                    text.push_str("(no output)");
-                }
+                let text = octo_provider::tool_result_text(content, *is_error, &mut result_images);
                 out.push(Msg::Tool { tool_call_id: tool_use_id, content: text });
             }
             ContentBlock::Text { text } if !text.is_empty() => texts.push(Cow::Borrowed(text.as_str())),

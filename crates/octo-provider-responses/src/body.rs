@@ -3,9 +3,7 @@
 //! `function_call_output`, `reasoning`), the tools as function tools.
 
 use crate::config::ResponsesConfig;
-use octo_agent::{
-    ContentBlock, ImageSource, Message, ReasoningEffort, Request, Role, ToolChoice, ToolResultPart,
-};
+use octo_agent::{ContentBlock, ImageSource, Message, ReasoningEffort, Request, Role, ToolChoice};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -122,24 +120,7 @@ fn push_user<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
     for block in &m.content {
         match block {
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-                let mut text = String::from(if *is_error { "Error: " } else { "" });
-                for part in content {
-                    match part {
-                        ToolResultPart::Text { text: t } => {
-                            if !text.is_empty() && !text.ends_with(": ") {
-                                text.push('\n');
-                            }
-                            text.push_str(t);
-                        }
-                        ToolResultPart::Image { source } => {
-                            result_images.push(source);
-                            text.push_str("\n(image attached in the next message)");
-                        }
-                    }
-                }
-                if text.is_empty() {
-                    text.push_str("(no output)");
-                }
+                let text = octo_provider::tool_result_text(content, *is_error, &mut result_images);
                 out.push(Item::FunctionCallOutput { call_id: tool_use_id, output: text });
             }
             ContentBlock::Text { text } if !text.is_empty() => texts.push(Cow::Borrowed(text.as_str())),

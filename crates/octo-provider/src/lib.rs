@@ -50,6 +50,36 @@ pub use retry::RetryPolicy;
 pub use sender::{secret_header, Connection, HttpSender, WireProtocol};
 pub use transport::{response_events, secs, PreparedRequest, StreamParser, Transport};
 
+/// A tool result as the text a protocol without structured results carries (OpenAI's Chat
+/// Completions and Responses): `Error: ` first for a failure, its text parts a line each, a note
+/// where an image was (the images are pushed onto `images`, for a user message after the
+/// results), `(no output)` when empty.
+pub fn tool_result_text<'a>(
+    content: &'a [octo_agent::ToolResultPart],
+    is_error: bool,
+    images: &mut Vec<&'a octo_agent::ImageSource>,
+) -> String {
+    let mut text = String::from(if is_error { "Error: " } else { "" });
+    for part in content {
+        match part {
+            octo_agent::ToolResultPart::Text { text: t } => {
+                if !text.is_empty() && !text.ends_with(": ") {
+                    text.push('\n');
+                }
+                text.push_str(t);
+            }
+            octo_agent::ToolResultPart::Image { source } => {
+                images.push(source);
+                text.push_str("\n(image attached in the next message)");
+            }
+        }
+    }
+    if text.is_empty() {
+        text.push_str("(no output)");
+    }
+    text
+}
+
 /// A unique id for a tool call whose server sent none (or an empty one). Ids must be unique
 /// within a conversation, so this combines a process-wide counter with the clock.
 pub fn synthetic_tool_id(prefix: &str) -> String {

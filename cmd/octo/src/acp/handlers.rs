@@ -118,11 +118,8 @@ fn on_load(
     let cx2 = cx.clone();
     cx.spawn(async move {
         let id = req.session_id.0.to_string();
-        match load_session(&acp, &cx2, &id, &req.cwd, &req.mcp_servers) {
+        match reopen(&acp, &cx2, &id, &req.cwd, &req.mcp_servers, true).await {
             Ok(mode) => {
-                if let Some(live) = acp.get(&id) {
-                    replay::history(&cx2, &id, &live.session).await?;
-                }
                 responder.respond(LoadSessionResponse::new().modes(modes(mode)))?;
                 announce_commands(&acp, &cx2, &id)
             }
@@ -141,7 +138,7 @@ fn on_resume(
     let cx2 = cx.clone();
     cx.spawn(async move {
         let id = req.session_id.0.to_string();
-        match load_session(&acp, &cx2, &id, &req.cwd, &req.mcp_servers) {
+        match reopen(&acp, &cx2, &id, &req.cwd, &req.mcp_servers, false).await {
             Ok(mode) => {
                 responder.respond(ResumeSessionResponse::new().modes(modes(mode)))?;
                 announce_commands(&acp, &cx2, &id)
@@ -335,6 +332,22 @@ fn new_session(acp: &Acp, cx: &Cx, cwd: &Path, servers: &[McpServer]) -> Result<
     let mode = session.status().mode;
     acp.insert(id.clone(), session);
     Ok((id, mode))
+}
+
+/// A saved session opened again (`session/load`, `session/resume`); a load also replays it.
+async fn reopen(
+    acp: &Acp,
+    cx: &Cx,
+    id: &str,
+    cwd: &Path,
+    servers: &[McpServer],
+    replay: bool,
+) -> Result<Mode, Error> {
+    let mode = load_session(acp, cx, id, cwd, servers)?;
+    if let (true, Some(live)) = (replay, acp.get(id)) {
+        replay::history(cx, id, &live.session).await?;
+    }
+    Ok(mode)
 }
 
 fn load_session(acp: &Acp, cx: &Cx, id: &str, cwd: &Path, servers: &[McpServer]) -> Result<Mode, Error> {
