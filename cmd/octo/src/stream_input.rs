@@ -177,6 +177,7 @@ fn answer(session: &Session, id: &str, decision: &str, message: Option<String>, 
     let r = match decision {
         "allow" => session.approve(id),
         "allow_always" => session.approve_always(id),
+        "deny_always" => session.reject_always(id, message),
         _ => session.reject(id, message),
     };
     if let Err(e) = r {

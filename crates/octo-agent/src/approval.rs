@@ -182,6 +182,13 @@ pub enum ApprovalDecision {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// Refuse, and refuse calls like it for the rest of the session without asking (the same
+    /// scope "always" has when allowing: this command, this file, this tool, this host).
+    DenyAlways {
+        /// What the user wants the model to know.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// Run it with these arguments instead (the user edited the call, say the command). The
     /// edited call is checked by the permission gate again (a deny rule or the hard-deny list
     /// still refuse it), then runs as approved; the model is told it was edited. A tool's own

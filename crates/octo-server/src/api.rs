@@ -228,10 +228,11 @@ async fn approve(
         "allow" => e.session.approve(&approval),
         "always" => e.session.approve_always(&approval),
         "deny" => e.session.reject(&approval, d.message),
+        "deny_always" => e.session.reject_always(&approval, d.message),
         other => {
             return Err(err(
                 StatusCode::BAD_REQUEST,
-                format!("invalid body: `decision` must be allow, always or deny, not `{other}`"),
+                format!("invalid body: `decision` must be allow, always, deny or deny_always, not `{other}`"),
             ))
         }
     };

@@ -29,16 +29,23 @@ pub struct ToolsConfig {
     pub secrets: crate::secrets::Secrets,
     /// The OS sandbox commands run in (`None`: none; see `octo_exec::sandbox`).
     pub sandbox: Option<std::sync::Arc<crate::shell::sandbox::Sandbox>>,
-    /// An editor's open buffers, read before the disk by `read_file` (unsaved changes included).
+    /// An editor's open buffers: read before the disk by `read_file` and the editing tools
+    /// (unsaved changes included), and where the editing tools write when the editor takes it.
     pub buffers: Option<std::sync::Arc<dyn Buffers>>,
 }
 
-/// Where a file's text may come from before the disk: the buffers of an editor that hosts octo
-/// (its unsaved changes included).
+/// Where a file's text may come from before the disk, and go to instead of it: the buffers of
+/// an editor that hosts octo (its unsaved changes included, its undo for octo's edits).
 #[octo_agent::async_trait]
 pub trait Buffers: Send + Sync + std::fmt::Debug {
     /// The text of `path` as the editor holds it; `None` sends the read to the disk.
     async fn text(&self, path: &std::path::Path) -> Option<String>;
+
+    /// Puts `text` as the whole content of the existing file `path` through the editor; `false`
+    /// (the default: the editor takes no writes) sends the write to the disk.
+    async fn write(&self, _path: &std::path::Path, _text: &str) -> bool {
+        false
+    }
 }
 
 impl Default for ToolsConfig {

@@ -87,8 +87,14 @@ pub fn registry_with_shells(config: ToolsConfig, bg: Arc<shell::BackgroundShells
     .register(Arc::new(shell::TerminalOutput::new(Arc::clone(&bg), config.shell_output_cap)))
     .register(Arc::new(shell::KillShell::new(bg)))
     .register(Arc::new(fs::ReadFile::new(config.read_default_lines).with_buffers(config.buffers.clone())))
-    .register(Arc::new(fs::WriteFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
-    .register(Arc::new(fs::EditFile::new(config.trash_dir.clone(), config.writable_roots.clone())))
+    .register(Arc::new(
+        fs::WriteFile::new(config.trash_dir.clone(), config.writable_roots.clone())
+            .with_buffers(config.buffers.clone()),
+    ))
+    .register(Arc::new(
+        fs::EditFile::new(config.trash_dir.clone(), config.writable_roots.clone())
+            .with_buffers(config.buffers.clone()),
+    ))
     .register(Arc::new(search::Glob))
     .register(Arc::new(search::Grep::new(config.secrets.clone())))
     .register(Arc::new(fs::ListDir))

@@ -94,9 +94,11 @@ pub async fn check_writable(
     let (decision, by) = ctx.ask_approval(req).await;
     match decision {
         ApprovalDecision::Allow | ApprovalDecision::AllowAlways => Ok(()),
-        ApprovalDecision::Deny { .. } | ApprovalDecision::Edited { .. } => {
+        ApprovalDecision::Deny { .. }
+        | ApprovalDecision::DenyAlways { .. }
+        | ApprovalDecision::Edited { .. } => {
             let message = match decision {
-                ApprovalDecision::Deny { message } => message,
+                ApprovalDecision::Deny { message } | ApprovalDecision::DenyAlways { message } => message,
                 _ => Some("an edited call cannot be taken here".to_owned()),
             };
             let text = format!(

@@ -15,7 +15,7 @@ use agent_client_protocol::v1::schema::{
     SetSessionModeResponse, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::schema::{
-    McpServer, ReadTextFileRequest, ResumeSessionRequest, ResumeSessionResponse, SessionResumeCapabilities,
+    McpServer, ResumeSessionRequest, ResumeSessionResponse, SessionResumeCapabilities,
 };
 use agent_client_protocol::{on_receive_notification, on_receive_request, v1, Agent, Client, Error, Stdio};
 use octo_app::{McpServerSpec, Mode, Resume, Session};
@@ -42,8 +42,9 @@ pub(super) async fn serve(acp: Arc<Acp>) -> Result<(), Error> {
         .name("octo")
         .on_receive_request(
             async move |r: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
-                a0.client_reads
-                    .store(r.client_capabilities.fs.read_text_file, std::sync::atomic::Ordering::SeqCst);
+                let fs = &r.client_capabilities.fs;
+                a0.client_reads.store(fs.read_text_file, std::sync::atomic::Ordering::SeqCst);
+                a0.client_writes.store(fs.write_text_file, std::sync::atomic::Ordering::SeqCst);
                 responder.respond(initialize())
             },
             on_receive_request!(),
@@ -275,32 +276,6 @@ fn client_servers(list: &[McpServer]) -> Vec<(String, McpServerSpec)> {
         .collect()
 }
 
-/// Files read through the editor (`fs/read_text_file`), so the model sees unsaved changes; a
-/// failed or slow read goes to the disk.
-struct EditorBuffers {
-    cx: Cx,
-    session: String,
-}
-
-impl std::fmt::Debug for EditorBuffers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EditorBuffers").field("session", &self.session).finish_non_exhaustive()
-    }
-}
-
-#[octo_app::async_trait]
-impl octo_app::Buffers for EditorBuffers {
-    async fn text(&self, path: &Path) -> Option<String> {
-        let req = ReadTextFileRequest::new(self.session.clone(), path.to_path_buf());
-        match tokio::time::timeout(std::time::Duration::from_secs(10), self.cx.send_request(req).block_task())
-            .await
-        {
-            Ok(Ok(r)) => Some(r.content),
-            _ => None,
-        }
-    }
-}
-
 fn start(
     acp: &Acp,
     cx: &Cx,
@@ -319,10 +294,7 @@ fn start(
         launch.options.session_id = Some(id.to_owned());
     }
     launch.resume = resume;
-    if acp.client_reads.load(std::sync::atomic::Ordering::SeqCst) {
-        let buffers = EditorBuffers { cx: cx.clone(), session: id.to_owned() };
-        launch.options.buffers = Some(Arc::new(buffers));
-    }
+    launch.options.buffers = super::buffers::EditorBuffers::offered(acp, cx, id);
     acp.launcher.start_with_servers(launch, client_servers(servers)).map_err(|e| launch_error(&e))
 }
 

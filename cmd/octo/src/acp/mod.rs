@@ -7,6 +7,7 @@
 //! The protocol library runs one dispatch loop: a prompt's turn runs in a task of its own, so
 //! `session/cancel` and other requests are answered while it streams.
 
+mod buffers;
 mod calls;
 mod content;
 mod handlers;

@@ -42,11 +42,19 @@ pub(crate) struct Acp {
     sessions: Mutex<HashMap<String, Arc<Live>>>,
     /// The client offered `fs/read_text_file`: files are read through its buffers.
     pub client_reads: AtomicBool,
+    /// The client offered `fs/write_text_file`: edits of existing files land in its buffers.
+    pub client_writes: AtomicBool,
 }
 
 impl Acp {
     pub fn new(launcher: Launcher, cli: Cli) -> Self {
-        Self { launcher, cli, sessions: Mutex::new(HashMap::new()), client_reads: AtomicBool::new(false) }
+        Self {
+            launcher,
+            cli,
+            sessions: Mutex::new(HashMap::new()),
+            client_reads: AtomicBool::new(false),
+            client_writes: AtomicBool::new(false),
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Live>> {

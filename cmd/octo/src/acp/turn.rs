@@ -152,12 +152,14 @@ async fn line_command(
     }
 }
 
-/// An approval asked of the editor: allow once, always (octo's "a" answer), or reject.
+/// An approval asked of the editor: allow or reject, once or always (octo's "a" answer, the
+/// same scope either way: this command, this file, this tool).
 async fn approve(cx: &Cx, id: &str, session: &Session, approval_id: &str, request: ApprovalRequest) {
     let options = vec![
         PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
         PermissionOption::new("always", "Always allow", PermissionOptionKind::AllowAlways),
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        PermissionOption::new("never", "Always reject", PermissionOptionKind::RejectAlways),
     ];
     let kind = content::kind(session.tool_meta(&request.tool).as_ref());
     let (locations, diffs) = content::call_view(&request.tool, &request.input, session.workspace());
@@ -187,6 +189,8 @@ async fn approve(cx: &Cx, id: &str, session: &Session, approval_id: &str, reques
     let _ = match chosen.as_deref() {
         Some("allow") => session.approve(approval_id),
         Some("always") => session.approve_always(approval_id),
+        Some("never") => session
+            .reject_always(approval_id, Some("the user rejected this for the session in the editor".into())),
         Some(_) => session.reject(approval_id, Some("the user rejected this in the editor".into())),
         None => session.reject(approval_id, Some("the request was cancelled in the editor".into())),
     };

@@ -290,7 +290,8 @@ fn apply_answer(
             let text = message.unwrap_or_else(|| crate::channel::NO_FRONT_END.to_owned());
             refused(call, text, ToolOutcome::DeniedUnattended)
         }
-        (ApprovalDecision::Deny { message }, AnsweredBy::User) => {
+        (ApprovalDecision::Deny { message }, AnsweredBy::User)
+        | (ApprovalDecision::DenyAlways { message }, _) => {
             let mut text = String::from("The user denied this tool call.");
             if let Some(m) = message {
                 text.push(' ');

@@ -162,7 +162,7 @@ impl Reply {
                     out.extend(rules.trim_end().lines().map(str::to_owned));
                 }
                 if !granted.is_empty() {
-                    out.push("allowed for this session (answered \"always\"):".to_owned());
+                    out.push("answered \"always\" for this session:".to_owned());
                     out.extend(granted.iter().map(|g| format!("  {g}")));
                 }
                 out

@@ -36,13 +36,28 @@ impl PermissionGate for PermissionEngine {
     }
 
     fn remember(&self, q: &PermissionQuery<'_>, decision: &ApprovalDecision) {
-        if !decision.is_allowed() {
+        let refuse = matches!(decision, ApprovalDecision::DenyAlways { .. });
+        if !decision.is_allowed() && !refuse {
             return;
         }
+        let always = refuse || *decision == ApprovalDecision::AllowAlways;
+        if let Some(e) = self.entry(q, always) {
+            if refuse {
+                self.refused().push(e);
+            } else {
+                self.remembered().push(e);
+            }
+        }
+    }
+}
+
+impl PermissionEngine {
+    /// What an answer covers: the host of a URL (on any answer: the question was whether to talk
+    /// to it at all), and with "always" the command, the path (a folder for a read outside the
+    /// workspace), or the tool.
+    fn entry(&self, q: &PermissionQuery<'_>, always: bool) -> Option<Remembered> {
         let t = Target::of(q, self.secrets.home());
-        let always = *decision == ApprovalDecision::AllowAlways;
-        let entry = match (&q.meta.subject, q.subject_value()) {
-            // A host is remembered on any yes: the question was whether to talk to it at all.
+        match (&q.meta.subject, q.subject_value()) {
             (Subject::Url { .. }, _) => match t.url.as_ref() {
                 Some(u) if !matches!(u.kind, HostKind::Private(_)) => u.host.clone().map(Remembered::Host),
                 _ => None,
@@ -64,10 +79,26 @@ impl PermissionGate for PermissionEngine {
                 }
             }),
             _ => Some(Remembered::Tool(q.tool.to_owned())),
-        };
-        if let Some(e) = entry {
-            self.remembered().push(e);
         }
+    }
+
+    /// A call like one the user refused "always" earlier in the session.
+    fn refused_before(&self, c: &Call<'_, '_>) -> Option<PermissionDecision> {
+        let hit = self.refused().iter().any(|r| match r {
+            Remembered::Host(h) => c.t.url.as_ref().and_then(|u| u.host.as_deref()) == Some(h.as_str()),
+            Remembered::ReadDir(d) => {
+                c.q.meta.read_only && c.t.path.as_ref().is_some_and(|p| p.real.starts_with(d))
+            }
+            other => other.covers(c.q, &c.t),
+        });
+        hit.then(|| PermissionDecision::Deny {
+            message: format!(
+                "The user refused calls like this `{}` for the rest of the session. Do not retry it; do something \
+                 else or ask the user.",
+                c.q.tool
+            ),
+            kind: DenyKind::Rule,
+        })
     }
 }
 
@@ -88,6 +119,7 @@ impl PermissionEngine {
         let rule = rules.decide(q, &c.t);
         self.out_of_scope(q, &c.t)
             .or_else(|| denied_by_rule(q, rule))
+            .or_else(|| self.refused_before(&c))
             .or_else(|| plan_mode(&c))
             .or_else(|| self.limit_holds(&c, limit, rule))
             .or_else(|| by_rule(&c, rule))

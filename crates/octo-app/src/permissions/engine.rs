@@ -23,6 +23,30 @@ pub(super) enum Remembered {
     Host(String),
 }
 
+impl Remembered {
+    fn describe(&self) -> String {
+        match self {
+            Self::Command(tool, c) => format!("{tool}({c})"),
+            Self::Path(tool, p) => format!("{tool}({})", p.display()),
+            Self::Tool(tool) => format!("{tool} (every call)"),
+            Self::ReadDir(d) => format!("reads under {}", d.display()),
+            Self::Host(h) => format!("fetches from {h}"),
+        }
+    }
+
+    /// Whether this answer covers the call: the same command, the same file, the same tool.
+    pub(super) fn covers(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
+        match self {
+            Self::Command(tool, c) => {
+                tool == q.tool && q.subject_value().is_some_and(|x| normalize_command(x) == *c)
+            }
+            Self::Path(tool, p) => tool == q.tool && t.path.as_ref().is_some_and(|t| t.real == *p),
+            Self::Tool(tool) => tool == q.tool,
+            Self::ReadDir(_) | Self::Host(_) => false,
+        }
+    }
+}
+
 /// Asks the sandbox what it cannot promise (see [`PermissionEngine::with_sandbox_gap`]).
 #[derive(Clone, Default)]
 pub(super) struct SandboxGap(Option<std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>>);
@@ -45,6 +69,8 @@ pub struct PermissionEngine {
     pub(super) rules: RwLock<RuleSet>,
     pub(super) mode: RwLock<Mode>,
     pub(super) remembered: Mutex<Vec<Remembered>>,
+    /// Answers given with "reject always": calls they cover are refused without asking.
+    pub(super) refused: Mutex<Vec<Remembered>>,
     pub(super) secrets: Secrets,
     pub(super) read_roots: Vec<PathBuf>,
     /// Files read into the prompt beyond the protected names (`@include` targets).
@@ -72,6 +98,7 @@ impl PermissionEngine {
             rules: RwLock::new(rules),
             mode: RwLock::new(mode),
             remembered: Mutex::new(Vec::new()),
+            refused: Mutex::new(Vec::new()),
             secrets: Secrets::from_env(),
             read_roots: Vec::new(),
             protected: Vec::new(),
@@ -172,33 +199,24 @@ impl PermissionEngine {
     }
 
     /// The answers given with "always" (and the hosts allowed) for the rest of the session,
-    /// one line each, as `/permissions` lists them.
+    /// one line each, as `/permissions` lists them: what is allowed, then what is refused.
     pub fn granted(&self) -> Vec<String> {
-        self.remembered()
-            .iter()
-            .map(|r| match r {
-                Remembered::Command(tool, c) => format!("{tool}({c})"),
-                Remembered::Path(tool, p) => format!("{tool}({})", p.display()),
-                Remembered::Tool(tool) => format!("{tool} (every call)"),
-                Remembered::ReadDir(d) => format!("reads under {}", d.display()),
-                Remembered::Host(h) => format!("fetches from {h}"),
-            })
-            .collect()
+        let mut lines: Vec<String> =
+            self.remembered().iter().map(|r| format!("allowed {}", r.describe())).collect();
+        lines.extend(self.refused().iter().map(|r| format!("refused {}", r.describe())));
+        lines
     }
 
     pub(super) fn remembered(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
         self.remembered.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    pub(super) fn refused(&self) -> std::sync::MutexGuard<'_, Vec<Remembered>> {
+        self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub(super) fn remembered_allows(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
-        self.remembered().iter().any(|r| match r {
-            Remembered::Command(tool, c) => {
-                tool == q.tool && q.subject_value().is_some_and(|x| normalize_command(x) == *c)
-            }
-            Remembered::Path(tool, p) => tool == q.tool && t.path.as_ref().is_some_and(|t| t.real == *p),
-            Remembered::Tool(tool) => tool == q.tool,
-            Remembered::ReadDir(_) | Remembered::Host(_) => false,
-        })
+        self.remembered().iter().any(|r| r.covers(q, t))
     }
 
     pub(super) fn read_remembered(&self, real: &Path) -> bool {

@@ -192,6 +192,31 @@ fn always_allow_is_remembered_exactly() {
 }
 
 #[test]
+fn reject_always_refuses_the_same_call_and_only_it() {
+    let e = engine(&["terminal(npm*)"], &[], &[], Mode::AcceptEdits);
+    let input = json!({"command": "npm publish"});
+    let m = meta("terminal");
+    assert_eq!(decide(&e, "terminal", input.clone(), false), D::Allow);
+    e.remember(&query("terminal", &input, &m), &ApprovalDecision::DenyAlways { message: None });
+    assert_eq!(
+        decide(&e, "terminal", json!({"command": "npm   publish"}), false),
+        D::Deny,
+        "beats an allow rule"
+    );
+    assert_eq!(decide(&e, "terminal", json!({"command": "npm test"}), false), D::Allow);
+    e.remember(&query("terminal", &input, &m), &ApprovalDecision::Deny { message: None });
+    let p = json!({"path": "src/a.rs"});
+    let w = meta("write_file");
+    e.remember(&query("write_file", &p, &w), &ApprovalDecision::DenyAlways { message: Some("no".into()) });
+    assert_eq!(decide(&e, "write_file", json!({"path": "/ws/src/a.rs"}), false), D::Deny);
+    assert_eq!(decide(&e, "write_file", json!({"path": "src/b.rs"}), false), D::Allow);
+    assert_eq!(
+        e.granted(),
+        vec!["refused terminal(npm publish)".to_owned(), "refused write_file(/ws/src/a.rs)".to_owned()]
+    );
+}
+
+#[test]
 fn deny_from_one_layer_beats_allow_from_another() {
     let mut rules = RuleSet::default();
     rules.add(&[], &[], &["terminal(curl*)".into()], "user config").unwrap();

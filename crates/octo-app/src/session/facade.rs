@@ -151,6 +151,12 @@ impl Session {
         self.broker.resolve(approval_id, ApprovalDecision::Deny { message })
     }
 
+    /// Refuses a pending tool call and refuses calls like it for the rest of the session
+    /// (the scope "always" has when allowing); `message` is passed to the model.
+    pub fn reject_always(&self, approval_id: &str, message: Option<String>) -> Result<(), UnknownApproval> {
+        self.broker.resolve(approval_id, ApprovalDecision::DenyAlways { message })
+    }
+
     /// Answers a pending question from `ask_user`.
     pub fn answer(&self, question_id: &str, answer: &str) -> Result<(), UnknownApproval> {
         self.broker.answer(question_id, answer)

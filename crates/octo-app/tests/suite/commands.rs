@@ -174,8 +174,8 @@ async fn permissions_lists_what_was_allowed_always() {
         }
     }
     let after = s.command(&l, command("/permissions")).await.unwrap().text();
-    assert!(after.contains("allowed for this session (answered \"always\"):"), "{after}");
-    assert!(after.contains("  terminal(echo hi)"), "{after}");
+    assert!(after.contains("answered \"always\" for this session:"), "{after}");
+    assert!(after.contains("  allowed terminal(echo hi)"), "{after}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
 
-use super::atomic::{unified_diff, write_atomic};
+use super::atomic::unified_diff;
+use super::sink::Sink;
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
@@ -117,41 +118,33 @@ async fn edit_file(
     tool: &str,
     raw: &Value,
     path_arg: &str,
-    edits: Vec<Edit>,
-    trash: Option<PathBuf>,
-    roots: &[PathBuf],
+    edits: &[Edit],
+    sink: &Sink,
 ) -> ToolOutput {
     let path = resolve(ctx.cwd(), path_arg);
-    if let Err(refusal) = check_writable(ctx, tool, raw, &path, roots).await {
+    if let Err(refusal) = check_writable(ctx, tool, raw, &path, &sink.writable_roots).await {
         return refusal.into_output();
     }
     let label = display_relative(&path, ctx.cwd());
-    let trash = trash.map(crate::trash::Trash::new);
-    let call = ctx.tool_use_id().to_owned();
-    let result =
-        tokio::task::spawn_blocking(move || edit_blocking(&path, &label, &edits, trash.as_ref(), &call))
-            .await;
+    let result = match sink.current(&path).await {
+        Ok(Some(bytes)) => match edited(bytes, &label, edits) {
+            Ok((original, content)) => sink
+                .store(&path, Some(original.clone().into_bytes()), &content, ctx.tool_use_id(), &label)
+                .await
+                .map(|()| format!("edited {label}\n{}", unified_diff(&label, &original, &content))),
+            Err(e) => Err(e),
+        },
+        Ok(None) => Err(ToolError::NotFound(format!("{label} does not exist; use write_file to create it"))),
+        Err(e) => Err(ToolError::Io(format!("cannot read {label}: {e}"))),
+    };
     match result {
-        Ok(Ok(text)) => ToolOutput::text(text),
-        Ok(Err(e)) => e.into_output(),
-        Err(e) => ToolOutput::error(format!("editing failed: {e}")),
+        Ok(text) => ToolOutput::text(text),
+        Err(e) => e.into_output(),
     }
 }
 
-fn edit_blocking(
-    path: &Path,
-    label: &str,
-    edits: &[Edit],
-    trash: Option<&crate::trash::Trash>,
-    call: &str,
-) -> Result<String, ToolError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::NotFound(format!("{label} does not exist; use write_file to create it")))
-        }
-        Err(e) => return Err(ToolError::Io(format!("cannot read {label}: {e}"))),
-    };
+/// The file's text before and after `edits`.
+fn edited(bytes: Vec<u8>, label: &str, edits: &[Edit]) -> Result<(String, String), ToolError> {
     let original = String::from_utf8(bytes).map_err(|_| {
         ToolError::Invalid(format!(
             "{label} is not valid UTF-8 text; edit_file only changes text files (use write_file or a command)"
@@ -171,14 +164,7 @@ fn edit_blocking(
             }
         })?;
     }
-    if let Some(trash) = trash {
-        trash
-            .record(path, Some(original.as_bytes()), content.as_bytes(), call)
-            .map_err(|e| ToolError::Io(format!("could not keep a copy in the trash: {e}")))?;
-    }
-    write_atomic(path, content.as_bytes())
-        .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))?;
-    Ok(format!("edited {label}\n{}", unified_diff(label, &original, &content)))
+    Ok((original, content))
 }
 
 /// The diff `edits` would make to the file at `path_arg` (nothing is written); `None` when the
@@ -206,14 +192,20 @@ fn edit_meta() -> ToolMeta {
 /// Replaces one exact string in a file.
 #[derive(Debug, Clone, Default)]
 pub struct EditFile {
-    trash_dir: Option<PathBuf>,
-    writable_roots: Vec<PathBuf>,
+    sink: Sink,
 }
 
 impl EditFile {
     /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
     pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
-        Self { trash_dir, writable_roots }
+        Self { sink: Sink::new(trash_dir, writable_roots) }
+    }
+
+    /// Reads and edits through an editor's buffers (see [`crate::Buffers`]).
+    #[must_use]
+    pub fn with_buffers(mut self, buffers: Option<std::sync::Arc<dyn crate::config::Buffers>>) -> Self {
+        self.sink.editor = buffers;
+        self
     }
 }
 
@@ -305,7 +297,7 @@ impl ToolExecutor for EditFile {
             Ok(e) => e,
             Err(e) => return e,
         };
-        edit_file(ctx, "edit_file", &raw, &path, edits, self.trash_dir.clone(), &self.writable_roots).await
+        edit_file(ctx, "edit_file", &raw, &path, &edits, &self.sink).await
     }
 }
 
@@ -313,14 +305,20 @@ impl ToolExecutor for EditFile {
 /// takes several changes in its `edits`); kept for agents built from the parts.
 #[derive(Debug, Clone, Default)]
 pub struct MultiEdit {
-    trash_dir: Option<PathBuf>,
-    writable_roots: Vec<PathBuf>,
+    sink: Sink,
 }
 
 impl MultiEdit {
     /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
     pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
-        Self { trash_dir, writable_roots }
+        Self { sink: Sink::new(trash_dir, writable_roots) }
+    }
+
+    /// Reads and edits through an editor's buffers (see [`crate::Buffers`]).
+    #[must_use]
+    pub fn with_buffers(mut self, buffers: Option<std::sync::Arc<dyn crate::config::Buffers>>) -> Self {
+        self.sink.editor = buffers;
+        self
     }
 }
 
@@ -377,16 +375,7 @@ impl ToolExecutor for MultiEdit {
         if input.edits.is_empty() {
             return ToolOutput::error("`edits` is empty; give at least one edit");
         }
-        edit_file(
-            ctx,
-            "multi_edit",
-            &raw,
-            &input.path,
-            input.edits,
-            self.trash_dir.clone(),
-            &self.writable_roots,
-        )
-        .await
+        edit_file(ctx, "multi_edit", &raw, &input.path, &input.edits, &self.sink).await
     }
 }
 

@@ -4,6 +4,7 @@ pub mod atomic;
 mod edit;
 mod list;
 mod read;
+mod sink;
 pub mod sniff;
 mod write;
 

@@ -1,7 +1,7 @@
 //! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
 
-use super::atomic::{unified_diff, write_atomic};
-use crate::error::ToolError;
+use super::atomic::unified_diff;
+use super::sink::Sink;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
     async_trait, parse_input, Access, OutputKind, Preview, Subject, ToolContext, ToolDefinition,
@@ -17,14 +17,20 @@ const PREVIEW_LINES: usize = 20;
 /// Writes whole files.
 #[derive(Debug, Clone, Default)]
 pub struct WriteFile {
-    trash_dir: Option<PathBuf>,
-    writable_roots: Vec<PathBuf>,
+    sink: Sink,
 }
 
 impl WriteFile {
     /// `trash_dir` receives previous contents; `writable_roots` are extra writable directories.
     pub fn new(trash_dir: Option<PathBuf>, writable_roots: Vec<PathBuf>) -> Self {
-        Self { trash_dir, writable_roots }
+        Self { sink: Sink::new(trash_dir, writable_roots) }
+    }
+
+    /// Replaces an existing file through an editor's buffers (see [`crate::Buffers`]).
+    #[must_use]
+    pub fn with_buffers(mut self, buffers: Option<std::sync::Arc<dyn crate::config::Buffers>>) -> Self {
+        self.sink.editor = buffers;
+        self
     }
 }
 
@@ -83,38 +89,28 @@ impl ToolExecutor for WriteFile {
             Err(e) => return e,
         };
         let path = resolve(ctx.cwd(), &input.path);
-        if let Err(refusal) = check_writable(ctx, "write_file", &raw, &path, &self.writable_roots).await {
+        if let Err(refusal) = check_writable(ctx, "write_file", &raw, &path, &self.sink.writable_roots).await
+        {
             return refusal.into_output();
         }
         if path.is_dir() {
             return ToolOutput::error(format!("{} is a directory; give a file path.", input.path));
         }
         let label = display_relative(&path, ctx.cwd());
-        let trash = self.trash_dir.clone().map(crate::trash::Trash::new);
-        let call = ctx.tool_use_id().to_owned();
-        let result = tokio::task::spawn_blocking(move || {
-            let old = std::fs::read(&path).ok();
-            if let Some(trash) = &trash {
-                trash.record(&path, old.as_deref(), input.content.as_bytes(), &call).map_err(|e| {
-                    ToolError::Io(format!("could not keep a copy of the old content in the trash: {e}"))
-                })?;
-            }
-            write_atomic(&path, input.content.as_bytes())
-                .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))?;
-            Ok::<_, ToolError>(match old {
-                None => format!("created {label} ({} lines)", input.content.lines().count()),
-                Some(old) if old == input.content.as_bytes() => format!("{label} unchanged (same content)"),
-                Some(old) => {
-                    let old = String::from_utf8_lossy(&old);
-                    format!("updated {label}\n{}", unified_diff(&label, &old, &input.content))
-                }
-            })
-        })
-        .await;
-        match result {
-            Ok(Ok(text)) => ToolOutput::text(text),
-            Ok(Err(e)) => e.into_output(),
-            Err(e) => ToolOutput::error(format!("writing failed: {e}")),
+        let old = match self.sink.current(&path).await {
+            Ok(old) => old,
+            Err(e) => return ToolOutput::error(format!("cannot read {label}: {e}")),
+        };
+        if let Err(e) = self.sink.store(&path, old.clone(), &input.content, ctx.tool_use_id(), &label).await {
+            return e.into_output();
         }
+        ToolOutput::text(match old {
+            None => format!("created {label} ({} lines)", input.content.lines().count()),
+            Some(old) if old == input.content.as_bytes() => format!("{label} unchanged (same content)"),
+            Some(old) => {
+                let old = String::from_utf8_lossy(&old);
+                format!("updated {label}\n{}", unified_diff(&label, &old, &input.content))
+            }
+        })
     }
 }

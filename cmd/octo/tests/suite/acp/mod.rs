@@ -19,6 +19,8 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod editor;
+
 /// What the client saw and how it answers permission requests.
 #[derive(Default)]
 struct Seen {
@@ -26,6 +28,8 @@ struct Seen {
     asked: Vec<RequestPermissionRequest>,
     /// Files octo read through the editor.
     reads: Vec<std::path::PathBuf>,
+    /// What octo wrote into the editor's buffers (the disk is left alone, as a buffer would).
+    writes: Vec<(std::path::PathBuf, String)>,
 }
 
 /// The editor's unsaved text of a file named `open.rs`.
@@ -71,7 +75,7 @@ where
 }
 
 /// [`drive`] with the client offering `caps`; file reads are answered from [`BUFFER`] for
-/// `open.rs` and refused otherwise.
+/// `open.rs` and refused otherwise; writes are kept in [`Seen::writes`].
 async fn drive_with<F>(
     home: &TempHome,
     answer: Option<PermissionOptionKind>,
@@ -81,9 +85,12 @@ async fn drive_with<F>(
 where
     F: AsyncFnOnce(v1::ConnectionTo<Agent>, Arc<Mutex<Seen>>) -> Result<(), agent_client_protocol::Error>,
 {
-    use agent_client_protocol::v1::schema::{ReadTextFileRequest, ReadTextFileResponse};
+    use agent_client_protocol::v1::schema::{
+        ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse,
+    };
     let seen = Arc::new(Mutex::new(Seen::default()));
     let (s1, s2, s3, s4) = (Arc::clone(&seen), Arc::clone(&seen), Arc::clone(&seen), Arc::clone(&seen));
+    let s5 = Arc::clone(&seen);
     let result = Client
         .v1()
         .on_receive_notification(
@@ -114,6 +121,13 @@ where
                 } else {
                     responder.respond_with_error(agent_client_protocol::Error::new(-32002, "not open"))
                 }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WriteTextFileRequest, responder, _cx| {
+                s5.lock().unwrap().writes.push((req.path, req.content));
+                responder.respond(WriteTextFileResponse::new())
             },
             on_receive_request!(),
         )
@@ -452,42 +466,6 @@ async fn the_editors_mcp_servers_are_used_and_a_broken_one_is_named() {
     assert!(bodies[1]["messages"].to_string().contains("from the editor's server"), "its tool ran");
     let said = answer(&seen.lock().unwrap());
     assert!(said.contains("Used it.") && said.contains("`broken` could not be used"), "{said}");
-}
-
-/// An editor that offers `fs/read_text_file`: `read_file` sees its unsaved buffer; a file it does
-/// not hold is read from the disk.
-#[tokio::test(flavor = "multi_thread")]
-async fn reads_go_through_the_editors_buffers_when_it_offers_them() {
-    use agent_client_protocol::v1::schema::FileSystemCapabilities;
-    let llm = MockLlm::start().await;
-    llm.script_anthropic([
-        Scripted::sse(
-            Reply::new()
-                .tool_use("t1", "read_file", json!({"path": "open.rs"}))
-                .tool_use("t2", "read_file", json!({"path": "closed.rs"}))
-                .sse(),
-        ),
-        Scripted::sse(Reply::new().text("Read both.").sse()),
-    ])
-    .await;
-    let home = home_for(&llm);
-    home.write("open.rs", "fn saved() {}\n").unwrap();
-    home.write("closed.rs", "fn on_disk() {}\n").unwrap();
-    let h = &home;
-    let caps = ClientCapabilities::new().fs(FileSystemCapabilities::new().read_text_file(true));
-    let seen = drive_with(&home, None, caps, async move |cx, _seen| {
-        let id = new_session(&cx, h).await;
-        cx.send_request(PromptRequest::new(id, vec![text("read them")])).block_task().await?;
-        Ok(())
-    })
-    .await;
-    let results = llm.request_bodies().await[1]["messages"].to_string();
-    assert!(
-        results.contains("only in the editor") && !results.contains("fn saved()"),
-        "the editor's buffer: {results}"
-    );
-    assert!(results.contains("fn on_disk()"), "a file the editor does not hold comes from the disk");
-    assert_eq!(seen.lock().unwrap().reads.len(), 2);
 }
 
 /// A sub-agent's work shows as the progress of its `task` call.
