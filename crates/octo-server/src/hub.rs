@@ -34,6 +34,11 @@ struct Log {
     /// The conversation as committed so far (kept from the events, so reading it never waits
     /// for a running turn).
     history: Vec<octo_app::Message>,
+    /// Prompts sent and not yet started, shown as `user_prompt` events when their turn starts.
+    prompts: VecDeque<serde_json::Value>,
+    /// The number of the event that last changed `history`: the events after it are the turn
+    /// under way, which a client that reloads follows again.
+    committed_at: u64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -52,16 +57,25 @@ impl Entry {
         (past, missed, rx)
     }
 
+    /// Records a prompt this server sent, so its turn's events begin with a `user_prompt` event
+    /// (`{"type": "user_prompt", "text", "images"}`) that every tab draws, a reloaded one too.
+    pub fn announce_prompt(&self, text: &str, images: usize) {
+        lock(&self.log)
+            .prompts
+            .push_back(serde_json::json!({"type": "user_prompt", "text": text, "images": images}));
+    }
+
     /// The number of the last event.
     pub fn last_event(&self) -> u64 {
         lock(&self.log).last
     }
 
     /// The committed conversation and the number of the last event it includes: a client
-    /// renders it, then follows the events after that number.
+    /// renders it, then follows the events after that number (the running turn's text so far,
+    /// its pending approvals and questions among them).
     pub fn history(&self) -> (Vec<octo_app::Message>, u64) {
         let log = lock(&self.log);
-        (log.history.clone(), log.last)
+        (log.history.clone(), log.committed_at)
     }
 }
 
@@ -131,48 +145,7 @@ impl Hub {
         let id = format!("s{n}");
         let log = Arc::new(Mutex::new(Log { history: initial, ..Log::default() }));
         let (live, _) = broadcast::channel(4096);
-        let pump = {
-            let (log, live) = (Arc::clone(&log), live.clone());
-            let mut rx = session.subscribe();
-            tokio::spawn(async move {
-                loop {
-                    let mut commit = None;
-                    let json: Arc<str> = match rx.recv().await {
-                        Ok(ev) => {
-                            match &ev {
-                                octo_app::AgentEvent::Committed { messages } => {
-                                    commit = Some((false, messages.clone()));
-                                }
-                                octo_app::AgentEvent::HistoryReplaced { messages } => {
-                                    commit = Some((true, messages.clone()));
-                                }
-                                _ => {}
-                            }
-                            serde_json::to_string(&ev).unwrap_or_default().into()
-                        }
-                        Err(broadcast::error::RecvError::Lagged(n)) => {
-                            serde_json::json!({"type": "notice", "message": format!("{n} events were lost")})
-                                .to_string()
-                                .into()
-                        }
-                        Err(broadcast::error::RecvError::Closed) => return,
-                    };
-                    let mut l = lock(&log);
-                    match commit {
-                        Some((true, m)) => l.history = m,
-                        Some((false, m)) => l.history.extend(m),
-                        None => {}
-                    }
-                    l.last += 1;
-                    let item = (l.last, json);
-                    l.events.push_back(item.clone());
-                    if l.events.len() > KEPT {
-                        l.events.pop_front();
-                    }
-                    let _ = live.send(item);
-                }
-            })
-        };
+        let pump = tokio::spawn(pump(session.subscribe(), Arc::clone(&log), live.clone()));
         let entry = Arc::new(Entry { id: id.clone(), workspace, session, log, live, pump });
         lock(&self.sessions).insert(id, Arc::clone(&entry));
         Ok(entry)
@@ -181,6 +154,11 @@ impl Hub {
     /// The session `id`.
     pub fn get(&self, id: &str) -> Option<Arc<Entry>> {
         lock(&self.sessions).get(id).cloned()
+    }
+
+    /// The live session saved as `saved` (a session file's id).
+    pub fn by_saved(&self, saved: &str) -> Option<Arc<Entry>> {
+        lock(&self.sessions).values().find(|e| e.session.session_id().as_deref() == Some(saved)).cloned()
     }
 
     /// Every session, oldest first.
@@ -201,4 +179,59 @@ impl Hub {
             e.1.session.abort();
         }
     }
+}
+
+/// Numbers the session's events into the log and sends them on to the clients following.
+async fn pump(
+    mut rx: broadcast::Receiver<octo_app::AgentEvent>,
+    log: Arc<Mutex<Log>>,
+    live: broadcast::Sender<Numbered>,
+) {
+    loop {
+        let (json, commit, starts): (Arc<str>, _, bool) = match rx.recv().await {
+            Ok(ev) => {
+                let commit = match &ev {
+                    octo_app::AgentEvent::Committed { messages } => Some((false, messages.clone())),
+                    octo_app::AgentEvent::HistoryReplaced { messages } => Some((true, messages.clone())),
+                    _ => None,
+                };
+                let starts = matches!(ev, octo_app::AgentEvent::TurnStart { .. });
+                (serde_json::to_string(&ev).unwrap_or_default().into(), commit, starts)
+            }
+            Err(broadcast::error::RecvError::Lagged(n)) => (
+                serde_json::json!({"type": "notice", "message": format!("{n} events were lost")})
+                    .to_string()
+                    .into(),
+                None,
+                false,
+            ),
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let mut l = lock(&log);
+        let committed = commit.is_some();
+        match commit {
+            Some((true, m)) => l.history = m,
+            Some((false, m)) => l.history.extend(m),
+            None => {}
+        }
+        push(&mut l, &live, json);
+        if committed {
+            l.committed_at = l.last;
+        }
+        if starts {
+            if let Some(p) = l.prompts.pop_front() {
+                push(&mut l, &live, p.to_string().into());
+            }
+        }
+    }
+}
+
+fn push(l: &mut Log, live: &broadcast::Sender<Numbered>, json: Arc<str>) {
+    l.last += 1;
+    let item = (l.last, json);
+    l.events.push_back(item.clone());
+    if l.events.len() > KEPT {
+        l.events.pop_front();
+    }
+    let _ = live.send(item);
 }

@@ -21,11 +21,13 @@
 mod api;
 mod auth;
 mod hub;
+mod openapi;
 mod state;
 mod web;
 
 pub use auth::{load_or_create_token, TOKEN_FILE};
 pub use hub::Hub;
+pub use openapi::ROUTES;
 pub use state::AppState;
 
 use std::net::SocketAddr;

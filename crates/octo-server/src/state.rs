@@ -3,8 +3,9 @@
 use crate::hub::Hub;
 use std::path::PathBuf;
 
-/// The largest request body (a prompt with pasted files fits; a runaway upload does not).
-pub const MAX_BODY: usize = 4 << 20;
+/// The largest request body (a prompt with pasted files and a few images fits; a runaway upload
+/// does not).
+pub const MAX_BODY: usize = 32 << 20;
 
 /// What every handler shares.
 pub struct AppState {
@@ -16,4 +17,11 @@ pub struct AppState {
     pub hosts: Vec<String>,
     /// Workspace roots.
     pub roots: Vec<PathBuf>,
+}
+
+impl AppState {
+    /// The roots as real paths (those that exist).
+    pub fn real_roots(&self) -> Vec<PathBuf> {
+        self.roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect()
+    }
 }

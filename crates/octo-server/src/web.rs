@@ -1,16 +1,31 @@
-//! The web UI's files, compiled in, and the API's OpenAPI description.
+//! The web UI's files, compiled in: the page, its style sheet, its JavaScript modules (plain ES
+//! modules, no build step), and the code-highlighting colours for both themes.
 
 use crate::state::AppState;
-use axum::http::header;
-use axum::response::IntoResponse;
+use axum::extract::Path;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 const INDEX: &str = include_str!("web/index.html");
-const APP_JS: &str = include_str!("web/app.js");
-const APP_CSS: &str = include_str!("web/app.css");
+
+/// Every file under `/static/`: its name, type and content.
+const FILES: &[(&str, &str, &str)] = &[
+    ("app.css", CSS, include_str!("web/app.css")),
+    ("js/main.js", JS, include_str!("web/js/main.js")),
+    ("js/api.js", JS, include_str!("web/js/api.js")),
+    ("js/dom.js", JS, include_str!("web/js/dom.js")),
+    ("js/chat.js", JS, include_str!("web/js/chat.js")),
+    ("js/cards.js", JS, include_str!("web/js/cards.js")),
+    ("js/sidebar.js", JS, include_str!("web/js/sidebar.js")),
+    ("js/composer.js", JS, include_str!("web/js/composer.js")),
+    ("js/rewind.js", JS, include_str!("web/js/rewind.js")),
+];
+
+const CSS: &str = "text/css; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
 
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
@@ -23,83 +38,46 @@ pub fn routes() -> Router<Arc<AppState>> {
                 )
             }),
         )
-        .route(
-            "/app.js",
-            get(|| async {
-                ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS).into_response()
-            }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], APP_CSS).into_response() }),
-        )
+        .route("/static/{*file}", get(asset))
 }
 
-/// Every API route: method, path, what it does, its JSON body's fields.
-pub const ROUTES: &[(&str, &str, &str, &[&str])] = &[
-    ("get", "/api/sessions", "List the sessions.", &[]),
-    (
-        "post",
-        "/api/sessions",
-        "Start a session (in a workspace under the roots; `resume` continues a saved one).",
-        &["workspace?", "resume?", "model?", "mode?"],
-    ),
-    ("get", "/api/sessions/{id}", "A session's status: model, mode, usage, cost, context, todos.", &[]),
-    ("delete", "/api/sessions/{id}", "Stop and forget a session (its saved conversation stays).", &[]),
-    ("post", "/api/sessions/{id}/prompt", "Send a prompt (queued while a turn runs).", &["text"]),
-    ("post", "/api/sessions/{id}/abort", "Cancel the running turn.", &[]),
-    (
-        "post",
-        "/api/sessions/{id}/approvals/{approval}",
-        "Answer an approval: allow, always or deny.",
-        &["decision", "message?"],
-    ),
-    ("post", "/api/sessions/{id}/questions/{question}", "Answer the model's question.", &["answer"]),
-    ("put", "/api/sessions/{id}/model", "Switch the model (endpoint:model).", &["model"]),
-    ("put", "/api/sessions/{id}/mode", "Switch the permission mode.", &["mode"]),
-    (
-        "post",
-        "/api/sessions/{id}/command",
-        "Run a shared command (`/status`, `/mode plan`, `/compact` …); answers its kind and lines.",
-        &["line"],
-    ),
-    ("get", "/api/sessions/{id}/history", "The committed messages and the last event they include (then follow the events after it); never waits for a running turn.", &[]),
-    (
-        "get",
-        "/api/sessions/{id}/events",
-        "Live events (Server-Sent Events), numbered; resume with Last-Event-ID or ?since=N.",
-        &[],
-    ),
-    (
-        "get",
-        "/api/sessions/{id}/ws",
-        "Live events over WebSocket as {\"seq\", \"event\"}; ?since=N resumes.",
-        &[],
-    ),
-];
-
-/// The OpenAPI 3.1 description, built from [`ROUTES`].
-pub fn openapi() -> Value {
-    let mut paths = serde_json::Map::new();
-    for (method, path, about, fields) in ROUTES {
-        let mut op = json!({"summary": about, "security": [{"token": []}], "responses": {"200": {"description": "OK"}}});
-        if !fields.is_empty() {
-            let props: serde_json::Map<String, Value> = fields
-                .iter()
-                .map(|f| (f.trim_end_matches('?').to_owned(), json!({"type": "string"})))
-                .collect();
-            let required: Vec<&str> = fields.iter().filter(|f| !f.ends_with('?')).copied().collect();
-            op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {
-                "type": "object", "properties": props, "required": required
-            }}}});
-        }
-        let entry = paths.entry((*path).to_owned()).or_insert_with(|| json!({}));
-        entry[*method] = op;
+async fn asset(Path(file): Path<String>) -> Response {
+    if let Some(dark) = match file.as_str() {
+        "hl-dark.css" => Some(true),
+        "hl-light.css" => Some(false),
+        _ => None,
+    } {
+        return ([(header::CONTENT_TYPE, CSS)], highlight_css(dark)).into_response();
     }
-    json!({
-        "openapi": "3.1.0",
-        "info": {"title": "octo serve", "version": env!("CARGO_PKG_VERSION")},
-        "components": {"securitySchemes": {"token": {"type": "http", "scheme": "bearer"}}},
-        "paths": paths
+    match FILES.iter().find(|(name, ..)| *name == file) {
+        Some((_, mime, body)) => {
+            ([(header::CONTENT_TYPE, *mime), (header::CACHE_CONTROL, "no-cache")], *body).into_response()
+        }
+        None => (StatusCode::NOT_FOUND, "no such file").into_response(),
+    }
+}
+
+/// The highlighting colours, made once per theme.
+fn highlight_css(dark: bool) -> &'static str {
+    static DARK: OnceLock<String> = OnceLock::new();
+    static LIGHT: OnceLock<String> = OnceLock::new();
+    let cell = if dark { &DARK } else { &LIGHT };
+    let scope = if dark { "dark" } else { "light" };
+    cell.get_or_init(|| {
+        // Scoped to the theme the page shows, so both sheets can be loaded at once.
+        octo_markdown::theme_css(dark)
+            .lines()
+            .map(|l| match l.trim_end().strip_suffix('{') {
+                Some(selectors) if l.starts_with('.') => {
+                    let scoped: Vec<String> = selectors
+                        .split(',')
+                        .map(|s| format!(":root[data-theme={scope}] {}", s.trim()))
+                        .collect();
+                    format!("{} {{", scoped.join(", "))
+                }
+                _ => l.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     })
 }

@@ -217,6 +217,30 @@ impl SessionStore {
         Ok(())
     }
 
+    /// Gives a saved session a new title; refuses (`InUse`) while another process writes it.
+    pub fn rename(&self, id: &str, title: &str) -> Result<(), StoreError> {
+        let path = self.path(id);
+        if !path.is_file() {
+            return Err(StoreError::NotFound { query: id.to_owned() });
+        }
+        let mut w = SessionWriter::open(&path, id)?;
+        w.record(&Record::Title { title: title.trim().chars().take(200).collect() })
+    }
+
+    /// The ids of session files a listing leaves out because they cannot be read (no valid
+    /// first line), so a front end can name them.
+    pub fn unreadable(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
+        let mut out: Vec<String> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("jsonl") && summarize(p).is_none())
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// A new session holding the first `at` messages of `id`, recording `id` as its parent. The
     /// original is not touched.
     pub fn fork(&self, id: &str, at: usize) -> Result<String, StoreError> {

@@ -317,6 +317,18 @@ impl Session {
         self.setup.tools.registry.meta(name).cloned()
     }
 
+    /// A tool call in one line (the command, the path, the URL), as the live events give it.
+    pub fn tool_summary(&self, name: &str, input: &serde_json::Value) -> String {
+        self.setup.tools.registry.summary(name, input)
+    }
+
+    /// Gives the saved session a new title (what session lists show; at most 200 characters).
+    pub fn rename(&self, title: &str) -> Result<(), SessionError> {
+        self.commands
+            .send(Command::Title(title.trim().chars().take(200).collect()))
+            .map_err(|_| SessionError::Closed)
+    }
+
     /// The names of the tools the model can call (MCP servers' tools join once they started,
     /// between turns).
     pub fn tool_names(&self) -> Vec<String> {

@@ -104,7 +104,16 @@ async fn a_whole_session_with_a_tool_call_approved_over_http() {
     assert!(st["usage"]["output_tokens"].as_u64().unwrap() > 0);
     let (_, history) = s.get(&format!("/api/sessions/{id}/history")).await;
     assert!(history["messages"].as_array().is_some_and(|m| m.len() >= 3), "{history}");
-    assert_eq!(history["last_event"].as_u64().unwrap(), rest.last().unwrap().0);
+    // The history holds everything up to the turn's last commit; what follows it is the turn's end.
+    let committed = rest.iter().rev().find(|(_, v)| v["type"] == "committed").unwrap().0;
+    assert_eq!(history["last_event"].as_u64().unwrap(), committed);
+    let items = history["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|i| i["kind"] == "tool" && i["summary"].as_str().is_some_and(|t| t.contains("hello.txt"))),
+        "{history}"
+    );
     // The same events over WebSocket, from the start.
     let ws_url = format!("{}/api/sessions/{id}/ws?since=0", s.base.replace("http://", "ws://"));
     let mut req =
@@ -219,7 +228,7 @@ async fn bad_bodies_and_bad_calls_get_clear_errors() {
     assert_eq!(status, 400, "{body}");
     let (status, _) = s.post("/api/sessions/s999/prompt", json!({"text": "hi"})).await;
     assert_eq!(status, 404);
-    // A 10 MB prompt: refused from its announced length, before the body is read (a raw socket,
+    // A 40 MB prompt: refused from its announced length, before the body is read (a raw socket,
     // so the answer is seen whether or not the client finished sending).
     {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -228,7 +237,7 @@ async fn bad_bodies_and_bad_calls_get_clear_errors() {
         let head = format!(
             "POST /api/sessions/{id}/prompt HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             s.token,
-            10 << 20
+            40 << 20
         );
         sock.write_all(head.as_bytes()).await.unwrap();
         let _ = sock.write_all(&vec![b'x'; 64 << 10]).await;

@@ -11,7 +11,7 @@ use std::process::Command;
 fn layer(name: &str) -> Option<u8> {
     Some(match name {
         "octo-agent" => 0,
-        "octo-provider" | "octo-exec" => 1,
+        "octo-provider" | "octo-exec" | "octo-markdown" => 1,
         "octo-provider-anthropic"
         | "octo-provider-openai"
         | "octo-provider-responses"

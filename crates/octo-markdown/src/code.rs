@@ -1,0 +1,64 @@
+//! Fenced code highlighted by syntect's bundled grammars, as spans with `hl-` classes; the
+//! grammars load the first time a block needs them.
+
+use std::sync::OnceLock;
+use syntect::highlighting::ThemeSet;
+use syntect::html::{css_for_theme_with_class_style, ClassStyle, ClassedHTMLGenerator};
+use syntect::parsing::SyntaxSet;
+use syntect::util::LinesWithEndings;
+
+/// The class prefix of highlighted spans (so they cannot collide with the page's own classes).
+const STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "hl-" };
+
+/// A block larger than this is shown plain: highlighting it costs more than it helps.
+const MAX_BLOCK: usize = 256 * 1024;
+
+/// A line longer than this (minified code, base64) turns the block plain.
+const MAX_LINE: usize = 4_000;
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
+/// The CSS for highlighted code in the dark (`dark`) or light theme; empty if the bundled theme
+/// is missing.
+pub fn theme_css(dark: bool) -> String {
+    let name = if dark { "base16-ocean.dark" } else { "InspiredGitHub" };
+    let themes = ThemeSet::load_defaults();
+    themes.themes.get(name).and_then(|t| css_for_theme_with_class_style(t, STYLE).ok()).unwrap_or_default()
+}
+
+/// The inner HTML of a code block in language `lang` (escaped, highlighted when the language
+/// is known and the block is small enough).
+pub(crate) fn highlight(code: &str, lang: &str) -> String {
+    let plain = code.len() > MAX_BLOCK || code.lines().any(|l| l.len() > MAX_LINE);
+    let set = syntaxes();
+    let syntax = (!plain && !lang.is_empty()).then(|| set.find_syntax_by_token(lang)).flatten();
+    let Some(syntax) = syntax else {
+        return escape(code);
+    };
+    let mut gen = ClassedHTMLGenerator::new_with_class_style(syntax, set, STYLE);
+    for line in LinesWithEndings::from(code) {
+        if gen.parse_html_for_line_which_includes_newline(line).is_err() {
+            return escape(code);
+        }
+    }
+    gen.finalize()
+}
+
+/// `text` with `&`, `<`, `>` and quotes escaped.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,160 @@
+// One session's conversation: its history drawn as cards, then its live events followed; the
+// answer being streamed is rendered by the server's Markdown renderer as it grows.
+import { api, sessionPath } from "./api.js";
+import { $, el, follow } from "./dom.js";
+import * as cards from "./cards.js";
+import { markTurns } from "./rewind.js";
+
+export const state = { current: null, source: null, bubble: null, thinking: null, tools: new Map(), sandbox: "", listeners: [] };
+const log = $("log");
+const RENDER_EVERY_MS = 120;
+
+export const add = (node) => { follow(log, () => log.append(node)); return node; };
+export const say = (text, err) => add(cards.notice(text, err));
+export const onChange = (fn) => state.listeners.push(fn);
+const imagesNote = (n) => (n ? `  [${n} image${n > 1 ? "s" : ""}]` : "");
+
+// The answer being streamed: plain text at once, the rendered Markdown every few frames.
+function streamText(delta) {
+  if (!state.bubble) state.bubble = add(cards.assistantCard());
+  const b = state.bubble;
+  b.dataset.src += delta;
+  if (!b.dataset.rendered) follow(log, () => (b.textContent = b.dataset.src));
+  else follow(log, () => { const t = b.querySelector(".tail") || b.appendChild(el("span", { class: "tail" })); t.textContent += delta; });
+  if (!b.pending) b.pending = setTimeout(() => render(b), RENDER_EVERY_MS);
+}
+
+async function render(b) {
+  b.pending = null;
+  const src = b.dataset.src;
+  try {
+    const { html } = await api("POST", "/api/markdown", { text: src });
+    follow(log, () => {
+      cards.setAnswer(b, html);
+      b.dataset.rendered = "1";
+      const more = b.dataset.src.slice(src.length);
+      if (more) b.append(el("span", { class: "tail" }, more));
+    });
+  } catch (_) { /* the text stays as it is */ }
+}
+
+function endBubble() {
+  if (state.bubble) { const b = state.bubble; clearTimeout(b.pending); render(b); }
+  state.bubble = null;
+  state.thinking = null;
+}
+
+function toolCardFor(id, ev) {
+  let c = state.tools.get(id);
+  if (!c) { c = add(cards.toolCard(ev || { id, name: "", summary: "" })); state.tools.set(id, c); }
+  return c;
+}
+
+async function answerApproval(card, id, decision) {
+  try {
+    await api("POST", sessionPath(state.current, `/approvals/${encodeURIComponent(id)}`), { decision });
+  } catch (e) {
+    card.append(cards.notice(e.status === 409 ? "Already answered (in another tab, or the turn ended)." : e.message, e.status !== 409));
+    card.classList.add("resolved");
+  }
+}
+
+async function answerQuestion(card, id, text) {
+  try { await api("POST", sessionPath(state.current, `/questions/${encodeURIComponent(id)}`), { answer: text }); }
+  catch (e) { card.append(cards.notice(e.status === 409 ? "Already answered." : e.message, e.status !== 409)); card.classList.add("resolved"); }
+}
+
+const byId = (cls, id) => [...log.querySelectorAll(cls)].find((c) => c.dataset.id === id);
+
+export function onEvent(ev) {
+  switch (ev.type) {
+    case "turn_start": setRunning(true); break;
+    case "user_prompt": endBubble(); add(cards.userCard(ev.text + imagesNote(ev.images))); break;
+    case "request_start": if (!ev.continues) endBubble(); break;
+    case "text_delta": state.thinking = null; streamText(ev.text); break;
+    case "thinking_delta":
+      if (!state.thinking) state.thinking = add(cards.thinkingCard());
+      follow(log, () => (state.thinking.textContent += ev.text)); break;
+    case "tool_call_start": endBubble(); toolCardFor(ev.id, ev); break;
+    case "tool_call_end": endBubble(); cards.finishTool(toolCardFor(ev.id, ev), ev); break;
+    case "tool_update":
+      if (ev.kind === "todos") todos(ev.data || []);
+      else if (ev.kind === "subagent") cards.subagentUpdate(toolCardFor(ev.tool_use_id), ev.data || {});
+      else if (ev.kind === "subagent_usage") cards.subagentUpdate(toolCardFor(ev.tool_use_id), { id: "" }, ev.data || {});
+      break;
+    case "approval_required": {
+      endBubble();
+      const c = cards.approvalCard(ev, state.sandbox, (d) => answerApproval(c, ev.approval_id, d));
+      add(c); c.querySelector("button")?.focus({ preventScroll: true }); break;
+    }
+    case "approval_resolved": cards.resolveCard(byId(".approval", ev.approval_id), cards.decisionText(ev.decision)); break;
+    case "question_asked": { endBubble(); const c = cards.questionCard(ev, (t) => answerQuestion(c, ev.question_id, t)); add(c); break; }
+    case "question_answered": cards.resolveCard(byId(".question", ev.question_id), `Answered: ${ev.answer}`); break;
+    case "notice": say(ev.message); break;
+    case "retry": say(`retrying (attempt ${ev.attempt} of ${ev.max_attempts}): ${ev.reason}`); break;
+    case "compaction_start": say("compacting the conversation…"); break;
+    case "compaction_end": say(`compacted: ${ev.messages_folded} messages folded, about ${ev.tokens_after} tokens now`); break;
+    case "lagged": if (state.current) open(state.current); break;
+    case "error": say(ev.message, true); break;
+    case "usage": refresh(); break;
+    case "turn_end": endBubble(); setRunning(false); refresh(); markTurns(); break;
+  }
+}
+
+function setRunning(on) { $("stop").disabled = !on; }
+
+export function todos(list) {
+  const t = $("todos");
+  t.hidden = !list.length;
+  t.replaceChildren(el("details", { open: true }, el("summary", {}, "Tasks"),
+    el("ul", {}, ...list.map((x) => el("li", { class: x.status }, x.content)))));
+}
+
+export async function refresh() {
+  if (!state.current) return;
+  try {
+    const s = await api("GET", sessionPath(state.current));
+    const ctx = s.context_window ? `${s.context_tokens.toLocaleString()} / ${s.context_window.toLocaleString()} tokens` : `${s.context_tokens} tokens`;
+    $("meter").textContent = ctx + (s.cost_usd == null ? "" : ` · $${s.cost_usd.toFixed(4)}`);
+    setRunning(s.running);
+    state.sandbox = s.sandbox || "";
+    if (document.activeElement !== $("model")) $("model").value = s.model;
+    $("mode").value = s.mode;
+    todos(s.todos || []);
+    state.listeners.forEach((f) => f(s));
+  } catch (_) { /* the next event tries again */ }
+}
+
+// Draws the history's cards in one go.
+function drawHistory(items) {
+  const frag = document.createDocumentFragment();
+  for (const it of items) {
+    if (it.kind === "user") frag.append(cards.userCard(it.text + imagesNote(it.images)));
+    else if (it.kind === "assistant") { const c = cards.assistantCard(); cards.setAnswer(c, it.html); frag.append(c); }
+    else if (it.kind === "thinking") frag.append(el("div", { class: "msg thinking" }, it.text));
+    else if (it.kind === "tool") {
+      const c = cards.toolCard(it);
+      if (it.output !== null && it.output !== undefined) cards.finishTool(c, it);
+      state.tools.set(it.id, c);
+      frag.append(c);
+    }
+  }
+  log.append(frag);
+  log.scrollTop = log.scrollHeight;
+}
+
+export async function open(id) {
+  if (state.source) state.source.close();
+  state.current = id;
+  state.bubble = null; state.thinking = null; state.tools.clear();
+  log.replaceChildren();
+  localStorage.setItem("octo-session", id);
+  const h = await api("GET", sessionPath(id, "/history"));
+  drawHistory(h.items || []);
+  await refresh();
+  markTurns();
+  // Everything after what the history holds (the turn under way comes again); the browser
+  // sends Last-Event-ID itself when it reconnects.
+  state.source = new EventSource(sessionPath(id, `/events?since=${h.last_event}`));
+  state.source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { console.error(e); } };
+}
