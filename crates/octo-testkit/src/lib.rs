@@ -31,6 +31,7 @@
 
 pub mod alloc;
 pub mod anthropic;
+pub mod browser;
 pub mod mcp;
 pub mod openai;
 pub mod raw;

@@ -115,6 +115,9 @@ impl Task {
                     let kept = self.truncate(&mut agent, keep, expect);
                     if kept {
                         self.recount(&agent);
+                        // Front ends that keep the conversation (the server) follow the change.
+                        let messages = agent.history().to_vec();
+                        let _ = self.core.events.send(AgentEvent::HistoryReplaced { messages });
                     }
                     let _ = reply.send((kept, fork));
                 }
@@ -123,6 +126,7 @@ impl Task {
                     if let Some(p) = self.persist.as_mut() {
                         p.reset();
                     }
+                    let _ = self.core.events.send(AgentEvent::HistoryReplaced { messages: Vec::new() });
                     let mut s = self.core.lock();
                     (s.context_tokens, s.todos) = (0, Vec::new());
                 }

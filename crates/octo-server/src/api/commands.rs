@@ -58,12 +58,14 @@ pub async fn command(
             return Err(err(StatusCode::BAD_REQUEST, format!("{} is not offered over the API", cmd.name())))
         }
         Parsed::Invalid(why) => return Err(err(StatusCode::BAD_REQUEST, why)),
-        Parsed::Other(word, _) => return Err(err(
-            StatusCode::NOT_FOUND,
-            format!(
+        Parsed::Other(word, _) => {
+            return Err(err(
+                StatusCode::NOT_FOUND,
+                format!(
                 "{word} is not a command (a skill or custom command is sent as a prompt); /help lists them"
             ),
-        )),
+            ))
+        }
         Parsed::Message => {
             return Err(err(StatusCode::BAD_REQUEST, "a command starts with `/`; send prompts to /prompt"))
         }

@@ -38,11 +38,12 @@ fn numbered(e: &Arc<Entry>, from: u64) -> impl futures_util::Stream<Item = Numbe
         head.insert(0, (from, lagged(head.first().map_or(0, |f| f.0.saturating_sub(from + 1)))));
     }
     let last = head.last().map_or(from, |e| e.0);
-    let entry = Arc::clone(e);
+    // Followers do not keep a session alive: once it is stopped, its stream ends.
+    let entry = Arc::downgrade(e);
     let live = futures_util::stream::unfold(
         (rx, last, std::collections::VecDeque::<Numbered>::new()),
         move |(mut rx, last, mut queue)| {
-            let entry = Arc::clone(&entry);
+            let entry = entry.clone();
             async move {
                 loop {
                     if let Some(item) = queue.pop_front() {
@@ -54,7 +55,7 @@ fn numbered(e: &Arc<Entry>, from: u64) -> impl futures_util::Stream<Item = Numbe
                         Ok(_) => {}
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                             // Catch up from what the session keeps, on a fresh receiver.
-                            let (past, missed, fresh) = entry.follow(last);
+                            let (past, missed, fresh) = entry.upgrade()?.follow(last);
                             rx = fresh;
                             if missed {
                                 let gap = past.first().map_or(0, |f| f.0.saturating_sub(last + 1));

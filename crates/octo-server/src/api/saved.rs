@@ -134,15 +134,10 @@ pub async fn remove(
     belongs(&state, &id)?;
     if let Some(live) = state.hub.by_saved(&id) {
         state.hub.remove(&live.id);
-        drop(live);
-        // The session's task lets go of its file as it ends.
-        for _ in 0..50 {
-            if state.hub.launcher().sessions().remove(&id).is_ok() {
-                return Ok(StatusCode::NO_CONTENT);
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
     }
-    state.hub.launcher().sessions().remove(&id).map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
+    // A session just stopped lets go of its file as its task ends; the store waits for that.
+    let st = Arc::clone(&state);
+    let removed = blocking(move || st.hub.launcher().sessions().remove(&id)).await?;
+    removed.map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
     Ok(StatusCode::NO_CONTENT)
 }

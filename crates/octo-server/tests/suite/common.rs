@@ -12,7 +12,9 @@ pub struct Server {
     pub base: String,
     pub token: String,
     pub ws: std::path::PathBuf,
-    pub _llm: MockLlm,
+    pub llm: MockLlm,
+    /// octo's home (`sessions/` under it).
+    pub home: std::path::PathBuf,
     pub client: reqwest::Client,
 }
 
@@ -43,7 +45,7 @@ pub async fn start(replies: Vec<Scripted>) -> Server {
     });
     tokio::spawn(octo_server::serve_on(listener, state));
     let client = octo_provider_client();
-    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, _llm: llm, client }
+    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, llm, home, client }
 }
 
 fn octo_provider_client() -> reqwest::Client {

@@ -102,11 +102,12 @@ export function commandCard(r) {
 
 // The progress of a sub-agent under its `task` call: started, each tool it ran, its end.
 export function subagentUpdate(card, data, usage) {
-  let panel = card.querySelector(`.subagent[data-child="${CSS.escape(String(data.id || "?"))}"]`);
+  let panel = usage ? [...card.querySelectorAll(".subagent")].pop()
+    : card.querySelector(`.subagent[data-child="${CSS.escape(String(data.id || "?"))}"]`);
   if (!panel) {
     panel = el("details", { class: "subagent", open: true, "data-child": data.id || "?" },
       el("summary", {}, `sub-agent ${data.id || ""} (${data.agent || "agent"})`), el("ul"), el("div", { class: "what" }));
-    card.append(panel);
+    card.querySelector(".out").before(panel);
     card.open = true;
   }
   const list = panel.querySelector("ul");

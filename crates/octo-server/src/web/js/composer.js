@@ -87,9 +87,10 @@ async function send() {
   const body = { text };
   if (images.length) body.images = images;
   images = []; drawAttachments();
+  const busy = !$("stop").disabled;
   try {
-    const r = await api("POST", sessionPath(state.current, "/prompt"), body);
-    if (r && r.queued > 0) say("queued: it runs when the current turn ends");
+    await api("POST", sessionPath(state.current, "/prompt"), body);
+    if (busy) say("queued: it runs when the current turn ends");
   } catch (e) { say(e.message, true); $("prompt").value = text; }
 }
 

@@ -24,8 +24,8 @@ export async function load() {
   const items = saved.map((s) => {
     const acts = el("span", { class: "acts" },
       el("button", { type: "button", title: "Rename", "aria-label": `rename ${s.title}`, onclick: (e) => { e.stopPropagation(); rename(s); } }, "✎"),
-      el("button", { type: "button", title: "Fork", "aria-label": `fork ${s.title}`, onclick: (e) => { e.stopPropagation(); fork(s); } }, "⑂"),
-      el("button", { type: "button", title: "Delete", "aria-label": `delete ${s.title}`, onclick: (e) => { e.stopPropagation(); remove(s); } }, "🗑"));
+      el("button", { type: "button", title: "Fork", "aria-label": `fork ${s.title}`, onclick: (e) => { e.stopPropagation(); fork(s); } }, "Fork"),
+      el("button", { type: "button", title: "Delete", "aria-label": `delete ${s.title}`, onclick: (e) => { e.stopPropagation(); remove(s); } }, "✕"));
     const li = el("li", { tabindex: "0", role: "button", "data-saved": s.id, class: s.open && s.open === state.current ? "current" : "",
       onclick: () => choose(s), onkeydown: (e) => { if (e.key === "Enter") choose(s); } },
       el("span", { class: "t" + (s.running ? " running" : "") }, s.title || s.id),
