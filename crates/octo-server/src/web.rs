@@ -34,11 +34,29 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(|| async {
                 (
                     [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
-                    INDEX,
+                    page(),
                 )
             }),
         )
         .route("/static/{*file}", get(asset))
+}
+
+/// The page with its style sheets inlined, so the first paint waits for nothing but the page.
+fn page() -> &'static str {
+    static PAGE: OnceLock<String> = OnceLock::new();
+    PAGE.get_or_init(|| {
+        let css = FILES.iter().find(|f| f.0 == "app.css").map_or("", |f| f.2);
+        INDEX
+            .replace(r#"<link rel="stylesheet" href="/static/app.css">"#, &format!("<style>\n{css}</style>"))
+            .replace(
+                r#"<link rel="stylesheet" href="/static/hl-dark.css">"#,
+                &format!("<style>\n{}</style>", highlight_css(true)),
+            )
+            .replace(
+                r#"<link rel="stylesheet" href="/static/hl-light.css">"#,
+                &format!("<style>\n{}</style>", highlight_css(false)),
+            )
+    })
 }
 
 async fn asset(Path(file): Path<String>) -> Response {

@@ -1,6 +1,6 @@
 // The cards of a conversation: messages, tool calls, approvals, questions, command replies,
 // sub-agent panels. Each builder returns an element; the chat module places it.
-import { el, esc, copyText, copyButtons, diffHtml, looksLikeDiff } from "./dom.js";
+import { el, esc, COPY, withCopy, diffHtml, looksLikeDiff } from "./dom.js";
 
 export function userCard(text, images = []) {
   const c = el("div", { class: "msg user" }, el("span", { class: "turn-acts" }), text);
@@ -10,17 +10,16 @@ export function userCard(text, images = []) {
 
 export function assistantCard() {
   const c = el("div", { class: "msg assistant" });
-  c.dataset.src = "";
+  c._src = "";
   return c;
 }
 
-// Puts sanitised HTML (from the server's Markdown renderer) into an answer card.
+// A finished answer's HTML (sanitised by the server's Markdown renderer), with its copy buttons.
+export const answerHtml = (html) => `<div class="msg assistant">${withCopy(html)}${COPY}</div>`;
+
+// Puts sanitised HTML into an answer card.
 export function setAnswer(card, html) {
-  card.innerHTML = html;
-  copyButtons(card);
-  const b = el("button", { class: "copy", type: "button", "aria-label": "copy the answer" }, "Copy");
-  b.addEventListener("click", () => copyText(card.dataset.src || card.innerText, b));
-  card.append(b);
+  card.innerHTML = withCopy(html) + COPY;
 }
 
 export const thinkingCard = () => el("div", { class: "msg thinking" });

@@ -1,45 +1,81 @@
 // One session's conversation: its history drawn as cards, then its live events followed; the
 // answer being streamed is rendered by the server's Markdown renderer as it grows.
 import { api, sessionPath } from "./api.js";
-import { $, el, follow } from "./dom.js";
+import { $, el, follow, withCopy, COPY, copyClicks } from "./dom.js";
 import * as cards from "./cards.js";
 import { markTurns } from "./rewind.js";
 
 export const state = { current: null, source: null, bubble: null, thinking: null, tools: new Map(), sandbox: "", listeners: [] };
 const log = $("log");
 const RENDER_EVERY_MS = 120;
+copyClicks(log);
 
 export const add = (node) => { follow(log, () => log.append(node)); return node; };
 export const say = (text, err) => add(cards.notice(text, err));
 export const onChange = (fn) => state.listeners.push(fn);
 const imagesNote = (n) => (n ? `  [${n} image${n > 1 ? "s" : ""}]` : "");
 
-// The answer being streamed: plain text at once, the rendered Markdown every few frames.
+// The answer being streamed: its text shown at once, then rendered by the server every few
+// frames. What lies before the last blank line outside a code block is settled: rendered once
+// and kept, so only the answer's last blocks are rendered again as it grows (a long answer
+// costs no more per step than a short one).
 function streamText(delta) {
-  if (!state.bubble) state.bubble = add(cards.assistantCard());
+  if (!state.bubble) {
+    const b = add(cards.assistantCard());
+    b.append(el("div", { class: "done" }), el("div", { class: "live" }));
+    b._frozen = 0; b._wait = RENDER_EVERY_MS;
+    state.bubble = b;
+  }
   const b = state.bubble;
-  b.dataset.src += delta;
-  if (!b.dataset.rendered) follow(log, () => (b.textContent = b.dataset.src));
-  else follow(log, () => { const t = b.querySelector(".tail") || b.appendChild(el("span", { class: "tail" })); t.textContent += delta; });
-  if (!b.pending) b.pending = setTimeout(() => render(b), RENDER_EVERY_MS);
+  b._src += delta;
+  follow(log, () => tail(b).append(delta));
+  if (!b.pending) b.pending = setTimeout(() => render(b, false), b._wait);
 }
 
-async function render(b) {
+const tail = (b) => b.querySelector(".live > .tail") || b.querySelector(".live").appendChild(el("span", { class: "tail" }));
+
+// Where the settled part of `src` ends: after its last blank line outside a fenced block.
+function settled(src, from) {
+  let fence = false, cut = from, at = from;
+  while (at < src.length) {
+    const nl = src.indexOf("\n", at);
+    if (nl < 0) break;
+    const line = src.slice(at, nl).trim();
+    if (line.startsWith("```") || line.startsWith("~~~")) fence = !fence;
+    else if (!fence && line === "") cut = nl + 1;
+    at = nl + 1;
+  }
+  return cut;
+}
+
+async function render(b, last) {
   b.pending = null;
-  const src = b.dataset.src;
+  const started = performance.now();
+  const src = b._src;
+  const cut = last ? src.length : settled(src, b._frozen);
   try {
-    const { html } = await api("POST", "/api/markdown", { text: src });
+    if (cut > b._frozen) {
+      const { html } = await api("POST", "/api/markdown", { text: src.slice(b._frozen, cut) });
+      follow(log, () => b.querySelector(".done").insertAdjacentHTML("beforeend", withCopy(html)));
+      b._frozen = cut;
+    }
+    const live = src.slice(cut);
+    const { html } = live.trim() ? await api("POST", "/api/markdown", { text: live }) : { html: "" };
     follow(log, () => {
-      cards.setAnswer(b, html);
-      b.dataset.rendered = "1";
-      const more = b.dataset.src.slice(src.length);
-      if (more) b.append(el("span", { class: "tail" }, more));
+      const box = b.querySelector(".live");
+      box.innerHTML = withCopy(html);
+      const more = b._src.slice(src.length);
+      if (more) tail(b).append(more);
+      if (last && !b.querySelector(":scope > .copy")) b.insertAdjacentHTML("beforeend", COPY);
     });
   } catch (_) { /* the text stays as it is */ }
+  // A slow render waits longer before the next one.
+  b._wait = Math.max(RENDER_EVERY_MS, 2 * (performance.now() - started));
+  if (!last && b._src.length > src.length && !b.pending) b.pending = setTimeout(() => render(b, false), b._wait);
 }
 
 function endBubble() {
-  if (state.bubble) { const b = state.bubble; clearTimeout(b.pending); render(b); }
+  if (state.bubble) { const b = state.bubble; clearTimeout(b.pending); b.pending = null; b._ending = render(b, true); }
   state.bubble = null;
   state.thinking = null;
 }
@@ -125,12 +161,22 @@ export async function refresh() {
   } catch (_) { /* the next event tries again */ }
 }
 
-// Draws the history's cards in one go.
+// Draws the history's cards in one go: answers as one HTML string (sanitised by the server),
+// the other cards as elements.
 function drawHistory(items) {
   const frag = document.createDocumentFragment();
+  let html = "";
+  const flush = () => {
+    if (!html) return;
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    frag.append(t.content);
+    html = "";
+  };
   for (const it of items) {
+    if (it.kind === "assistant") { html += cards.answerHtml(it.html); continue; }
+    flush();
     if (it.kind === "user") frag.append(cards.userCard(it.text + imagesNote(it.images)));
-    else if (it.kind === "assistant") { const c = cards.assistantCard(); cards.setAnswer(c, it.html); frag.append(c); }
     else if (it.kind === "thinking") frag.append(el("div", { class: "msg thinking" }, it.text));
     else if (it.kind === "tool") {
       const c = cards.toolCard(it);
@@ -139,6 +185,7 @@ function drawHistory(items) {
       frag.append(c);
     }
   }
+  flush();
   log.append(frag);
   log.scrollTop = log.scrollHeight;
 }

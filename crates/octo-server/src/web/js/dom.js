@@ -31,13 +31,20 @@ export async function copyText(text, button) {
   if (button) { const was = button.textContent; button.textContent = "Copied"; setTimeout(() => (button.textContent = was), 1200); }
 }
 
-// A Copy button on every code block under `root` that has none yet.
-export function copyButtons(root) {
-  root.querySelectorAll("pre").forEach((pre) => {
-    if (pre.querySelector(":scope > .copy")) return;
-    const b = el("button", { class: "copy", type: "button", "aria-label": "copy code" }, "Copy");
-    b.addEventListener("click", () => copyText(pre.querySelector("code")?.innerText ?? pre.innerText, b));
-    pre.append(b);
+// The HTML of a Copy button; one listener on the page (see `copyClicks`) does the copying: the
+// code of the block it sits in, or the whole answer.
+export const COPY = '<button class="copy" type="button" aria-label="copy">Copy</button>';
+
+// Copy buttons inside every code block of `html` (sanitised by the server).
+export const withCopy = (html) => html.replace(/<\/code><\/pre>/g, `</code>${COPY}</pre>`);
+
+export function copyClicks(root) {
+  root.addEventListener("click", (e) => {
+    const b = e.target.closest && e.target.closest("button.copy");
+    if (!b) return;
+    const pre = b.closest("pre");
+    const msg = b.closest(".msg");
+    copyText(pre ? (pre.querySelector("code")?.innerText ?? "") : (msg?._src || msg?.innerText || ""), b);
   });
 }
 
