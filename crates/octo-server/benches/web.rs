@@ -107,6 +107,16 @@ fn main() {
             "web: opening a 2,000-message session from the list: {open_ms:.0} ms until its last card is drawn ({cards} cards; {:.0} ms wall; budget 1000 ms)",
             started.elapsed().as_secs_f64() * 1e3
         );
+        let all_ms = page
+            .eval(
+                "new Promise(done => { const t0 = performance.now(); document.querySelector('#log .earlier').click(); const until = t0 + 30000; \
+                 (function f() { const first = document.querySelector('#log .msg.user'); \
+                 if (first && first.textContent.includes('question 0:')) done(performance.now() - t0); else if (performance.now() > until) done(-1); else requestAnimationFrame(f); })(); })",
+            )
+            .await
+            .as_f64()
+            .unwrap_or(-1.0);
+        println!("web: then all 2,000 messages on \"Show earlier\": {all_ms:.0} ms");
         let t = Instant::now();
         let h: Value = b.client.get(format!("{}/api/sessions", b.base)).bearer_auth(&b.token).send().await.unwrap().json().await.unwrap();
         let live = h.as_array().unwrap().iter().find(|s| s["saved_as"] == big.as_str()).unwrap()["id"].as_str().unwrap().to_owned();

@@ -4,7 +4,7 @@
 
 use super::error::{entry, ApiError, Body};
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::Json;
 use octo_app::{ContentBlock, Message, OutputKind, Role, Session};
 use serde::Deserialize;
@@ -15,17 +15,41 @@ use std::sync::Arc;
 /// A tool result longer than this is cut in the history (the full text is in the session file).
 const MAX_OUTPUT: usize = 20_000;
 
-/// `GET /api/sessions/{id}/history`: the committed messages, the cards they make, and the number
-/// of the last event they include. A client draws the cards, then follows the events after that
+/// `GET /api/sessions/{id}/history[?limit=N]`: the committed messages (the last N or so), the
+/// cards they make, how many earlier ones were left out, and the number of the last event they
+/// include. A client draws the cards, then follows the events after that
 /// number: those of the turn under way (its text so far, its pending approvals) come again.
 pub async fn history(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
+    Query(q): Query<Limit>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let (messages, last_event) = e.history();
+    let (mut messages, last_event) = e.history();
+    let earlier = q.limit.map_or(0, |l| start(&messages, l));
+    messages.drain(..earlier);
     let (items, messages) = super::error::blocking(move || (items(&e.session, &messages), messages)).await?;
-    Ok(Json(json!({"messages": messages, "items": items, "last_event": last_event})))
+    Ok(Json(json!({"messages": messages, "items": items, "earlier": earlier, "last_event": last_event})))
+}
+
+#[derive(Deserialize)]
+pub struct Limit {
+    /// Only about the last `limit` messages (from a prompt on); `earlier` says how many are left out.
+    limit: Option<usize>,
+}
+
+/// Where the last `limit` messages begin, moved back to the prompt that starts their turn.
+fn start(messages: &[Message], limit: usize) -> usize {
+    let mut i = messages.len().saturating_sub(limit);
+    while i > 0 && !is_prompt(&messages[i]) {
+        i -= 1;
+    }
+    i
+}
+
+fn is_prompt(m: &Message) -> bool {
+    m.role == Role::User
+        && m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. } | ContentBlock::Image { .. }))
 }
 
 /// The cards `messages` make.

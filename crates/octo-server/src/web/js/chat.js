@@ -28,8 +28,17 @@ function streamText(delta) {
   }
   const b = state.bubble;
   b._src += delta;
-  follow(log, () => tail(b).append(delta));
+  // Shown once per frame, however many pieces arrived in it.
+  b._shown = (b._shown || "") + delta;
+  if (!b._frame) b._frame = requestAnimationFrame(() => show(b));
   if (!b.pending) b.pending = setTimeout(() => render(b, false), b._wait);
+}
+
+function show(b) {
+  b._frame = null;
+  const text = b._shown;
+  b._shown = "";
+  if (text) follow(log, () => tail(b).append(text));
 }
 
 const tail = (b) => b.querySelector(".live > .tail") || b.querySelector(".live").appendChild(el("span", { class: "tail" }));
@@ -64,6 +73,7 @@ async function render(b, last) {
     follow(log, () => {
       const box = b.querySelector(".live");
       box.innerHTML = withCopy(html);
+      b._shown = "";
       const more = b._src.slice(src.length);
       if (more) tail(b).append(more);
       if (last && !b.querySelector(":scope > .copy")) b.insertAdjacentHTML("beforeend", COPY);
@@ -190,13 +200,20 @@ function drawHistory(items) {
   log.scrollTop = log.scrollHeight;
 }
 
-export async function open(id) {
+// Messages drawn when a session opens; the earlier ones come on request.
+const SHOWN = 600;
+
+export async function open(id, all = false) {
   if (state.source) state.source.close();
   state.current = id;
   state.bubble = null; state.thinking = null; state.tools.clear();
   log.replaceChildren();
   localStorage.setItem("octo-session", id);
-  const h = await api("GET", sessionPath(id, "/history"));
+  const h = await api("GET", sessionPath(id, all ? "/history" : `/history?limit=${SHOWN}`));
+  if (h.earlier > 0) {
+    log.append(el("button", { type: "button", class: "earlier", onclick: () => open(id, true) },
+      `Show ${h.earlier} earlier message${h.earlier === 1 ? "" : "s"}`));
+  }
   drawHistory(h.items || []);
   await refresh();
   markTurns();
