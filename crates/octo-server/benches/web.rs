@@ -137,7 +137,11 @@ fn main() {
         let before = heap(&mut page).await;
         page.eval("document.querySelector('#prompt').value = 'stream a megabyte'; document.querySelector('#composer').requestSubmit(); true").await;
         let t = Instant::now();
-        page.wait("the end of the answer", "document.querySelector('#log').innerText.includes('THE END') && document.querySelector('#stop').disabled").await;
+        page.wait(
+            "the end of the answer, rendered",
+            "document.querySelector('#stop').disabled && !document.querySelector('#log .tail') && document.querySelector('#log .msg.assistant:last-of-type')?.innerText.includes('THE END') && document.querySelectorAll('#log .msg.assistant p').length > 1000",
+        )
+        .await;
         let streamed = t.elapsed();
         let after = heap(&mut page).await;
         let nodes = page.eval("document.getElementsByTagName('*').length").await;
