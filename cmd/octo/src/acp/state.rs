@@ -7,25 +7,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The shared commands an editor can run here (their replies are complete in themselves).
-pub(super) const OFFERED: &[&str] = &[
-    "/help",
-    "/status",
-    "/model",
-    "/mode",
-    "/plan",
-    "/build",
-    "/permissions",
-    "/tools",
-    "/mcp",
-    "/skills",
-    "/remember",
-    "/agents",
-    "/hooks",
-    "/todos",
-    "/cost",
-    "/compact",
-];
+/// The shared commands an editor can run here (their replies are complete in themselves; the
+/// editor starts sessions and cancels turns itself).
+pub(super) const OFFERED: &[&str] = octo_app::commands::SELF_CONTAINED;
 
 /// One ACP session: the octo session behind it, and whether a prompt is running.
 pub(crate) struct Live {

@@ -23,4 +23,4 @@ mod spec;
 pub use parse::{parse, MemoryAction, Parsed, PermissionsChange, SessionCommand};
 pub use reply::{todo_mark, Reply, StatusReport};
 pub use run::CommandError;
-pub use spec::{find, offered, CommandSpec, Takes, COMMANDS};
+pub use spec::{find, offered, CommandSpec, Takes, COMMANDS, SELF_CONTAINED};

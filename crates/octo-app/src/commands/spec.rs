@@ -97,6 +97,27 @@ pub const COMMANDS: &[CommandSpec] = &[
     spec("/stop", "/stop", "cancel the running turn", Takes::Nothing),
 ];
 
+/// The shared commands any front end can run, terminal or not: each one's reply is complete in
+/// itself and none needs a yes first (a front end adds those it can also carry, say `/clear`).
+pub const SELF_CONTAINED: &[&str] = &[
+    "/help",
+    "/status",
+    "/model",
+    "/mode",
+    "/plan",
+    "/build",
+    "/permissions",
+    "/tools",
+    "/mcp",
+    "/skills",
+    "/remember",
+    "/agents",
+    "/hooks",
+    "/todos",
+    "/cost",
+    "/compact",
+];
+
 /// The spec of `/name`.
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
     COMMANDS.iter().find(|c| c.name == name)

@@ -13,29 +13,15 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The shared commands the server runs: those whose reply is complete in itself (the ones that
-/// need a terminal are not offered here; `/rewind` has its own route).
-pub const OFFERED: &[&str] = &[
-    "/help",
-    "/status",
-    "/model",
-    "/mode",
-    "/plan",
-    "/build",
-    "/permissions",
-    "/tools",
-    "/mcp",
-    "/skills",
-    "/remember",
-    "/agents",
-    "/hooks",
-    "/todos",
-    "/cost",
-    "/compact",
-    "/clear",
-    "/new",
-    "/stop",
-];
+/// The shared commands the server runs beyond those any front end can
+/// ([`octo_app::commands::SELF_CONTAINED`]); the ones that need a terminal are not offered here,
+/// and `/rewind` has its own route.
+const ALSO: &[&str] = &["/clear", "/new", "/stop"];
+
+/// Whether the server runs the shared command `name`.
+pub fn offered(name: &str) -> bool {
+    octo_app::commands::SELF_CONTAINED.contains(&name) || ALSO.contains(&name)
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,7 +39,7 @@ pub async fn command(
     use octo_app::commands::{parse, Parsed};
     let e = entry(&state, &id)?;
     let cmd = match parse(&c.line) {
-        Parsed::Command(cmd) if OFFERED.contains(&cmd.name()) => cmd,
+        Parsed::Command(cmd) if offered(cmd.name()) => cmd,
         Parsed::Command(cmd) => {
             return Err(err(StatusCode::BAD_REQUEST, format!("{} is not offered over the API", cmd.name())))
         }
@@ -77,11 +63,9 @@ pub async fn command(
         .await
         .map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
     let lines = match &reply {
-        octo_app::commands::Reply::Help(specs) => specs
-            .iter()
-            .filter(|c| OFFERED.contains(&c.name))
-            .map(|c| format!("{} — {}", c.usage, c.about))
-            .collect(),
+        octo_app::commands::Reply::Help(specs) => {
+            specs.iter().filter(|c| offered(c.name)).map(|c| format!("{} — {}", c.usage, c.about)).collect()
+        }
         other => other.lines(),
     };
     Ok(Json(json!({"command": name, "kind": reply.kind(), "lines": lines})))
@@ -94,8 +78,9 @@ pub async fn list(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let mut out: Vec<Value> = octo_app::commands::offered(OFFERED)
-        .into_iter()
+    let mut out: Vec<Value> = octo_app::commands::COMMANDS
+        .iter()
+        .filter(|c| offered(c.name))
         .map(|c| {
             let hint = c.usage.split_once(' ').map(|(_, rest)| rest);
             json!({"name": c.name, "about": c.about, "hint": hint, "kind": "command"})
