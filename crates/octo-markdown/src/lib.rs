@@ -1,6 +1,9 @@
 //! # octo-markdown
 //!
-//! A model's answer as HTML a browser can show safely. The Markdown is parsed once, by
+//! A model's answer made readable: as HTML a browser can show safely, and (in [`terminal`]) as
+//! styled lines for a terminal, both from one parse by `pulldown-cmark`.
+//!
+//! For the web: The Markdown is parsed once, by
 //! `pulldown-cmark` (CommonMark with GitHub's tables, task lists, strikethrough and footnotes);
 //! fenced code is highlighted by `syntect`'s grammars as classed spans (the colours come from
 //! [`theme_css`], one sheet per light and dark theme); the HTML is then cleaned by `ammonia`.
@@ -16,6 +19,7 @@
 
 mod code;
 mod render;
+pub mod terminal;
 
 pub use code::theme_css;
 pub use render::{to_html, MAX_SOURCE};

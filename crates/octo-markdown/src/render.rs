@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 /// The most of an answer rendered (bytes); the rest is left out with a note saying how much.
 pub const MAX_SOURCE: usize = 1 << 20;
 
-fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS

@@ -171,9 +171,9 @@ fn is_marker(word: &str) -> bool {
         }
     }
     matches!(plain.as_str(), "-" | "*" | "+" | "•")
-        || plain.len() > 1
-            && plain[..plain.len() - 1].chars().all(|c| c.is_ascii_digit())
-            && plain.ends_with(['.', ')'])
+        || plain
+            .strip_suffix(['.', ')'])
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -220,6 +220,13 @@ mod tests {
         let first: String = got.lines().next().unwrap().chars().filter(|c| !strip.escape(*c)).collect();
         assert_eq!(first, "bold words link", "{got:?}");
         assert_eq!(got.lines().nth(1), Some("more"));
+    }
+
+    #[test]
+    fn a_quote_bar_or_other_wide_first_word_is_not_a_marker() {
+        let got = wrap(&["\x1b[2m│\x1b[0m quoted text that wraps", "\n日本 word word word"], 12);
+        assert_eq!(got.lines().nth(1), Some("text that"), "{got:?}");
+        assert!(!is_marker("│") && !is_marker("日.") && is_marker("12.") && !is_marker("."));
     }
 
     #[test]

@@ -1,28 +1,22 @@
-//! Fenced code blocks highlighted with syntect's bundled Sublime Text grammars.
-//!
-//! The grammars and the theme are loaded the first time a code line needs colour, never before:
-//! `octo --version`, a one-shot run or an answer without code do not pay for them. A block is
-//! highlighted line by line as its lines complete, with the parser's state carried from one line
-//! to the next within the block and dropped at its end.
+//! Fenced code for a terminal, highlighted line by line with syntect's bundled grammars as ANSI
+//! colours, the parser's state carried from one line to the next within a block. The theme is
+//! loaded the first time a line needs colour, never before.
 
+use crate::code::{language, syntax};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{Color, Style, Theme, ThemeSet};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::parsing::SyntaxSet;
 
 /// A theme whose accent colours read on dark and light backgrounds alike; its default text
 /// colour is left to the terminal.
 const THEME: &str = "base16-ocean.dark";
 
-/// Lines longer than this are shown plain: highlighting minified code or base64 buys nothing
-/// and costs a lot.
-const MAX_LINE: usize = 4_000;
-
 /// What highlighting needs, loaded once.
 struct Assets {
-    syntaxes: SyntaxSet,
+    syntaxes: &'static SyntaxSet,
     theme: Theme,
     /// The terminal takes 24-bit colour (`COLORTERM`); otherwise the 256-colour palette is used.
     truecolor: bool,
@@ -37,14 +31,14 @@ fn assets() -> Option<&'static Assets> {
             let theme = ThemeSet::load_defaults().themes.remove(THEME)?;
             let truecolor = std::env::var("COLORTERM")
                 .is_ok_and(|v| v.eq_ignore_ascii_case("truecolor") || v.eq_ignore_ascii_case("24bit"));
-            Some(Assets { syntaxes: SyntaxSet::load_defaults_newlines(), theme, truecolor })
+            Some(Assets { syntaxes: crate::code::syntaxes(), theme, truecolor })
         })
         .as_ref()
 }
 
 /// One fenced code block being highlighted.
 #[derive(Default)]
-pub(super) struct CodeBlock {
+pub struct CodeLines {
     /// The language named by the fence, lowercased (empty: none).
     lang: String,
     state: State,
@@ -60,39 +54,39 @@ enum State {
     Plain,
 }
 
-impl fmt::Debug for CodeBlock {
+impl fmt::Debug for CodeLines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {
             State::Unstarted => "unstarted",
             State::Highlighting(_) => "highlighting",
             State::Plain => "plain",
         };
-        f.debug_struct("CodeBlock").field("lang", &self.lang).field("state", &state).finish()
+        f.debug_struct("CodeLines").field("lang", &self.lang).field("state", &state).finish()
     }
 }
 
-impl CodeBlock {
+impl CodeLines {
     /// A block opened by a fence whose info string (after the backticks) is `info`.
-    pub(super) fn new(info: &str) -> Self {
+    pub fn new(info: &str) -> Self {
         Self { lang: language(info), state: State::Unstarted }
     }
 
     /// One complete line of the block (without its newline), in colour; a highlighted line ends
     /// with a reset, so no colour outlives it.
-    pub(super) fn line(&mut self, line: &str) -> String {
+    pub fn line(&mut self, line: &str) -> String {
         if matches!(self.state, State::Unstarted) {
             self.state = start(&self.lang);
         }
         let (State::Highlighting(h), Some(assets)) = (&mut self.state, assets()) else {
             return line.to_owned();
         };
-        if line.len() > MAX_LINE {
+        if line.len() > crate::code::MAX_LINE {
             return line.to_owned();
         }
         let with_newline = format!("{line}\n");
         // A grammar rule the regex engine cannot run panics inside syntect; that must cost the
         // block its colours, not the session.
-        let ranges = catch_unwind(AssertUnwindSafe(|| h.highlight_line(&with_newline, &assets.syntaxes)));
+        let ranges = catch_unwind(AssertUnwindSafe(|| h.highlight_line(&with_newline, assets.syntaxes)));
         match ranges {
             Ok(Ok(ranges)) => escape(&ranges, assets),
             _ => {
@@ -103,17 +97,6 @@ impl CodeBlock {
     }
 }
 
-/// The language token of a fence's info string: ```` ```rust ````, ```` ```py title="a.py" ````,
-/// ```` ```{.sh} ````, ```` ```rust,ignore ````.
-fn language(info: &str) -> String {
-    info.trim()
-        .trim_start_matches(['{', '.'])
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '{' | '}'))
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
-
 /// Starts highlighting a block in `lang`: loads the grammars if need be.
 fn start(lang: &str) -> State {
     if lang.is_empty() {
@@ -122,25 +105,10 @@ fn start(lang: &str) -> State {
     let Some(assets) = assets() else {
         return State::Plain;
     };
-    match syntax(&assets.syntaxes, lang) {
+    match syntax(assets.syntaxes, lang) {
         Some(syntax) => State::Highlighting(Box::new(HighlightLines::new(syntax, &assets.theme))),
         None => State::Plain,
     }
-}
-
-/// The grammar for a fence's language, by name or file extension, with the common aliases that
-/// the bundled grammars do not know (TypeScript is shown with the JavaScript grammar).
-fn syntax<'a>(set: &'a SyntaxSet, lang: &str) -> Option<&'a SyntaxReference> {
-    let token = match lang {
-        "ts" | "typescript" | "tsx" | "jsx" | "mjs" | "cjs" | "javascript" | "node" => "js",
-        "shell" | "zsh" | "console" | "shellsession" | "sh" => "bash",
-        "golang" => "go",
-        "c++" => "cpp",
-        "python3" | "py3" => "py",
-        "yml" => "yaml",
-        other => other,
-    };
-    set.find_syntax_by_token(token)
 }
 
 /// ANSI escapes for highlighted ranges. Text in the theme's default colour keeps the terminal's
@@ -216,14 +184,5 @@ mod tests {
         assert_eq!(ansi256(rgb(255, 0, 0)), 196);
         assert_eq!(ansi256(rgb(0x80, 0x80, 0x80)), 244);
         assert_eq!(ansi256(rgb(0xb4, 0x8e, 0xad)), 139);
-    }
-
-    #[test]
-    fn fence_info_strings_name_their_language() {
-        assert_eq!(language("rust"), "rust");
-        assert_eq!(language(" Py title=\"a.py\""), "py");
-        assert_eq!(language("{.sh}"), "sh");
-        assert_eq!(language("rust,ignore"), "rust");
-        assert_eq!(language(""), "");
     }
 }
