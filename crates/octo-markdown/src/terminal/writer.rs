@@ -1,8 +1,8 @@
 //! The parser's events written out as styled terminal lines.
 
 use super::code::CodeLines;
+use super::lines::{Block, BlockKind, Line, LineKind, Rendered};
 use super::table::layout;
-use super::{Block, BlockKind, Line, LineKind, Rendered};
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Tag, TagEnd};
 use std::ops::Range;
 
