@@ -67,6 +67,9 @@ impl Config {
             checkpoints,
             checkpoint_keep_days,
             checkpoint_max_mb,
+            lsp,
+            lsp_diagnostics,
+            lsp_wait_ms,
             channels,
         } = f;
         let turn = TurnKeys {
@@ -109,6 +112,10 @@ impl Config {
         };
         self.sandbox.apply_file(keys, source, &mut self.warnings)?;
         self.checkpoints.apply(checkpoints, checkpoint_keep_days, checkpoint_max_mb);
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let from = (layer.is_project, layer.desc.as_str());
+        self.lsp.apply(lsp, lsp_diagnostics.as_deref(), lsp_wait_ms, from, &mut warnings);
+        self.warnings = warnings;
         let channels = super::channels::parse(&channels, source, &mut self.warnings)?;
         self.channels.extend(channels);
         self.apply_rules(&permissions, &layer)

@@ -146,6 +146,13 @@ pub struct FileConfig {
     pub checkpoint_keep_days: Option<u64>,
     /// How large all checkpoint stores may grow, in MB (default 2048).
     pub checkpoint_max_mb: Option<u64>,
+    /// Language servers (user config only).
+    #[serde(default)]
+    pub lsp: BTreeMap<String, octo_lsp::ServerConfig>,
+    /// What an edit's result gets from them: `errors` (the default), `warnings` or `off`.
+    pub lsp_diagnostics: Option<String>,
+    /// How long an edit waits for its diagnostics, in milliseconds (default 1500).
+    pub lsp_wait_ms: Option<u64>,
     /// Chat-app bridges `octo serve` starts (user config only).
     #[serde(default)]
     pub channels: BTreeMap<String, super::channels::ChannelToml>,

@@ -81,6 +81,8 @@ pub struct Config {
     pub sandbox: super::sandbox::SandboxSettings,
     /// How turns are checkpointed for `/rewind`.
     pub checkpoints: super::sections::CheckpointSettings,
+    /// The language servers.
+    pub lsp: super::lsp::LspSettings,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
     /// Notes for the user (ignored or suspicious settings).
@@ -123,6 +125,7 @@ impl Config {
             log_events: false,
             hooks_native: false,
             sandbox: super::sandbox::SandboxSettings::default(),
+            lsp: super::lsp::LspSettings::default(),
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             warnings: Vec::new(),

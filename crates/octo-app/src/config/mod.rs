@@ -13,6 +13,7 @@ pub mod claude_settings;
 pub mod endpoints;
 pub mod file;
 pub mod load;
+pub mod lsp;
 pub mod sandbox;
 pub mod sections;
 mod show;

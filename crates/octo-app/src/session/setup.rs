@@ -44,6 +44,8 @@ pub(super) struct ToolsPart {
     pub trash: Option<octo_tools::trash::Trash>,
     /// The session's MCP servers.
     pub mcp: Option<Arc<octo_mcp::McpHub>>,
+    /// The session's language servers (`None` when none is installed).
+    pub lsp: Option<Arc<octo_lsp::Lsp>>,
     /// The turns' checkpoints (`None` when off or without tools).
     pub checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
     /// Sub-agents.

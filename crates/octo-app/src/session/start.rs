@@ -148,6 +148,11 @@ fn agent(
     if let Some(r) = &tools.checkpoints {
         builder = builder.plugin(Arc::new(crate::checkpoints::CheckpointPlugin(Arc::clone(r))));
     }
+    if let Some(l) =
+        tools.lsp.as_ref().filter(|_| config.lsp.diagnostics != crate::config::lsp::LspDiagnostics::Off)
+    {
+        builder = builder.plugin(Arc::new(octo_lsp::DiagnosticsPlugin(Arc::clone(l))));
+    }
     let mut agent = builder
         .history(history)
         .tools(tools.registry.clone())

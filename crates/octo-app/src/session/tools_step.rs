@@ -44,6 +44,11 @@ pub(super) fn build(
     if let Some(hub) = &mcp {
         sources.push(Arc::new(octo_mcp::McpSource(Arc::clone(hub))));
     }
+    let lsp = crate::lsp::servers(&config.lsp, &place.workspace, inputs.sandbox, &config.shell_env);
+    if let Some(l) = &lsp {
+        let tool: Arc<dyn octo_agent::ToolExecutor> = Arc::new(octo_lsp::LspTool(Arc::clone(l)));
+        sources.push(Arc::new(octo_agent::ToolList::builtin("lsp", vec![tool])));
+    }
     sources.push(Arc::new(octo_memory::tools(Arc::clone(inputs.memory), crate::memory::tool_env())));
     let lent = Arc::new(RwLock::new(ToolRegistry::new()));
     let checkpoints = crate::checkpoints::Recorder::new(
@@ -64,6 +69,7 @@ pub(super) fn build(
         shells: Some(builtin.shells),
         trash: Some(octo_tools::trash::Trash::new(place.home.trash())),
         mcp,
+        lsp,
         checkpoints,
         spawner: Some(spawner),
         lent: Some(lent),
