@@ -148,6 +148,9 @@ pub async fn doctor(launcher: &Launcher, cli: &Cli) -> anyhow::Result<ExitCode> 
         }
     }
     sandbox_lines(&config, &ws, user_home.as_deref(), &mut line);
+    for (good, text) in octo_app::lsp::doctor_lines(&config.lsp) {
+        line(good, text);
+    }
     match octo_app::tools::check_rules(&config.rules, launcher.home()) {
         Ok(()) => line(true, "permission rules: valid".to_owned()),
         Err(e) => line(false, format!("permission rules: {e}")),

@@ -94,7 +94,7 @@ pub use toml_edit;
 mod git_head;
 mod home;
 mod launcher;
-mod lsp;
+pub mod lsp;
 pub mod permissions;
 mod persist;
 pub mod prompt;

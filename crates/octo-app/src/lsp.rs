@@ -74,3 +74,32 @@ fn serves(config: &octo_lsp::ServerConfig, names: &[String]) -> bool {
                 .is_some_and(|(_, ext)| config.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
     })
 }
+
+/// `octo doctor`'s lines (good or not, and what): each configured server found or missing, the
+/// installed defaults, or that there are none.
+pub fn doctor_lines(settings: &LspSettings) -> Vec<(bool, String)> {
+    let resolved = octo_lsp::resolve(&settings.servers, std::env::var_os("PATH").as_deref());
+    if resolved.is_empty() {
+        return vec![(
+            true,
+            "language servers: none installed (an edit's result gets a server's errors when one is; see dev-docs/code-intelligence.md)"
+                .to_owned(),
+        )];
+    }
+    resolved
+        .iter()
+        .map(|r| {
+            let exts = r.config.extensions.join(" .");
+            match &r.program {
+                Some(p) => (true, format!("language server {}: {} (for .{exts})", r.name, p.display())),
+                None => (
+                    false,
+                    format!(
+                        "language server {}: `{}` is not on PATH (configured for .{exts})",
+                        r.name, r.config.command
+                    ),
+                ),
+            }
+        })
+        .collect()
+}

@@ -3,6 +3,7 @@ mod cli;
 mod common;
 #[cfg(feature = "local")]
 mod local;
+mod lsp;
 mod mcp;
 mod memory;
 mod repl;

@@ -28,6 +28,8 @@ pub enum SessionCommand {
     Tools,
     /// `/mcp`.
     Mcp,
+    /// `/lsp`: the language servers.
+    Lsp,
     /// `/skills [reload]`.
     Skills {
         /// Read the folders again.
@@ -119,6 +121,7 @@ impl SessionCommand {
             Self::Permissions(_) => "/permissions",
             Self::Tools => "/tools",
             Self::Mcp => "/mcp",
+            Self::Lsp => "/lsp",
             Self::Skills { .. } => "/skills",
             Self::Remember(_) => "/remember",
             Self::Memory(_) => "/memory",
@@ -149,6 +152,7 @@ impl SessionCommand {
                 | Self::Permissions(PermissionsChange::List)
                 | Self::Tools
                 | Self::Mcp
+                | Self::Lsp
                 | Self::Skills { reload: false }
                 | Self::Memory(MemoryAction::Show | MemoryAction::Search(_))
                 | Self::Agents
@@ -234,6 +238,7 @@ fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
         "/permissions" => SessionCommand::Permissions(permissions(arg)?),
         "/tools" => SessionCommand::Tools,
         "/mcp" => SessionCommand::Mcp,
+        "/lsp" => SessionCommand::Lsp,
         "/skills" => match arg {
             "" => SessionCommand::Skills { reload: false },
             "reload" => SessionCommand::Skills { reload: true },

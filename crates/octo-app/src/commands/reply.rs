@@ -55,6 +55,8 @@ pub enum Reply {
     Tools(Vec<String>),
     /// `/mcp`.
     Mcp(Vec<octo_mcp::ServerStatus>),
+    /// The language servers.
+    Lsp(Vec<octo_lsp::ServerStatus>),
     /// `/skills`.
     Skills(Arc<octo_skills::Catalog>),
     /// `/skills reload`.
@@ -171,6 +173,7 @@ impl Reply {
             Self::RulesRemoved { rule, count } => vec![format!("removed {count} rule(s) `{rule}` for this session")],
             Self::Tools(names) => vec![names.join(", ")],
             Self::Mcp(servers) => mcp_lines(servers),
+            Self::Lsp(servers) => lsp_lines(servers),
             Self::Skills(catalog) => skill_lines(catalog),
             Self::SkillsReloaded { notices, count } => {
                 let mut out: Vec<String> = notices.iter().map(|n| format!("octo: note: {n}")).collect();
@@ -228,6 +231,7 @@ impl Reply {
             Self::Permissions { .. } | Self::RuleAdded { .. } | Self::RulesRemoved { .. } => "permissions",
             Self::Tools(_) => "tools",
             Self::Mcp(_) => "mcp",
+            Self::Lsp(_) => "lsp",
             Self::Skills(_) | Self::SkillsReloaded { .. } => "skills",
             Self::Remembered(_) => "remembered",
             Self::Memory(_) | Self::MemoryHits { .. } | Self::EditMemory(_) | Self::MemoryHere(_) => "memory",
@@ -333,6 +337,22 @@ fn mcp_lines(servers: &[octo_mcp::ServerStatus]) -> Vec<String> {
         }
     }
     out
+}
+
+fn lsp_lines(servers: &[octo_lsp::ServerStatus]) -> Vec<String> {
+    if servers.is_empty() {
+        return vec![
+            "no language servers for this workspace (install one — rust-analyzer, pyright, gopls, typescript-language-server, clangd — or add [lsp.NAME] to ~/.octo/config.toml)".to_owned(),
+        ];
+    }
+    servers
+        .iter()
+        .map(|s| {
+            let problems =
+                if s.problems > 0 { format!(" · {} problems reported", s.problems) } else { String::new() };
+            format!("  {} · {} · .{} · {}{problems}", s.name, s.command, s.extensions.join(" ."), s.state)
+        })
+        .collect()
 }
 
 fn skill_lines(catalog: &octo_skills::Catalog) -> Vec<String> {

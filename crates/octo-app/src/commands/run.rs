@@ -71,6 +71,7 @@ impl Session {
             SessionCommand::Permissions(change) => self.permissions_command(change)?,
             SessionCommand::Tools => Reply::Tools(self.tool_names()),
             SessionCommand::Mcp => Reply::Mcp(self.mcp_status()),
+            SessionCommand::Lsp => Reply::Lsp(self.lsp_status()),
             SessionCommand::Skills { reload: false } => Reply::Skills(self.skills()),
             SessionCommand::Skills { reload: true } => {
                 let notices = self.reload_skills()?;

@@ -60,6 +60,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         "MCP servers: their state and tools (their prompts run as /mcp__server__prompt)",
         Takes::Nothing,
     ),
+    spec("/lsp", "/lsp", "language servers: their state and the problems they report", Takes::Nothing),
     spec(
         "/skills",
         "/skills [reload]",
@@ -109,6 +110,7 @@ pub const SELF_CONTAINED: &[&str] = &[
     "/permissions",
     "/tools",
     "/mcp",
+    "/lsp",
     "/skills",
     "/remember",
     "/agents",

@@ -10,6 +10,12 @@ impl Session {
         self.setup.tools.mcp.as_ref().map(|h| h.status()).unwrap_or_default()
     }
 
+    /// The session's language servers, as they are now (none when no server serves the
+    /// workspace's languages).
+    pub fn lsp_status(&self) -> Vec<octo_lsp::ServerStatus> {
+        self.setup.tools.lsp.as_ref().map(|l| l.status()).unwrap_or_default()
+    }
+
     /// Approves a project's MCP server (remembered by its fingerprint, so later runs start it
     /// too) and starts it; its tools join between turns.
     pub fn approve_mcp(&self, name: &str) -> Result<(), McpError> {

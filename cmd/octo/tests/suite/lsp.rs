@@ -1,0 +1,55 @@
+//! A real language server behind a one-shot run: the model's edit that breaks the code gets the
+//! server's error in the same tool result (clangd, installed by `.ci/run`; skipped where it is
+//! missing unless `OCTO_TEST_LSP=1`).
+
+use super::common::{assert_async, home_for, octo};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::json;
+
+fn clangd_installed() -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("clangd").is_file()));
+    if !found {
+        assert!(
+            std::env::var("OCTO_TEST_LSP").as_deref() != Ok("1"),
+            "OCTO_TEST_LSP=1 but clangd is not on PATH"
+        );
+        eprintln!("skipped: clangd is not installed");
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_that_breaks_the_code_gets_the_error_in_its_result() {
+    if !clangd_installed() {
+        return;
+    }
+    let llm = MockLlm::start().await;
+    let broken = "int main(void) { return y; }\n";
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new().tool_use("t1", "write_file", json!({"path": "main.c", "content": broken})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("I see the error.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
+    home.write("main.c", "int main(void) { return 0; }\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--no-save", "change main.c"]);
+    assert_async(c).await.success();
+    let bodies = llm.request_bodies().await;
+    let result = bodies[1]["messages"].to_string();
+    assert!(result.contains("The language server (clangd) reports for this file"), "{result}");
+    assert!(result.contains("main.c:1:25 error"), "{result}");
+    let tools: Vec<String> = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(tools.contains(&"lsp".to_owned()), "{tools:?}");
+}
