@@ -250,11 +250,16 @@ impl Lsp {
         };
         let text = std::fs::read_to_string(&file).ok()?;
         let before = server.diagnostics.seq();
-        let uri = server.sync(&file, &text).await.ok()?;
+        let (uri, version) = server.sync(&file, &text).await.ok()?;
+        // A publication for this version (or one that names none) that came after the sync: a
+        // late one for an earlier version is not this edit's answer.
+        let current = |p: &crate::server::Published| {
+            p.seq > before && p.version.is_none_or(|v| v >= i64::from(version))
+        };
         let published = tokio::time::timeout_at(deadline.into(), async {
             loop {
                 let changed = server.diagnostics.changed.notified();
-                if let Some(p) = server.diagnostics.get(&uri).filter(|p| p.seq > before) {
+                if let Some(p) = server.diagnostics.get(&uri).filter(current) {
                     return p;
                 }
                 changed.await;

@@ -21,6 +21,8 @@ const STDERR_TAIL: usize = 2_000;
 pub(crate) struct Published {
     /// Counts publications, so a caller can wait for one newer than it saw.
     pub seq: u64,
+    /// The document version they are for, when the server says.
+    pub version: Option<i64>,
     pub items: Vec<Diagnostic>,
 }
 
@@ -46,10 +48,10 @@ impl Diagnostics {
             *s += 1;
             *s
         };
-        self.by_uri
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(uri.to_owned(), Published { seq, items });
+        self.by_uri.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(
+            uri.to_owned(),
+            Published { seq, version: params.get("version").and_then(Value::as_i64), items },
+        );
         self.changed.notify_waiters();
     }
 
@@ -233,8 +235,9 @@ impl Server {
         lines[lines.len().saturating_sub(3)..].join(" | ")
     }
 
-    /// Sends `text` as the content of `path` (opening it the first time).
-    pub(crate) async fn sync(&self, path: &Path, text: &str) -> Result<String, LspError> {
+    /// Sends `text` as the content of `path` (opening it the first time); returns its URI and
+    /// the version sent.
+    pub(crate) async fn sync(&self, path: &Path, text: &str) -> Result<(String, i32), LspError> {
         let uri =
             file_uri(path).ok_or_else(|| LspError::Protocol(format!("no URI for {}", path.display())))?;
         let mut docs = self.docs.lock().await;
@@ -247,6 +250,7 @@ impl Server {
                 });
                 self.conn.notify("textDocument/didChange", params).await?;
                 self.conn.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}})).await?;
+                return Ok((uri, *version));
             }
             None => {
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
@@ -257,7 +261,7 @@ impl Server {
                 docs.insert(uri.clone(), 1);
             }
         }
-        Ok(uri)
+        Ok((uri, 1))
     }
 
     /// A request to the server.

@@ -98,7 +98,7 @@ impl LspTool {
         let deadline = Instant::now() + lsp.settings.request_timeout;
         let (name, server) = lsp.server(&file, deadline).await?;
         let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
-        let uri = server.sync(&file, &text).await.map_err(|e| e.to_string())?;
+        let (uri, _) = server.sync(&file, &text).await.map_err(|e| e.to_string())?;
         let timeout = lsp.settings.request_timeout;
         let doc = json!({"uri": uri});
         let at = |symbol_needed: bool| -> Result<Value, String> {
