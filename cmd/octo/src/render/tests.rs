@@ -1,5 +1,10 @@
 use super::*;
 
+/// What was printed, as text.
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
 fn render(chunks: &[&str], color: bool) -> String {
     let mut r = Renderer::new(color);
     let mut out = Vec::new();
@@ -7,7 +12,7 @@ fn render(chunks: &[&str], color: bool) -> String {
         r.text(c, &mut out);
     }
     r.finish(&mut out);
-    String::from_utf8(out).unwrap()
+    text(&out)
 }
 
 /// Renders `text` one character at a time: the hardest chunking.
@@ -24,7 +29,7 @@ fn shown(chunks: &[&str]) -> String {
     for c in chunks {
         r.text(c, &mut out);
     }
-    strip_ansi(&String::from_utf8(out).unwrap())
+    strip_ansi(&text(&out))
 }
 
 #[test]
@@ -84,7 +89,7 @@ fn tables_wait_for_their_last_row() {
     assert!(out.is_empty(), "held until the table ends");
     assert!(!r.at_line_start(), "so the caller finishes the table before printing elsewhere");
     r.finish(&mut out);
-    assert_eq!(strip_ansi(&String::from_utf8(out).unwrap()), "a │ b\n──┼──\n");
+    assert_eq!(strip_ansi(&text(&out)), "a │ b\n──┼──\n");
     assert!(r.at_line_start());
 }
 
@@ -94,13 +99,13 @@ fn code_blocks_stream_line_by_line_highlighted() {
     let mut r = Renderer::new(true);
     let mut out = Vec::new();
     r.text("Look:\n```rust\nfn main() {\n", &mut out);
-    let so_far = String::from_utf8(out.clone()).unwrap();
+    let so_far = text(&out);
     assert_eq!(strip_ansi(&so_far), "Look:\n\n```rust\nfn main() {\n");
     assert!(so_far.contains("mfn\x1b["), "`fn` coloured: {so_far:?}");
     r.text(&code["fn main() {\n".len()..], &mut out);
     r.text("```\n", &mut out);
     r.finish(&mut out);
-    let out = String::from_utf8(out).unwrap();
+    let out = text(&out);
     assert_eq!(strip_ansi(&out), format!("Look:\n\n```rust\n{code}```\n"));
     for line in out.lines().skip(3).take(3) {
         assert!(line.ends_with("\x1b[0m"), "a line ends reset: {line:?}");
@@ -122,7 +127,7 @@ fn wrapped_to_the_width_except_code_and_tables() {
         r.text(c, &mut out);
     }
     r.finish(&mut out);
-    let out = strip_ansi(&String::from_utf8(out).unwrap());
+    let out = strip_ansi(&text(&out));
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[..3].iter().all(|l| l.chars().count() <= 20), "{out}");
     assert!(out.contains("\nlet a_very_long_line_of_code = 1;\n"), "{out}");
