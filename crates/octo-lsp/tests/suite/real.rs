@@ -50,7 +50,10 @@ async fn pyright_reports_a_type_error_and_finds_a_definition_in_another_file() {
         ("util.py", "def helper(n: int) -> int:\n    return n + 1\n"),
         ("app.py", "from util import helper\n\nprint(helper(1))\n"),
     ]);
-    let lsp = lsp(&root, vec![pyright], patient(), true);
+    // Unsandboxed: in the sandbox basedpyright dies after a few edits, more so on a loaded
+    // machine (a known, undiagnosed problem: dev-docs/code-intelligence.md); clangd's tests
+    // cover the sandboxed start.
+    let lsp = lsp(&root, vec![pyright], patient(), false);
     let app = root.join("app.py");
     std::fs::write(&app, "from util import helper\n\ncount: int = helper(\"one\")\n").unwrap();
     let got = lsp.after_edit(&app).await.expect("the type error is reported");
