@@ -106,6 +106,11 @@ impl Home {
         self.root.join("keys.json")
     }
 
+    /// `repomap/`: each workspace's repository-map cache (definitions and their lines).
+    pub fn repomap(&self) -> PathBuf {
+        self.root.join("repomap")
+    }
+
     /// `models/`: downloaded local models.
     pub fn models(&self) -> PathBuf {
         self.root.join("models")
@@ -116,7 +121,8 @@ impl Home {
     /// own files that hold keys or other projects' work: `config.toml` (endpoint headers),
     /// `sessions/`, the REPL `history`, `logs/`, `trash/` (old contents of edited files, `.env`
     /// included), `output/` (other sessions' command output; a session reads its own through
-    /// the permission engine's read roots), and the key file when one is used.
+    /// the permission engine's read roots), `repomap/` (other projects' definitions), and the
+    /// key file when one is used.
     pub fn secrets(
         &self,
         user_home: Option<PathBuf>,
@@ -129,6 +135,7 @@ impl Home {
             self.logs(),
             self.trash(),
             self.output(),
+            self.repomap(),
             self.key_file(),
         ];
         extra.extend(key_file);

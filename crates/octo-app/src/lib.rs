@@ -98,6 +98,7 @@ pub mod lsp;
 pub mod permissions;
 mod persist;
 pub mod prompt;
+mod repomap;
 pub mod sandbox;
 pub mod session;
 pub mod setup;

@@ -39,7 +39,7 @@ pub(crate) fn servers(
 const MAX_LOOKED_AT: usize = 400;
 
 /// The names of the workspace's entries and of those one level down (a cheap look, bounded).
-fn top_names(workspace: &Path) -> Vec<String> {
+pub(crate) fn top_names(workspace: &Path) -> Vec<String> {
     let mut names = Vec::new();
     let list = |dir: &Path| -> Vec<(String, bool)> {
         std::fs::read_dir(dir)

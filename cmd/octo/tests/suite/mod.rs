@@ -7,6 +7,7 @@ mod lsp;
 mod mcp;
 mod memory;
 mod repl;
+mod repomap;
 mod request_size;
 #[cfg(target_os = "linux")]
 mod sandbox;

@@ -70,6 +70,7 @@ impl Config {
             lsp,
             lsp_diagnostics,
             lsp_wait_ms,
+            repo_map,
             channels,
         } = f;
         let turn = TurnKeys {
@@ -115,6 +116,9 @@ impl Config {
         let mut warnings = std::mem::take(&mut self.warnings);
         let from = (layer.is_project, layer.desc.as_str());
         self.lsp.apply(lsp, lsp_diagnostics.as_deref(), lsp_wait_ms, from, &mut warnings);
+        if let Some(r) = repo_map {
+            self.repo_map = r;
+        }
         self.warnings = warnings;
         let channels = super::channels::parse(&channels, source, &mut self.warnings)?;
         self.channels.extend(channels);

@@ -153,6 +153,8 @@ pub struct FileConfig {
     pub lsp_diagnostics: Option<String>,
     /// How long an edit waits for its diagnostics, in milliseconds (default 1500).
     pub lsp_wait_ms: Option<u64>,
+    /// Whether the `repo_map` tool is offered where the workspace has source files (default yes).
+    pub repo_map: Option<bool>,
     /// Chat-app bridges `octo serve` starts (user config only).
     #[serde(default)]
     pub channels: BTreeMap<String, super::channels::ChannelToml>,

@@ -83,6 +83,8 @@ pub struct Config {
     pub checkpoints: super::sections::CheckpointSettings,
     /// The language servers.
     pub lsp: super::lsp::LspSettings,
+    /// Whether the `repo_map` tool is offered (`repo_map`).
+    pub repo_map: bool,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
     /// Notes for the user (ignored or suspicious settings).
@@ -126,6 +128,7 @@ impl Config {
             hooks_native: false,
             sandbox: super::sandbox::SandboxSettings::default(),
             lsp: super::lsp::LspSettings::default(),
+            repo_map: true,
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             warnings: Vec::new(),

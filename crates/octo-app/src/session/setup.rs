@@ -46,6 +46,8 @@ pub(super) struct ToolsPart {
     pub mcp: Option<Arc<octo_mcp::McpHub>>,
     /// The session's language servers (`None` when none is installed).
     pub lsp: Option<Arc<octo_lsp::Lsp>>,
+    /// The workspace's repository map (`None` without source files or when turned off).
+    pub repo_map: Option<Arc<octo_repomap::RepoMap>>,
     /// The turns' checkpoints (`None` when off or without tools).
     pub checkpoints: Option<Arc<crate::checkpoints::Recorder>>,
     /// Sub-agents.

@@ -153,6 +153,9 @@ fn agent(
     {
         builder = builder.plugin(Arc::new(octo_lsp::DiagnosticsPlugin(Arc::clone(l))));
     }
+    if let Some(m) = &tools.repo_map {
+        builder = builder.plugin(Arc::new(octo_repomap::SeenFilesPlugin(Arc::clone(m))));
+    }
     let mut agent = builder
         .history(history)
         .tools(tools.registry.clone())

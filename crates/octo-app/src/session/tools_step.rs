@@ -49,6 +49,11 @@ pub(super) fn build(
         let tool: Arc<dyn octo_agent::ToolExecutor> = Arc::new(octo_lsp::LspTool(Arc::clone(l)));
         sources.push(Arc::new(octo_agent::ToolList::builtin("lsp", vec![tool])));
     }
+    let repo_map = crate::repomap::map(config, &place.workspace, &place.home, place.secrets.clone());
+    if let Some(m) = &repo_map {
+        let tool: Arc<dyn octo_agent::ToolExecutor> = Arc::new(octo_repomap::RepoMapTool(Arc::clone(m)));
+        sources.push(Arc::new(octo_agent::ToolList::builtin("repo_map", vec![tool])));
+    }
     sources.push(Arc::new(octo_memory::tools(Arc::clone(inputs.memory), crate::memory::tool_env())));
     let lent = Arc::new(RwLock::new(ToolRegistry::new()));
     let checkpoints = crate::checkpoints::Recorder::new(
@@ -70,6 +75,7 @@ pub(super) fn build(
         trash: Some(octo_tools::trash::Trash::new(place.home.trash())),
         mcp,
         lsp,
+        repo_map,
         checkpoints,
         spawner: Some(spawner),
         lent: Some(lent),

@@ -22,7 +22,8 @@ fn layer(name: &str) -> Option<u8> {
         | "octo-hooks"
         | "octo-skills"
         | "octo-mcp"
-        | "octo-lsp" => 2,
+        | "octo-lsp"
+        | "octo-repomap" => 2,
         "octo-app" => 3,
         // Front ends: the binary hosts the server (`octo serve`), which hosts the chat bridges.
         "octo-channels" => 4,

@@ -1,0 +1,3 @@
+mod fixture;
+mod large;
+mod map;
