@@ -167,7 +167,8 @@ impl Server {
             utf8: false,
             capabilities: Value::Null,
         };
-        let init = server.initialize(l.config, l.init_timeout).await;
+        let init =
+            server.initialize(l.config, l.init_timeout, l.sandbox.is_some_and(|s| s.is_active())).await;
         match init {
             Ok(()) => Ok(server),
             Err(e) => {
@@ -182,11 +183,22 @@ impl Server {
         }
     }
 
-    async fn initialize(&mut self, config: &ServerConfig, timeout: Duration) -> Result<(), LspError> {
+    /// `initialize`, then `initialized`. A sandboxed server is given no `processId`: servers
+    /// built on `vscode-languageserver` (pyright, basedpyright, typescript-language-server …)
+    /// probe that process every few seconds with a signal and exit when the probe fails — and
+    /// Landlock's signal scope makes it fail for any process outside the sandbox. The server
+    /// still ends with octo: its input closes and its process group is killed.
+    async fn initialize(
+        &mut self,
+        config: &ServerConfig,
+        timeout: Duration,
+        sandboxed: bool,
+    ) -> Result<(), LspError> {
+        let process_id = (!sandboxed).then(std::process::id);
         let root = file_uri(&self.root).unwrap_or_default();
         let name = self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let params = json!({
-            "processId": std::process::id(),
+            "processId": process_id,
             "clientInfo": {"name": "octo", "version": env!("CARGO_PKG_VERSION")},
             "rootUri": root,
             "rootPath": self.root,

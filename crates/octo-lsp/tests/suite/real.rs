@@ -50,10 +50,8 @@ async fn pyright_reports_a_type_error_and_finds_a_definition_in_another_file() {
         ("util.py", "def helper(n: int) -> int:\n    return n + 1\n"),
         ("app.py", "from util import helper\n\nprint(helper(1))\n"),
     ]);
-    // Unsandboxed: in the sandbox basedpyright dies after a few edits, more so on a loaded
-    // machine (a known, undiagnosed problem: dev-docs/code-intelligence.md); clangd's tests
-    // cover the sandboxed start.
-    let lsp = lsp(&root, vec![pyright], patient(), false);
+    // In the sandbox, as sessions run it.
+    let lsp = lsp(&root, vec![pyright], patient(), true);
     let app = root.join("app.py");
     std::fs::write(&app, "from util import helper\n\ncount: int = helper(\"one\")\n").unwrap();
     let got = lsp.after_edit(&app).await.expect("the type error is reported");
@@ -63,6 +61,13 @@ async fn pyright_reports_a_type_error_and_finds_a_definition_in_another_file() {
     let def =
         ask(&lsp, json!({"operation": "definition", "path": "app.py", "line": 3, "symbol": "helper"})).await;
     assert!(def.starts_with("util.py:1:5"), "{def}");
+    // Still alive past its parent-process probe (every 3 s in vscode-languageserver), which a
+    // sandboxed server given octo's process id fails — and then exits.
+    tokio::time::sleep(std::time::Duration::from_secs(7)).await;
+    std::fs::write(&app, "from util import helper\n\ncount: int = helper(\"two\")\n").unwrap();
+    let again = lsp.after_edit(&app).await.expect("the server is still there");
+    assert!(again.contains("app.py:3:"), "{again}");
+    assert_eq!(lsp.status()[0].state, "running", "{:?}", lsp.status());
     lsp.shutdown().await;
 }
 
