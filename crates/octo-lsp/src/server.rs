@@ -167,8 +167,13 @@ impl Server {
             utf8: false,
             capabilities: Value::Null,
         };
-        let init =
-            server.initialize(l.config, l.init_timeout, l.sandbox.is_some_and(|s| s.is_active())).await;
+        let init = server
+            .initialize(
+                l.config,
+                l.init_timeout,
+                l.sandbox.is_some_and(octo_exec::sandbox::Sandbox::is_active),
+            )
+            .await;
         match init {
             Ok(()) => Ok(server),
             Err(e) => {
