@@ -61,6 +61,22 @@ struct Health {
     told: bool,
 }
 
+/// A server that ran this long before it died is forgiven its earlier failures: the death
+/// counts as its first (a crash a day does not end it for the session).
+const HEALTHY_RUN: Duration = Duration::from_secs(10 * 60);
+
+impl Health {
+    fn record(&mut self, why: String, ran: Option<Duration>) {
+        if ran.is_some_and(|r| r >= HEALTHY_RUN) {
+            self.failures = 0;
+        }
+        self.failures += 1;
+        self.last_failure = Some(Instant::now());
+        self.last_error = Some(why);
+        self.told = false;
+    }
+}
+
 /// A server's state, for `/lsp` and `octo doctor`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerStatus {
@@ -170,15 +186,17 @@ impl Lsp {
         let mut running = slot.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(rx) = running.get(&root) {
             let dead = match &*rx.borrow() {
-                Some(Ok(server)) => server.is_dead().then(|| server.death()),
-                Some(Err(_)) => Some(String::new()),
+                Some(Ok(server)) => {
+                    server.is_dead().then(|| (server.death(), Some(server.started.elapsed())))
+                }
+                Some(Err(_)) => Some((String::new(), None)),
                 None => None,
             };
             match dead {
                 None => return Ok((Arc::clone(&slot), rx.clone())),
-                Some(why) => {
+                Some((why, ran)) => {
                     if !why.is_empty() {
-                        slot.failed(why);
+                        slot.failed(why, ran);
                     }
                     running.remove(&root);
                 }
@@ -205,7 +223,7 @@ impl Lsp {
             let started = match started {
                 Ok(s) => Ok(Arc::new(s)),
                 Err(e) => {
-                    slot2.failed(e.to_string());
+                    slot2.failed(e.to_string(), None);
                     Err(e.to_string())
                 }
             };
@@ -320,12 +338,9 @@ impl Lsp {
 }
 
 impl Slot {
-    fn failed(&self, why: String) {
-        let mut h = self.health.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        h.failures += 1;
-        h.last_failure = Some(Instant::now());
-        h.last_error = Some(why);
-        h.told = false;
+    /// Counts a failure: a start that failed, or a server that died after running `ran`.
+    fn failed(&self, why: String, ran: Option<Duration>) {
+        self.health.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(why, ran);
     }
 
     /// Whether a new start may be tried now: not after too many failures, and not before the
@@ -392,5 +407,24 @@ impl Slot {
             state,
             problems,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_healthy_run_forgives_earlier_failures() {
+        let mut h = Health::default();
+        for _ in 0..3 {
+            h.record("exited".into(), Some(Duration::from_secs(5)));
+        }
+        assert_eq!(h.failures, 3);
+        h.record("exited".into(), Some(HEALTHY_RUN));
+        assert_eq!(h.failures, 1, "the death after a long run counts as the first");
+        h.record("no answer to initialize".into(), None);
+        assert_eq!(h.failures, 2);
+        assert!(!h.told);
     }
 }

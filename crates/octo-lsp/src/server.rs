@@ -95,6 +95,8 @@ pub(crate) struct Server {
     /// The position encoding the server chose (`utf-8` or the protocol's default `utf-16`).
     pub utf8: bool,
     pub capabilities: Value,
+    /// When it answered `initialize`.
+    pub started: std::time::Instant,
 }
 
 impl Server {
@@ -166,6 +168,7 @@ impl Server {
             stderr: tail,
             utf8: false,
             capabilities: Value::Null,
+            started: std::time::Instant::now(),
         };
         let init = server
             .initialize(
@@ -175,7 +178,10 @@ impl Server {
             )
             .await;
         match init {
-            Ok(()) => Ok(server),
+            Ok(()) => {
+                server.started = std::time::Instant::now();
+                Ok(server)
+            }
             Err(e) => {
                 server.kill();
                 let stderr = server.stderr_tail();
