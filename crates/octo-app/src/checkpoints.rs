@@ -175,15 +175,22 @@ impl Recorder {
     /// A sub-agent ended: what changed since `start` is put down to `who`.
     pub async fn child_end(&self, who: String, start: Option<Snapshot>) {
         let Some(start) = start else { return };
-        let Some(session) = self.turn.lock().await.session.clone() else { return };
-        let (Some(now), Some(store)) = (self.snapshot(&session).await, self.store().await) else { return };
-        let from = start.tree;
-        let paths = match blocking(move || store.changes(&from, &now.tree)).await {
-            Ok(changes) => changes.into_iter().map(|c| c.path).collect::<Vec<_>>(),
-            Err(_) => return,
-        };
+        let paths = self.changed_since(start).await;
         if !paths.is_empty() {
             self.turn.lock().await.by.push((who, paths));
+        }
+    }
+
+    /// The paths (relative to the workspace) that changed since `start` was taken.
+    pub async fn changed_since(&self, start: Snapshot) -> Vec<String> {
+        let Some(session) = self.turn.lock().await.session.clone() else { return Vec::new() };
+        let (Some(now), Some(store)) = (self.snapshot(&session).await, self.store().await) else {
+            return Vec::new();
+        };
+        let from = start.tree;
+        match blocking(move || store.changes(&from, &now.tree)).await {
+            Ok(changes) => changes.into_iter().map(|c| c.path).collect(),
+            Err(_) => Vec::new(),
         }
     }
 

@@ -74,6 +74,7 @@
 //! ```
 
 pub mod checkpoints;
+mod command_diagnostics;
 pub mod commands;
 pub mod config;
 /// The chat-app bridges' settings (`[channels.<name>]`), part of the configuration.

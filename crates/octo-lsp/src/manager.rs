@@ -13,6 +13,9 @@ use tokio::sync::watch;
 /// After this many failed starts a server is not started again this session.
 const MAX_FAILURES: u32 = 4;
 
+/// Files a command changed that are checked after it, at most.
+pub const MAX_CHANGED: usize = 10;
+
 /// How a session's servers behave.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -293,6 +296,20 @@ impl Lsp {
             self.settings.warnings,
             self.settings.max_lines,
         )
+    }
+
+    /// After a command changed `paths` (the workspace's files, as the checkpoints saw them):
+    /// those a server serves (at most [`MAX_CHANGED`]) synced at once and their problems
+    /// reported within one wait, as [`Lsp::after_edit`] does for one file.
+    pub async fn after_changes(&self, paths: &[PathBuf]) -> Option<String> {
+        let served: Vec<&PathBuf> = paths
+            .iter()
+            .filter(|p| self.inside(p).is_some_and(|f| self.slot(&f).is_some()))
+            .take(MAX_CHANGED)
+            .collect();
+        let reports = futures_util::future::join_all(served.iter().map(|p| self.after_edit(p))).await;
+        let said: Vec<String> = reports.into_iter().flatten().collect();
+        (!said.is_empty()).then(|| said.join("\n"))
     }
 
     /// The servers running now, with their names.

@@ -53,3 +53,28 @@ async fn an_edit_that_breaks_the_code_gets_the_error_in_its_result() {
         .collect();
     assert!(tools.contains(&"lsp".to_owned()), "{tools:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_that_breaks_the_code_gets_the_error_in_its_result() {
+    if !clangd_installed() {
+        return;
+    }
+    let llm = MockLlm::start().await;
+    let command = "printf 'int main(void) { return y; }\\n' > main.c";
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": command})).sse()),
+        Scripted::sse(Reply::new().text("I see the error.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
+    home.write("main.c", "int main(void) { return 0; }\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--no-save", "break main.c"]);
+    assert_async(c).await.success();
+    let bodies = llm.request_bodies().await;
+    let result = bodies[1]["messages"].to_string();
+    assert!(result.contains("The command changed files."), "{result}");
+    assert!(result.contains("main.c:1:25 error"), "{result}");
+}

@@ -152,6 +152,14 @@ fn agent(
         tools.lsp.as_ref().filter(|_| config.lsp.diagnostics != crate::config::lsp::LspDiagnostics::Off)
     {
         builder = builder.plugin(Arc::new(octo_lsp::DiagnosticsPlugin(Arc::clone(l))));
+        if let Some(r) = &tools.checkpoints {
+            let changes = crate::command_diagnostics::CommandDiagnostics::new(
+                Arc::clone(r),
+                Arc::clone(l),
+                place.workspace.clone(),
+            );
+            builder = builder.plugin(Arc::new(changes));
+        }
     }
     if let Some(m) = &tools.repo_map {
         builder = builder.plugin(Arc::new(octo_repomap::SeenFilesPlugin(Arc::clone(m))));
