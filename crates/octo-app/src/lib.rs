@@ -74,6 +74,7 @@
 //! ```
 
 pub mod checkpoints;
+pub mod claude_plugins;
 mod command_diagnostics;
 pub mod commands;
 pub mod config;

@@ -14,7 +14,7 @@ pub(crate) fn servers(
     sandbox: &Sandbox,
     env: &octo_tools::shell::env::ShellEnv,
 ) -> Option<Arc<octo_lsp::Lsp>> {
-    let mut resolved = octo_lsp::resolve(&settings.servers, std::env::var_os("PATH").as_deref());
+    let mut resolved = octo_lsp::resolve(&settings.configured(), std::env::var_os("PATH").as_deref());
     let names = top_names(workspace);
     resolved.retain(|r| r.program.is_some() && serves(&r.config, &names));
     if resolved.is_empty() {
@@ -78,7 +78,7 @@ fn serves(config: &octo_lsp::ServerConfig, names: &[String]) -> bool {
 /// `octo doctor`'s lines (good or not, and what): each configured server found or missing, the
 /// installed defaults, or that there are none.
 pub fn doctor_lines(settings: &LspSettings) -> Vec<(bool, String)> {
-    let resolved = octo_lsp::resolve(&settings.servers, std::env::var_os("PATH").as_deref());
+    let resolved = octo_lsp::resolve(&settings.configured(), std::env::var_os("PATH").as_deref());
     if resolved.is_empty() {
         return vec![(
             true,

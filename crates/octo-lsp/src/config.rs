@@ -27,6 +27,14 @@ pub struct ServerConfig {
     /// Variables set for it.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Its settings: sent in `workspace/didChangeConfiguration` after it starts, and what it is
+    /// answered when it asks for `workspace/configuration` (by section).
+    #[serde(default)]
+    pub settings: Option<Value>,
+    /// The language id sent for an extension (`gd = "gdscript"`), where octo's own table does
+    /// not know it.
+    #[serde(default)]
+    pub language_ids: BTreeMap<String, String>,
     /// Turned off (a built-in default the user does not want).
     #[serde(default)]
     pub disabled: bool,
@@ -62,6 +70,8 @@ fn builtin(
             root_markers: strings(markers),
             initialization_options: None,
             env: BTreeMap::new(),
+            settings: None,
+            language_ids: BTreeMap::new(),
             disabled: false,
         },
     )

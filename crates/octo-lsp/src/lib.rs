@@ -5,7 +5,8 @@
 //!
 //! - [`config`]: the `[lsp.<name>]` tables and the built-in defaults (rust-analyzer, pyright or
 //!   basedpyright, gopls, typescript-language-server, clangd, bash-language-server), which
-//!   apply only when their program is on `PATH`.
+//!   apply only when their program is on `PATH`; [`from_claude`] reads a Claude Code plugin's
+//!   `.lsp.json` / `lspServers` as such tables.
 //! - [`Lsp`]: a workspace's servers — started in the background on the first touch of a file
 //!   of their language, rooted at the nearest root marker, in the OS sandbox with the network
 //!   off and a filtered environment, in a process group of their own, restarted with backoff
@@ -23,6 +24,7 @@
 //!
 //! **Layer:** adapter. Depends on `octo-agent` and `octo-exec`.
 
+mod claude;
 pub mod config;
 mod error;
 mod format;
@@ -34,6 +36,7 @@ mod rpc;
 mod server;
 mod tool;
 
+pub use claude::from_claude;
 pub use config::{resolve, Resolved, ServerConfig};
 pub use error::LspError;
 pub use manager::{Lsp, ServerStatus, Settings};

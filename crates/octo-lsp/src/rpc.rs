@@ -94,6 +94,7 @@ impl Connection {
         input: impl tokio::io::AsyncRead + Send + Unpin + 'static,
         writer: impl AsyncWrite + Send + Unpin + 'static,
         on_notification: OnNotification,
+        settings: Value,
     ) -> Arc<Self> {
         let conn = Arc::new(Self {
             writer: tokio::sync::Mutex::new(Box::new(writer)),
@@ -110,7 +111,7 @@ impl Connection {
             let why = loop {
                 match read_message(&mut input).await {
                     Ok(Some(msg)) => {
-                        if let Some(reply) = dispatch(msg, &pending, &on_notification) {
+                        if let Some(reply) = dispatch(msg, &pending, &on_notification, &settings) {
                             let Some(conn) = weak.upgrade() else { break "closed".to_owned() };
                             let _ = conn.write(&reply).await;
                         }
@@ -185,7 +186,12 @@ impl Connection {
 }
 
 /// Handles one message from the server; returns the reply to a request it made of us.
-fn dispatch(msg: Value, pending: &Pending, on_notification: &OnNotification) -> Option<Value> {
+fn dispatch(
+    msg: Value,
+    pending: &Pending,
+    on_notification: &OnNotification,
+    settings: &Value,
+) -> Option<Value> {
     let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
     let id = msg.get("id").cloned().filter(|id| !id.is_null());
     match (method, id) {
@@ -207,7 +213,7 @@ fn dispatch(msg: Value, pending: &Pending, on_notification: &OnNotification) -> 
             }
             None
         }
-        (Some(method), Some(id)) => Some(answer_server_request(&method, msg.get("params"), id)),
+        (Some(method), Some(id)) => Some(answer_server_request(&method, msg.get("params"), id, settings)),
         (Some(method), None) => {
             on_notification(&method, msg.get("params").cloned().unwrap_or(Value::Null));
             None
@@ -216,13 +222,20 @@ fn dispatch(msg: Value, pending: &Pending, on_notification: &OnNotification) -> 
     }
 }
 
-/// Our answer to a request the server made: the settings it asks for are empty, what it
-/// registers is accepted, an edit it wants applied is not applied.
-fn answer_server_request(method: &str, params: Option<&Value>, id: Value) -> Value {
+/// Our answer to a request the server made: the settings it asks for come from its
+/// configured `settings` (by dotted section; `null` where there are none), what it registers is
+/// accepted, an edit it wants applied is not applied.
+fn answer_server_request(method: &str, params: Option<&Value>, id: Value, settings: &Value) -> Value {
     let result = match method {
         "workspace/configuration" => {
-            let n = params.and_then(|p| p.get("items")).and_then(Value::as_array).map_or(0, Vec::len);
-            Value::Array(vec![Value::Null; n])
+            let items = params.and_then(|p| p.get("items")).and_then(Value::as_array);
+            let section = |item: &Value| match item.get("section").and_then(Value::as_str) {
+                Some(s) => {
+                    s.split('.').try_fold(settings, |v, key| v.get(key)).cloned().unwrap_or(Value::Null)
+                }
+                None => settings.clone(),
+            };
+            Value::Array(items.map(|items| items.iter().map(section).collect()).unwrap_or_default())
         }
         "workspace/applyEdit" => {
             json!({"applied": false, "failureReason": "octo applies no edits from a language server"})
@@ -273,10 +286,26 @@ mod tests {
 
     #[test]
     fn server_requests_get_an_answer() {
-        let r = answer_server_request("workspace/configuration", Some(&json!({"items": [{}, {}]})), json!(7));
+        let none = Value::Null;
+        let r = answer_server_request(
+            "workspace/configuration",
+            Some(&json!({"items": [{}, {}]})),
+            json!(7),
+            &none,
+        );
         assert_eq!(r["result"], json!([null, null]));
-        assert_eq!(answer_server_request("client/registerCapability", None, json!(1))["result"], Value::Null);
-        assert_eq!(answer_server_request("workspace/applyEdit", None, json!(1))["result"]["applied"], false);
-        assert_eq!(answer_server_request("x/unknown", None, json!(2))["error"]["code"], -32601);
+        let settings = json!({"python": {"analysis": {"typeCheckingMode": "strict"}}});
+        let items = json!({"items": [{"section": "python.analysis"}, {"section": "python.nope"}, {}]});
+        let r = answer_server_request("workspace/configuration", Some(&items), json!(8), &settings);
+        assert_eq!(r["result"], json!([{"typeCheckingMode": "strict"}, null, settings]));
+        assert_eq!(
+            answer_server_request("client/registerCapability", None, json!(1), &none)["result"],
+            Value::Null
+        );
+        assert_eq!(
+            answer_server_request("workspace/applyEdit", None, json!(1), &none)["result"]["applied"],
+            false
+        );
+        assert_eq!(answer_server_request("x/unknown", None, json!(2), &none)["error"]["code"], -32601);
     }
 }

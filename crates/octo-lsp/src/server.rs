@@ -97,6 +97,8 @@ pub(crate) struct Server {
     pub capabilities: Value,
     /// When it answered `initialize`.
     pub started: std::time::Instant,
+    /// Language ids by extension, from its configuration.
+    language_ids: std::collections::BTreeMap<String, String>,
 }
 
 impl Server {
@@ -156,6 +158,7 @@ impl Server {
                     sink.publish(&params);
                 }
             }),
+            l.config.settings.clone().unwrap_or(Value::Null),
         );
         let group = child.id();
         let mut server = Self {
@@ -169,6 +172,7 @@ impl Server {
             utf8: false,
             capabilities: Value::Null,
             started: std::time::Instant::now(),
+            language_ids: l.config.language_ids.clone(),
         };
         let init = server
             .initialize(
@@ -233,7 +237,11 @@ impl Server {
         let answer = self.conn.request("initialize", params, timeout).await?;
         self.capabilities = answer.get("capabilities").cloned().unwrap_or(Value::Null);
         self.utf8 = self.capabilities.get("positionEncoding").and_then(Value::as_str) == Some("utf-8");
-        self.conn.notify("initialized", json!({})).await
+        self.conn.notify("initialized", json!({})).await?;
+        if let Some(settings) = &config.settings {
+            self.conn.notify("workspace/didChangeConfiguration", json!({"settings": settings})).await?;
+        }
+        Ok(())
     }
 
     /// Whether the process is gone (its output ended).
@@ -278,7 +286,7 @@ impl Server {
             None => {
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
                 let params = json!({"textDocument": {
-                    "uri": uri, "languageId": language_id(ext), "version": 1, "text": text
+                    "uri": uri, "languageId": self.language_ids.get(ext).map_or_else(|| language_id(ext), String::as_str), "version": 1, "text": text
                 }});
                 self.conn.notify("textDocument/didOpen", params).await?;
                 docs.insert(uri.clone(), 1);

@@ -78,3 +78,52 @@ async fn a_command_that_breaks_the_code_gets_the_error_in_its_result() {
     assert!(result.contains("The command changed files."), "{result}");
     assert!(result.contains("main.c:1:25 error"), "{result}");
 }
+
+/// A Claude Code plugin's `.lsp.json`, installed and enabled as Claude Code's own install
+/// leaves it under `~/.claude`.
+fn install_claude_plugin(home: &octo_testkit::TempHome) {
+    let claude = home.home().join(".claude");
+    let root = claude.join("plugins/cache/market/c-tools/1.0.0");
+    std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    std::fs::write(root.join(".claude-plugin/plugin.json"), r#"{"name": "c-tools"}"#).unwrap();
+    let lsp = json!({"clangd-plugin": {"command": "clangd", "args": ["--background-index=false"], "extensionToLanguage": {".c": "c", ".h": "c"}}});
+    std::fs::write(root.join(".lsp.json"), lsp.to_string()).unwrap();
+    let installed =
+        json!({"version": 2, "plugins": {"c-tools@market": [{"scope": "user", "installPath": root}]}});
+    std::fs::write(claude.join("plugins/installed_plugins.json"), installed.to_string()).unwrap();
+    std::fs::write(claude.join("settings.json"), r#"{"enabledPlugins": {"c-tools@market": true}}"#).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_claude_code_plugins_language_server_is_used() {
+    if !clangd_installed() {
+        return;
+    }
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new()
+                .tool_use(
+                    "t1",
+                    "write_file",
+                    json!({"path": "main.c", "content": "int main(void) { return y; }\n"}),
+                )
+                .sse(),
+        ),
+        Scripted::sse(Reply::new().text("I see the error.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    install_claude_plugin(&home);
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
+    home.write("main.c", "int main(void) { return 0; }\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--no-save", "change main.c"]);
+    assert_async(c).await.success();
+    let result = llm.request_bodies().await[1]["messages"].to_string();
+    assert!(result.contains("The language server (clangd-plugin) reports for this file"), "{result}");
+    let doctor = octo(&home).arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("language server clangd-plugin"), "{text}");
+}

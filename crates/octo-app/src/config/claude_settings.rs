@@ -40,6 +40,9 @@ impl Config {
     /// Adds the rules of the user's and the project's Claude Code settings files.
     pub(super) fn read_claude_settings(&mut self, workspace: &Path, env: EnvLookup<'_>) {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        if let Some(h) = &home {
+            self.lsp.read_plugins(h, &mut self.warnings);
+        }
         for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };

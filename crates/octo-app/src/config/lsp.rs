@@ -22,6 +22,8 @@ pub enum LspDiagnostics {
 pub struct LspSettings {
     /// The user's server tables.
     pub servers: BTreeMap<String, octo_lsp::ServerConfig>,
+    /// The servers of the user's enabled Claude Code plugins (a table of the same name wins).
+    pub plugins: BTreeMap<String, octo_lsp::ServerConfig>,
     /// What an edit's result gets.
     pub diagnostics: LspDiagnostics,
     /// How long an edit waits for its diagnostics (`None`: the default, 1.5 s).
@@ -29,6 +31,25 @@ pub struct LspSettings {
 }
 
 impl LspSettings {
+    /// Every configured server: the plugins', then the user's tables over them.
+    pub fn configured(&self) -> BTreeMap<String, octo_lsp::ServerConfig> {
+        let mut all = self.plugins.clone();
+        all.extend(self.servers.clone());
+        all
+    }
+
+    /// Reads the language servers of the Claude Code plugins the user enabled (in `user_home`'s
+    /// `.claude`); entries left out are named in `warnings`.
+    pub(super) fn read_plugins(&mut self, user_home: &std::path::Path, warnings: &mut Vec<String>) {
+        for plugin in crate::claude_plugins::installed(&user_home.join(".claude")) {
+            let (servers, notes) = crate::claude_plugins::lsp_servers(&plugin);
+            warnings.extend(notes);
+            for (name, config) in servers {
+                self.plugins.entry(name).or_insert(config);
+            }
+        }
+    }
+
     /// Applies one file's keys; `project` files may not name servers.
     pub(super) fn apply(
         &mut self,

@@ -43,6 +43,8 @@ pub fn scripted(dir: &Path, name: &str, script: &str, extensions: &[&str]) -> Re
             root_markers: Vec::new(),
             initialization_options: None,
             env: BTreeMap::new(),
+            settings: None,
+            language_ids: BTreeMap::new(),
             disabled: false,
         },
         program: Some(program),

@@ -1,0 +1,198 @@
+//! Claude Code's installed plugins, as its own install leaves them: `~/.claude/plugins/
+//! installed_plugins.json` says where each `name@marketplace` is (user-scope installs), the
+//! user's `~/.claude/settings.json` says which are enabled (`enabledPlugins`), and the
+//! marketplace's `marketplace.json` may carry a plugin's manifest fields (`lspServers` for
+//! the official language-server plugins). Only the user's files count: a project cannot enable
+//! a plugin here. Files that are missing or not JSON mean no plugins, never an error.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One installed, enabled plugin.
+#[derive(Debug, Clone)]
+pub struct InstalledPlugin {
+    /// `name@marketplace`.
+    pub id: String,
+    /// Its folder.
+    pub root: PathBuf,
+    /// Its `.claude-plugin/plugin.json`, if it has one.
+    pub manifest: Option<Value>,
+    /// Its entry in the marketplace's `marketplace.json`, if found.
+    pub entry: Option<Value>,
+}
+
+fn read_json(path: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// The installed plugins the user enabled, from the Claude Code folder `claude_dir`
+/// (`~/.claude`).
+pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
+    let enabled: Vec<String> = read_json(&claude_dir.join("settings.json"))
+        .and_then(|s| s.get("enabledPlugins").and_then(Value::as_object).cloned())
+        .map(|m| m.into_iter().filter(|(_, on)| on.as_bool() == Some(true)).map(|(k, _)| k).collect())
+        .unwrap_or_default();
+    if enabled.is_empty() {
+        return Vec::new();
+    }
+    let plugins_dir = claude_dir.join("plugins");
+    let installs = read_json(&plugins_dir.join("installed_plugins.json"));
+    let markets = read_json(&plugins_dir.join("known_marketplaces.json"));
+    let mut out = Vec::new();
+    for id in enabled {
+        let Some(root) = installs.as_ref().and_then(|i| install_path(i, &id)) else { continue };
+        if !root.is_dir() {
+            continue;
+        }
+        let manifest = read_json(&root.join(".claude-plugin/plugin.json"));
+        let entry = marketplace_entry(&plugins_dir, markets.as_ref(), &id);
+        out.push(InstalledPlugin { id, root, manifest, entry });
+    }
+    out
+}
+
+/// Where `id` is installed for the user: the `installPath` of its user-scope install (the
+/// file's version 2 keeps a list of installs per plugin, version 1 a single one).
+fn install_path(installs: &Value, id: &str) -> Option<PathBuf> {
+    let entry = installs.get("plugins")?.get(id)?;
+    let candidates: Vec<&Value> = match entry {
+        Value::Array(list) => list.iter().collect(),
+        one => vec![one],
+    };
+    candidates
+        .into_iter()
+        .filter(|c| c.get("scope").and_then(Value::as_str).is_none_or(|s| s == "user"))
+        .find_map(|c| c.get("installPath").and_then(Value::as_str))
+        .map(PathBuf::from)
+}
+
+/// The plugin's entry in its marketplace's `marketplace.json`.
+fn marketplace_entry(plugins_dir: &Path, markets: Option<&Value>, id: &str) -> Option<Value> {
+    let (name, market) = id.rsplit_once('@')?;
+    let location = markets
+        .and_then(|m| m.get(market))
+        .and_then(|m| m.get("installLocation"))
+        .and_then(Value::as_str)
+        .map_or_else(|| plugins_dir.join("marketplaces").join(market), PathBuf::from);
+    let listing = read_json(&location.join(".claude-plugin/marketplace.json"))?;
+    listing
+        .get("plugins")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+        .cloned()
+}
+
+/// The language servers an installed plugin brings — its `plugin.json`'s `lspServers` (inline,
+/// or the path of a file), its `.lsp.json`, its marketplace entry's `lspServers` — with a note
+/// for each entry left out.
+pub fn lsp_servers(plugin: &InstalledPlugin) -> (Vec<(String, octo_lsp::ServerConfig)>, Vec<String>) {
+    let mut values: Vec<Value> = Vec::new();
+    let mut read_file = |rel: &str| {
+        if let Some(v) = read_json(&plugin.root.join(rel)) {
+            values.push(v);
+        }
+    };
+    let declared = [plugin.manifest.as_ref(), plugin.entry.as_ref()];
+    for v in declared.iter().flatten().filter_map(|m| m.get("lspServers")) {
+        match v {
+            Value::String(rel) => read_file(rel),
+            Value::Array(list) => list.iter().filter_map(Value::as_str).for_each(&mut read_file),
+            _ => {}
+        }
+    }
+    read_file(".lsp.json");
+    let inline = declared.into_iter().flatten().filter_map(|m| m.get("lspServers")).filter(|v| v.is_object());
+    let all: Vec<Value> = inline.cloned().chain(values).collect();
+    let (mut servers, mut notes) = (Vec::new(), Vec::new());
+    for v in &all {
+        let (found, skipped) = octo_lsp::from_claude(v, &plugin.root);
+        for (name, config) in found {
+            if !servers.iter().any(|(n, _): &(String, _)| *n == name) {
+                servers.push((name, config));
+            }
+        }
+        notes.extend(
+            skipped.into_iter().map(|s| format!("Claude Code plugin {}: language server {s}", plugin.id)),
+        );
+    }
+    (servers, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn write(path: &Path, v: &Value) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    }
+
+    /// A `~/.claude` as Claude Code's install leaves it: an official-style plugin whose servers
+    /// are in the marketplace entry, one with a `.lsp.json`, one installed but disabled.
+    fn claude_dir(t: &Path) -> PathBuf {
+        let claude = t.join(".claude");
+        let cache = claude.join("plugins/cache/official");
+        std::fs::create_dir_all(cache.join("pyright-lsp/1.0.0")).unwrap();
+        write(
+            &cache.join("gd/2.0.0/.lsp.json"),
+            &json!({"gdscript": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/gdls", "extensionToLanguage": {".gd": "gdscript"}}}),
+        );
+        write(&cache.join("gd/2.0.0/.claude-plugin/plugin.json"), &json!({"name": "gd"}));
+        write(
+            &cache.join("off/1.0.0/.lsp.json"),
+            &json!({"off": {"command": "x", "extensionToLanguage": {".x": "x"}}}),
+        );
+        let install = |p: &str| json!([{"scope": "user", "installPath": cache.join(p).display().to_string(), "version": "1"}]);
+        write(
+            &claude.join("plugins/installed_plugins.json"),
+            &json!({"version": 2, "plugins": {
+                "pyright-lsp@official": install("pyright-lsp/1.0.0"),
+                "gd@official": install("gd/2.0.0"),
+                "off@official": install("off/1.0.0")
+            }}),
+        );
+        write(
+            &claude.join("plugins/marketplaces/official/.claude-plugin/marketplace.json"),
+            &json!({"name": "official", "plugins": [{
+                "name": "pyright-lsp", "source": "./plugins/pyright-lsp", "strict": false,
+                "lspServers": {"pyright": {"command": "pyright-langserver", "args": ["--stdio"],
+                    "extensionToLanguage": {".py": "python", ".pyi": "python"}}}
+            }]}),
+        );
+        write(
+            &claude.join("settings.json"),
+            &json!({"enabledPlugins": {"pyright-lsp@official": true, "gd@official": true, "off@official": false}}),
+        );
+        claude
+    }
+
+    #[test]
+    fn enabled_plugins_bring_their_language_servers() {
+        let t = tempfile::tempdir().unwrap();
+        let plugins = installed(&claude_dir(t.path()));
+        let mut ids: Vec<&str> = plugins.iter().map(|p| p.id.as_str()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["gd@official", "pyright-lsp@official"]);
+        let servers: Vec<(String, octo_lsp::ServerConfig)> =
+            plugins.iter().flat_map(|p| lsp_servers(p).0).collect();
+        let py = &servers.iter().find(|(n, _)| n == "pyright").unwrap().1;
+        assert_eq!(
+            (py.command.as_str(), py.extensions.clone()),
+            ("pyright-langserver", vec!["py".to_owned(), "pyi".to_owned()])
+        );
+        let gd = &servers.iter().find(|(n, _)| n == "gdscript").unwrap().1;
+        assert!(gd.command.ends_with("gd/2.0.0/bin/gdls"), "{}", gd.command);
+    }
+
+    #[test]
+    fn nothing_installed_or_broken_files_mean_no_plugins() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(installed(&t.path().join(".claude")).is_empty());
+        let claude = claude_dir(t.path());
+        std::fs::write(claude.join("plugins/installed_plugins.json"), "{broken").unwrap();
+        assert!(installed(&claude).is_empty());
+    }
+}
