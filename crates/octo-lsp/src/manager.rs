@@ -14,7 +14,7 @@ use tokio::sync::watch;
 const MAX_FAILURES: u32 = 4;
 
 /// Files a command changed that are checked after it, at most.
-pub const MAX_CHANGED: usize = 10;
+const MAX_CHANGED: usize = 10;
 
 /// How a session's servers behave.
 #[derive(Debug, Clone)]
@@ -299,7 +299,7 @@ impl Lsp {
     }
 
     /// After a command changed `paths` (the workspace's files, as the checkpoints saw them):
-    /// those a server serves (at most [`MAX_CHANGED`]) synced at once and their problems
+    /// those a server serves (at most ten) synced at once and their problems
     /// reported within one wait, as [`Lsp::after_edit`] does for one file.
     pub async fn after_changes(&self, paths: &[PathBuf]) -> Option<String> {
         let served: Vec<&PathBuf> = paths

@@ -47,6 +47,8 @@ pub struct RepoMap {
     cache_dir: Option<PathBuf>,
     limits: Limits,
     seen: Mutex<VecDeque<String>>,
+    /// Files the latest prompt names.
+    named: Mutex<Vec<String>>,
     cache: Mutex<Option<Cache>>,
 }
 
@@ -59,6 +61,7 @@ impl RepoMap {
             cache_dir,
             limits: Limits::default(),
             seen: Mutex::default(),
+            named: Mutex::default(),
             cache: Mutex::new(None),
         }
     }
@@ -83,6 +86,28 @@ impl RepoMap {
             while seen.len() > MAX_SEEN {
                 seen.pop_front();
             }
+        }
+    }
+
+    /// Remembers the workspace's files `prompt` names (`src/app.rs`, `` `lib/util.py` ``): the
+    /// next maps centre on them as on a request's focus. Each prompt replaces the last one's.
+    pub fn note_prompt(&self, prompt: &str) {
+        let mut named: Vec<String> = Vec::new();
+        let words = prompt.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;".contains(c));
+        for word in words.map(|w| w.trim_end_matches(['.', ':', '!', '?'])) {
+            if word.len() > 300 || !(word.contains('/') || word.contains('.')) {
+                continue;
+            }
+            let Some(rel) = self.relative(Path::new(word)) else { continue };
+            if !rel.is_empty() && !named.contains(&rel) && self.workspace.join(&rel).exists() {
+                named.push(rel);
+            }
+            if named.len() >= MAX_SEEN {
+                break;
+            }
+        }
+        if let Ok(mut n) = self.named.lock() {
+            *n = named;
         }
     }
 
@@ -113,7 +138,8 @@ impl RepoMap {
     }
 
     /// The request's focus: entries naming a mapped file or a directory of them are files, the
-    /// rest symbols; the conversation's files are the weaker focus.
+    /// rest symbols; the files the prompt names are focus files too, the conversation's files
+    /// the weaker focus.
     fn focus(&self, cache: &Cache, request: &Request) -> Focus {
         let mut focus = Focus::default();
         for item in request.focus.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
@@ -127,6 +153,15 @@ impl RepoMap {
                 }
                 _ => {
                     focus.symbols.insert(item.to_owned());
+                }
+            }
+        }
+        if let Ok(named) = self.named.lock() {
+            for rel in named.iter() {
+                if cache.files.contains_key(rel) {
+                    focus.files.insert(rel.clone());
+                } else {
+                    focus.files.extend(cache.files.keys().filter(|k| in_dir(k, rel)).cloned());
                 }
             }
         }

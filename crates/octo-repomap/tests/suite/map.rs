@@ -152,3 +152,17 @@ async fn the_tool_answers_and_refuses_bad_arguments() {
     let out = none.execute(json!({}), &ctx).await;
     assert!(out.text_content().contains("0 files"), "{out:?}");
 }
+
+#[test]
+fn the_files_a_prompt_names_lead_the_ranking() {
+    let ws = tempfile::tempdir().unwrap();
+    project(ws.path());
+    let map = RepoMap::new(ws.path(), None);
+    map.note_prompt("Why does `src/app.rs` open the store twice? See also ../outside.rs and notes.");
+    let text = map.build(&request(&[], None)).text;
+    assert_eq!(files_in(&text)[0], "src/store.rs", "{text}");
+    // The next prompt replaces it.
+    map.note_prompt("now look at tools/report.py, please.");
+    let text = map.build(&request(&[], None)).text;
+    assert_eq!(files_in(&text)[0], "tools/lib.py", "{text}");
+}
