@@ -198,12 +198,12 @@ fn name_weight(name: &str, definers: usize, common: bool, focus: &Focus) -> f64 
 
 /// How many leading directories two paths share.
 fn shared_dirs(a: &str, b: &str) -> usize {
-    let dirs = |p: &'_ str| -> Vec<String> {
-        let mut parts: Vec<String> = p.split('/').map(str::to_owned).collect();
-        parts.pop();
-        parts
-    };
-    dirs(a).iter().zip(dirs(b).iter()).take_while(|(x, y)| x == y).count()
+    let da = a.rsplit_once('/').map_or("", |(d, _)| d);
+    let db = b.rsplit_once('/').map_or("", |(d, _)| d);
+    if da.is_empty() || db.is_empty() {
+        return 0;
+    }
+    da.split('/').zip(db.split('/')).take_while(|(x, y)| x == y).count()
 }
 
 /// Whether `path` holds tests, benchmarks or examples (their definitions are rarely the
@@ -315,6 +315,13 @@ mod tests {
         let focus = Focus { symbols: ["beta".to_owned()].into(), ..Default::default() };
         let ranked = rank(&[("a.rs", &a), ("b.rs", &b)], &focus);
         assert_eq!(ranked[0].def.name, "beta");
+    }
+
+    #[test]
+    fn shared_directories() {
+        assert_eq!(shared_dirs("crates/a/src/x.rs", "crates/a/src/y.rs"), 3);
+        assert_eq!(shared_dirs("crates/a/src/x.rs", "crates/b/src/y.rs"), 1);
+        assert_eq!(shared_dirs("x.rs", "crates/b/y.rs"), 0);
     }
 
     #[test]
