@@ -57,18 +57,7 @@ pub fn rank<'a>(files: &[(&'a str, &'a FileTags)], focus: &Focus) -> Vec<Ranked<
     // A definition's score: what flows to it along the edges into its name — what the focus
     // files (and, less, the conversation's) use counting most, as the request is about them —
     // plus a little of its own file's rank so that unreferenced definitions still order by file.
-    let lean: Vec<f64> = files
-        .iter()
-        .map(|(f, _)| {
-            if focus.files.contains(*f) {
-                20.0
-            } else if focus.seen.contains(*f) {
-                3.0
-            } else {
-                1.0
-            }
-        })
-        .collect();
+    let lean = focus_weights(files, focus, [20.0, 3.0, 1.0]);
     let mut flow: HashMap<(usize, usize), f64> = HashMap::new();
     for e in &graph.edges {
         *flow.entry((e.to, e.name)).or_default() +=
@@ -218,20 +207,24 @@ fn is_test_path(path: &str) -> bool {
         || file.contains(".spec.")
 }
 
+/// Each file's weight: the first for a focus file, the second for one of the conversation's,
+/// the third for the rest.
+fn focus_weights(files: &[(&str, &FileTags)], focus: &Focus, [named, seen, other]: [f64; 3]) -> Vec<f64> {
+    let weight = |f: &str| {
+        if focus.files.contains(f) {
+            named
+        } else if focus.seen.contains(f) {
+            seen
+        } else {
+            other
+        }
+    };
+    files.iter().map(|(f, _)| weight(f)).collect()
+}
+
 /// Where the walk restarts: the focus files, else the conversation's files, else anywhere.
 fn personalisation(files: &[(&str, &FileTags)], focus: &Focus) -> Vec<f64> {
-    let mut start: Vec<f64> = files
-        .iter()
-        .map(|(f, _)| {
-            if focus.files.contains(*f) {
-                1.0
-            } else if focus.seen.contains(*f) {
-                0.3
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let mut start = focus_weights(files, focus, [1.0, 0.3, 0.0]);
     let total: f64 = start.iter().sum();
     if total == 0.0 {
         return vec![1.0 / files.len() as f64; files.len()];

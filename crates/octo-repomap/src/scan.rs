@@ -2,7 +2,9 @@
 //! walked as git sees it (ignored and hidden files skipped, links not followed), files whose
 //! time and size match their entry are kept, the rest are parsed on every core until the
 //! deadline. What is not parsed in time stays pending for the next build, which continues
-//! where this one stopped.
+//! where this one stopped. The walk must finish for the next build to get further, so it may
+//! take up to [`WALK_ALLOWANCE`] budgets; the parse then gets what is left of the budget, and at
+//! least a quarter of it.
 
 use crate::cache::{stamp, Cache, Entry, Outcome};
 use crate::lang::Lang;
@@ -11,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// How many budgets the walk alone may take (a tree too slow to walk in that is mapped in
+/// part, every time, and says so).
+pub const WALK_ALLOWANCE: u32 = 4;
 
 /// Decides whether a file may be read (octo passes its secret and deny rules here).
 pub type Filter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
@@ -51,7 +57,8 @@ pub struct Progress {
     pub parsed: usize,
     /// Of those, not yet parsed (out of time).
     pub pending: usize,
-    /// The walk stopped early (file limit or deadline): files beyond it are unknown.
+    /// The walk stopped early (file limit, or [`WALK_ALLOWANCE`] budgets): files beyond it are
+    /// unknown.
     pub walk_cut: bool,
 }
 
@@ -71,7 +78,8 @@ struct Todo {
 
 /// Updates `cache` from `workspace` within `limits`; saves it when something changed.
 pub fn refresh(workspace: &Path, cache: &mut Cache, limits: &Limits) -> Progress {
-    let deadline = Instant::now() + limits.budget;
+    let start = Instant::now();
+    let walk_deadline = start + limits.budget * WALK_ALLOWANCE;
     let mut progress = Progress::default();
     let mut todo = Vec::new();
     let mut present = std::collections::HashSet::new();
@@ -85,7 +93,7 @@ pub fn refresh(workspace: &Path, cache: &mut Cache, limits: &Limits) -> Progress
         if limits.filter.as_ref().is_some_and(|f| !f(entry.path())) {
             continue;
         }
-        if progress.found >= limits.max_files || Instant::now() > deadline {
+        if progress.found >= limits.max_files || Instant::now() > walk_deadline {
             progress.walk_cut = true;
             break;
         }
@@ -105,6 +113,7 @@ pub fn refresh(workspace: &Path, cache: &mut Cache, limits: &Limits) -> Progress
         cache.files.retain(|rel, _| present.contains(rel));
         changed = cache.files.len() != before;
     }
+    let deadline = (start + limits.budget).max(Instant::now() + limits.budget / 4);
     let results = parse_all(&todo, deadline);
     progress.pending = todo.len() - results.len();
     for (i, outcome) in results {
