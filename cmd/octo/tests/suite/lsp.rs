@@ -20,28 +20,38 @@ fn clangd_installed() -> bool {
     found
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_edit_that_breaks_the_code_gets_the_error_in_its_result() {
-    if !clangd_installed() {
-        return;
-    }
+/// A one-shot in auto mode over a workspace with a clean `main.c`, whose model makes one tool
+/// call and then answers; `before` prepares the home first. The requests' bodies, and the home.
+async fn one_shot(
+    tool: &str,
+    input: serde_json::Value,
+    before: impl FnOnce(&octo_testkit::TempHome),
+) -> (Vec<serde_json::Value>, octo_testkit::TempHome) {
     let llm = MockLlm::start().await;
-    let broken = "int main(void) { return y; }\n";
     llm.script_anthropic([
-        Scripted::sse(
-            Reply::new().tool_use("t1", "write_file", json!({"path": "main.c", "content": broken})).sse(),
-        ),
+        Scripted::sse(Reply::new().tool_use("t1", tool, input).sse()),
         Scripted::sse(Reply::new().text("I see the error.").sse()),
     ])
     .await;
     let home = home_for(&llm);
+    before(&home);
     let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
     std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
     home.write("main.c", "int main(void) { return 0; }\n").unwrap();
     let mut c = octo(&home);
     c.args(["--permission-mode", "auto", "--no-save", "change main.c"]);
     assert_async(c).await.success();
-    let bodies = llm.request_bodies().await;
+    (llm.request_bodies().await, home)
+}
+
+const BROKEN: &str = "int main(void) { return y; }\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_that_breaks_the_code_gets_the_error_in_its_result() {
+    if !clangd_installed() {
+        return;
+    }
+    let (bodies, _home) = one_shot("write_file", json!({"path": "main.c", "content": BROKEN}), |_| {}).await;
     let result = bodies[1]["messages"].to_string();
     assert!(result.contains("The language server (clangd) reports for this file"), "{result}");
     assert!(result.contains("main.c:1:25 error"), "{result}");
@@ -59,21 +69,8 @@ async fn a_command_that_breaks_the_code_gets_the_error_in_its_result() {
     if !clangd_installed() {
         return;
     }
-    let llm = MockLlm::start().await;
     let command = "printf 'int main(void) { return y; }\\n' > main.c";
-    llm.script_anthropic([
-        Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": command})).sse()),
-        Scripted::sse(Reply::new().text("I see the error.").sse()),
-    ])
-    .await;
-    let home = home_for(&llm);
-    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
-    std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
-    home.write("main.c", "int main(void) { return 0; }\n").unwrap();
-    let mut c = octo(&home);
-    c.args(["--permission-mode", "auto", "--no-save", "break main.c"]);
-    assert_async(c).await.success();
-    let bodies = llm.request_bodies().await;
+    let (bodies, _home) = one_shot("terminal", json!({"command": command}), |_| {}).await;
     let result = bodies[1]["messages"].to_string();
     assert!(result.contains("The command changed files."), "{result}");
     assert!(result.contains("main.c:1:25 error"), "{result}");
@@ -99,29 +96,9 @@ async fn a_claude_code_plugins_language_server_is_used() {
     if !clangd_installed() {
         return;
     }
-    let llm = MockLlm::start().await;
-    llm.script_anthropic([
-        Scripted::sse(
-            Reply::new()
-                .tool_use(
-                    "t1",
-                    "write_file",
-                    json!({"path": "main.c", "content": "int main(void) { return y; }\n"}),
-                )
-                .sse(),
-        ),
-        Scripted::sse(Reply::new().text("I see the error.").sse()),
-    ])
-    .await;
-    let home = home_for(&llm);
-    install_claude_plugin(&home);
-    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
-    std::fs::write(home.home().join("config.toml"), format!("lsp_wait_ms = 20000\n{config}")).unwrap();
-    home.write("main.c", "int main(void) { return 0; }\n").unwrap();
-    let mut c = octo(&home);
-    c.args(["--permission-mode", "auto", "--no-save", "change main.c"]);
-    assert_async(c).await.success();
-    let result = llm.request_bodies().await[1]["messages"].to_string();
+    let (bodies, home) =
+        one_shot("write_file", json!({"path": "main.c", "content": BROKEN}), install_claude_plugin).await;
+    let result = bodies[1]["messages"].to_string();
     assert!(result.contains("The language server (clangd-plugin) reports for this file"), "{result}");
     let doctor = octo(&home).arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
