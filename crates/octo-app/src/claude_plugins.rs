@@ -39,13 +39,14 @@ pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
     let installs = read_json(&plugins_dir.join("installed_plugins.json"));
     let markets = read_json(&plugins_dir.join("known_marketplaces.json"));
     let mut out = Vec::new();
+    let mut listings = std::collections::HashMap::new();
     for id in enabled {
         let Some(root) = installs.as_ref().and_then(|i| install_path(i, &id)) else { continue };
         if !root.is_dir() {
             continue;
         }
         let manifest = read_json(&root.join(".claude-plugin/plugin.json"));
-        let entry = marketplace_entry(&plugins_dir, markets.as_ref(), &id);
+        let entry = marketplace_entry(&plugins_dir, markets.as_ref(), &id, &mut listings);
         out.push(InstalledPlugin { id, root, manifest, entry });
     }
     out
@@ -66,16 +67,25 @@ fn install_path(installs: &Value, id: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The plugin's entry in its marketplace's `marketplace.json`.
-fn marketplace_entry(plugins_dir: &Path, markets: Option<&Value>, id: &str) -> Option<Value> {
+/// The plugin's entry in its marketplace's `marketplace.json` (each listing read once, kept in
+/// `listings`).
+fn marketplace_entry(
+    plugins_dir: &Path,
+    markets: Option<&Value>,
+    id: &str,
+    listings: &mut std::collections::HashMap<String, Option<Value>>,
+) -> Option<Value> {
     let (name, market) = id.rsplit_once('@')?;
-    let location = markets
-        .and_then(|m| m.get(market))
-        .and_then(|m| m.get("installLocation"))
-        .and_then(Value::as_str)
-        .map_or_else(|| plugins_dir.join("marketplaces").join(market), PathBuf::from);
-    let listing = read_json(&location.join(".claude-plugin/marketplace.json"))?;
+    let listing = listings.entry(market.to_owned()).or_insert_with(|| {
+        let location = markets
+            .and_then(|m| m.get(market))
+            .and_then(|m| m.get("installLocation"))
+            .and_then(Value::as_str)
+            .map_or_else(|| plugins_dir.join("marketplaces").join(market), PathBuf::from);
+        read_json(&location.join(".claude-plugin/marketplace.json"))
+    });
     listing
+        .as_ref()?
         .get("plugins")?
         .as_array()?
         .iter()

@@ -1,6 +1,7 @@
 //! The session's repository map (`octo-repomap`): offered as the `repo_map` tool when the
 //! workspace has source files of a language the map reads (and `repo_map` is not turned off),
-//! cached under octo's home, never reading a secret location.
+//! cached under octo's home. It reads only the files `read_file` could read without asking:
+//! the permission engine decides for each (secret locations, deny and ask rules).
 
 use crate::config::Config;
 use crate::home::Home;
@@ -8,20 +9,35 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The extensions the map reads, for the cheap look at the workspace's top two levels.
-const SOURCE_EXTENSIONS: &[&str] =
-    &["rs", "py", "js", "jsx", "mjs", "ts", "tsx", "go", "c", "h", "cc", "cpp", "hpp", "java"];
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "mts", "cts", "tsx", "go", "c", "h", "cc", "cpp",
+    "cxx", "c++", "hh", "hpp", "hxx", "h++", "java",
+];
 
 /// The workspace's map, or `None` when turned off or when the workspace shows no source file.
 pub(crate) fn map(
     config: &Config,
     workspace: &Path,
     home: &Home,
-    secrets: octo_tools::secrets::Secrets,
+    engine: Arc<crate::permissions::PermissionEngine>,
 ) -> Option<Arc<octo_repomap::RepoMap>> {
     if !config.repo_map || !has_sources(workspace) {
         return None;
     }
-    let filter: octo_repomap::Filter = Arc::new(move |p: &Path| secrets.check(p).is_none());
+    let root = workspace.to_path_buf();
+    let meta =
+        octo_agent::ToolMeta::reads().subject(octo_agent::Subject::path("path", octo_agent::Access::Read));
+    let filter: octo_repomap::Filter = Arc::new(move |p: &Path| {
+        let input = serde_json::json!({ "path": p });
+        let q = octo_agent::PermissionQuery {
+            tool_use_id: "repo_map",
+            tool: "read_file",
+            input: &input,
+            meta: &meta,
+            cwd: &root,
+        };
+        matches!(octo_agent::PermissionGate::check(&*engine, &q), octo_agent::PermissionDecision::Allow)
+    });
     let limits = octo_repomap::Limits { filter: Some(filter), ..Default::default() };
     Some(Arc::new(octo_repomap::RepoMap::new(workspace, Some(home.repomap())).with_limits(limits)))
 }
@@ -37,6 +53,30 @@ fn has_sources(workspace: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permissions::{Action, Mode, PermissionEngine, Rule, RuleSet};
+
+    #[test]
+    fn files_read_file_may_not_read_are_not_mapped() {
+        let ws = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = ws.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("src/app.rs", "pub fn visible_function() {}\n");
+        write("private/keys.rs", "pub fn denied_function() {}\n");
+        write("asked/x.rs", "pub fn asked_function() {}\n");
+        let mut rules = RuleSet::default();
+        rules.push(Rule::parse("read_file(private/**)", Action::Deny, "test").unwrap());
+        rules.push(Rule::parse("read_file(asked/**)", Action::Ask, "test").unwrap());
+        let engine = Arc::new(PermissionEngine::new(rules, Mode::Default));
+        let home = tempfile::tempdir().unwrap();
+        let config = Config::load(home.path(), ws.path(), &|_: &str| None, &Default::default()).unwrap();
+        let map = map(&config, ws.path(), &Home::new(home.path()), engine).unwrap();
+        let text = map.build(&octo_repomap::Request { focus: Vec::new(), budget: Some(2_000) }).text;
+        assert!(text.contains("visible_function"), "{text}");
+        assert!(!text.contains("denied_function") && !text.contains("asked_function"), "{text}");
+    }
 
     #[test]
     fn offered_only_where_there_is_source() {

@@ -54,7 +54,7 @@ pub fn from_claude(servers: &Value, root: &Path) -> (Vec<(String, ServerConfig)>
         let mut extensions = Vec::new();
         let mut language_ids = BTreeMap::new();
         for (ext, language) in &entry.extension_to_language {
-            let ext = ext.trim_start_matches('.').to_owned();
+            let ext = ext.trim_start_matches('.').to_ascii_lowercase();
             if !ext.is_empty() {
                 language_ids.insert(ext.clone(), language.clone());
                 extensions.push(ext);
@@ -64,8 +64,14 @@ pub fn from_claude(servers: &Value, root: &Path) -> (Vec<(String, ServerConfig)>
             skipped.push(format!("`{name}`: extensionToLanguage names no extension"));
             continue;
         }
+        // A relative path is the plugin's own file, never one of the workspace's (octo runs in
+        // the workspace, and a repository must not choose what runs).
+        let mut command = expand(&entry.command);
+        if command.contains('/') && Path::new(&command).is_relative() {
+            command = root.join(&command).to_string_lossy().into_owned();
+        }
         let config = ServerConfig {
-            command: expand(&entry.command),
+            command,
             args: entry.args.iter().map(|a| expand(a)).collect(),
             extensions,
             root_markers: Vec::new(),
@@ -109,6 +115,13 @@ mod tests {
         assert_eq!(gd.settings, Some(json!({"gdls": {"strict": true}})));
         let go = &servers.iter().find(|(n, _)| n == "go").unwrap().1;
         assert_eq!(go.args, ["serve"]);
+        let rel = json!({"r": {"command": "./bin/server", "extensionToLanguage": {".R": "r"}}});
+        let (servers, _) = from_claude(&rel, Path::new("/plugins/r"));
+        assert_eq!(
+            servers[0].1.command, "/plugins/r/./bin/server",
+            "a relative command is the plugin's file"
+        );
+        assert_eq!(servers[0].1.extensions, ["r"]);
     }
 
     #[test]

@@ -189,9 +189,7 @@ impl Lsp {
         let mut running = slot.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(rx) = running.get(&root) {
             let dead = match &*rx.borrow() {
-                Some(Ok(server)) => {
-                    server.is_dead().then(|| (server.death(), Some(server.started.elapsed())))
-                }
+                Some(Ok(server)) => server.is_dead().then(|| (server.death(), server.ran())),
                 Some(Err(_)) => Some((String::new(), None)),
                 None => None,
             };

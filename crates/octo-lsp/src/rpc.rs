@@ -85,7 +85,7 @@ pub(crate) struct Connection {
     next_id: AtomicI64,
     closed: Arc<AtomicBool>,
     /// Why the reader stopped, once it has.
-    ended: Arc<Mutex<Option<String>>>,
+    ended: Arc<Mutex<Option<(String, std::time::Instant)>>>,
 }
 
 impl Connection {
@@ -121,7 +121,8 @@ impl Connection {
                 }
             };
             closed.store(true, Ordering::SeqCst);
-            *ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why.clone());
+            *ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some((why.clone(), std::time::Instant::now()));
             let waiting: Vec<_> =
                 pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain().collect();
             for (_, tx) in waiting {
@@ -138,7 +139,16 @@ impl Connection {
 
     /// Why the connection ended, if it has.
     pub(crate) fn ended(&self) -> Option<String> {
-        self.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.ended
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|(why, _)| why.clone())
+    }
+
+    /// When the connection ended, if it has.
+    pub(crate) fn ended_at(&self) -> Option<std::time::Instant> {
+        self.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|(_, at)| *at)
     }
 
     async fn write(&self, value: &Value) -> Result<(), LspError> {

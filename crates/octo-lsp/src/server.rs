@@ -249,6 +249,11 @@ impl Server {
         self.conn.is_closed()
     }
 
+    /// How long it ran before it died (`None` while it runs).
+    pub(crate) fn ran(&self) -> Option<std::time::Duration> {
+        self.conn.ended_at().map(|at| at.saturating_duration_since(self.started))
+    }
+
     /// Why it died, with the end of its stderr.
     pub(crate) fn death(&self) -> String {
         let why = self.conn.ended().unwrap_or_else(|| "it stopped".into());
@@ -284,9 +289,9 @@ impl Server {
                 return Ok((uri, *version));
             }
             None => {
-                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
                 let params = json!({"textDocument": {
-                    "uri": uri, "languageId": self.language_ids.get(ext).map_or_else(|| language_id(ext), String::as_str), "version": 1, "text": text
+                    "uri": uri, "languageId": self.language_ids.get(&ext).map_or_else(|| language_id(&ext), String::as_str), "version": 1, "text": text
                 }});
                 self.conn.notify("textDocument/didOpen", params).await?;
                 docs.insert(uri.clone(), 1);

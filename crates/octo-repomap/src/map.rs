@@ -13,6 +13,9 @@ use std::sync::Mutex;
 /// Files of the conversation remembered for the ranking.
 const MAX_SEEN: usize = 50;
 
+/// Words of a prompt looked up as paths, at most.
+const MAX_PROMPT_CANDIDATES: usize = 200;
+
 /// The default token budget of a map.
 pub const DEFAULT_BUDGET: usize = 1_024;
 
@@ -94,8 +97,13 @@ impl RepoMap {
     pub fn note_prompt(&self, prompt: &str) {
         let mut named: Vec<String> = Vec::new();
         let words = prompt.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;".contains(c));
-        for word in words.map(|w| w.trim_end_matches(['.', ':', '!', '?'])) {
-            if word.len() > 300 || !(word.contains('/') || word.contains('.')) {
+        // A pasted log must not cost thousands of file lookups: the first candidates only.
+        let candidates = words
+            .map(|w| w.trim_end_matches(['.', ':', '!', '?']))
+            .filter(|w| w.len() <= 300 && (w.contains('/') || w.contains('.')))
+            .take(MAX_PROMPT_CANDIDATES);
+        for word in candidates {
+            if word.is_empty() {
                 continue;
             }
             let Some(rel) = self.relative(Path::new(word)) else { continue };

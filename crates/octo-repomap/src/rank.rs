@@ -12,6 +12,10 @@ const DAMPING: f64 = 0.85;
 /// Iterations of the power method (enough for the ranks' order to settle).
 const ITERATIONS: usize = 40;
 
+/// A name defined in more files than this (`get`, `render`, `toString` in a large tree) links
+/// nothing: its edges would number referrers × definers and say little.
+const MAX_DEFINERS: usize = 20;
+
 /// What the ranking leans towards.
 #[derive(Debug, Clone, Default)]
 pub struct Focus {
@@ -113,7 +117,9 @@ impl<'a> Graph<'a> {
         let mut edges = Vec::new();
         for (from, (_, tags)) in files.iter().enumerate() {
             for (name, count) in &tags.refs {
-                let Some(to_list) = definers.get(name.as_str()) else { continue };
+                let Some(to_list) = definers.get(name.as_str()).filter(|l| l.len() <= MAX_DEFINERS) else {
+                    continue;
+                };
                 if to_list.contains(&from) {
                     // The file's own definition, most likely.
                     continue;

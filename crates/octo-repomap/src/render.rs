@@ -7,8 +7,8 @@ use crate::scan::Progress;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Tokens kept for the heading and the closing notes.
-const RESERVED: usize = 60;
+/// Tokens kept for the heading and the closing notes (about 75 at their longest).
+const RESERVED: usize = 100;
 
 /// Estimated tokens of `s`.
 pub fn tokens(s: &str) -> usize {
@@ -111,6 +111,21 @@ mod tests {
         let text = render(&ranked, 1_000, &Progress::default(), 2);
         assert!(text.contains("src/even.rs\n"), "{text}");
         assert!(text.contains("      1: pub fn function_number_0"), "{text}");
+    }
+
+    #[test]
+    fn a_partial_map_with_hidden_definitions_keeps_the_budget() {
+        let all = defs(300);
+        let ranked: Vec<Ranked<'_>> = all
+            .iter()
+            .map(|d| Ranked { file: "src/a_rather_long/path/to_a/module_file.rs", def: d, score: 1.0 })
+            .collect();
+        let p = Progress { found: 123_456, parsed: 800, pending: 100_000, walk_cut: true };
+        for budget in [100, 150, 500] {
+            let text = render(&ranked, budget, &p, 123_456);
+            assert!(tokens(&text) <= budget, "{budget}: {} in {text}", tokens(&text));
+            assert!(text.contains("Partial map") && text.contains("not shown"), "{text}");
+        }
     }
 
     #[test]
