@@ -1,10 +1,11 @@
 //! The session's repository map (`octo-repomap`): offered as the `repo_map` tool when the
 //! workspace has source files of a language the map reads (and `repo_map` is not turned off),
-//! cached under octo's home. It reads only the files `read_file` could read without asking:
-//! the permission engine decides for each (secret locations, deny and ask rules).
+//! cached under octo's home. It reads only the files the built-in file reader could read without
+//! asking: the permission engine decides for each (secret locations, deny and ask rules).
 
 use crate::config::Config;
 use crate::home::Home;
+use octo_agent::{Access, Subject, ToolMeta};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,23 +16,28 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 ];
 
 /// The workspace's map, or `None` when turned off or when the workspace shows no source file.
+/// `tools` are the built-in tools: the map reads a file only where their file reader may.
 pub(crate) fn map(
     config: &Config,
     workspace: &Path,
     home: &Home,
     engine: Arc<crate::permissions::PermissionEngine>,
+    tools: &[Arc<dyn octo_agent::ToolExecutor>],
 ) -> Option<Arc<octo_repomap::RepoMap>> {
     if !config.repo_map || !has_sources(workspace) {
         return None;
     }
     let root = workspace.to_path_buf();
-    let meta =
-        octo_agent::ToolMeta::reads().subject(octo_agent::Subject::path("path", octo_agent::Access::Read));
+    let (tool, meta) = file_reader(tools);
+    let field = match &meta.subject {
+        Subject::Path { field, .. } => field.clone(),
+        _ => "path".to_owned(),
+    };
     let filter: octo_repomap::Filter = Arc::new(move |p: &Path| {
-        let input = serde_json::json!({ "path": p });
+        let input = serde_json::json!({ field.as_str(): p });
         let q = octo_agent::PermissionQuery {
             tool_use_id: "repo_map",
-            tool: "read_file",
+            tool: &tool,
             input: &input,
             meta: &meta,
             cwd: &root,
@@ -40,6 +46,19 @@ pub(crate) fn map(
     });
     let limits = octo_repomap::Limits { filter: Some(filter), ..Default::default() };
     Some(Arc::new(octo_repomap::RepoMap::new(workspace, Some(home.repomap())).with_limits(limits)))
+}
+
+/// The file-reading tool (the first read-only tool whose subject is a read path, known by what
+/// it declares), whose rules the map's reads follow.
+fn file_reader(tools: &[Arc<dyn octo_agent::ToolExecutor>]) -> (String, ToolMeta) {
+    let reader = |t: &Arc<dyn octo_agent::ToolExecutor>| {
+        let meta = t.meta();
+        (meta.read_only && matches!(meta.subject, Subject::Path { access: Access::Read, .. }))
+            .then(|| (t.definition().name, meta))
+    };
+    tools.iter().find_map(reader).unwrap_or_else(|| {
+        ("repo_map".to_owned(), ToolMeta::reads().subject(Subject::path("path", Access::Read)))
+    })
 }
 
 /// Whether a source file shows in the workspace's top two levels.
@@ -72,7 +91,8 @@ mod tests {
         let engine = Arc::new(PermissionEngine::new(rules, Mode::Default));
         let home = tempfile::tempdir().unwrap();
         let config = Config::load(home.path(), ws.path(), &|_: &str| None, &Default::default()).unwrap();
-        let map = map(&config, ws.path(), &Home::new(home.path()), engine).unwrap();
+        let tools = octo_tools::default_registry(octo_tools::ToolsConfig::default());
+        let map = map(&config, ws.path(), &Home::new(home.path()), engine, tools.executors()).unwrap();
         let text = map.build(&octo_repomap::Request { focus: Vec::new(), budget: Some(2_000) }).text;
         assert!(text.contains("visible_function"), "{text}");
         assert!(!text.contains("denied_function") && !text.contains("asked_function"), "{text}");

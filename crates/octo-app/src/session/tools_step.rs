@@ -49,7 +49,13 @@ pub(super) fn build(
         let tool: Arc<dyn octo_agent::ToolExecutor> = Arc::new(octo_lsp::LspTool(Arc::clone(l)));
         sources.push(Arc::new(octo_agent::ToolList::builtin("lsp", vec![tool])));
     }
-    let repo_map = crate::repomap::map(config, &place.workspace, &place.home, Arc::clone(inputs.engine));
+    let repo_map = crate::repomap::map(
+        config,
+        &place.workspace,
+        &place.home,
+        Arc::clone(inputs.engine),
+        &sources[0].tools(),
+    );
     if let Some(m) = &repo_map {
         let tool: Arc<dyn octo_agent::ToolExecutor> = Arc::new(octo_repomap::RepoMapTool(Arc::clone(m)));
         sources.push(Arc::new(octo_agent::ToolList::builtin("repo_map", vec![tool])));
