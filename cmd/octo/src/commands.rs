@@ -214,13 +214,15 @@ fn sandbox_lines(
         }
     }
     if sandbox.is_active() {
+        for p in sandbox.promises() {
+            if p.held {
+                line(true, format!("sandbox holds: {} ({})", p.what, p.how));
+            } else {
+                out::stdout(&format!("warn sandbox does not hold here: {} ({})\n", p.what, p.how));
+            }
+        }
         if let Some(why) = sandbox.accept_edits_gap() {
             out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
-        }
-        if !sandbox.policy().network && !sandbox.sockets_hidden() {
-            out::stdout(
-                "warn sandbox: named Unix sockets outside the workspace (a Docker socket, D-Bus, other local daemons) stay reachable with the network off\n",
-            );
         }
     }
 }

@@ -26,3 +26,20 @@ pub fn build(
     });
     (std::sync::Arc::new(sandbox), notice)
 }
+
+/// The sandbox for `/status`: which one and how, then each promise it does not hold here.
+pub fn status_line(sandbox: &Sandbox) -> String {
+    let mut text = sandbox.describe();
+    if sandbox.is_active() {
+        let gaps: Vec<String> = sandbox
+            .promises()
+            .into_iter()
+            .filter(|p| !p.held)
+            .map(|p| format!("{} ({})", p.what, p.how))
+            .collect();
+        if !gaps.is_empty() {
+            text.push_str(&format!("; not held here: {}", gaps.join("; ")));
+        }
+    }
+    text
+}

@@ -42,3 +42,33 @@ pub fn cap_processes(cmd: &mut std::process::Command) {
         });
     }
 }
+
+/// How many processes are in process group `group` now (0 where that cannot be counted).
+pub fn group_size(group: u32) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        crate::reaper::in_group(group)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = group;
+        0
+    }
+}
+
+/// Processes in one command's group past which octo stops it ([`past_room`]): half the ceiling,
+/// so that the watch fires before the ceiling (shared with the user's other processes) is hit.
+pub const CROWD: usize = (ROOM / 2) as usize;
+
+/// Resolves when process group `group` holds more than [`CROWD`] processes (looked at twice a
+/// second); never where that cannot be counted. The ceiling keeps a user's fork bomb from
+/// taking the machine but leaves it spinning until the command's timeout, and root has no
+/// ceiling at all: race this against the command and kill the group when it wins.
+pub async fn past_room(group: u32) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if group_size(group) > CROWD {
+            return;
+        }
+    }
+}

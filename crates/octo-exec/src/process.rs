@@ -144,6 +144,9 @@ pub enum Ending {
     TimedOut(Duration),
     /// The user cancelled the turn and it was killed.
     Cancelled,
+    /// It had more processes at once than a command may ([`crate::limit::CROWD`]): a fork
+    /// bomb, most likely; it was killed.
+    TooManyProcesses,
 }
 
 impl Ending {
@@ -175,6 +178,11 @@ impl Ending {
             Self::Cancelled => {
                 "[cancelled by the user; the command and everything it started were killed]".into()
             }
+            Self::TooManyProcesses => format!(
+                "[stopped: the command had more than {} processes at once (a fork bomb?); it and \
+                 everything it started were killed]",
+                crate::limit::CROWD
+            ),
         }
     }
 

@@ -136,6 +136,15 @@ fn stat(pid: u32) -> Option<Stat> {
     Some(Stat { ppid, state, group, session })
 }
 
+/// How many live processes are in process group `group`.
+#[cfg(target_os = "linux")]
+pub(crate) fn in_group(group: u32) -> usize {
+    if group == 0 {
+        return 0;
+    }
+    proc_pids().into_iter().filter_map(stat).filter(|s| s.group == group).count()
+}
+
 /// Orphans of octo's commands that octo (as their subreaper) adopted, seen alive; only these are
 /// ever reaped here, so a child some other part of octo waits for is never taken from it.
 fn adopted() -> &'static Mutex<HashSet<u32>> {

@@ -464,7 +464,18 @@ async fn doctor_checks_config_key_and_reachability() {
             .success()
             .stdout(predicate::str::contains("warn sandbox: accept-edits asks before running commands here"))
             .stdout(predicate::str::contains("chmod"))
-            .stdout(predicate::str::contains("named Unix sockets"));
+            .stdout(predicate::str::contains("warn sandbox does not hold here: named Unix sockets"))
+            .stdout(predicate::str::contains("warn sandbox does not hold here: modes, owners and times"));
+        // With namespaces every promise is listed as held.
+        let mut c = octo(&home);
+        c.arg("doctor");
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains("ok   sandbox holds: modes, owners and times"))
+            .stdout(predicate::str::contains("ok   sandbox holds: named Unix sockets"))
+            .stdout(predicate::str::contains("ok   sandbox holds: a fork bomb is stopped"))
+            .stdout(predicate::str::contains("sandbox does not hold").not());
         let mut c = octo(&home);
         c.env("OCTO_SANDBOX_SIMULATE", "no-landlock").env("OCTO_SANDBOX", "required").arg("doctor");
         assert_async(c)

@@ -171,6 +171,7 @@ impl SandboxSettings {
         p.simulate_no_landlock = simulated.contains(&"no-landlock");
         p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
         p.private_tmp = Some(output.join("tmp"));
+        p.quarantine = Some(output.join("quarantine"));
         p.protected_entries = crate::prompt::PROJECT_RULES
             .iter()
             .chain(&[".claude", ".octo", ".mcp.json", "SKILLS", ".gitmodules", "CLAUDE.local.md"])

@@ -268,7 +268,11 @@ impl Session {
             cost_usd: s.info.price.map(|p| p.cost(&s.usage)),
             model: s.model.clone(),
             mode: self.engine.mode(),
-            sandbox: self.setup.sandbox.as_ref().map_or_else(|| "off".to_owned(), |s| s.describe()),
+            sandbox: self
+                .setup
+                .sandbox
+                .as_ref()
+                .map_or_else(|| "off".to_owned(), |s| crate::sandbox::status_line(s)),
             queued: s.queued,
             context_tokens: s.context_tokens,
             context_window: Some(s.info.context_window).filter(|w| *w > 0),

@@ -21,9 +21,13 @@ mod hint;
 #[cfg(target_os = "linux")]
 mod linux;
 mod policy;
+mod promise;
+mod protect;
 pub mod seatbelt;
 
 pub use hint::{denial_hint, Denial};
+pub use promise::Promise;
+pub use protect::undo as undo_created;
 
 pub use policy::{Mode, Policy, SandboxError};
 use std::path::Path;
@@ -164,6 +168,49 @@ impl Sandbox {
             return l.hides_sockets(&self.policy);
         }
         false
+    }
+
+    /// Each promise the sandbox makes about commands and whether it holds here, and how or why
+    /// not (on Linux the first call probes the namespaces, as [`Sandbox::accept_edits_gap`]).
+    pub fn promises(&self) -> Vec<Promise> {
+        let off = match &self.state {
+            State::Off => Some("the sandbox is off".to_owned()),
+            State::Unavailable(why) => Some(format!("there is no OS sandbox: {why}")),
+            State::Active => None,
+        };
+        #[cfg(target_os = "linux")]
+        let (facts, how) = match &self.linux {
+            Some(l) if off.is_none() => {
+                let f = l.facts(&self.policy);
+                let how = format!("Landlock ABI {}", f.abi);
+                (f, how)
+            }
+            _ => (promise::Facts::default(), String::new()),
+        };
+        #[cfg(not(target_os = "linux"))]
+        let (facts, how) = (promise::Facts::default(), "Seatbelt".to_owned());
+        promise::list(&self.policy, off.as_deref(), &facts, &how)
+    }
+
+    /// The prompt and agent files ([`Policy::protected_entries`]) missing at the workspace's
+    /// root now, to hand to [`Sandbox::undo_created`] after a command (none when commands are
+    /// not confined or cannot write).
+    pub fn protected_missing(&self) -> Vec<std::path::PathBuf> {
+        if self.state == State::Active {
+            protect::missing(&self.policy)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Moves each of `missing` a command has created since into [`Policy::quarantine`]
+    /// (removes it without one): a mount namespace keeps existing prompt files read-only, but
+    /// cannot keep a missing one from being made. The paths found, each with where it went.
+    pub fn undo_created(
+        &self,
+        missing: &[std::path::PathBuf],
+    ) -> Vec<(std::path::PathBuf, Option<std::path::PathBuf>)> {
+        undo_created(missing, self.policy.quarantine.as_deref())
     }
 
     fn mechanism(&self) -> String {

@@ -55,6 +55,9 @@ pub struct Policy {
     /// writable because it holds a protected folder and no mount namespace keeps that folder
     /// read-only.
     pub private_tmp: Option<PathBuf>,
+    /// Where a prompt or agent file a command created is moved ([`crate::sandbox::Sandbox::undo_created`];
+    /// `None`: it is removed).
+    pub quarantine: Option<PathBuf>,
 }
 
 impl Policy {
@@ -77,6 +80,7 @@ impl Policy {
             simulate_no_namespaces: false,
             protected_entries: Vec::new(),
             private_tmp: None,
+            quarantine: None,
         }
     }
 

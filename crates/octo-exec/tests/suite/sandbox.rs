@@ -314,11 +314,51 @@ fn prompt_files_stay_read_only_for_commands_with_and_without_namespaces() {
         assert!(!p.ws.join(".claude/settings.json").exists());
         let (ok, text) = run(&s, &p.ws, "echo y >> src.rs");
         assert!(ok, "fallback {fallback}: other files stay writable: {text}");
+        let missing = s.protected_missing();
+        assert_eq!(missing, [p.ws.join("SKILLS")]);
+        let (ok, _) = run(&s, &p.ws, "mkdir -p SKILLS/evil && echo x > SKILLS/evil/SKILL.md");
         if fallback {
-            let (ok, _) = run(&s, &p.ws, "mkdir SKILLS");
             assert!(!ok && !p.ws.join("SKILLS").exists(), "no new protected entry at the root");
+        } else {
+            // A missing entry cannot be bound read-only: what the command made is moved away.
+            assert!(ok && p.ws.join("SKILLS").exists());
+            let undone = s.undo_created(&missing);
+            assert_eq!(undone.len(), 1);
+            assert!(!p.ws.join("SKILLS").exists());
         }
+        assert!(s.promises().iter().any(|x| x.what.starts_with("prompt and agent files") && x.held));
     }
+}
+
+#[test]
+fn modes_owners_and_times_outside_stay_as_they_are_where_a_namespace_is_had() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = place();
+    let secret = p.out.join("secret.txt");
+    let mode = |f: &Path| std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+    let mtime = |f: &Path| std::fs::metadata(f).unwrap().modified().unwrap();
+    let before = (mode(&secret), mode(&p.out), mtime(&secret));
+    let s = sandbox(&p, Mode::WorkspaceWrite);
+    for cmd in [
+        "chmod 000 \"$OUT/secret.txt\"",
+        "chmod 000 \"$OUT\"",
+        "touch -d 2000-01-01 \"$OUT/secret.txt\"",
+        "python3 -c \"import os; fd=os.open(os.environ['OUT']+'/secret.txt', os.O_RDONLY); os.fchmod(fd, 0)\"",
+    ] {
+        let (ok, text) = run(&s, &p.ws, cmd);
+        assert!(!ok, "{cmd} got through: {text}");
+    }
+    assert_eq!((mode(&secret), mode(&p.out), mtime(&secret)), before);
+    let (ok, text) = run(&s, &p.ws, "touch run.sh && chmod 755 run.sh && touch -d 2000-01-01 run.sh");
+    assert!(ok && mode(&p.ws.join("run.sh")) == 0o755, "modes inside the workspace change: {text}");
+    let modes = |s: &Sandbox| s.promises().into_iter().find(|x| x.what.starts_with("modes, owners")).unwrap();
+    assert!(modes(&s).held, "{:?}", modes(&s));
+    // Where only Landlock confines, this is not held, and the promise says so.
+    let fallback =
+        Sandbox::new(Policy { simulate_no_namespaces: true, ..Policy::new(Mode::WorkspaceWrite, &p.ws) });
+    assert!(!modes(&fallback).held && modes(&fallback).how.contains("chmod"), "{:?}", modes(&fallback));
+    let (ok, _) = run(&sandbox(&p, Mode::Off), &p.ws, "chmod 600 \"$OUT/secret.txt\"");
+    assert!(ok && mode(&secret) == 0o600, "without the sandbox modes change");
 }
 
 #[test]

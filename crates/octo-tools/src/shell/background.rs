@@ -94,6 +94,8 @@ impl BackgroundShells {
         crate::private::create_dir(log_dir)?;
         let log = log_dir.join(format!("{}-{id}-{:x}.log", std::process::id(), super::unique()));
         let capture = Capture::to_file(log.clone())?;
+        let missing = sandbox.map(super::sandbox::Sandbox::protected_missing).unwrap_or_default();
+        let quarantine = sandbox.and_then(|s| s.policy().quarantine.clone());
         let mut running = spawn(command, cwd, capture.clone(), env, self.tag(), sandbox)?;
         let ending = Arc::new(Mutex::new(None));
         let shell = Arc::new(Shell {
@@ -107,6 +109,10 @@ impl BackgroundShells {
             let status = running.child.wait().await;
             running.finish_output(std::time::Duration::from_millis(200)).await;
             super::reaper::reap_soon();
+            let undone = super::sandbox::undo_created(&missing, quarantine.as_deref());
+            if !undone.is_empty() {
+                capture.push(format!("\n{}\n", super::undone_note(&undone)).as_bytes());
+            }
             drop(capture);
             let end = match status {
                 Ok(s) => Ending::from_status(s),

@@ -48,12 +48,30 @@ pub struct ShellSettings {
 pub struct Terminal {
     background: Arc<BackgroundShells>,
     settings: ShellSettings,
+    /// Whether the first confined command has said what the sandbox does not hold here.
+    told: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Terminal {
     /// A terminal tool sharing `background` with `terminal_output` and `kill_shell`.
     pub fn new(background: Arc<BackgroundShells>, settings: ShellSettings) -> Self {
-        Self { background, settings }
+        Self { background, settings, told: Arc::default() }
+    }
+
+    /// Once per session, after the first confined command: the sandbox's promises that do not
+    /// hold on this machine, and why (nothing when all hold).
+    fn gaps_once(&self, sandbox: &sandbox::Sandbox) -> Option<String> {
+        if self.told.swap(true, Ordering::Relaxed) {
+            return None;
+        }
+        let gaps: Vec<String> = sandbox
+            .promises()
+            .into_iter()
+            .filter(|p| !p.held)
+            .map(|p| format!("{} ({})", p.what, p.how))
+            .collect();
+        (!gaps.is_empty())
+            .then(|| format!("[The OS sandbox here does not promise that {}.]", gaps.join("; nor that ")))
     }
 
     /// The active sandbox, if any.
@@ -246,6 +264,7 @@ impl ToolExecutor for Terminal {
             .unwrap_or(s.default_timeout)
             .clamp(Duration::from_secs(1), s.max_timeout);
         let capture = Capture::new(s.output_cap, spill_path(&s.spill_dir));
+        let missing = confine.map(sandbox::Sandbox::protected_missing).unwrap_or_default();
         let mut running =
             match spawn(&input.command, ctx.cwd(), capture.clone(), &s.env, self.background.tag(), confine) {
                 Ok(r) => r,
@@ -256,11 +275,16 @@ impl ToolExecutor for Terminal {
                     ))
                 }
             };
+        let group = running.group;
         let ending = tokio::select! {
             status = running.child.wait() => match status {
                 Ok(s) => Ending::from_status(s),
                 Err(e) => Ending::Signalled(e.to_string()),
             },
+            () = octo_exec::limit::past_room(group) => {
+                running.terminate().await;
+                Ending::TooManyProcesses
+            }
             () = tokio::time::sleep(timeout) => {
                 running.terminate().await;
                 Ending::TimedOut(timeout)
@@ -283,6 +307,17 @@ impl ToolExecutor for Terminal {
         if let Some(note) = confine.filter(|_| ending.is_error()).and_then(|sb| denial_note(sb, &text)) {
             text.push('\n');
             text.push_str(&note);
+        }
+        if let Some(sb) = confine {
+            let undone = sb.undo_created(&missing);
+            if !undone.is_empty() {
+                text.push('\n');
+                text.push_str(&undone_note(&undone));
+            }
+            if let Some(gaps) = self.gaps_once(sb) {
+                text.push('\n');
+                text.push_str(&gaps);
+            }
         }
         if ending.is_error() {
             ToolOutput::error(text)
@@ -309,6 +344,26 @@ fn denial_note(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
         "[This may be the OS sandbox: {what}. If the command really needs more, run it again with `sandbox: false` \
          and a `reason`; the user will be asked.]"
     ))
+}
+
+/// What the model is told about prompt or agent files its command created and octo moved away.
+pub(crate) fn undone_note(undone: &[(PathBuf, Option<PathBuf>)]) -> String {
+    let names: Vec<String> = undone
+        .iter()
+        .map(|(p, to)| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            match to {
+                Some(to) => format!("{name} (kept in {})", to.display()),
+                None => format!("{name} (removed)"),
+            }
+        })
+        .collect();
+    format!(
+        "[octo moved away what the command created at the workspace's root: {}. Commands may not create \
+         prompt or agent files, which later sessions read; write such a file with a file tool (the user is \
+         asked) if it is really wanted.]",
+        names.join(", ")
+    )
 }
 
 /// Reads a background command's new output.

@@ -12,16 +12,15 @@ use landlock::{
     RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
 };
 use nix::errno::Errno;
-use nix::mount::MsFlags;
-use nix::sched::CloneFlags;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
 };
 use std::collections::BTreeMap;
-use std::ffi::{CStr, CString};
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+
+mod ns;
+use ns::NsPlan;
 
 /// The Landlock ABI whose rights octo asks for (newer kernels enforce all of it; older ones what
 /// they can).
@@ -91,6 +90,9 @@ impl Linux {
                 Some(why) => format!("no seccomp filter ({why}); TCP blocked by Landlock only"),
             });
         }
+        if matches!(iso.ns, Namespaces::User | Namespaces::MountOnly) {
+            parts.push("the rest of the file system read-only (mount namespace)".into());
+        }
         let ro = policy.read_only_paths();
         if !ro.is_empty() {
             let git = usize::from(policy.protected_git().is_some());
@@ -122,6 +124,21 @@ impl Linux {
         parts.join(", ")
     }
 
+    /// What the promises depend on: the Landlock ABI, why no namespace can be had (`None`: a
+    /// mount namespace is entered) and why the syscall filter does not load.
+    pub(super) fn facts(&self, policy: &Policy) -> super::promise::Facts {
+        let iso = self.isolation(policy);
+        super::promise::Facts {
+            abi: self.abi,
+            no_namespace: match &iso.ns {
+                Namespaces::User | Namespaces::MountOnly => None,
+                Namespaces::None(why) => Some(why.clone()),
+            },
+            no_filter: if policy.network { None } else { iso.seccomp_error.clone() },
+            sockets_hidden: self.hides_sockets(policy),
+        }
+    }
+
     /// Whether a mount namespace hides the daemons' socket folders for this policy.
     pub(super) fn hides_sockets(&self, policy: &Policy) -> bool {
         !policy.hidden().is_empty()
@@ -148,15 +165,9 @@ impl Linux {
         policy: &Policy,
     ) -> Result<(), SandboxError> {
         let iso = self.isolation(policy);
-        let mounts = policy.mounts();
-        let hidden = policy.hidden();
-        let root = nix::unistd::geteuid().is_root();
         let ns = match &iso.ns {
             Namespaces::None(_) => None,
-            kind if !mounts.is_empty() || !hidden.is_empty() || root => {
-                Some(NsPlan::new(kind, &mounts, &hidden))
-            }
-            _ => None,
+            kind => Some(NsPlan::new(kind, policy, &policy.mounts(), &policy.hidden())),
         };
         let per_entry =
             (policy.protected_git().is_some() || !policy.protected_entries.is_empty()) && ns.is_none();
@@ -306,136 +317,8 @@ fn network_filter() -> Result<BpfProgram, seccompiler::Error> {
     filter.try_into().map_err(seccompiler::Error::Backend)
 }
 
-/// Namespaces a command enters, prepared in the parent.
-#[derive(Debug)]
-struct NsPlan {
-    flags: CloneFlags,
-    /// `setgroups` denial and the uid and gid maps, for a user namespace.
-    maps: Option<(bool, Vec<u8>, Vec<u8>)>,
-    /// Directories bound over themselves, in order, with the flags their mount already has
-    /// and whether they become read-only.
-    mounts: Vec<(CString, MsFlags, bool)>,
-    /// Directories covered by an empty, read-only file system (daemon sockets hidden).
-    hidden: Vec<CString>,
-}
-
-impl NsPlan {
-    fn new(kind: &Namespaces, paths: &[(PathBuf, bool)], hide: &[PathBuf]) -> Self {
-        let mounts = paths
-            .iter()
-            .filter_map(|(p, ro)| Some((CString::new(p.as_os_str().as_bytes()).ok()?, locked_flags(p), *ro)))
-            .collect();
-        let hidden = hide.iter().filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok()).collect();
-        match kind {
-            Namespaces::User => {
-                let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
-                // Root may map every id (so files of other users stay writable as before); a
-                // user maps only itself.
-                let (deny, uid_map, gid_map) = if uid == 0 {
-                    (false, "0 0 4294967295".to_owned(), "0 0 4294967295".to_owned())
-                } else {
-                    (true, format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
-                };
-                Self {
-                    flags: CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS,
-                    maps: Some((deny, uid_map.into_bytes(), gid_map.into_bytes())),
-                    mounts,
-                    hidden,
-                }
-            }
-            Namespaces::MountOnly | Namespaces::None(_) => {
-                Self { flags: CloneFlags::CLONE_NEWNS, maps: None, mounts, hidden }
-            }
-        }
-    }
-
-    /// Runs in the child: only system calls on prepared data.
-    fn enter(&self) -> Result<(), Errno> {
-        nix::sched::unshare(self.flags)?;
-        if let Some((deny, uid_map, gid_map)) = &self.maps {
-            if *deny {
-                write_proc(c"/proc/self/setgroups", b"deny")?;
-            }
-            write_proc(c"/proc/self/uid_map", uid_map)?;
-            write_proc(c"/proc/self/gid_map", gid_map)?;
-        }
-        if self.mounts.is_empty() && self.hidden.is_empty() {
-            return Ok(());
-        }
-        let none: Option<&CStr> = None;
-        nix::mount::mount(none, c"/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
-        for dir in &self.hidden {
-            let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC | MsFlags::MS_RDONLY;
-            nix::mount::mount(
-                Some(c"tmpfs"),
-                dir.as_c_str(),
-                Some(c"tmpfs"),
-                flags,
-                Some(c"size=4k,mode=755"),
-            )?;
-        }
-        // A recursive bind copies the mounts below it: the workspace, bound first, stays writable
-        // inside a read-only folder bound after it.
-        for (path, locked, read_only) in &self.mounts {
-            let path = path.as_c_str();
-            nix::mount::mount(Some(path), path, none, MsFlags::MS_BIND | MsFlags::MS_REC, none)?;
-            if *read_only {
-                let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | *locked;
-                nix::mount::mount(none, path, none, flags, none)?;
-            }
-        }
-        // The working directory was entered before these mounts and still points below them:
-        // enter it again by name, through the new mounts.
-        reenter_cwd()
-    }
-}
-
-/// `chdir(getcwd())`, with the path in a buffer on the stack.
-#[allow(unsafe_code)]
-fn reenter_cwd() -> Result<(), Errno> {
-    let mut buf = [0u8; 4096];
-    // SAFETY: getcwd writes at most `buf.len()` bytes, NUL included, into the buffer it is
-    // given, which lives for the whole call.
-    let got = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
-    if got.is_null() {
-        return Err(Errno::last());
-    }
-    let cwd = CStr::from_bytes_until_nul(&buf).map_err(|_| Errno::ENAMETOOLONG)?;
-    nix::unistd::chdir(cwd)
-}
-
-fn write_proc(path: &CStr, data: &[u8]) -> Result<(), Errno> {
-    use nix::fcntl::OFlag;
-    let fd = nix::fcntl::open(path, OFlag::O_WRONLY | OFlag::O_CLOEXEC, nix::sys::stat::Mode::empty())?;
-    match nix::unistd::write(&fd, data)? {
-        n if n == data.len() => Ok(()),
-        _ => Err(Errno::EIO),
-    }
-}
-
-/// The flags of the mount `path` is on that a remount in a user namespace must keep.
-fn locked_flags(path: &Path) -> MsFlags {
-    use nix::sys::statvfs::FsFlags;
-    let Ok(st) = nix::sys::statvfs::statvfs(path) else { return MsFlags::empty() };
-    let f = st.flags();
-    let mut out = MsFlags::empty();
-    for (fs, ms) in [
-        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
-        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
-        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
-        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
-        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
-    ] {
-        if f.contains(fs) {
-            out |= ms;
-        }
-    }
-    out
-}
-
-/// Tries, once, what the first command needs: the syscall filter, then the namespaces (only when
-/// a `.git` must be kept read-only or octo runs as root).
+/// Tries, once, what the first command needs: the syscall filter, then the namespaces (a user
+/// and mount namespace; as root without user namespaces, a mount namespace alone).
 fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
     let seccomp_error = filter.and_then(|f| {
         let f = Arc::new(f.clone());
@@ -446,11 +329,9 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
     let root = nix::unistd::geteuid().is_root();
     let ns = if policy.simulate_no_namespaces {
         Namespaces::None("no user namespace (simulated by OCTO_SANDBOX_SIMULATE)".into())
-    } else if mounts.is_empty() && hidden.is_empty() && !root {
-        Namespaces::None("not needed".into())
     } else {
         let try_ns = |kind: &Namespaces| {
-            let plan = NsPlan::new(kind, &mounts, &hidden);
+            let plan = NsPlan::new(kind, policy, &mounts, &hidden);
             try_child(move || plan.enter().map_err(errno))
         };
         match try_ns(&Namespaces::User) {

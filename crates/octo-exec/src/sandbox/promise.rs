@@ -1,0 +1,147 @@
+//! What the sandbox promises about commands, and whether this machine holds each promise — the
+//! list `octo doctor`, `/status` and the session's first command report.
+
+use super::policy::{Mode, Policy};
+
+/// One thing the sandbox promises about the commands it confines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Promise {
+    /// What is promised ("files outside the writable roots are not written").
+    pub what: &'static str,
+    /// Whether it holds on this machine, for this policy.
+    pub held: bool,
+    /// How it is held, or why not.
+    pub how: String,
+}
+
+/// What the promises depend on beyond the policy (probed by the platform's sandbox).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Facts {
+    /// The Landlock ABI (0 elsewhere).
+    pub abi: u8,
+    /// Why commands get no mount namespace (`None`: they do, or the platform needs none).
+    pub no_namespace: Option<String>,
+    /// Why the network filter does not load (`None`: it does, or the network is allowed).
+    pub no_filter: Option<String>,
+    /// Whether the daemons' socket folders are hidden.
+    pub sockets_hidden: bool,
+}
+
+fn held(what: &'static str, how: impl Into<String>) -> Promise {
+    Promise { what, held: true, how: how.into() }
+}
+
+fn not_held(what: &'static str, why: impl Into<String>) -> Promise {
+    Promise { what, held: false, how: why.into() }
+}
+
+const WRITES: &str = "files outside the writable roots are not written";
+const GIT: &str = "the workspace's .git stays read-only";
+const AROUND: &str = "the workspace's surroundings and a home in the temp dir stay as they are";
+const MODES: &str = "modes, owners and times of files outside the writable roots stay as they are";
+const PROMPTS: &str =
+    "prompt and agent files (AGENTS.md, CLAUDE.md, .claude, SKILLS …) are not created or changed";
+const NETWORK: &str = "commands reach no network";
+const SOCKETS: &str = "named Unix sockets of local daemons (Docker, D-Bus …) are out of reach";
+const SURVIVORS: &str = "nothing a command starts outlives the session";
+const BOMBS: &str = "a fork bomb is stopped";
+
+/// Every promise for `policy`: `off` says why nothing is confined (the sandbox is off or
+/// unavailable), else `facts` say what the machine has.
+pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism: &str) -> Vec<Promise> {
+    let mut out = Vec::new();
+    let always = [
+        held(SURVIVORS, "octo adopts what commands leave behind and kills it at the session's end"),
+        held(BOMBS, "recognised ones are refused; a command past its process ceiling is killed"),
+    ];
+    if let Some(why) = off {
+        out.push(not_held(WRITES, why));
+        if !policy.network {
+            out.push(not_held(NETWORK, why));
+        }
+        out.extend(always);
+        return out;
+    }
+    out.push(held(WRITES, mechanism));
+    let ns = facts.no_namespace.as_deref();
+    if policy.protected_git().is_some() {
+        out.push(match ns {
+            None => held(GIT, "a read-only bind in the command's mount namespace"),
+            Some(_) => held(
+                GIT,
+                "Landlock's rules leave it out (so nothing new can be made at the workspace's root)",
+            ),
+        });
+    }
+    // `.git` and the prompt files lie in the workspace; the surroundings and homes outside it.
+    let ws = std::fs::canonicalize(&policy.workspace).unwrap_or_else(|_| policy.workspace.clone());
+    if policy.read_only_paths().iter().any(|p| !p.starts_with(&ws)) {
+        out.push(match ns {
+            None => held(AROUND, "read-only binds in the command's mount namespace"),
+            Some(why) => not_held(
+                AROUND,
+                format!("their files are not written, but Landlock has no right for chmod and chown ({why})"),
+            ),
+        });
+    }
+    out.push(match ns {
+        None => held(MODES, "the rest of the file system is read-only in the command's mount namespace"),
+        Some(why) => not_held(MODES, format!("Landlock has no right for chmod, chown or touch -d ({why})")),
+    });
+    if policy.mode == Mode::WorkspaceWrite && !policy.protected_entries.is_empty() {
+        out.push(match ns {
+            None => held(
+                PROMPTS,
+                "existing ones are bound read-only; one a command creates is moved away after it",
+            ),
+            Some(_) => held(
+                PROMPTS,
+                "Landlock's rules leave them out and no new entry can be made at the workspace's root",
+            ),
+        });
+    }
+    if !policy.network {
+        out.push(match (&facts.no_filter, facts.abi) {
+            (None, _) => held(NETWORK, "a seccomp filter refuses every socket but Unix ones"),
+            (Some(_), 4..) => held(NETWORK, "Landlock refuses TCP (no seccomp filter: UDP is not covered)"),
+            (Some(why), _) => {
+                not_held(NETWORK, format!("no seccomp filter ({why}) and Landlock before ABI 4"))
+            }
+        });
+        out.push(if facts.sockets_hidden {
+            held(SOCKETS, "/run is covered by an empty file system in the command's mount namespace")
+        } else {
+            let why = ns.map(|w| format!(" and {w}")).unwrap_or_default();
+            not_held(
+                SOCKETS,
+                format!("connecting to a named socket is not confined by the sandbox's rules{why}"),
+            )
+        });
+    }
+    out.extend(always);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_names_what_it_cannot_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite, dir.path());
+        policy.protected_entries = vec!["AGENTS.md".into()];
+        let full =
+            list(&policy, None, &Facts { abi: 6, sockets_hidden: true, ..Facts::default() }, "Landlock");
+        assert!(full.iter().all(|p| p.held), "{full:?}");
+        let fallback = Facts { abi: 6, no_namespace: Some("no user namespace".into()), ..Facts::default() };
+        let fb = list(&policy, None, &fallback, "Landlock");
+        let missing: Vec<&str> = fb.iter().filter(|p| !p.held).map(|p| p.what).collect();
+        assert_eq!(missing, [MODES, SOCKETS]);
+        assert!(fb.iter().any(|p| p.what == GIT && p.held));
+        let off = list(&policy, Some("the sandbox is off"), &Facts::default(), "");
+        assert!(off.iter().any(|p| p.what == WRITES && !p.held && p.how.contains("off")));
+        assert!(off.iter().any(|p| p.what == SURVIVORS && p.held));
+    }
+}
