@@ -48,7 +48,7 @@ pub fn spec(name_or_url: &str, sha256: Option<&str>) -> Result<PullSpec, ModelEr
 
 /// Downloads `spec` into the models folder (resuming a partial download); the verified file.
 pub async fn pull(home: &Home, spec: &PullSpec, progress: &mut dyn Progress) -> Result<PathBuf, ModelError> {
-    let client = octo_provider::build_client(&octo_provider::HttpConfig::default())?;
+    let client = octo_provider::build_download_client()?;
     Ok(octo_provider_local::pull::pull(&client, spec, &dir(home), progress).await?)
 }
 

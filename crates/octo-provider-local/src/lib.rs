@@ -41,6 +41,7 @@ mod degenerate;
 mod engine;
 mod error;
 mod gguf;
+pub mod hub;
 #[cfg(feature = "engine")]
 mod inproc;
 mod limits;

@@ -29,7 +29,7 @@ pub struct Recommended {
 impl Recommended {
     /// The download address.
     pub fn url(&self) -> String {
-        format!("https://huggingface.co/{}/resolve/main/{}", self.repo, self.file)
+        format!("{}/{}/resolve/main/{}", crate::hub::endpoint(), self.repo, self.file)
     }
 
     /// What it can do, in a few words: "tool calls, 32k context" or "chat only, 8k context".

@@ -21,8 +21,9 @@ pub struct PullSpec {
     pub sha256: Option<String>,
 }
 
-/// What `name_or_url` asks for: a recommended name, an `https://` address, or a Hugging Face
-/// `owner/repo/file.gguf`.
+/// What `name_or_url` asks for: a recommended name, a `.gguf` file on this machine (imported), an
+/// `https://` address, or `owner/repo/file.gguf` on Hugging Face (or the mirror `HF_ENDPOINT`
+/// names).
 pub fn spec(name_or_url: &str) -> Result<PullSpec, LocalError> {
     let s = name_or_url.trim();
     if let Some(r) = crate::models::recommended(s) {
@@ -36,6 +37,17 @@ pub fn spec(name_or_url: &str) -> Result<PullSpec, LocalError> {
     let bad = |why: &str| {
         LocalError::Download(format!("`{s}` {why}; give a model name (`octo models list --available`), an https:// URL of a .gguf file, or owner/repo/file.gguf on Hugging Face"))
     };
+    let local = Path::new(s);
+    if local.extension().is_some_and(|e| e == "gguf") && local.is_file() {
+        let abs = std::fs::canonicalize(local).map_err(|e| LocalError::Download(format!("`{s}`: {e}")))?;
+        let file = abs.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        return Ok(PullSpec {
+            name: file.trim_end_matches(".gguf").into(),
+            url: format!("file://{}", abs.display()),
+            file,
+            sha256: None,
+        });
+    }
     if s.starts_with("https://") || s.starts_with("http://") {
         let file = s.split(['?', '#']).next().unwrap_or(s).rsplit('/').next().unwrap_or("").to_owned();
         if !file.ends_with(".gguf") {
@@ -51,8 +63,13 @@ pub fn spec(name_or_url: &str) -> Result<PullSpec, LocalError> {
     let parts: Vec<&str> = s.split('/').collect();
     if parts.len() >= 3 && s.ends_with(".gguf") && parts.iter().all(|p| !p.is_empty() && *p != "..") {
         let file = parts[parts.len() - 1].to_owned();
-        let url =
-            format!("https://huggingface.co/{}/{}/resolve/main/{}", parts[0], parts[1], parts[2..].join("/"));
+        let url = format!(
+            "{}/{}/{}/resolve/main/{}",
+            crate::hub::endpoint(),
+            parts[0],
+            parts[1],
+            parts[2..].join("/")
+        );
         return Ok(PullSpec { name: file.trim_end_matches(".gguf").into(), url, file, sha256: None });
     }
     Err(bad("is not a known model"))
@@ -97,11 +114,11 @@ pub async fn pull(
     let target = dir.join(&spec.file);
     let part = partial_path(dir, &spec.file);
     let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
-    let mut req = client.get(&spec.url);
-    if have > 0 {
-        req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
+    if let Some(local) = spec.url.strip_prefix("file://") {
+        return import(Path::new(local), spec, &part, &target, progress);
     }
-    let mut resp = req.send().await.map_err(|e| LocalError::Download(format!("{}: {e}", spec.url)))?;
+    let crate::hub::Answer { mut resp, sha256: announced, size: announced_size } =
+        crate::hub::get(client, &spec.url, have).await?;
     let status = resp.status();
     let resumed = if status == reqwest::StatusCode::PARTIAL_CONTENT {
         have
@@ -111,13 +128,12 @@ pub async fn pull(
     } else if status.is_success() {
         0
     } else {
-        return Err(LocalError::Download(format!("{} answered {status}", spec.url)));
+        return Err(LocalError::Download(format!("the server answered {status} for {}", spec.url)));
     };
-    let announced = announced_sha256(resp.headers());
     let expected = spec.sha256.clone().or(announced).map(|h| h.to_ascii_lowercase());
     let total = match status {
-        reqwest::StatusCode::RANGE_NOT_SATISFIABLE => Some(have),
-        _ => resp.content_length().map(|l| l + resumed),
+        reqwest::StatusCode::RANGE_NOT_SATISFIABLE => Some(announced_size.unwrap_or(have)),
+        _ => announced_size.or_else(|| resp.content_length().map(|l| l + resumed)),
     };
     progress.start(total, resumed);
     if status != reqwest::StatusCode::RANGE_NOT_SATISFIABLE {
@@ -147,31 +163,62 @@ pub async fn pull(
     }
     let size = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
     if let Some(t) = total.filter(|t| *t != size) {
+        if size > t {
+            let _ = std::fs::remove_file(&part);
+            return Err(LocalError::Download(format!(
+                "got {size} bytes where {t} were announced; the partial file was deleted"
+            )));
+        }
         return Err(LocalError::Download(format!(
             "got {size} of {t} bytes; run the same command again to resume"
         )));
     }
-    progress.verifying();
-    let actual = sha256_file(&part).map_err(write(&part))?;
-    if let Some(expected) = expected.filter(|e| *e != actual) {
-        let _ = std::fs::remove_file(&part);
-        return Err(LocalError::Hash { name: spec.name.clone(), expected, actual });
-    }
-    crate::check_gguf(&part).inspect_err(|_| {
-        let _ = std::fs::remove_file(&part);
-    })?;
-    std::fs::rename(&part, &target).map_err(write(&target))?;
-    std::fs::write(crate::models::sidecar(&target), format!("{actual}\n")).map_err(write(&target))?;
-    Ok(target)
+    finish(spec, &part, &target, expected, progress)
 }
 
-/// The SHA-256 a server announces for the file: Hugging Face's `X-Linked-Etag` (or an `ETag`)
-/// when it is 64 hex digits.
-fn announced_sha256(headers: &reqwest::header::HeaderMap) -> Option<String> {
-    ["x-linked-etag", "etag"].iter().find_map(|h| {
-        let v = headers.get(*h)?.to_str().ok()?.trim().trim_start_matches("W/").trim_matches('"').to_owned();
-        (v.len() == 64 && v.chars().all(|c| c.is_ascii_hexdigit())).then_some(v)
-    })
+/// Checks the whole download (or copy) in `part` against `expected` and as a GGUF file, then
+/// moves it to `target` with its hash beside it; a file that fails is deleted.
+fn finish(
+    spec: &PullSpec,
+    part: &Path,
+    target: &Path,
+    expected: Option<String>,
+    progress: &mut dyn Progress,
+) -> Result<PathBuf, LocalError> {
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LocalError::Write { path, source }
+    };
+    progress.verifying();
+    let actual = sha256_file(part).map_err(write(part))?;
+    if let Some(expected) = expected.filter(|e| *e != actual) {
+        let _ = std::fs::remove_file(part);
+        return Err(LocalError::Hash { name: spec.name.clone(), expected, actual });
+    }
+    crate::check_gguf(part).inspect_err(|_| {
+        let _ = std::fs::remove_file(part);
+    })?;
+    std::fs::rename(part, target).map_err(write(target))?;
+    std::fs::write(crate::models::sidecar(target), format!("{actual}\n")).map_err(write(target))?;
+    Ok(target.to_path_buf())
+}
+
+/// Imports a GGUF file from this machine: checked first (the original is never changed), copied
+/// under the partial name, then checked and moved like a download.
+fn import(
+    from: &Path,
+    spec: &PullSpec,
+    part: &Path,
+    target: &Path,
+    progress: &mut dyn Progress,
+) -> Result<PathBuf, LocalError> {
+    crate::check_gguf(from)?;
+    let size = std::fs::metadata(from).map(|m| m.len()).ok();
+    progress.start(size, 0);
+    let copied =
+        std::fs::copy(from, part).map_err(|source| LocalError::Write { path: part.to_path_buf(), source })?;
+    progress.advance(copied);
+    finish(spec, part, target, spec.sha256.clone(), progress)
 }
 
 /// The SHA-256 of a file, in lowercase hex.
@@ -204,16 +251,5 @@ mod tests {
         assert!(spec("https://example.com/model.bin").is_err());
         assert!(spec("nonsense").unwrap_err().to_string().contains("not a known model"));
         assert!(spec("a/../b.gguf").is_err());
-    }
-
-    #[test]
-    fn announced_hashes_are_read_from_hugging_face_headers() {
-        let mut h = reqwest::header::HeaderMap::new();
-        let hex = "ab".repeat(32);
-        h.insert("x-linked-etag", format!("\"{hex}\"").parse().unwrap());
-        assert_eq!(announced_sha256(&h), Some(hex));
-        let mut weak = reqwest::header::HeaderMap::new();
-        weak.insert("etag", "W/\"123-abc\"".parse().unwrap());
-        assert_eq!(announced_sha256(&weak), None);
     }
 }

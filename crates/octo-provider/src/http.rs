@@ -97,6 +97,18 @@ pub fn build_client(config: &HttpConfig) -> Result<reqwest::Client, SetupError> 
     builder.build().map_err(|e| SetupError::Client(e.to_string()))
 }
 
+/// A client for downloads (`octo models pull`): it follows no redirect itself, so the caller can
+/// read what each hop announces (a hub's file hash sits on its redirect, not on the storage
+/// server's answer).
+pub fn build_download_client() -> Result<reqwest::Client, SetupError> {
+    builder()?
+        .user_agent(USER_AGENT)
+        .connect_timeout(Duration::from_secs(30))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| SetupError::Client(e.to_string()))
+}
+
 /// A client builder with octo's TLS, for clients with settings of their own (the web tools').
 pub fn builder() -> Result<reqwest::ClientBuilder, SetupError> {
     let tls = crate::tls::client_config().map_err(SetupError::Client)?;

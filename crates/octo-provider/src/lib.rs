@@ -45,7 +45,7 @@ mod waits;
 pub use catalog::{Catalog, ModelInfo, Price};
 pub use classify::EndpointInfo;
 pub use endpoint::EndpointSettings;
-pub use http::{build_client, HttpConfig, SetupError};
+pub use http::{build_client, build_download_client, HttpConfig, SetupError};
 pub use retry::RetryPolicy;
 pub use sender::{secret_header, Connection, HttpSender, WireProtocol};
 pub use transport::{response_events, secs, PreparedRequest, StreamParser, Transport};

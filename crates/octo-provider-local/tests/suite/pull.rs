@@ -15,6 +15,13 @@ struct Server {
 }
 
 async fn serve(body: Vec<u8>, breaks: usize, etag: Option<String>) -> Server {
+    serve_as(body, breaks, etag, false).await
+}
+
+/// As [`serve`]; with `hub`, the file's address answers as Hugging Face does: a redirect that
+/// carries `X-Linked-Etag` and `X-Linked-Size`, to a storage address whose own `ETag` is another
+/// 64-hex value.
+async fn serve_as(body: Vec<u8>, breaks: usize, etag: Option<String>, hub: bool) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/models/tiny.gguf", listener.local_addr().unwrap());
     let requests = Arc::new(AtomicUsize::new(0));
@@ -36,6 +43,17 @@ async fn serve(body: Vec<u8>, breaks: usize, etag: Option<String>) -> Server {
                     }
                 }
                 let head = String::from_utf8_lossy(&req).to_lowercase();
+                if hub && !head.starts_with("get /cdn/") {
+                    let mut h = "HTTP/1.1 302 Found\r\nLocation: /cdn/blob-1?sig=x\r\nContent-Length: 0\r\n"
+                        .to_owned();
+                    if let Some(e) = &etag {
+                        h.push_str(&format!("X-Linked-Etag: \"{e}\"\r\nX-Linked-Size: {}\r\n", body.len()));
+                    }
+                    h.push_str("Connection: close\r\n\r\n");
+                    let _ = sock.write_all(h.as_bytes()).await;
+                    return;
+                }
+                let n = if hub { n / 2 } else { n };
                 let from: usize = head
                     .lines()
                     .find_map(|l| l.strip_prefix("range: bytes="))
@@ -51,8 +69,10 @@ async fn serve(body: Vec<u8>, breaks: usize, etag: Option<String>) -> Server {
                     "HTTP/1.1 200 OK\r\n".to_owned()
                 };
                 h.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n", total - from));
-                if let Some(e) = &etag {
-                    h.push_str(&format!("X-Linked-Etag: \"{e}\"\r\n"));
+                match &etag {
+                    Some(_) if hub => h.push_str(&format!("ETag: \"{}\"\r\n", "cd".repeat(32))),
+                    Some(e) => h.push_str(&format!("X-Linked-Etag: \"{e}\"\r\n")),
+                    None => {}
                 }
                 h.push_str("\r\n");
                 let _ = sock.write_all(h.as_bytes()).await;
@@ -106,7 +126,7 @@ fn spec(url: &str, sha256: Option<String>) -> PullSpec {
 }
 
 fn client() -> reqwest::Client {
-    octo_provider::build_client(&octo_provider::HttpConfig::default()).unwrap()
+    octo_provider::build_download_client().unwrap()
 }
 
 #[tokio::test]
@@ -164,4 +184,58 @@ async fn a_download_that_is_not_a_model_is_refused() {
     let err = pull(&client(), &spec(&server.url, None), dir.path(), &mut Seen::default()).await.unwrap_err();
     assert!(matches!(err, LocalError::NotGguf { .. }), "{err}");
     assert!(!dir.path().join("tiny.gguf").exists());
+}
+
+#[tokio::test]
+async fn the_hash_on_the_hubs_redirect_is_checked_and_a_cut_download_resumes_through_it() {
+    let body = model_bytes();
+    let server = serve_as(body.clone(), 1, Some(sha(&body)), true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Seen::default();
+    let err = pull(&client(), &spec(&server.url, None), dir.path(), &mut seen).await.unwrap_err();
+    assert!(err.to_string().contains("resume"), "{err}");
+    // The second try goes through the redirect again, with the range, and is verified against
+    // the hub's hash (the storage server's own etag is another value).
+    let path = pull(&client(), &spec(&server.url, None), dir.path(), &mut seen).await.unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), body);
+    let total = body.len() as u64;
+    assert_eq!(seen.starts[1].0, Some(total), "{:?}", seen.starts);
+    assert!(seen.starts[1].1 > 0, "resumed: {:?}", seen.starts);
+    // A hub announcing another hash: the file is deleted.
+    let lying = serve_as(body.clone(), 0, Some("ab".repeat(32)), true).await;
+    let other = tempfile::tempdir().unwrap();
+    let err = pull(&client(), &spec(&lying.url, None), other.path(), &mut Seen::default()).await.unwrap_err();
+    assert!(matches!(err, LocalError::Hash { .. }), "{err}");
+    assert!(!other.path().join("tiny.gguf").exists() && !partial_path(other.path(), "tiny.gguf").exists());
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_named_once_with_the_cause() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://{addr}/m/tiny.gguf");
+    let dir = tempfile::tempdir().unwrap();
+    let err =
+        pull(&client(), &spec(&url, None), dir.path(), &mut Seen::default()).await.unwrap_err().to_string();
+    assert!(err.contains(&addr.to_string()) && err.to_lowercase().contains("refused"), "{err}");
+    assert_eq!(err.matches(&addr.to_string()).count(), 1, "{err}");
+}
+
+#[tokio::test]
+async fn a_gguf_file_on_this_machine_is_imported_and_anything_else_refused() {
+    let src = tempfile::tempdir().unwrap();
+    let file = src.path().join("mine.gguf");
+    std::fs::write(&file, model_bytes()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s = octo_provider_local::pull::spec(file.to_str().unwrap()).unwrap();
+    assert!(s.url.starts_with("file://") && s.file == "mine.gguf", "{s:?}");
+    let path = pull(&client(), &s, dir.path(), &mut Seen::default()).await.unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), model_bytes());
+    assert!(file.is_file(), "the original stays");
+    let fake = src.path().join("fake.gguf");
+    std::fs::write(&fake, b"not a model at all, just text").unwrap();
+    let s = octo_provider_local::pull::spec(fake.to_str().unwrap()).unwrap();
+    assert!(pull(&client(), &s, dir.path(), &mut Seen::default()).await.is_err());
+    assert!(!dir.path().join("fake.gguf").exists());
 }
