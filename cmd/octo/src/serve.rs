@@ -110,7 +110,8 @@ fn start_daemon(
     std::fs::create_dir_all(&logs)?;
     let log_path = logs.join("serve.log");
     let log = std::fs::OpenOptions::new().create(true).append(true).open(&log_path)?;
-    let token = octo_server::load_or_create_token(&home)?;
+    let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
+    octo_server::load_or_create_token(&home)?;
     let mut cmd = std::process::Command::new(std::env::current_exe()?);
     for (flag, value) in [("--endpoint", &cli.endpoint), ("--model", &cli.model)] {
         if let Some(v) = value {
@@ -154,7 +155,14 @@ fn start_daemon(
     }
     let shown =
         if listen.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], listen.port())) } else { listen };
-    out::status(&format!("octo serve: open http://{shown}/login?token={token}"));
+    // The one-time login link is the server's own; it writes it to its log as it starts.
+    match login_link(&log_path, log_start) {
+        Some(link) => out::status(&format!("octo serve: open {link}")),
+        None => out::status(&format!(
+            "octo serve: open http://{shown}/login?token=<the token in {}>",
+            home.join(octo_server::TOKEN_FILE).display()
+        )),
+    }
     out::status(&format!(
         "octo serve: running in the background (pid {}; stop it with `kill {}`; log {})",
         child.id(),
@@ -162,4 +170,23 @@ fn start_daemon(
         log_path.display()
     ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The login link a background server wrote to its log after `from` (waiting up to 2 s for it).
+fn login_link(log: &std::path::Path, from: u64) -> Option<String> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let text = std::fs::read(log)
+            .ok()
+            .map(|b| String::from_utf8_lossy(b.get(from as usize..).unwrap_or(&[])).into_owned());
+        let found = text.as_deref().and_then(|t| {
+            t.split_whitespace()
+                .find(|w| w.starts_with("http") && w.contains("/login?code="))
+                .map(str::to_owned)
+        });
+        if found.is_some() || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

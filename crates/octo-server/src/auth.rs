@@ -14,6 +14,52 @@ pub const TOKEN_FILE: &str = "server-token";
 /// The cookie the login link sets.
 const COOKIE: &str = "octo_token";
 
+/// How long a login link works (once).
+pub const LOGIN_LINK_LIFETIME: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// One-time login codes (the link `octo serve` prints carries one, not the permanent token) and
+/// the browser sessions they were exchanged for. A code works once, within
+/// [`LOGIN_LINK_LIFETIME`]; a session lasts as long as this server runs.
+#[derive(Debug, Default)]
+pub struct Logins {
+    codes: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
+    sessions: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl Logins {
+    /// A new one-time code.
+    pub fn new_code(&self) -> std::io::Result<String> {
+        let code = random_hex()?;
+        let mut codes = self.codes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        codes.retain(|_, made| made.elapsed() < LOGIN_LINK_LIFETIME);
+        codes.insert(code.clone(), std::time::Instant::now());
+        Ok(code)
+    }
+
+    /// Spends `code`: whether it was valid.
+    fn spend(&self, code: &str) -> bool {
+        let mut codes = self.codes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        codes.remove(code).is_some_and(|made| made.elapsed() < LOGIN_LINK_LIFETIME)
+    }
+
+    fn open_session(&self) -> std::io::Result<String> {
+        let id = random_hex()?;
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id.clone());
+        Ok(id)
+    }
+
+    fn is_session(&self, id: &str) -> bool {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(id)
+    }
+}
+
+/// 256 random bits as hex.
+fn random_hex() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// The token in `home`, made (random, 256 bits, readable by the user only) when there is none
 /// or it is unusable.
 pub fn load_or_create_token(home: &Path) -> std::io::Result<String> {
@@ -24,9 +70,7 @@ pub fn load_or_create_token(home: &Path) -> std::io::Result<String> {
             return Ok(t.to_owned());
         }
     }
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let token = random_hex()?;
     let mut dir = std::fs::DirBuilder::new();
     dir.recursive(true);
     #[cfg(unix)]
@@ -98,7 +142,8 @@ pub async fn guard(State(state): State<Arc<AppState>>, req: Request, next: Next)
             return refuse(StatusCode::FORBIDDEN, "cross-site requests are refused");
         }
     }
-    if req.uri().path() != "/login" && !presented(headers).is_some_and(|t| same(&t, &state.token)) {
+    let allowed = presented(headers).is_some_and(|t| same(&t, &state.token) || state.logins.is_session(&t));
+    if req.uri().path() != "/login" && !allowed {
         return refuse(
             StatusCode::UNAUTHORIZED,
             "unauthorized: open the login link `octo serve` printed, or send the token as a bearer",
@@ -117,22 +162,38 @@ pub async fn guard(State(state): State<Arc<AppState>>, req: Request, next: Next)
 
 #[derive(serde::Deserialize)]
 pub struct Login {
+    code: Option<String>,
     token: Option<String>,
 }
 
-/// `GET /login?token=…`: sets the cookie and opens the UI.
+/// `GET /login?code=…` (the one-time link `octo serve` prints) or `?token=…` (the permanent
+/// token from `~/.octo/server-token`): sets a session cookie (never the token itself) and opens
+/// the UI. A spent or expired code is refused.
 pub async fn login(State(state): State<Arc<AppState>>, Query(q): Query<Login>) -> Response {
-    match q.token {
-        Some(t) if same(&t, &state.token) => (
-            StatusCode::SEE_OTHER,
-            [
-                (header::SET_COOKIE, format!("{COOKIE}={t}; HttpOnly; SameSite=Strict; Path=/")),
-                (header::LOCATION, "/".to_owned()),
-            ],
-        )
-            .into_response(),
-        _ => refuse(StatusCode::UNAUTHORIZED, "unauthorized: the link's token is wrong"),
+    let ok = match (&q.code, &q.token) {
+        (Some(c), _) => state.logins.spend(c),
+        (None, Some(t)) => same(t, &state.token),
+        (None, None) => false,
+    };
+    if !ok {
+        let why = if q.code.is_some() {
+            "unauthorized: this login link was used already or is older than 10 minutes; restart `octo serve` for a new one, or open /login?token= with the token in ~/.octo/server-token"
+        } else {
+            "unauthorized: the link's token is wrong"
+        };
+        return refuse(StatusCode::UNAUTHORIZED, why);
     }
+    let Ok(session) = state.logins.open_session() else {
+        return refuse(StatusCode::INTERNAL_SERVER_ERROR, "no randomness for a session");
+    };
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, format!("{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/")),
+            (header::LOCATION, "/".to_owned()),
+        ],
+    )
+        .into_response()
 }
 
 #[cfg(test)]

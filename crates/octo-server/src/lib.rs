@@ -25,7 +25,7 @@ mod openapi;
 mod state;
 mod web;
 
-pub use auth::{load_or_create_token, TOKEN_FILE};
+pub use auth::{load_or_create_token, Logins, LOGIN_LINK_LIFETIME, TOKEN_FILE};
 pub use hub::Hub;
 pub use openapi::ROUTES;
 pub use state::AppState;
@@ -126,11 +126,17 @@ pub async fn serve(
         .map_err(|source| ServerError::Bind { addr: options.listen, source })?;
     let addr = listener.local_addr().map_err(ServerError::Serve)?;
     let hosts = if options.listen.ip().is_loopback() { loopback_hosts(addr) } else { Vec::new() };
-    let state =
-        Arc::new(AppState { hub: Hub::new(launcher), token: token.clone(), hosts, roots: options.roots });
+    let state = Arc::new(AppState {
+        hub: Hub::new(launcher),
+        token,
+        hosts,
+        roots: options.roots,
+        logins: Logins::default(),
+    });
     let shown =
         if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
-    ready(&format!("http://{shown}/login?token={token}"));
+    let code = state.logins.new_code().map_err(|e| ServerError::Token(e.to_string()))?;
+    ready(&format!("http://{shown}/login?code={code}"));
     let app = router(Arc::clone(&state));
     // A signal starts a graceful shutdown; open event streams (a browser tab) never end by
     // themselves, so after a short grace the server stops anyway.

@@ -17,6 +17,8 @@ pub struct AppState {
     pub hosts: Vec<String>,
     /// Workspace roots.
     pub roots: Vec<PathBuf>,
+    /// One-time login codes and the browser sessions they were exchanged for.
+    pub logins: crate::auth::Logins,
 }
 
 impl AppState {

@@ -76,7 +76,7 @@ async fn serve_answers_and_stops_on_sigterm() {
     assert!(status.success(), "{status}");
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(err.contains("/login?token="), "{err}");
+    assert!(err.contains("/login?code="), "{err}");
 }
 
 /// An open event stream (a browser tab left open) does not keep the server from stopping: it is
@@ -116,7 +116,7 @@ async fn serve_runs_as_a_daemon_with_a_pid_file() {
         octo(&home).args(["serve", "--daemon", "--listen", &format!("127.0.0.1:{port}")]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("running in the background") && err.contains("/login?token="), "{err}");
+    assert!(err.contains("running in the background") && err.contains("/login?code="), "{err}");
     let pid_file = home.home().join("serve.pid");
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     assert_eq!(sessions_status(&home, port), 200);

@@ -197,8 +197,33 @@ async fn requests_without_the_token_or_from_elsewhere_are_refused() {
     let pair = cookie.split(';').next().unwrap().to_owned();
     let ok = noredirect.get(&url).header("cookie", pair.clone()).send().await.unwrap();
     assert_eq!(ok.status(), 200);
-    let page = noredirect.get(format!("{}/", s.base)).header("cookie", pair).send().await.unwrap();
+    let page = noredirect.get(format!("{}/", s.base)).header("cookie", pair.clone()).send().await.unwrap();
     assert!(page.text().await.unwrap().contains("<title>octo</title>"));
+    assert!(!pair.contains(&s.token), "the cookie is a session, not the permanent token");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_link_works_once() {
+    let s = start(vec![]).await;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let noredirect = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let code = s.state.logins.new_code().unwrap();
+    let link = format!("{}/login?code={code}", s.base);
+    let first = noredirect.get(&link).send().await.unwrap();
+    assert_eq!(first.status(), 303);
+    let pair = first.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    let api = noredirect.get(format!("{}/api/sessions", s.base)).header("cookie", pair).send().await.unwrap();
+    assert_eq!(api.status(), 200);
+    let again = noredirect.get(&link).send().await.unwrap();
+    assert_eq!(again.status(), 401);
+    assert!(again.text().await.unwrap().contains("used already"));
+    let made_up = noredirect
+        .get(format!("{}/api/sessions", s.base))
+        .header("cookie", "octo_token=abc")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made_up.status(), 401);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

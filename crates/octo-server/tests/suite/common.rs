@@ -16,6 +16,7 @@ pub struct Server {
     /// octo's home (`sessions/` under it).
     pub home: std::path::PathBuf,
     pub client: reqwest::Client,
+    pub state: Arc<AppState>,
 }
 
 pub async fn start(replies: Vec<Scripted>) -> Server {
@@ -42,10 +43,11 @@ pub async fn start(replies: Vec<Scripted>) -> Server {
         token: token.clone(),
         hosts: octo_server::loopback_hosts(addr),
         roots: vec![ws.clone()],
+        logins: Default::default(),
     });
-    tokio::spawn(octo_server::serve_on(listener, state));
+    tokio::spawn(octo_server::serve_on(listener, Arc::clone(&state)));
     let client = octo_provider_client();
-    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, llm, home, client }
+    Server { _tmp: tmp, base: format!("http://{addr}"), token, ws, llm, home, client, state }
 }
 
 fn octo_provider_client() -> reqwest::Client {
