@@ -20,7 +20,9 @@ pub fn run(
     daemon: bool,
     channels_only: bool,
 ) -> anyhow::Result<ExitCode> {
-    let launcher = octo_app::Launcher::from_env().with_model(cli.endpoint.clone(), cli.model.clone());
+    // The top-level flags (`octo --sandbox read-only --log-events serve`) apply to every session.
+    let launcher =
+        octo_app::Launcher::from_env().with_defaults(crate::launch::overrides(cli), cli.log_events);
     let roots =
         if roots.is_empty() { vec![launcher.workspace(cli.workspace.as_deref())?] } else { roots.to_vec() };
     // `octo --endpoint x serve`: every session starts on x, so an x that cannot be used is said
@@ -41,7 +43,7 @@ pub fn run(
         }
     }
     if daemon {
-        return start_daemon(&launcher, cli, listen, allow_remote, &roots);
+        return start_daemon(&launcher, cli, listen, (allow_remote, channels_only), &roots);
     }
     let pid_file = std::env::var_os(PID_VAR).map(PathBuf::from);
     if let Some(p) = &pid_file {
@@ -89,7 +91,7 @@ fn start_daemon(
     launcher: &octo_app::Launcher,
     cli: &Cli,
     listen: SocketAddr,
-    allow_remote: bool,
+    (allow_remote, channels_only): (bool, bool),
     roots: &[PathBuf],
 ) -> anyhow::Result<ExitCode> {
     if listen.port() == 0 {
@@ -113,14 +115,13 @@ fn start_daemon(
     let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
     octo_server::load_or_create_token(&home)?;
     let mut cmd = std::process::Command::new(std::env::current_exe()?);
-    for (flag, value) in [("--endpoint", &cli.endpoint), ("--model", &cli.model)] {
-        if let Some(v) = value {
-            cmd.arg(flag).arg(v);
-        }
-    }
+    cmd.args(top_level_flags(cli));
     cmd.arg("serve").arg("--listen").arg(listen.to_string());
     if allow_remote {
         cmd.arg("--allow-remote");
+    }
+    if channels_only {
+        cmd.arg("--channels-only");
     }
     for r in roots {
         cmd.arg("--root").arg(r);
@@ -189,4 +190,37 @@ fn login_link(log: &std::path::Path, from: u64) -> Option<String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The top-level flags a background server is started with again, so that `--daemon` keeps them.
+fn top_level_flags(cli: &Cli) -> Vec<String> {
+    let mut out = Vec::new();
+    let pairs = [
+        ("--endpoint", cli.endpoint.clone()),
+        ("--model", cli.model.clone()),
+        ("--permission-mode", cli.permission_mode.clone()),
+        ("--sandbox", cli.sandbox.clone()),
+        ("--reasoning-effort", cli.reasoning_effort.clone()),
+        ("--max-turns", cli.max_turns.map(|n| n.to_string())),
+        ("--max-tokens", cli.max_tokens.map(|n| n.to_string())),
+        ("--workspace", cli.workspace.as_ref().map(|w| w.display().to_string())),
+    ];
+    for (flag, value) in pairs {
+        if let Some(v) = value {
+            out.push(flag.to_owned());
+            out.push(v);
+        }
+    }
+    for (flag, on) in [("--auto-approve", cli.auto_approve), ("--log-events", cli.log_events)] {
+        if on {
+            out.push(flag.to_owned());
+        }
+    }
+    // One value per occurrence: a list would swallow the subcommand after it.
+    for (flag, tools) in
+        [("--allowedTools", &cli.allowed_tools), ("--disallowedTools", &cli.disallowed_tools)]
+    {
+        out.extend(tools.iter().map(|t| format!("{flag}={t}")));
+    }
+    out
 }

@@ -125,7 +125,10 @@ pub struct Launcher {
     store: Arc<dyn CredentialStore>,
     /// The endpoint and model every session starts on unless its launch names its own (`octo
     /// --endpoint x serve`).
-    model: (Option<String>, Option<String>),
+    /// What a launch leaves unset is taken from here (`octo --sandbox x serve`: every session).
+    defaults: Overrides,
+    /// Every session logs its events (`octo --log-events serve`).
+    log_events: bool,
 }
 
 impl std::fmt::Debug for Launcher {
@@ -148,19 +151,35 @@ impl Launcher {
             keys = KeyStore::File(home.key_file());
         }
         let store = keys.open();
-        Self { home, env: Arc::new(process_env), keys, store, model: (None, None) }
+        Self {
+            home,
+            env: Arc::new(process_env),
+            keys,
+            store,
+            defaults: Overrides::default(),
+            log_events: false,
+        }
     }
 
     /// A launcher with everything given (tests, embedding).
     pub fn new(home: Home, keys: KeyStore, store: Arc<dyn CredentialStore>, env: Env) -> Self {
-        Self { home, env, keys, store, model: (None, None) }
+        Self { home, env, keys, store, defaults: Overrides::default(), log_events: false }
     }
 
     /// The same launcher, whose sessions start on `endpoint` and `model` (each when given)
     /// unless a launch names its own: a server's or a bridge's sessions, started with `octo
     /// --endpoint x serve`.
     pub fn with_model(mut self, endpoint: Option<String>, model: Option<String>) -> Self {
-        self.model = (endpoint, model);
+        (self.defaults.endpoint, self.defaults.model) = (endpoint, model);
+        self
+    }
+
+    /// Every session it starts takes what its launch leaves unset from `defaults` (the endpoint
+    /// and model as a pair), and logs its events when `log_events`: the top-level flags of
+    /// `octo … serve`.
+    pub fn with_defaults(mut self, defaults: Overrides, log_events: bool) -> Self {
+        self.defaults = defaults;
+        self.log_events = log_events;
         self
     }
 
@@ -249,10 +268,7 @@ impl Launcher {
             Resume::Id(id) => Some(id),
             Resume::Find(q) => Some(self.find_session(&q, &ws)?),
         };
-        let mut overrides = launch.overrides;
-        if overrides.endpoint.is_none() && overrides.model.is_none() {
-            (overrides.endpoint, overrides.model) = self.model.clone();
-        }
+        let overrides = self.with_defaults_of(launch.overrides);
         let mut config = self.config(&ws, &overrides)?;
         if let Some(notice) = self.home.secure() {
             config.warnings.push(notice);
@@ -261,7 +277,28 @@ impl Launcher {
             config.mcp_servers.retain(|s| s.name != name);
             config.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin: octo_mcp::Origin::User });
         }
-        let options = SessionOptions { workspace: Some(ws), resume, ..launch.options };
+        let log_events = launch.options.log_events || self.log_events;
+        let options = SessionOptions { workspace: Some(ws), resume, log_events, ..launch.options };
         Ok(Session::start(config, options, self.credentials(), self.env())?)
+    }
+
+    /// `o` with what it leaves unset taken from the launcher's defaults.
+    fn with_defaults_of(&self, mut o: Overrides) -> Overrides {
+        let d = &self.defaults;
+        if o.endpoint.is_none() && o.model.is_none() {
+            (o.endpoint, o.model) = (d.endpoint.clone(), d.model.clone());
+        }
+        o.permission_mode = o.permission_mode.or_else(|| d.permission_mode.clone());
+        o.sandbox = o.sandbox.or_else(|| d.sandbox.clone());
+        o.max_turns = o.max_turns.or(d.max_turns);
+        o.reasoning_effort = o.reasoning_effort.or_else(|| d.reasoning_effort.clone());
+        o.max_tokens = o.max_tokens.or(d.max_tokens);
+        if o.allowed_tools.is_empty() {
+            o.allowed_tools = d.allowed_tools.clone();
+        }
+        if o.disallowed_tools.is_empty() {
+            o.disallowed_tools = d.disallowed_tools.clone();
+        }
+        o
     }
 }

@@ -80,4 +80,14 @@ async fn a_launcher_with_a_model_starts_every_session_on_it_unless_the_launch_na
     assert_eq!(s.status().model, "other:m2");
     let own = octo_app::config::Overrides { endpoint: Some("mock".into()), ..Default::default() };
     assert_eq!(l.start(launch(own)).unwrap().status().model, "mock:claude-sonnet-4-5");
+    // `octo --sandbox read-only --permission-mode plan serve`: every session takes them.
+    let flags = octo_app::config::Overrides {
+        sandbox: Some("read-only".into()),
+        permission_mode: Some("plan".into()),
+        ..Default::default()
+    };
+    let l = launcher(&home).with_defaults(flags, false);
+    let st = l.start(launch(octo_app::config::Overrides::default())).unwrap().status();
+    assert!(st.sandbox.starts_with("read-only") || st.sandbox.starts_with("none"), "{}", st.sandbox);
+    assert_eq!(st.mode.to_string(), "plan", "{st:?}");
 }
