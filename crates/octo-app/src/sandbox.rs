@@ -31,12 +31,7 @@ pub fn build(
 pub fn status_line(sandbox: &Sandbox) -> String {
     let mut text = sandbox.describe();
     if sandbox.is_active() {
-        let gaps: Vec<String> = sandbox
-            .promises()
-            .into_iter()
-            .filter(|p| !p.held)
-            .map(|p| format!("{} ({})", p.what, p.how))
-            .collect();
+        let gaps = sandbox.unheld();
         if !gaps.is_empty() {
             text.push_str(&format!("; not held here: {}", gaps.join("; ")));
         }

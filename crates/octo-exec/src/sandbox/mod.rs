@@ -192,6 +192,11 @@ impl Sandbox {
         promise::list(&self.policy, off.as_deref(), &facts, &how)
     }
 
+    /// The promises not held here, each as "what (why)", for notices and `/status`.
+    pub fn unheld(&self) -> Vec<String> {
+        self.promises().into_iter().filter(|p| !p.held).map(|p| format!("{} ({})", p.what, p.how)).collect()
+    }
+
     /// The prompt and agent files ([`Policy::protected_entries`]) missing at the workspace's
     /// root now, to hand to [`Sandbox::undo_created`] after a command (none when commands are
     /// not confined or cannot write).

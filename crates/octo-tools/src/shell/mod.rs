@@ -64,12 +64,7 @@ impl Terminal {
         if self.told.swap(true, Ordering::Relaxed) {
             return None;
         }
-        let gaps: Vec<String> = sandbox
-            .promises()
-            .into_iter()
-            .filter(|p| !p.held)
-            .map(|p| format!("{} ({})", p.what, p.how))
-            .collect();
+        let gaps = sandbox.unheld();
         (!gaps.is_empty())
             .then(|| format!("[The OS sandbox here does not promise that {}.]", gaps.join("; nor that ")))
     }
