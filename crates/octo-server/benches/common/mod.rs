@@ -55,6 +55,7 @@ pub async fn start(replies: Vec<Scripted>) -> Bench {
         token: token.clone(),
         hosts: octo_server::loopback_hosts(addr),
         roots: vec![ws.clone()],
+        logins: Default::default(),
     });
     tokio::spawn(octo_server::serve_on(listener, Arc::clone(&state)));
     let _ = rustls::crypto::ring::default_provider().install_default();
