@@ -21,12 +21,14 @@
 mod api;
 mod auth;
 mod hub;
+mod login;
 mod openapi;
 mod state;
 mod web;
 
-pub use auth::{load_or_create_token, Logins, LOGIN_LINK_LIFETIME, TOKEN_FILE};
+pub use auth::{load_or_create_token, TOKEN_FILE};
 pub use hub::Hub;
+pub use login::{Logins, LOGIN_LINK_LIFETIME};
 pub use openapi::ROUTES;
 pub use state::AppState;
 

@@ -18,7 +18,7 @@ pub struct AppState {
     /// Workspace roots.
     pub roots: Vec<PathBuf>,
     /// One-time login codes and the browser sessions they were exchanged for.
-    pub logins: crate::auth::Logins,
+    pub logins: crate::login::Logins,
 }
 
 impl AppState {

@@ -111,7 +111,7 @@ impl BackgroundShells {
             super::reaper::reap_soon();
             let undone = super::sandbox::undo_created(&missing, quarantine.as_deref());
             if !undone.is_empty() {
-                capture.push(format!("\n{}\n", super::undone_note(&undone)).as_bytes());
+                capture.push(format!("\n{}\n", super::undone::note(&undone)).as_bytes());
             }
             drop(capture);
             let end = match status {

@@ -4,6 +4,7 @@ mod background;
 mod deny;
 mod readonly;
 pub mod syntax;
+mod undone;
 
 pub use background::BackgroundShells;
 pub use deny::{check, command_segments, hard_denied, Context, Verdict};
@@ -307,7 +308,7 @@ impl ToolExecutor for Terminal {
             let undone = sb.undo_created(&missing);
             if !undone.is_empty() {
                 text.push('\n');
-                text.push_str(&undone_note(&undone));
+                text.push_str(&undone::note(&undone));
             }
             if let Some(gaps) = self.gaps_once(sb) {
                 text.push('\n');
@@ -339,26 +340,6 @@ fn denial_note(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
         "[This may be the OS sandbox: {what}. If the command really needs more, run it again with `sandbox: false` \
          and a `reason`; the user will be asked.]"
     ))
-}
-
-/// What the model is told about prompt or agent files its command created and octo moved away.
-pub(crate) fn undone_note(undone: &[(PathBuf, Option<PathBuf>)]) -> String {
-    let names: Vec<String> = undone
-        .iter()
-        .map(|(p, to)| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match to {
-                Some(to) => format!("{name} (kept in {})", to.display()),
-                None => format!("{name} (removed)"),
-            }
-        })
-        .collect();
-    format!(
-        "[octo moved away what the command created at the workspace's root: {}. Commands may not create \
-         prompt or agent files, which later sessions read; write such a file with a file tool (the user is \
-         asked) if it is really wanted.]",
-        names.join(", ")
-    )
 }
 
 /// Reads a background command's new output.

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 mod ns;
-use ns::NsPlan;
+use ns::{Namespaces, NsPlan};
 
 /// The Landlock ABI whose rights octo asks for (newer kernels enforce all of it; older ones what
 /// they can).
@@ -40,16 +40,6 @@ struct Isolation {
     ns: Namespaces,
     /// Whether the syscall filter loads (`None`: fine; `Some`: why not).
     seccomp_error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Namespaces {
-    /// A user and a mount namespace (unprivileged, or as root to shed its powers).
-    User,
-    /// Only a mount namespace (root without user namespaces).
-    MountOnly,
-    /// None (why).
-    None(String),
 }
 
 /// The probed Linux sandbox.

@@ -7,7 +7,6 @@
 //! Everything is prepared in the parent ([`NsPlan::new`]); [`NsPlan::enter`] runs in the child
 //! between fork and exec and makes only system calls on that data.
 
-use super::Namespaces;
 use crate::sandbox::policy::Policy;
 use nix::errno::Errno;
 use nix::mount::MsFlags;
@@ -15,6 +14,17 @@ use nix::sched::CloneFlags;
 use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+/// Which namespaces a command can enter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Namespaces {
+    /// A user and a mount namespace (unprivileged, or as root to shed its powers).
+    User,
+    /// Only a mount namespace (root without user namespaces).
+    MountOnly,
+    /// None (why).
+    None(String),
+}
 
 /// Mounts that stay writable at the mount level, though nothing in them is writable unless
 /// Landlock allows it: device nodes and `/proc` (writes to `/proc/self/…` files, devices under
