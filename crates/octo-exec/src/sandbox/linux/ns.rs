@@ -141,7 +141,8 @@ fn unsealed(policy: &Policy) -> Vec<PathBuf> {
         .chain(UNSEALED.iter().map(PathBuf::from))
         .filter(|p| p.exists() && !on_read_only_mount(p))
         .collect();
-    out.sort_by_key(|p| p.components().count());
+    // Outermost first; equal paths next to each other, so each is bound once.
+    out.sort_by(|a, b| a.components().count().cmp(&b.components().count()).then_with(|| a.cmp(b)));
     out.dedup();
     out
 }
