@@ -182,6 +182,11 @@ pub struct Cli {
     #[arg(long = "disallowedTools", alias = "disallowed-tools", num_args = 1.., value_name = "TOOLS")]
     pub disallowed_tools: Vec<String>,
 
+    /// A Claude Code plugin folder (with .claude-plugin/plugin.json) to use for this run: its
+    /// commands, agents, skills, hooks and MCP servers (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+
     /// With --output-format stream-json: also the answer's deltas as `stream_event` lines.
     #[arg(long)]
     pub include_partial_messages: bool,
@@ -331,10 +336,38 @@ pub enum Command {
         #[command(subcommand)]
         action: CheckpointsAction,
     },
+    /// Claude Code plugins (commands, agents, skills, hooks and MCP servers in one folder): the
+    /// ones Claude Code installed, octo's own, and --plugin-dir folders.
+    Plugin {
+        #[command(subcommand)]
+        action: PluginAction,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `octo plugin ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum PluginAction {
+    /// Every plugin: on or off, where it is, what it brings.
+    List,
+    /// Use an installed plugin (its name, or Claude Code's `name@marketplace`).
+    Enable {
+        /// The plugin.
+        name: String,
+    },
+    /// Stop using an installed plugin (Claude Code's own settings are left as they are).
+    Disable {
+        /// The plugin.
+        name: String,
+    },
+    /// Install a plugin into ~/.octo/plugins from a local folder or a git URL.
+    Install {
+        /// A folder with .claude-plugin/plugin.json, or a git URL (https://, ssh://, git@…).
+        source: String,
     },
 }
 

@@ -18,6 +18,7 @@ pub fn overrides(cli: &Cli) -> Overrides {
         sandbox: cli.sandbox.clone(),
         allowed_tools: cli.allowed_tools.clone(),
         disallowed_tools: cli.disallowed_tools.clone(),
+        plugin_dirs: cli.plugin_dirs.clone(),
     }
 }
 

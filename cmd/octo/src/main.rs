@@ -18,6 +18,7 @@ mod models;
 mod oneshot;
 mod out;
 mod output;
+mod plugin;
 mod render;
 mod repl;
 mod sanitize;
@@ -88,6 +89,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Memory { action }) => {
             return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
+        }
+        Some(Command::Plugin { action }) => {
+            return Ok(plugin::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
         Some(Command::Acp) => return acp::run(octo_app::Launcher::from_env(), &cli),

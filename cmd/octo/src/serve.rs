@@ -222,5 +222,8 @@ fn top_level_flags(cli: &Cli) -> Vec<String> {
     {
         out.extend(tools.iter().map(|t| format!("{flag}={t}")));
     }
+    for dir in &cli.plugin_dirs {
+        out.push(format!("--plugin-dir={}", dir.display()));
+    }
     out
 }

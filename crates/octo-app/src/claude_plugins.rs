@@ -3,16 +3,33 @@
 //! user's `~/.claude/settings.json` says which are enabled (`enabledPlugins`), and the
 //! marketplace's `marketplace.json` may carry a plugin's manifest fields (`lspServers` for
 //! the official language-server plugins). Only the user's files count: a project cannot enable
-//! a plugin here. Files that are missing or not JSON mean no plugins, never an error.
+//! a plugin here. Files that are missing or not JSON mean no plugins, never an error. What a
+//! plugin brings (commands, agents, skills, hooks, MCP servers) is read by `plugin_parts`; which
+//! plugins are on, with octo's own installs and `--plugin-dir`, by `plugins`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// One installed, enabled plugin.
+/// Where a plugin was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PluginFrom {
+    /// Installed by Claude Code (`~/.claude/plugins`).
+    Claude,
+    /// Installed by `octo plugin install` (`~/.octo/plugins`).
+    Octo,
+    /// Given with `--plugin-dir` for this run.
+    Dir,
+}
+
+/// One installed plugin.
 #[derive(Debug, Clone)]
 pub struct InstalledPlugin {
-    /// `name@marketplace`.
+    /// `name@marketplace` (Claude Code's installs), else the plugin's name.
     pub id: String,
+    /// Its name: what its commands, skills and agents are prefixed with (`name:command`).
+    pub name: String,
+    /// Where it was found.
+    pub from: PluginFrom,
     /// Its folder.
     pub root: PathBuf,
     /// Its `.claude-plugin/plugin.json`, if it has one.
@@ -21,33 +38,45 @@ pub struct InstalledPlugin {
     pub entry: Option<Value>,
 }
 
-fn read_json(path: &Path) -> Option<Value> {
+pub(crate) fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
 /// The installed plugins the user enabled, from the Claude Code folder `claude_dir`
 /// (`~/.claude`).
 pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
+    all_installed(claude_dir).into_iter().filter(|(_, on)| *on).map(|(p, _)| p).collect()
+}
+
+/// Every plugin Claude Code installed for the user, with whether the user's settings enable it.
+pub fn all_installed(claude_dir: &Path) -> Vec<(InstalledPlugin, bool)> {
     let enabled: Vec<String> = read_json(&claude_dir.join("settings.json"))
         .and_then(|s| s.get("enabledPlugins").and_then(Value::as_object).cloned())
         .map(|m| m.into_iter().filter(|(_, on)| on.as_bool() == Some(true)).map(|(k, _)| k).collect())
         .unwrap_or_default();
-    if enabled.is_empty() {
-        return Vec::new();
-    }
     let plugins_dir = claude_dir.join("plugins");
-    let installs = read_json(&plugins_dir.join("installed_plugins.json"));
+    let Some(installs) = read_json(&plugins_dir.join("installed_plugins.json")) else { return Vec::new() };
+    let ids: Vec<String> = installs
+        .get("plugins")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
     let markets = read_json(&plugins_dir.join("known_marketplaces.json"));
     let mut out = Vec::new();
     let mut listings = std::collections::HashMap::new();
-    for id in enabled {
-        let Some(root) = installs.as_ref().and_then(|i| install_path(i, &id)) else { continue };
+    for id in ids {
+        let Some(root) = install_path(&installs, &id) else { continue };
         if !root.is_dir() {
             continue;
         }
         let manifest = read_json(&root.join(".claude-plugin/plugin.json"));
         let entry = marketplace_entry(&plugins_dir, markets.as_ref(), &id, &mut listings);
-        out.push(InstalledPlugin { id, root, manifest, entry });
+        let name = manifest
+            .as_ref()
+            .and_then(|m| m.get("name").and_then(Value::as_str))
+            .map_or_else(|| id.rsplit_once('@').map_or(id.as_str(), |(n, _)| n).to_owned(), str::to_owned);
+        let on = enabled.contains(&id);
+        out.push((InstalledPlugin { id, name, from: PluginFrom::Claude, root, manifest, entry }, on));
     }
     out
 }

@@ -31,6 +31,21 @@ impl Home {
         &self.root
     }
 
+    /// Replaces the file `name` in the home with `text` (written to a new private file, then
+    /// renamed over the old one, so a reader never sees half of it).
+    pub fn write_file(&self, name: &str, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        let path = self.root.join(name);
+        octo_session::private::create_dir(&self.root)?;
+        let tmp = self.root.join(format!(".{name}.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        {
+            let mut f = octo_session::private::create_new(&tmp)?;
+            f.write_all(text.as_bytes())?;
+        }
+        std::fs::rename(&tmp, &path)
+    }
+
     /// `config.toml`: the user's configuration.
     pub fn config_file(&self) -> PathBuf {
         self.root.join("config.toml")

@@ -21,7 +21,7 @@ pub enum TrustError {
     Remember(#[source] std::io::Error),
 }
 
-/// Every configured hook: the config files' (already in `config`), then `~/.claude/settings.json`
+/// Every configured hook: the config files' (already in `config`), the plugins' in use, then `~/.claude/settings.json`
 /// (the user's), `.claude/settings.json` and `.claude/settings.local.json` (the project's). A
 /// file that is not JSON is a notice naming it; the others still load.
 pub fn load(
@@ -31,6 +31,10 @@ pub fn load(
 ) -> (HookSet, Vec<String>) {
     let mut set = config.hooks.clone();
     let mut notices = Vec::new();
+    // The plugins' hooks: the user's own (installed or named by them), so no trust step.
+    for plugin in &config.plugins {
+        set.extend(crate::plugin_parts::hooks(plugin, &mut notices));
+    }
     for (path, text, project) in crate::config::claude_settings::settings_files(workspace, user_home) {
         let (more, n) = octo_hooks::config::from_claude_settings(&text, &path.display().to_string(), project);
         set.extend(more);
@@ -93,14 +97,7 @@ pub fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::
     let mut all: BTreeMap<String, String> =
         std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
     all.insert(fingerprint.to_owned(), workspace.display().to_string());
-    octo_session::private::create_dir(home.root())?;
-    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    {
-        let mut f = octo_session::private::create_new(&tmp)?;
-        f.write_all(serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?.as_bytes())?;
-    }
-    std::fs::rename(&tmp, &path)
+    home.write_file("hooks-trusted.json", &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
 }
 
 /// Hooks run through the shell the command tool uses, in the workspace, confined by `sandbox`

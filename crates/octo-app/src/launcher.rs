@@ -299,6 +299,9 @@ impl Launcher {
         if o.disallowed_tools.is_empty() {
             o.disallowed_tools = d.disallowed_tools.clone();
         }
+        if o.plugin_dirs.is_empty() {
+            o.plugin_dirs = d.plugin_dirs.clone();
+        }
         o
     }
 }

@@ -74,6 +74,7 @@
 //! ```
 
 pub mod checkpoints;
+mod claude_imports;
 pub mod claude_plugins;
 mod command_diagnostics;
 pub mod commands;
@@ -99,6 +100,8 @@ mod launcher;
 pub mod lsp;
 pub mod permissions;
 mod persist;
+pub mod plugin_parts;
+pub mod plugins;
 pub mod prompt;
 mod repomap;
 pub mod sandbox;

@@ -60,17 +60,7 @@ pub fn approval_key(config: &ServerConfig, workspace: &Path) -> String {
 pub fn remember_approval(home: &Home, config: &ServerConfig, workspace: &Path) -> std::io::Result<()> {
     let mut all = approvals(home);
     all.insert(approval_key(config, workspace), config.name.clone());
-    let text = serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?;
-    let path = approvals_file(home);
-    octo_session::private::create_dir(home.root())?;
-    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    {
-        use std::io::Write;
-        let _ = std::fs::remove_file(&tmp);
-        let mut f = octo_session::private::create_new(&tmp)?;
-        f.write_all(text.as_bytes())?;
-    }
-    std::fs::rename(&tmp, &path)
+    home.write_file("mcp-approved.json", &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
 }
 
 /// The hub of `servers` (a project's servers start only when approved); `None` without servers.

@@ -38,6 +38,9 @@ pub struct Environment {
     pub date: String,
     /// `endpoint:model`.
     pub model: String,
+    /// The user's home (`~/.claude/CLAUDE.md` is read from it, and its secret locations are
+    /// never included).
+    pub user_home: Option<PathBuf>,
 }
 
 impl Environment {
@@ -50,6 +53,7 @@ impl Environment {
             git: crate::git_head::describe(cwd),
             date: today(),
             model: model.to_owned(),
+            user_home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
         }
     }
 }
@@ -110,8 +114,14 @@ pub fn assemble_with_sources(
         env.os, env.shell, env.date, env.model
     ));
     let user = home.rules_file();
-    if let Some(text) = load_rules_noting(&user, &mut sources) {
+    if let Some(text) = load_rules_in(&user, &mut sources, env.user_home.clone()) {
         out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
+    }
+    // A Claude Code user's own instructions, as Claude Code reads them in every project.
+    if let Some(claude) = env.user_home.as_ref().map(|h| h.join(".claude/CLAUDE.md")) {
+        if let Some(text) = load_rules_in(&claude, &mut sources, env.user_home.clone()) {
+            out.push_str(&format!("\n# User rules (~/.claude/CLAUDE.md)\n{text}\n"));
+        }
     }
     let mut seen: Vec<PathBuf> = Vec::new();
     for name in PROJECT_RULES {
@@ -120,7 +130,7 @@ pub fn assemble_with_sources(
         if seen.contains(&real) {
             continue;
         }
-        if let Some(text) = load_rules_noting(&p, &mut sources) {
+        if let Some(text) = load_rules_in(&p, &mut sources, env.user_home.clone()) {
             seen.push(real);
             out.push_str(&format!("\n# Project rules ({name})\n{text}\n"));
         }
@@ -140,17 +150,32 @@ pub fn assemble_with_sources(
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
 /// Includes must stay inside the rules file's own directory tree.
 pub fn load_rules(path: &Path) -> Option<String> {
-    load_rules_noting(path, &mut Vec::new())
+    let user_home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    load_rules_in(path, &mut Vec::new(), user_home)
 }
 
-/// [`load_rules`], noting every file it reads or tries to include in `sources`.
-fn load_rules_noting(path: &Path, sources: &mut Vec<PathBuf>) -> Option<String> {
+/// A rules file for the user whose home is `user_home` (its secret locations are never
+/// included; Claude Code's imports may come from it), noting every file it reads or tries to
+/// include in `sources`.
+fn load_rules_in(path: &Path, sources: &mut Vec<PathBuf>, user_home: Option<PathBuf>) -> Option<String> {
     let text = read_capped(path).ok()?;
     sources.push(path.to_path_buf());
     let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let root = root.canonicalize().unwrap_or(root);
-    let mut stack = vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
-    let expanded = expand(&text, path.parent().unwrap_or(Path::new(".")), &root, &mut stack, sources);
+    let claude = path.file_name().is_some_and(|n| n == "CLAUDE.md" || n == "CLAUDE.local.md");
+    let secrets = octo_tools::secrets::Secrets::new(
+        user_home.clone().unwrap_or_else(|| PathBuf::from("/nonexistent-home")),
+        Vec::new(),
+    );
+    let mut inc = Includes {
+        root,
+        claude,
+        secrets,
+        user_home: user_home.map(|h| h.canonicalize().unwrap_or(h)),
+        stack: vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())],
+        sources,
+    };
+    let expanded = inc.expand(&text, path.parent().unwrap_or(Path::new(".")));
     Some(cap(expanded.trim()))
 }
 
@@ -162,46 +187,80 @@ fn read_capped(path: &Path) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-fn expand(
-    text: &str,
-    dir: &Path,
-    root: &Path,
-    stack: &mut Vec<PathBuf>,
-    sources: &mut Vec<PathBuf>,
-) -> String {
-    let mut out = String::new();
-    for line in text.lines() {
-        let Some(target) = line.trim().strip_prefix("@include ").map(str::trim) else {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        };
-        let path = dir.join(target);
-        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
-        sources.push(path.clone());
-        if path.exists() && !real.starts_with(root) {
-            out.push_str(&format!("[@include {target} skipped: it is outside {}]\n", root.display()));
-        } else if octo_tools::secrets::Secrets::from_env().check(&real).is_some() {
-            // A rules file must not pull a secret (`.env`) into what is sent to the model.
-            out.push_str(&format!("[@include {target} skipped: it holds secrets]\n"));
-        } else if stack.contains(&real) {
-            out.push_str(&format!("[@include {target} skipped: it includes itself]\n"));
-        } else if stack.len() > MAX_INCLUDE_DEPTH {
-            out.push_str(&format!(
-                "[@include {target} skipped: includes nest deeper than {MAX_INCLUDE_DEPTH}]\n"
-            ));
-        } else {
-            match read_capped(&path) {
-                Ok(inner) => {
-                    stack.push(real);
-                    out.push_str(&expand(&inner, path.parent().unwrap_or(dir), root, stack, sources));
-                    stack.pop();
+/// Following a rules file's `@include` lines (and, in Claude Code's `CLAUDE.md`, its `@path`
+/// imports).
+struct Includes<'a> {
+    /// Includes must stay inside this folder (the rules file's).
+    root: PathBuf,
+    /// Whether `@path` words are imports (a `CLAUDE.md` and what it imports).
+    claude: bool,
+    /// The user's secret locations, never included.
+    secrets: octo_tools::secrets::Secrets,
+    /// Claude Code's imports may also come from the user's home (`@~/.claude/mine.md`).
+    user_home: Option<PathBuf>,
+    stack: Vec<PathBuf>,
+    sources: &'a mut Vec<PathBuf>,
+}
+
+impl Includes<'_> {
+    fn expand(&mut self, text: &str, dir: &Path) -> String {
+        let mut out = String::new();
+        for line in text.lines() {
+            match line.trim().strip_prefix("@include ").map(str::trim) {
+                Some(target) => {
+                    out.push_str(&self.include(&format!("@include {target}"), &dir.join(target), dir, false));
                 }
-                Err(e) => out.push_str(&format!("[@include {target} skipped: {e}]\n")),
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        if self.claude {
+            // Claude Code's imports: the named files' text after the importing file's own.
+            let user_home = self.user_home.clone();
+            for word in crate::claude_imports::mentions(text) {
+                if let Some(path) = crate::claude_imports::resolve(&word, dir, user_home.as_deref()) {
+                    let body = self.include(&format!("@{word}"), &path, dir, true);
+                    out.push_str(&format!(
+                        "\n<imported from=\"@{word}\">\n{}\n</imported>\n",
+                        body.trim_end()
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The text of `path` named by `label` (or why it is left out); `home_ok` lets it be in the
+    /// user's home as well as inside the root.
+    fn include(&mut self, label: &str, path: &Path, dir: &Path, home_ok: bool) -> String {
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        self.sources.push(path.to_path_buf());
+        let allowed = real.starts_with(&self.root)
+            || (home_ok && self.user_home.as_ref().is_some_and(|h| real.starts_with(h)));
+        if path.exists() && !allowed {
+            let place = if home_ok { " and your home" } else { "" };
+            format!("[{label} skipped: it is outside {}{place}]\n", self.root.display())
+        } else if self.secrets.check(&real).is_some() || self.secrets.check(path).is_some() {
+            // A rules file must not pull a secret (`.env`, a key) into what is sent to the model.
+            format!("[{label} skipped: it holds secrets]\n")
+        } else if self.stack.contains(&real) {
+            format!("[{label} skipped: it includes itself]\n")
+        } else if self.stack.len() > MAX_INCLUDE_DEPTH {
+            format!("[{label} skipped: includes nest deeper than {MAX_INCLUDE_DEPTH}]\n")
+        } else {
+            match read_capped(path) {
+                Ok(inner) => {
+                    self.stack.push(real);
+                    let text = self.expand(&inner, path.parent().unwrap_or(dir));
+                    self.stack.pop();
+                    text
+                }
+                Err(e) => format!("[{label} skipped: {e}]\n"),
             }
         }
     }
-    out
 }
 
 fn cap(text: &str) -> String {
@@ -227,6 +286,7 @@ mod tests {
             git: Some("branch main".into()),
             date: "2026-11-30".into(),
             model: "anthropic:claude-sonnet-4-5".into(),
+            user_home: None,
         }
     }
 
@@ -264,6 +324,47 @@ mod tests {
         let r = load_rules(&ws.join("AGENTS.md")).unwrap();
         assert!(!r.contains("TOKEN"), "{r}");
         assert!(r.contains("skipped: it is outside"), "{r}");
+    }
+
+    #[test]
+    fn claude_md_imports_follow_claude_codes_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(ws.join("docs")).unwrap();
+        let user = tmp.path().join("user");
+        std::fs::create_dir_all(user.join(".ssh")).unwrap();
+        std::fs::create_dir_all(user.join(".claude")).unwrap();
+        std::fs::write(user.join(".claude/mine.md"), "My own rule.").unwrap();
+        std::fs::write(ws.join("README.md"), "The project builds with make.").unwrap();
+        std::fs::write(ws.join("docs/git.md"), "Rebase, never merge. See @../CLAUDE.md and @deeper.md")
+            .unwrap();
+        std::fs::write(ws.join("docs/deeper.md"), "Deep rule.").unwrap();
+        std::fs::write(user.join(".ssh/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----").unwrap();
+        std::fs::write(tmp.path().join("outside.md"), "OUTSIDE").unwrap();
+        std::fs::write(
+            ws.join("CLAUDE.md"),
+            "See @README.md for the overview and @docs/git.md.\nKeys: @~/.ssh/id_rsa, @../outside.md, `@README.md`, @nobody, @~/.claude/mine.md\n",
+        )
+        .unwrap();
+        let r = load_rules_in(&ws.join("CLAUDE.md"), &mut Vec::new(), Some(user.clone())).unwrap();
+        assert!(r.starts_with("See @README.md"), "the text stays: {r}");
+        assert_eq!(r.matches("The project builds with make.").count(), 1, "{r}");
+        assert!(r.contains("Rebase, never merge.") && r.contains("Deep rule."), "nested imports: {r}");
+        assert!(r.contains("[@../CLAUDE.md skipped: it includes itself]"), "a loop ends: {r}");
+        assert!(
+            !r.contains("PRIVATE KEY") && r.contains("[@~/.ssh/id_rsa skipped: it holds secrets]"),
+            "{r}"
+        );
+        assert!(r.contains("My own rule."), "the user's home may be imported from: {r}");
+        assert!(!r.contains("OUTSIDE") && r.contains("[@../outside.md skipped: it is outside"), "{r}");
+        std::fs::write(ws.join("AGENTS.md"), "See @README.md").unwrap();
+        assert_eq!(load_rules(&ws.join("AGENTS.md")).unwrap(), "See @README.md", "only CLAUDE.md imports");
+        // The user's own ~/.claude/CLAUDE.md is read in every project, with its imports.
+        std::fs::write(user.join(".claude/CLAUDE.md"), "Personal: @mine.md").unwrap();
+        let e = Environment { user_home: Some(user), ..env(&ws) };
+        let p = assemble(&crate::home::Home::new(tmp.path().join("octo")), &e, &PromptParts::default());
+        assert!(p.contains("# User rules (~/.claude/CLAUDE.md)\nPersonal: @mine.md"), "{p}");
+        assert!(p.contains("My own rule."), "{p}");
     }
 
     #[test]

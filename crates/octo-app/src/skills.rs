@@ -227,7 +227,9 @@ impl Runner<'_> {
         let dir = skill.dir.as_deref().map(|d| d.display().to_string());
         let exists = |p: &str| self.workspace.join(p).is_file();
         let mentions: Option<&dyn Fn(&str) -> bool> = (skill.kind == Kind::Command).then_some(&exists as _);
-        let parts = template.expand(arguments, dir.as_deref(), mentions);
+        let plugin = skill.plugin_root.as_deref().map(|d| d.display().to_string());
+        let dirs = octo_skills::Dirs { skill: dir.as_deref(), plugin: plugin.as_deref() };
+        let parts = template.expand(arguments, dirs, mentions);
         let read_meta = ToolMeta::reads().subject(Subject::path("path", Access::Read));
         // The file-reading tool (known by what it declares), so read rules apply to mentions.
         let (read_tool, read_meta) = self
@@ -377,6 +379,10 @@ impl Runner<'_> {
                 output: body.trim().to_owned(),
             });
         }
+        // The command tool's own status line is for the model; the prompt gets the output alone,
+        // as Claude Code splices it.
+        let body = body.trim_end();
+        let body = body.strip_suffix("[exit code 0]").unwrap_or(body);
         Ok(body.trim_end().to_owned())
     }
 

@@ -36,6 +36,8 @@ pub struct AgentDef {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Agents {
     entries: BTreeMap<String, AgentDef>,
+    /// A plugin's agent by its own name, where that is unambiguous.
+    aliases: BTreeMap<String, String>,
 }
 
 impl Agents {
@@ -43,38 +45,62 @@ impl Agents {
     /// replaces an earlier one of the same name (with a notice). Bad files are skipped with a
     /// notice naming the file and the reason.
     pub fn discover(builtin: Vec<AgentDef>, dirs: &[(PathBuf, String)]) -> (Self, Vec<String>) {
-        let mut entries: BTreeMap<String, AgentDef> =
-            builtin.into_iter().map(|a| (a.name.clone(), a)).collect();
+        let entries: BTreeMap<String, AgentDef> = builtin.into_iter().map(|a| (a.name.clone(), a)).collect();
+        let mut agents = Self { entries, aliases: BTreeMap::new() };
         let mut notices = Vec::new();
         for (dir, label) in dirs {
-            let Ok(rd) = std::fs::read_dir(dir) else { continue };
-            let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-            paths.sort();
-            for path in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "md")) {
-                match load(&path, label) {
-                    Ok(def) => {
-                        if let Some(old) = entries.get(&def.name) {
-                            notices.push(format!(
-                                "the agent `{}` in {} replaces the one from {}",
-                                def.name,
-                                path.display(),
-                                old.file
-                                    .as_ref()
-                                    .map_or_else(|| old.source.clone(), |f| f.display().to_string())
-                            ));
-                        }
-                        entries.insert(def.name.clone(), def);
-                    }
-                    Err(why) => notices.push(format!("skipped the agent {}: {why}", path.display())),
-                }
+            for path in md_files(dir) {
+                agents.add_file(&path, label, None, &mut notices);
             }
         }
-        (Self { entries }, notices)
+        (agents, notices)
     }
 
-    /// The type called `name`.
+    /// Adds the agents of the plugin `plugin` found at `path` (a folder of `*.md`, or one
+    /// file): each is called `plugin:name`, and also `name` where that is unambiguous.
+    pub fn add_plugin(&mut self, path: &Path, label: &str, plugin: &str) -> Vec<String> {
+        let mut notices = Vec::new();
+        let files = if path.is_file() { vec![path.to_path_buf()] } else { md_files(path) };
+        for file in files {
+            self.add_file(&file, label, Some(plugin), &mut notices);
+        }
+        let mut own: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for full in self.entries.keys() {
+            if let Some((_, name)) = full.split_once(':') {
+                own.entry(name.to_owned()).or_default().push(full.clone());
+            }
+        }
+        self.aliases = own
+            .into_iter()
+            .filter(|(name, fulls)| fulls.len() == 1 && !self.entries.contains_key(name))
+            .filter_map(|(name, mut fulls)| Some((name, fulls.pop()?)))
+            .collect();
+        notices
+    }
+
+    fn add_file(&mut self, path: &Path, label: &str, plugin: Option<&str>, notices: &mut Vec<String>) {
+        match load(path, label) {
+            Ok(mut def) => {
+                if let Some(p) = plugin {
+                    def.name = format!("{p}:{}", def.name);
+                }
+                if let Some(old) = self.entries.get(&def.name) {
+                    notices.push(format!(
+                        "the agent `{}` in {} replaces the one from {}",
+                        def.name,
+                        path.display(),
+                        old.file.as_ref().map_or_else(|| old.source.clone(), |f| f.display().to_string())
+                    ));
+                }
+                self.entries.insert(def.name.clone(), def);
+            }
+            Err(why) => notices.push(format!("skipped the agent {}: {why}", path.display())),
+        }
+    }
+
+    /// The type called `name` (a plugin's also by its own name, where that is unambiguous).
     pub fn get(&self, name: &str) -> Option<&AgentDef> {
-        self.entries.get(name)
+        self.entries.get(name).or_else(|| self.entries.get(self.aliases.get(name)?))
     }
 
     /// Every type, sorted by name.
@@ -86,6 +112,15 @@ impl Agents {
     pub fn names(&self) -> Vec<&str> {
         self.entries.keys().map(String::as_str).collect()
     }
+}
+
+/// The `*.md` files of `dir`, sorted (none when it cannot be read).
+fn md_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> =
+        rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "md")).collect();
+    paths.sort();
+    paths
 }
 
 fn load(path: &Path, label: &str) -> Result<AgentDef, String> {

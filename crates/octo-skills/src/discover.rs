@@ -30,12 +30,28 @@ pub struct Root {
     pub label: String,
     /// What it holds.
     pub kind: RootKind,
+    /// The plugin it belongs to: its name (entries are called `plugin:name`) and its folder
+    /// (`${CLAUDE_PLUGIN_ROOT}`).
+    pub plugin: Option<(String, PathBuf)>,
 }
 
 impl Root {
     /// A root.
     pub fn new(dir: impl Into<PathBuf>, label: impl Into<String>, kind: RootKind) -> Self {
-        Self { dir: dir.into(), label: label.into(), kind }
+        Self { dir: dir.into(), label: label.into(), kind, plugin: None }
+    }
+
+    /// A root of the plugin `name` in `root`: `dir` is a folder, or (for commands) one file.
+    pub fn of_plugin(self, name: &str, root: &Path) -> Self {
+        Self { plugin: Some((name.to_owned(), root.to_path_buf())), ..self }
+    }
+
+    /// `name` as this root calls it (`plugin:name` in a plugin).
+    fn full_name(&self, name: &str) -> String {
+        match &self.plugin {
+            Some((ns, _)) => format!("{ns}:{name}"),
+            None => name.to_owned(),
+        }
     }
 }
 
@@ -43,6 +59,9 @@ impl Root {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Catalog {
     entries: BTreeMap<String, Skill>,
+    /// A plugin's entry by its own name (`commit` for `commit-commands:commit`), where only one
+    /// plugin has it and nothing else is called so.
+    aliases: BTreeMap<String, String>,
 }
 
 impl Catalog {
@@ -84,12 +103,13 @@ impl Catalog {
                 }
             }
         }
-        (Self { entries: skills }, notices)
+        let aliases = plugin_aliases(&skills);
+        (Self { entries: skills, aliases }, notices)
     }
 
-    /// The entry called `name`.
+    /// The entry called `name` (a plugin's also by its own name, where that is unambiguous).
     pub fn get(&self, name: &str) -> Option<&Skill> {
-        self.entries.get(name)
+        self.entries.get(name).or_else(|| self.entries.get(self.aliases.get(name)?))
     }
 
     /// Every entry, sorted by name.
@@ -111,6 +131,21 @@ impl Catalog {
     pub fn any_model_invocable(&self) -> bool {
         self.entries.values().any(|s| s.model_invocable)
     }
+}
+
+/// Plugins' entries by their own names: `plugin:name` is also `name` when no other entry has
+/// that name and no other plugin an entry of it.
+fn plugin_aliases(entries: &BTreeMap<String, Skill>) -> BTreeMap<String, String> {
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (full, s) in entries {
+        if let (true, Some((_, own))) = (s.plugin_root.is_some(), full.split_once(':')) {
+            seen.entry(own.to_owned()).or_default().push(full.clone());
+        }
+    }
+    seen.into_iter()
+        .filter(|(own, fulls)| fulls.len() == 1 && !entries.contains_key(own))
+        .filter_map(|(own, mut fulls)| Some((own, fulls.pop()?)))
+        .collect()
 }
 
 fn kind_word(k: Kind) -> &'static str {
@@ -250,7 +285,7 @@ fn load_skill(
         ));
     }
     let skill = Skill {
-        name,
+        name: root.full_name(&name),
         description,
         kind: Kind::Skill,
         allowed_tools: front.allowed_tools,
@@ -261,6 +296,7 @@ fn load_skill(
         file: file.to_path_buf(),
         dir: Some(dir.unwrap_or_else(|| file.parent().map(Path::to_path_buf).unwrap_or_default())),
         source: root.label.clone(),
+        plugin_root: root.plugin.as_ref().map(|(_, r)| r.clone()),
     };
     Ok((skill, note))
 }
@@ -280,6 +316,15 @@ fn first_paragraph(body: &str) -> Option<String> {
 
 fn command_files(root: &Root, notices: &mut Vec<String>) -> Vec<Skill> {
     let mut out = Vec::new();
+    // A plugin's manifest may name one command file instead of a folder.
+    if root.dir.extension().is_some_and(|e| e == "md") && root.dir.is_file() {
+        let stem = root.dir.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        match load_command(&root.dir, &stem, root) {
+            Ok(c) => out.push(c),
+            Err(why) => notices.push(format!("skipped the command {}: {why}", root.dir.display())),
+        }
+        return out;
+    }
     let mut stack = vec![(root.dir.clone(), Vec::<String>::new())];
     while let Some((dir, prefix)) = stack.pop() {
         for (path, is_dir) in sorted_entries(&dir, &root.label, notices) {
@@ -332,7 +377,7 @@ fn load_command(file: &Path, name: &str, root: &Root) -> Result<Skill, String> {
         first.chars().take(100).collect()
     });
     Ok(Skill {
-        name: name.to_owned(),
+        name: root.full_name(name),
         description,
         kind: Kind::Command,
         allowed_tools: front.allowed_tools,
@@ -343,6 +388,7 @@ fn load_command(file: &Path, name: &str, root: &Root) -> Result<Skill, String> {
         file: file.to_path_buf(),
         dir: None,
         source: root.label.clone(),
+        plugin_root: root.plugin.as_ref().map(|(_, r)| r.clone()),
     })
 }
 

@@ -53,5 +53,5 @@ pub use discover::{near_matches, Catalog, Root, RootKind};
 pub use error::{FileErrorKind, SkillFileError};
 pub use listing::{listing, LISTING_BUDGET};
 pub use skill::{Kind, Skill, MAX_FILE_BYTES};
-pub use template::{Part, Template};
+pub use template::{Dirs, Part, Template};
 pub use tool::{load, Activation, SharedCatalog, SkillSource, SkillTool, SKILL_TOOL};

@@ -42,6 +42,8 @@ pub struct Skill {
     pub dir: Option<PathBuf>,
     /// Where it was found (`~/.claude/skills`, `project .claude/commands`).
     pub source: String,
+    /// The folder of the plugin it came with (`${CLAUDE_PLUGIN_ROOT}`).
+    pub plugin_root: Option<PathBuf>,
 }
 
 impl Skill {

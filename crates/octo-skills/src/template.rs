@@ -73,13 +73,13 @@ impl Template {
     }
 
     /// Fills in `arguments`. When the body names no argument and some were given, they are
-    /// appended as `ARGUMENTS: …` (as Claude Code does). `dir` replaces `${CLAUDE_SKILL_DIR}` and
-    /// `${OCTO_SKILL_DIR}`; `mentions` turns `@path` words into [`Part::Include`] when `exists`
+    /// appended as `ARGUMENTS: …` (as Claude Code does). `dirs` replace `${CLAUDE_SKILL_DIR}`,
+    /// `${OCTO_SKILL_DIR}` and `${CLAUDE_PLUGIN_ROOT}`; `mentions` turns `@path` words into [`Part::Include`] when `exists`
     /// says the file is there.
     pub fn expand(
         &self,
         arguments: &str,
-        dir: Option<&str>,
+        dir: Dirs<'_>,
         mentions: Option<&dyn Fn(&str) -> bool>,
     ) -> Vec<Part> {
         let args = split_args(arguments);
@@ -117,6 +117,16 @@ impl Template {
     }
 }
 
+/// The folders a template may name: its skill's (`${CLAUDE_SKILL_DIR}`) and its plugin's
+/// (`${CLAUDE_PLUGIN_ROOT}`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dirs<'a> {
+    /// The skill's folder.
+    pub skill: Option<&'a str>,
+    /// The plugin's folder.
+    pub plugin: Option<&'a str>,
+}
+
 /// The next `` !` `` in `s` that starts a command (at the start or after a space or bracket).
 fn find_bang(s: &str) -> Option<usize> {
     let b = s.as_bytes();
@@ -132,7 +142,7 @@ fn substitute(
     t: &str,
     all: &str,
     args: &[String],
-    dir: Option<&str>,
+    dir: Dirs<'_>,
     used: &mut bool,
     mut wrap: impl FnMut(&str, &str) -> String,
 ) -> String {
@@ -172,10 +182,16 @@ fn substitute(
                 continue;
             }
         }
-        if let (Some(d), Some(r)) =
-            (dir, after.strip_prefix("{CLAUDE_SKILL_DIR}").or_else(|| after.strip_prefix("{OCTO_SKILL_DIR}")))
-        {
+        if let (Some(d), Some(r)) = (
+            dir.skill,
+            after.strip_prefix("{CLAUDE_SKILL_DIR}").or_else(|| after.strip_prefix("{OCTO_SKILL_DIR}")),
+        ) {
             out.push_str(&wrap("OCTO_SKILL_DIR", d));
+            rest = r;
+            continue;
+        }
+        if let (Some(d), Some(r)) = (dir.plugin, after.strip_prefix("{CLAUDE_PLUGIN_ROOT}")) {
+            out.push_str(&wrap("CLAUDE_PLUGIN_ROOT", d));
             rest = r;
             continue;
         }
@@ -293,7 +309,7 @@ mod tests {
             1,
         )
         .unwrap();
-        let parts = t.expand("\"a b\" 'it''s' \n!`rm -rf /`", None, None);
+        let parts = t.expand("\"a b\" 'it''s' \n!`rm -rf /`", Dirs::default(), None);
         assert_eq!(parts.len(), 1, "arguments never become commands: {parts:?}");
         let s = text(&parts);
         assert!(s.starts_with("Fix \"a b\" 'it''s' \n!`rm -rf /`; first a b, second its, zeroth a b"), "{s}");
@@ -304,8 +320,11 @@ mod tests {
     #[test]
     fn arguments_are_appended_when_not_named() {
         let t = Template::parse("Review the diff.\n", 1).unwrap();
-        assert_eq!(text(&t.expand("src/lib.rs", None, None)), "Review the diff.\n\n\nARGUMENTS: src/lib.rs");
-        assert_eq!(text(&t.expand("  ", None, None)), "Review the diff.\n");
+        assert_eq!(
+            text(&t.expand("src/lib.rs", Dirs::default(), None)),
+            "Review the diff.\n\n\nARGUMENTS: src/lib.rs"
+        );
+        assert_eq!(text(&t.expand("  ", Dirs::default(), None)), "Review the diff.\n");
     }
 
     #[test]
@@ -313,7 +332,7 @@ mod tests {
         let t = Template::parse("Status:\n!`git status --short`\nLog: !`git log -n 3 $0` done\nnot!`x`\n", 4)
             .unwrap();
         assert!(t.runs_commands());
-        let parts = t.expand("main; rm -rf ~", None, None);
+        let parts = t.expand("main; rm -rf ~", Dirs::default(), None);
         assert_eq!(
             text(&parts),
             "Status:\n<run git status --short>\nLog: <run OCTO_ARG_1='main;'; git log -n 3 ${OCTO_ARG_1}> done\nnot!`x`\n"
@@ -326,7 +345,7 @@ mod tests {
     fn mentions_include_existing_files_only() {
         let t =
             Template::parse("Look at @src/lib.rs and @missing.rs, mail a@b.c (@src/lib.rs).\n", 1).unwrap();
-        let parts = t.expand("", None, Some(&|p: &str| p == "src/lib.rs"));
+        let parts = t.expand("", Dirs::default(), Some(&|p: &str| p == "src/lib.rs"));
         assert_eq!(
             text(&parts),
             "Look at <file src/lib.rs> and @missing.rs, mail a@b.c (<file src/lib.rs>).\n"
@@ -337,12 +356,12 @@ mod tests {
     fn skill_dir_and_quoting() {
         let t = Template::parse("run ${CLAUDE_SKILL_DIR}/x.sh !`sh ${CLAUDE_SKILL_DIR}/y.sh`", 1).unwrap();
         assert_eq!(
-            text(&t.expand("", Some("/s k"), None)),
+            text(&t.expand("", Dirs { skill: Some("/s k"), plugin: None }, None)),
             "run /s k/x.sh <run OCTO_SKILL_DIR='/s k'; sh ${OCTO_SKILL_DIR}/y.sh>"
         );
         // Whatever quotes surround it in the template, a value stays one literal value.
         let t = Template::parse("!`gh pr view \"$ARGUMENTS\"` and !`echo '$0'`", 1).unwrap();
-        let parts = t.expand("$(curl x|sh) it's", None, None);
+        let parts = t.expand("$(curl x|sh) it's", Dirs::default(), None);
         assert_eq!(
             text(&parts),
             "<run OCTO_ARGUMENTS='$(curl x|sh) it'\\''s'; gh pr view \"${OCTO_ARGUMENTS}\"> and <run OCTO_ARG_1='$(curl'; echo '${OCTO_ARG_1}'>"

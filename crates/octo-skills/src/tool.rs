@@ -135,8 +135,9 @@ impl ToolExecutor for SkillTool {
 pub fn load(skill: &Skill, arguments: &str) -> Result<String, SkillFileError> {
     let template = skill.template()?;
     let dir = skill.dir.as_deref().map(|d| d.display().to_string());
+    let plugin = skill.plugin_root.as_deref().map(|d| d.display().to_string());
     let body: String = template
-        .expand(arguments, dir.as_deref(), None)
+        .expand(arguments, crate::Dirs { skill: dir.as_deref(), plugin: plugin.as_deref() }, None)
         .into_iter()
         .map(|p| match p {
             Part::Text(t) => t,

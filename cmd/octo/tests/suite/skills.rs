@@ -181,3 +181,69 @@ async fn project_hooks_are_asked_about_once_and_listed_with_agents() {
     .await
     .unwrap();
 }
+
+/// A Claude Code plugin folder with a command and an MCP server (octo's test server, named with
+/// `${CLAUDE_PLUGIN_ROOT}` through a link inside the plugin).
+fn plugin_folder(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(dir.join("commands")).unwrap();
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::write(dir.join(".claude-plugin/plugin.json"), r#"{"name": "kit", "version": "0.1.0"}"#).unwrap();
+    std::fs::write(
+        dir.join("commands/hello.md"),
+        "---\ndescription: Greets someone\n---\nGreet $ARGUMENTS.\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(octo_testkit::mcp::server_bin(), dir.join("bin/server")).unwrap();
+    std::fs::write(
+        dir.join(".mcp.json"),
+        r#"{"mcpServers": {"t": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/server", "startupTimeout": 20}}}"#,
+    )
+    .unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_installed_listed_used_and_disabled() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(
+            Reply::new().tool_use("t1", "mcp__plugin_kit_t__add", serde_json::json!({"a": 2, "b": 40})).sse(),
+        ),
+        Scripted::sse(Reply::new().text("Hi, Ada: 42.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let src = home.home().join("src/kit");
+    plugin_folder(&src);
+    let mut c = octo(&home);
+    c.args(["plugin", "install", src.to_str().unwrap()]);
+    assert_async(c).await.success().stderr(predicate::str::contains("installed the plugin kit"));
+    let mut c = octo(&home);
+    c.args(["plugin", "list"]);
+    assert_async(c).await.success().stdout(
+        predicate::str::contains("on   kit").and(predicate::str::contains("1 command, 1 MCP server")),
+    );
+    let mut c = octo(&home);
+    c.args(["--no-save", "--permission-mode", "auto", "/hello Ada"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("Hi, Ada: 42."));
+    let bodies = llm.request_bodies().await;
+    assert!(
+        bodies[0]["messages"][0]["content"].to_string().contains("Greet Ada."),
+        "{}",
+        bodies[0]["messages"]
+    );
+    assert!(bodies[1]["messages"].to_string().contains("42"), "the plugin's server answered");
+    let mut c = octo(&home);
+    c.args(["plugin", "disable", "kit"]);
+    assert_async(c).await.success();
+    let mut c = octo(&home);
+    c.args(["plugin", "list"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("off  kit"));
+    let mut c = octo(&home);
+    c.args(["--no-save", "/hello Ada"]);
+    assert_async(c).await.code(2);
+    let mut c = octo(&home);
+    c.args(["plugin", "install", home.workspace().to_str().unwrap()]);
+    assert_async(c).await.code(1).stderr(predicate::str::contains("no .claude-plugin/plugin.json"));
+}

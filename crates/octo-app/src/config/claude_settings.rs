@@ -38,11 +38,25 @@ pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBu
 
 impl Config {
     /// Adds the rules of the user's and the project's Claude Code settings files.
+    /// The plugins in use (`crate::plugins`), and the MCP servers they bring (the user's own:
+    /// no approval, as for servers of the user's config).
+    pub(super) fn read_plugins(&mut self, env: EnvLookup<'_>, dirs: &[PathBuf]) {
+        let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let octo_home = crate::home::Home::new(&self.home);
+        self.plugins = crate::plugins::enabled(&octo_home, home.as_deref(), dirs, &mut self.warnings);
+        for plugin in &self.plugins {
+            for (name, spec) in crate::plugin_parts::mcp_servers(plugin, &mut self.warnings) {
+                if self.mcp_servers.iter().any(|s| s.name == name) {
+                    continue;
+                }
+                self.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin: octo_mcp::Origin::User });
+            }
+        }
+    }
+
     pub(super) fn read_claude_settings(&mut self, workspace: &Path, env: EnvLookup<'_>) {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-        if let Some(h) = &home {
-            self.lsp.read_plugins(h, &mut self.warnings);
-        }
+        self.lsp.read_plugins(&self.plugins, &mut self.warnings);
         for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };

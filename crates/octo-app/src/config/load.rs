@@ -31,6 +31,8 @@ pub struct Overrides {
     pub allowed_tools: Vec<String>,
     /// `--disallowedTools`: Claude Code's entries, denied.
     pub disallowed_tools: Vec<String>,
+    /// `--plugin-dir`: Claude Code plugin folders used for this run.
+    pub plugin_dirs: Vec<PathBuf>,
 }
 
 /// The effective configuration.
@@ -87,6 +89,8 @@ pub struct Config {
     pub repo_map: bool,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
+    /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
+    pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -131,6 +135,7 @@ impl Config {
             repo_map: true,
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
+            plugins: Vec::new(),
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -152,6 +157,7 @@ impl Config {
         if !cfg.files.contains(&project_path) {
             cfg.read_mcp_json(workspace);
         }
+        cfg.read_plugins(env, &overrides.plugin_dirs);
         cfg.read_claude_settings(workspace, env);
         cfg.apply_env(env)?;
         cfg.apply_overrides(overrides)?;

@@ -38,11 +38,15 @@ impl LspSettings {
         all
     }
 
-    /// Reads the language servers of the Claude Code plugins the user enabled (in `user_home`'s
-    /// `.claude`); entries left out are named in `warnings`.
-    pub(super) fn read_plugins(&mut self, user_home: &std::path::Path, warnings: &mut Vec<String>) {
-        for plugin in crate::claude_plugins::installed(&user_home.join(".claude")) {
-            let (servers, notes) = crate::claude_plugins::lsp_servers(&plugin);
+    /// Reads the language servers of the Claude Code plugins in use; entries left out are named
+    /// in `warnings`.
+    pub(super) fn read_plugins(
+        &mut self,
+        plugins: &[crate::claude_plugins::InstalledPlugin],
+        warnings: &mut Vec<String>,
+    ) {
+        for plugin in plugins {
+            let (servers, notes) = crate::claude_plugins::lsp_servers(plugin);
             warnings.extend(notes);
             for (name, config) in servers {
                 self.plugins.entry(name).or_insert(config);

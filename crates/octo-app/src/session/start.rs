@@ -27,7 +27,7 @@ impl Session {
         env: EnvLookup<'_>,
     ) -> Result<Self, SessionError> {
         let place = Place::new(&config, &options, env);
-        let mut discovery = Discovery::spawn(&place, !options.no_tools);
+        let mut discovery = Discovery::spawn(&place, &config.plugins, !options.no_tools);
         let endpoint = Endpoint::open(&config, &options, store, env)?;
         // A model that takes no tools (a local one too small for a tool-call format) runs as
         // plain chat: no tools are offered or described.

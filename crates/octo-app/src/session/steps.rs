@@ -96,44 +96,80 @@ pub(super) struct Discovery {
     pub skill_roots: Vec<octo_skills::Root>,
     pub memory: Arc<octo_memory::Memory>,
     agent_roots: Vec<(PathBuf, String)>,
+    /// Plugins' agent folders (or files): `(path, label, plugin name)`.
+    plugin_agents: Vec<(PathBuf, String, String)>,
+    /// Notes about plugins' parts (a path outside the plugin).
+    plugin_notes: Vec<String>,
     tools: bool,
     thread: Option<std::thread::JoinHandle<Found>>,
 }
 
 impl Discovery {
-    pub fn spawn(place: &Place, tools: bool) -> Self {
-        let skill_roots = crate::skills::roots(&place.home, &place.workspace, place.user_home.as_deref());
+    pub fn spawn(place: &Place, plugins: &[crate::claude_plugins::InstalledPlugin], tools: bool) -> Self {
+        let mut plugin_notes = Vec::new();
+        let mut skill_roots: Vec<octo_skills::Root> =
+            plugins.iter().flat_map(|p| crate::plugin_parts::skill_roots(p, &mut plugin_notes)).collect();
+        skill_roots.extend(crate::skills::roots(&place.home, &place.workspace, place.user_home.as_deref()));
+        let plugin_agents: Vec<(PathBuf, String, String)> = plugins
+            .iter()
+            .flat_map(|p| {
+                let label = format!("plugin {} agents", p.id);
+                crate::plugin_parts::agent_paths(p, &mut plugin_notes)
+                    .into_iter()
+                    .map(move |path| (path, label.clone(), p.name.clone()))
+            })
+            .collect();
         let memory = Arc::new(crate::memory::open(&place.home, &place.workspace));
         let agent_roots = crate::subagents::roots(&place.home, &place.workspace, place.user_home.as_deref());
-        let thread = {
-            let (roots, memory, agent_roots) =
-                (skill_roots.clone(), Arc::clone(&memory), agent_roots.clone());
-            std::thread::Builder::new()
-                .name("octo-skills".into())
-                .spawn(move || Self::read(&roots, &memory, &agent_roots, tools))
-                .ok()
-        };
-        Self { skill_roots, memory, agent_roots, tools, thread }
+        let mut this =
+            Self { skill_roots, memory, agent_roots, plugin_agents, plugin_notes, tools, thread: None };
+        let copy = this.inputs();
+        this.thread = std::thread::Builder::new().name("octo-skills".into()).spawn(move || copy.read()).ok();
+        this
     }
 
-    fn read(
-        roots: &[octo_skills::Root],
-        memory: &octo_memory::Memory,
-        agent_roots: &[(PathBuf, String)],
-        tools: bool,
-    ) -> Found {
-        let (catalog, skill_notes) = crate::skills::discover(roots);
-        let (memory_text, memory_notes) = crate::memory::prompt_section(memory, tools);
-        let (agents, agent_notes) = octo_skills::Agents::discover(crate::subagents::builtin(), agent_roots);
-        Found { catalog, skill_notes, memory_text, memory_notes, agents, agent_notes }
+    /// What the reading thread needs, owned.
+    fn inputs(&self) -> Inputs {
+        Inputs {
+            roots: self.skill_roots.clone(),
+            memory: Arc::clone(&self.memory),
+            agent_roots: self.agent_roots.clone(),
+            plugin_agents: self.plugin_agents.clone(),
+            notes: self.plugin_notes.clone(),
+            tools: self.tools,
+        }
     }
 
     /// What was found (read here when the thread could not start or failed).
     pub fn join(&mut self) -> Found {
         match self.thread.take().map(std::thread::JoinHandle::join) {
             Some(Ok(found)) => found,
-            _ => Self::read(&self.skill_roots, &self.memory, &self.agent_roots, self.tools),
+            _ => self.inputs().read(),
         }
+    }
+}
+
+/// The folders [`Discovery`] reads.
+struct Inputs {
+    roots: Vec<octo_skills::Root>,
+    memory: Arc<octo_memory::Memory>,
+    agent_roots: Vec<(PathBuf, String)>,
+    plugin_agents: Vec<(PathBuf, String, String)>,
+    notes: Vec<String>,
+    tools: bool,
+}
+
+impl Inputs {
+    fn read(self) -> Found {
+        let (catalog, mut skill_notes) = crate::skills::discover(&self.roots);
+        skill_notes.extend(self.notes);
+        let (memory_text, memory_notes) = crate::memory::prompt_section(&self.memory, self.tools);
+        let (mut agents, mut agent_notes) =
+            octo_skills::Agents::discover(crate::subagents::builtin(), &self.agent_roots);
+        for (path, label, plugin) in &self.plugin_agents {
+            agent_notes.extend(agents.add_plugin(path, label, plugin));
+        }
+        Found { catalog, skill_notes, memory_text, memory_notes, agents, agent_notes }
     }
 }
 
@@ -191,7 +227,10 @@ impl Prompt {
         memory_text: Option<String>,
         notes: &mut Vec<String>,
     ) -> Self {
-        let env = Environment::detect(&place.workspace, label);
+        let env = Environment {
+            user_home: place.user_home.clone(),
+            ..Environment::detect(&place.workspace, label)
+        };
         let mut parts = PromptParts {
             base_override: options.system_prompt.clone(),
             append: options.append_system_prompt.clone(),

@@ -8,6 +8,7 @@ mod hooks;
 mod hostile;
 mod launcher;
 mod memory;
+mod plugins;
 mod responses;
 #[cfg(target_os = "linux")]
 mod sandbox;

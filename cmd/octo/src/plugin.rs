@@ -1,0 +1,67 @@
+//! `octo plugin list|enable|disable|install`: Claude Code plugins, read by octo-app's
+//! `plugins` module.
+
+use crate::cli::{Cli, PluginAction};
+use crate::exit::EXIT_ERROR;
+use crate::out;
+use crate::sanitize::visible;
+use octo_app::claude_plugins::PluginFrom;
+use octo_app::Launcher;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Runs `octo plugin …`.
+pub fn run(launcher: &Launcher, cli: &Cli, action: &PluginAction) -> ExitCode {
+    let home = launcher.home();
+    let user_home = launcher.env()("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let result = match action {
+        PluginAction::List => {
+            let mut notes = Vec::new();
+            let all = octo_app::plugins::all(home, user_home.as_deref(), &cli.plugin_dirs, &mut notes);
+            for n in &notes {
+                out::status(&visible(&format!("warning: {n}")));
+            }
+            if all.is_empty() {
+                out::status(
+                    "no plugins: install one with `octo plugin install PATH|URL`, or use a folder for one run with --plugin-dir",
+                );
+            }
+            for l in &all {
+                let from = match l.plugin.from {
+                    PluginFrom::Claude => "Claude Code",
+                    PluginFrom::Octo => "octo",
+                    PluginFrom::Dir => "--plugin-dir",
+                };
+                let state = if l.enabled { "on " } else { "off" };
+                let parts = octo_app::plugin_parts::summary(&l.plugin);
+                out::stdout(&visible(&format!(
+                    "{state}  {:<28} {from:<12} {}  ({parts})\n",
+                    l.plugin.id,
+                    l.plugin.root.display()
+                )));
+            }
+            Ok(())
+        }
+        PluginAction::Enable { name } | PluginAction::Disable { name } => {
+            let on = matches!(action, PluginAction::Enable { .. });
+            octo_app::plugins::set_enabled(home, user_home.as_deref(), name, on).map(|id| {
+                out::status(&format!("the plugin {id} is {} for octo", if on { "on" } else { "off" }));
+            })
+        }
+        PluginAction::Install { source } => octo_app::plugins::install(home, source).map(|p| {
+            out::status(&visible(&format!(
+                "installed the plugin {} in {} ({})",
+                p.name,
+                p.root.display(),
+                octo_app::plugin_parts::summary(&p)
+            )));
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            out::error(&e.to_string());
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

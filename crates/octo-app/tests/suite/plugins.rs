@@ -1,0 +1,254 @@
+//! Claude Code plugins in whole sessions: a plugin folder in Claude Code's layout (manifest,
+//! commands, agents, skills, hooks, `.mcp.json`, `${CLAUDE_PLUGIN_ROOT}`), given with
+//! `--plugin-dir`, installed by octo, or installed and enabled by Claude Code; broken ones named.
+
+use octo_app::config::{Config, Overrides};
+use octo_app::credentials::MemoryStore;
+use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome};
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A plugin as Claude Code's documentation lays one out.
+fn plugin(dir: &Path) {
+    write(
+        &dir.join(".claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.2.0", "description": "Team tools", "author": {"name": "Team"}, "keywords": ["x"]}"#,
+    );
+    write(
+        &dir.join("commands/hello.md"),
+        "---\ndescription: Say hello\nallowed-tools: Bash(echo:*)\nargument-hint: [who]\n---\nFrom !`echo ${CLAUDE_PLUGIN_ROOT}/marker` greet $ARGUMENTS.\n",
+    );
+    write(
+        &dir.join("agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep, Glob\nmodel: sonnet\n---\nYou review changes.\n",
+    );
+    write(
+        &dir.join("skills/style/SKILL.md"),
+        "---\nname: style\ndescription: The team's house style\n---\nUse tabs.\n",
+    );
+    write(
+        &dir.join("hooks/hooks.json"),
+        r#"{"description": "guard", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh", "timeout": 10}
+        ]}]}}"#,
+    );
+    write(
+        &dir.join("hooks/guard.sh"),
+        "input=$(cat)\nprintf '%s\\n' \"$input\" | grep -o '\"tool_name\": *\"[A-Za-z]*\"' >> \"$CLAUDE_PLUGIN_ROOT/hook.log\"\ncase \"$input\" in *forbidden*) echo 'blocked by kit' >&2; exit 2;; esac\nexit 0\n",
+    );
+    write(
+        &dir.join(".mcp.json"),
+        r#"{"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/servers/db", "args": ["--data", "${CLAUDE_PLUGIN_ROOT}/data"], "disabled": true}}}"#,
+    );
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+    user: PathBuf,
+    llm: MockLlm,
+}
+
+async fn setup(replies: Vec<Scripted>) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws, user) = (tmp.path().join("octo"), tmp.path().join("ws"), tmp.path().join("user"));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&user).unwrap();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    write(
+        &home.join("config.toml"),
+        &format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            llm.uri()
+        ),
+    );
+    Setup { _tmp: tmp, home, ws, user, llm }
+}
+
+impl Setup {
+    fn env(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        move |k: &str| match k {
+            "MOCK_KEY" => Some("sk-mock".to_owned()),
+            "HOME" => Some(self.user.display().to_string()),
+            _ => None,
+        }
+    }
+
+    fn config(&self, dirs: Vec<PathBuf>) -> Config {
+        Config::load(
+            &self.home,
+            &self.ws,
+            &self.env(),
+            &Overrides { plugin_dirs: dirs, ..Overrides::default() },
+        )
+        .unwrap()
+    }
+
+    fn session(&self, config: Config) -> Session {
+        let options = SessionOptions {
+            workspace: Some(self.ws.clone()),
+            mode: Some(Mode::Auto),
+            ..SessionOptions::default()
+        };
+        Session::start(config, options, &MemoryStore::default(), &self.env()).unwrap()
+    }
+}
+
+async fn run_turn(s: &Session, prepared: impl Into<octo_app::skills::Prepared>) -> Vec<AgentEvent> {
+    let mut rx = s.subscribe();
+    s.prompt_prepared(prepared.into()).unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
+        let end = matches!(e, AgentEvent::TurnEnd { .. });
+        events.push(e);
+        if end {
+            return events;
+        }
+    }
+}
+
+fn outcome(events: &[AgentEvent], id: &str) -> (ToolOutcome, String) {
+    events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolCallEnd { id: call, outcome, output, .. } if call == id => {
+                Some((*outcome, output.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no result for {id}: {events:#?}"))
+}
+
+#[tokio::test]
+async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
+    let t = setup(vec![
+        Scripted::sse(Reply::new().tool_use("t1", "terminal", json!({"command": "echo forbidden"})).sse()),
+        Scripted::sse(Reply::new().tool_use("t2", "terminal", json!({"command": "echo fine"})).sse()),
+        Scripted::sse(Reply::new().text("Hello.").sse()),
+    ])
+    .await;
+    let dir = t._tmp.path().join("plugins/team-kit");
+    plugin(&dir);
+    let root = std::fs::canonicalize(&dir).unwrap();
+    let config = t.config(vec![dir.clone()]);
+    let server = config.mcp_servers.iter().find(|s| s.name == "plugin_kit_db").expect("the plugin's server");
+    assert_eq!(server.spec.command.as_deref(), Some(root.join("servers/db").to_str().unwrap()));
+    assert_eq!(server.spec.args, ["--data".to_owned(), root.join("data").display().to_string()]);
+    assert_eq!(server.spec.enabled, Some(false), "`disabled` in the plugin's .mcp.json");
+    let s = t.session(config);
+    let catalog = s.skills();
+    let hello = catalog.get("kit:hello").expect("the command, by the plugin's name");
+    assert_eq!(catalog.get("hello").map(|c| c.name.as_str()), Some("kit:hello"), "and by its own name");
+    assert!(catalog.get("kit:style").is_some(), "the skill");
+    assert_eq!(hello.plugin_root.as_deref(), Some(root.as_path()));
+
+    let inv = s.invoke("hello", "world").await.unwrap().unwrap();
+    assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
+    let prepared = s.finish_invocation(inv).await.unwrap();
+    let events = run_turn(&s, prepared).await;
+    let sent = t.llm.request_bodies().await;
+    let first = sent[0]["messages"][0]["content"].to_string();
+    assert!(
+        first.contains(&format!("From {}/marker", root.display())) && first.contains("greet world."),
+        "{first}"
+    );
+    // The plugin's agent is offered to the model under the plugin's name.
+    let task = sent[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["description"].to_string().contains("kit:reviewer"));
+    assert!(task.is_some(), "{:?}", sent[0]["tools"]);
+    // Its Bash hook ran with CLAUDE_PLUGIN_ROOT set (on the command's `!` line too, as octo's
+    // hooks meet those) and blocked the first call.
+    let (o, text) = outcome(&events, "t1");
+    assert!(o != ToolOutcome::Ran && text.contains("blocked by kit"), "{o:?} {text}");
+    assert_eq!(outcome(&events, "t2").0, ToolOutcome::Ran);
+    let log = std::fs::read_to_string(root.join("hook.log")).unwrap();
+    assert_eq!(log.matches("\"Bash\"").count(), 3, "the command's own line, then both calls: {log}");
+}
+
+#[tokio::test]
+async fn broken_plugins_are_named_and_the_rest_still_load() {
+    let t = setup(Vec::new()).await;
+    let none = t._tmp.path().join("none");
+    std::fs::create_dir_all(none.join("commands")).unwrap();
+    let broken = t._tmp.path().join("broken");
+    write(&broken.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",");
+    let missing = t._tmp.path().join("missing");
+    write(&missing.join(".claude-plugin/plugin.json"), r#"{"name": "missing", "commands": ["../../etc"]}"#);
+    write(
+        &missing.join("hooks/hooks.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/gone.sh"}]}]}}"#,
+    );
+    write(&missing.join("commands/ok.md"), "Say ok.\n");
+    let config = t.config(vec![none.clone(), broken.clone(), missing]);
+    let w = config.warnings.join("\n");
+    assert!(
+        w.contains(&format!("--plugin-dir {}", none.display()))
+            && w.contains("no .claude-plugin/plugin.json"),
+        "{w}"
+    );
+    assert!(
+        w.contains(&format!("--plugin-dir {}", broken.display())) && w.contains("not a JSON object"),
+        "{w}"
+    );
+    assert_eq!(config.plugins.len(), 1);
+    let (_, notices) = octo_app::hooks::load(&config, &t.ws, None);
+    assert!(notices.iter().any(|n| n.contains("gone.sh") && n.contains("does not exist")), "{notices:?}");
+    let s = t.session(config);
+    assert!(s.skills().get("missing:ok").is_some());
+    let notes = s.notes().join("\n");
+    assert!(notes.contains("`commands` names ../../etc, which is not inside the plugin's folder"), "{notes}");
+}
+
+#[tokio::test]
+async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_read() {
+    let t = setup(Vec::new()).await;
+    let src = t._tmp.path().join("src-kit");
+    plugin(&src);
+    let home = octo_app::Home::new(&t.home);
+    let installed = octo_app::plugins::install(&home, src.to_str().unwrap()).unwrap();
+    assert_eq!(installed.root, std::fs::canonicalize(t.home.join("plugins/kit")).unwrap());
+    assert!(matches!(
+        octo_app::plugins::install(&home, src.to_str().unwrap()),
+        Err(octo_app::plugins::PluginError::Exists(..))
+    ));
+    let not_one = t._tmp.path().join("plain");
+    std::fs::create_dir_all(&not_one).unwrap();
+    assert!(octo_app::plugins::install(&home, not_one.to_str().unwrap()).is_err());
+
+    // Claude Code's own install of another plugin, enabled in the user's settings.
+    let cache = t.user.join(".claude/plugins/cache/market/notes/1.0.0");
+    write(&cache.join(".claude-plugin/plugin.json"), r#"{"name": "notes"}"#);
+    write(&cache.join("commands/jot.md"), "---\ndescription: Jot a note\n---\nJot $ARGUMENTS.\n");
+    write(
+        &t.user.join(".claude/plugins/installed_plugins.json"),
+        &json!({"version": 2, "plugins": {"notes@market": [{"scope": "user", "installPath": cache.display().to_string()}]}}).to_string(),
+    );
+    write(&t.user.join(".claude/settings.json"), r#"{"enabledPlugins": {"notes@market": true}}"#);
+    let config = t.config(Vec::new());
+    let mut names: Vec<&str> = config.plugins.iter().map(|p| p.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["kit", "notes"]);
+    let s = t.session(config);
+    assert!(s.skills().get("notes:jot").is_some() && s.skills().get("kit:hello").is_some());
+
+    octo_app::plugins::set_enabled(&home, Some(&t.user), "notes", false).unwrap();
+    octo_app::plugins::set_enabled(&home, Some(&t.user), "kit", false).unwrap();
+    assert!(t.config(Vec::new()).plugins.is_empty(), "both off for octo");
+    assert!(octo_app::plugins::set_enabled(&home, Some(&t.user), "nope", true).is_err());
+    let settings = std::fs::read_to_string(t.user.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains("\"notes@market\": true"), "Claude Code's settings are left alone");
+}
