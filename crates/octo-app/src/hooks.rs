@@ -15,6 +15,9 @@ pub enum TrustError {
     /// The session runs no hooks (it was built around a custom agent).
     #[error("this session has no hooks")]
     NoHooks,
+    /// The session has no home to remember a trust in (it was built around a custom agent).
+    #[error("this session has no octo home to remember the trust in")]
+    NoHome,
     /// The trust could not be written to octo's home; the hooks stay off. Check that the home
     /// is writable, then try again.
     #[error("could not remember the trust (the hooks stay off; check that octo's home is writable): {0}")]

@@ -110,6 +110,7 @@ pub mod setup;
 pub mod skills;
 pub mod subagents;
 pub mod tools;
+pub mod turn_models;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).
 pub use octo_session as session_store;

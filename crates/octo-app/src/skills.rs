@@ -48,11 +48,11 @@ pub(crate) struct EngineActivation(pub Arc<PermissionEngine>);
 
 impl Activation for EngineActivation {
     fn activate(&self, skill: &Skill) -> Option<String> {
-        let (scope, notes) = scope_of(skill)?;
+        let (scope, notes) = scope_of(skill, self.0.project_trusted())?;
         let how = if scope.is_trusted() {
             "run without asking"
         } else {
-            "are asked about as usual (the skill came with the project)"
+            "are asked about as usual (the skill came with the project, and you have not trusted the project's skills and commands)"
         };
         let text = format!(
             "While this skill is active (until this turn ends), these {how}: {}.{}",
@@ -64,8 +64,9 @@ impl Activation for EngineActivation {
     }
 }
 
-/// The scope of a skill or command with `allowed-tools`, and notes about names octo lacks.
-pub fn scope_of(skill: &Skill) -> Option<(Scope, Vec<String>)> {
+/// The scope of a skill or command with `allowed-tools`, and notes about names octo lacks;
+/// `project_trusted` says whether the user trusted the project's own files.
+pub fn scope_of(skill: &Skill, project_trusted: bool) -> Option<(Scope, Vec<String>)> {
     if skill.allowed_tools.is_empty() {
         return None;
     }
@@ -75,8 +76,37 @@ pub fn scope_of(skill: &Skill) -> Option<(Scope, Vec<String>)> {
     };
     let (scope, notes) = Scope::from_allowed_tools(&format!("{what} /{}", skill.name), &skill.allowed_tools);
     // A project's file arrives with a clone: it grants nothing without the user's trust.
-    let scope = if skill.source.starts_with("project") { scope.untrusted() } else { scope };
+    let scope = if is_project(skill) && !project_trusted { scope.untrusted() } else { scope };
     Some((scope, notes))
+}
+
+/// Whether a skill or command came with the project (its folders arrive with `git clone`).
+pub fn is_project(skill: &Skill) -> bool {
+    skill.source.starts_with("project")
+}
+
+/// The project's skills and commands that would grant tools (`/name: allowed-tools (file)`),
+/// and the fingerprint trusting them is remembered by: the workspace and each such file's
+/// contents, so a changed file, or the same files in another clone, are asked about again.
+pub fn project_grants(catalog: &Catalog, workspace: &Path) -> (Vec<String>, Option<String>) {
+    let granting: Vec<&Skill> =
+        catalog.iter().filter(|s| is_project(s) && !s.allowed_tools.is_empty()).collect();
+    if granting.is_empty() {
+        return (Vec::new(), None);
+    }
+    let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let mut text = format!("grants\u{1e}{}", ws.display());
+    let mut lines = Vec::new();
+    for s in granting {
+        let bytes = std::fs::read(&s.file).unwrap_or_default();
+        text.push_str(&format!(
+            "\u{1e}{}\u{1f}{}",
+            s.file.display(),
+            octo_tools::trash::content_hash(&bytes)
+        ));
+        lines.push(format!("/{}: {} ({})", s.name, s.allowed_tools.join(", "), s.file.display()));
+    }
+    (lines, Some(octo_tools::trash::content_hash(text.as_bytes())))
 }
 
 /// Something an invocation wants to do before its prompt is sent.
@@ -192,11 +222,13 @@ pub struct Prepared {
     pub scope: Option<Scope>,
     /// Notes for the user (allowed-tools entries octo does not know).
     pub notes: Vec<String>,
+    /// The model its turn runs on (its `model:`), when not the session's.
+    pub model: Option<Arc<crate::turn_models::TurnModel>>,
 }
 
 impl From<Message> for Prepared {
     fn from(message: Message) -> Self {
-        Self { message, scope: None, notes: Vec::new() }
+        Self { message, scope: None, notes: Vec::new(), model: None }
     }
 }
 
@@ -207,6 +239,8 @@ pub(crate) struct Runner<'a> {
     pub workspace: &'a Path,
     /// The session's hooks: a command's `` !`…` `` lines meet its PreToolUse hooks like any call.
     pub hooks: Option<Arc<octo_hooks::Hooks>>,
+    /// The models entries ask for, by name.
+    pub models: &'a std::collections::HashMap<String, Arc<crate::turn_models::TurnModel>>,
 }
 
 impl Runner<'_> {
@@ -248,7 +282,7 @@ impl Runner<'_> {
             Subject::Path { field, .. } => field.clone(),
             _ => "path".to_owned(),
         };
-        let scope = scope_of(skill).map(|(s, _)| s);
+        let scope = scope_of(skill, self.engine.project_trusted()).map(|(s, _)| s);
         let mut steps = Vec::new();
         for part in &parts {
             let (action, decision) = match part {
@@ -339,7 +373,7 @@ impl Runner<'_> {
                 Part::Include(p) => text.push_str(&self.read(&inv.skill, &p)?),
             }
         }
-        let (scope, notes) = match scope_of(&inv.skill) {
+        let (scope, notes) = match scope_of(&inv.skill, self.engine.project_trusted()) {
             Some((s, n)) => (Some(s), n),
             None => (None, Vec::new()),
         };
@@ -347,7 +381,8 @@ impl Runner<'_> {
             Kind::Skill => format!("<skill name=\"{}\">\n{}\n</skill>", inv.skill.name, text.trim_end()),
             Kind::Command => text.trim_end().to_owned(),
         };
-        Ok(Prepared { message: Message::user(text), scope, notes })
+        let model = self.models.get(&inv.skill.name).cloned();
+        Ok(Prepared { message: Message::user(text), scope, notes, model })
     }
 
     async fn run(

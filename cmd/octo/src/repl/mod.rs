@@ -184,6 +184,7 @@ impl Repl<'_> {
     async fn start(&mut self, ed: Ed) -> anyhow::Result<Ed> {
         let mut ed = approve_project_servers(&self.session, ed).await;
         ed = trust_project_hooks(&self.session, ed).await;
+        ed = trust_project_grants(&self.session, ed).await;
         if self.cli.resume.as_deref() == Some("") {
             return self.command(ed, SessionCommand::Resume(None)).await;
         }
@@ -339,6 +340,31 @@ async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
         }
     } else {
         out::status("  the project's hooks stay off (your own hooks still run)");
+    }
+    ed
+}
+
+/// Asks once whether this project's skills and commands may grant the tools their
+/// `allowed-tools` name (as the user's own do); a yes is remembered for these exact files.
+async fn trust_project_grants(session: &Session, ed: Ed) -> Ed {
+    let grants = session.untrusted_grants();
+    if grants.is_empty() {
+        return ed;
+    }
+    out::status(
+        "octo: this project's commands and skills would run these tools without asking while active:",
+    );
+    for g in &grants {
+        out::status(&visible(&format!("  {g}")));
+    }
+    let (ed, answer) = read_line(ed, "  let them (and remember this for these exact files)? [y/N] ").await;
+    if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        match session.trust_grants() {
+            Ok(()) => out::status("  the project's commands and skills grant their tools"),
+            Err(e) => out::error(&visible(&e.to_string())),
+        }
+    } else {
+        out::status("  their calls are asked about as usual");
     }
     ed
 }

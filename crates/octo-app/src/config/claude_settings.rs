@@ -60,11 +60,11 @@ impl Config {
         for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
-            self.apply_claude_permissions(&v, &path.display().to_string(), project);
+            self.apply_claude_permissions(&v, &path.display().to_string(), project, home.as_deref());
         }
     }
 
-    fn apply_claude_permissions(&mut self, v: &Value, file: &str, project: bool) {
+    fn apply_claude_permissions(&mut self, v: &Value, file: &str, project: bool, home: Option<&Path>) {
         let Some(p) = v.get("permissions") else { return };
         let list = |k: &str| -> Vec<String> {
             p.get(k)
@@ -114,7 +114,42 @@ impl Config {
                 (false, Err(e)) => warnings.push(format!("{file}: `defaultMode`: {e}")),
             }
         }
+        self.read_additional_dirs(p, (file, project), home, &mut warnings);
         self.warnings.extend(warnings);
+    }
+
+    /// `permissions.additionalDirectories` of the user's settings: folders whose files are read
+    /// without asking (`~/` is the home, a relative path is the workspace's). A project's are not
+    /// applied: they would widen what a clone can reach.
+    fn read_additional_dirs(
+        &mut self,
+        p: &Value,
+        (file, project): (&str, bool),
+        home: Option<&Path>,
+        warnings: &mut Vec<String>,
+    ) {
+        let Some(list) = p.get("additionalDirectories").and_then(Value::as_array) else { return };
+        if project {
+            if !list.is_empty() {
+                warnings.push(format!(
+                    "{file}: `additionalDirectories` is not applied from a project's settings (put it in ~/.claude/settings.json)"
+                ));
+            }
+            return;
+        }
+        for dir in list.iter().filter_map(Value::as_str) {
+            let path = match (dir.strip_prefix("~/"), home) {
+                (Some(rest), Some(h)) => h.join(rest),
+                _ => self.workspace.join(dir),
+            };
+            match std::fs::canonicalize(&path) {
+                Ok(real) if real.is_dir() => self.additional_dirs.push(real),
+                _ => warnings.push(format!(
+                    "{file}: additionalDirectories `{dir}` is not a folder ({}); skipped",
+                    path.display()
+                )),
+            }
+        }
     }
 }
 
@@ -128,17 +163,19 @@ mod tests {
     fn claude_codes_permission_rules_become_octos_and_a_project_only_tightens() {
         let t = tempfile::tempdir().unwrap();
         let (home, user, ws) = (t.path().join("octo"), t.path().join("user"), t.path().join("ws"));
-        for d in [&home, &user.join(".claude"), &ws.join(".claude")] {
+        for d in
+            [&home, &user.join(".claude"), &ws.join(".claude"), &user.join("docs"), &t.path().join("shared")]
+        {
             std::fs::create_dir_all(d).unwrap();
         }
         std::fs::write(
             user.join(".claude/settings.json"),
-            r#"{"permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)", "Frobnicate(x)"], "defaultMode": "acceptEdits"}}"#,
+            r#"{"permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)", "Frobnicate(x)"], "defaultMode": "acceptEdits", "additionalDirectories": ["~/docs", "../shared", "~/nope"]}}"#,
         )
         .unwrap();
         std::fs::write(
             ws.join(".claude/settings.json"),
-            r#"{"permissions": {"allow": ["Bash(curl:*)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"]}, "hooks": {}}"#,
+            r#"{"permissions": {"allow": ["Bash(curl:*)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["/"]}, "hooks": {}}"#,
         )
         .unwrap();
         let home_s = user.display().to_string();
@@ -158,5 +195,9 @@ mod tests {
         assert_eq!(c.permission_mode.value, Mode::AcceptEdits);
         let w = c.warnings.join("\n");
         assert!(w.contains("Frobnicate(x)") && w.contains("allow rule(s) are not applied"), "{w}");
+        let real = |p: std::path::PathBuf| std::fs::canonicalize(p).unwrap();
+        assert_eq!(c.additional_dirs, [real(user.join("docs")), real(t.path().join("shared"))]);
+        assert!(w.contains("`~/nope` is not a folder"), "{w}");
+        assert!(w.contains("`additionalDirectories` is not applied from a project's settings"), "{w}");
     }
 }

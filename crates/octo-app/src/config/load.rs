@@ -89,6 +89,9 @@ pub struct Config {
     pub repo_map: bool,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
+    /// Folders outside the workspace whose files are read without asking (Claude Code's
+    /// `permissions.additionalDirectories`, from the user's settings).
+    pub additional_dirs: Vec<PathBuf>,
     /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
     pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
     /// Notes for the user (ignored or suspicious settings).
@@ -136,6 +139,7 @@ impl Config {
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             plugins: Vec::new(),
+            additional_dirs: Vec::new(),
             warnings: Vec::new(),
             files: Vec::new(),
         };

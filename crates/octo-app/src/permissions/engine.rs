@@ -89,6 +89,9 @@ pub struct PermissionEngine {
     /// Why accept-edits cannot run commands without asking although the sandbox is active (a
     /// promise it does not hold here), asked when needed.
     pub(super) sandbox_gap: SandboxGap,
+    /// Whether the user trusted this project's skills and commands: only then do their
+    /// `allowed-tools` grant.
+    pub(super) project_trusted: std::sync::atomic::AtomicBool,
 }
 
 impl PermissionEngine {
@@ -107,7 +110,18 @@ impl PermissionEngine {
             grants: RwLock::new(Vec::new()),
             sandboxed: false,
             sandbox_gap: SandboxGap::default(),
+            project_trusted: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the project's skills and commands may grant their `allowed-tools`.
+    pub fn project_trusted(&self) -> bool {
+        self.project_trusted.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Lets the project's skills and commands grant (the user trusted them), or stops it.
+    pub fn set_project_trusted(&self, trusted: bool) {
+        self.project_trusted.store(trusted, std::sync::atomic::Ordering::Release);
     }
 
     /// Commands run in an active OS sandbox (see the field).

@@ -96,7 +96,13 @@ impl Task {
                 Some(t) = self.titles.1.recv() => Command::Title(t),
             };
             match cmd {
-                Command::Prompt(input, scope) => self.prompt(&mut agent, input, scope).await,
+                Command::Prompt(input, scope, model) => {
+                    let back = model.map(|m| self.swap_model(&mut agent, &m));
+                    self.prompt(&mut agent, input, scope).await;
+                    if let Some(back) = back {
+                        self.swap_model(&mut agent, &back);
+                    }
+                }
                 Command::Compact(focus) => self.compact(&mut agent, focus).await,
                 Command::SystemPrompt(text) => agent.config_mut().system_prompt = Some(text),
                 Command::Title(t) => {
@@ -337,6 +343,27 @@ impl Task {
         s.model = label;
         s.info = info;
         s.sender = Some(Arc::clone(agent.sender()));
+    }
+
+    /// Runs the next turn on `model` (a command's `model:`); returns the model it replaced. Not
+    /// a model change of the session (nothing is saved about it).
+    fn swap_model(
+        &mut self,
+        agent: &mut Agent,
+        model: &crate::turn_models::TurnModel,
+    ) -> crate::turn_models::TurnModel {
+        let mut s = self.core.lock();
+        let old = crate::turn_models::TurnModel {
+            sender: Arc::clone(agent.sender()),
+            label: std::mem::replace(&mut s.model, model.label.clone()),
+            info: std::mem::replace(&mut s.info, model.info.clone()),
+            max_tokens: agent.config_mut().max_tokens,
+        };
+        agent.set_sender(Arc::clone(&model.sender));
+        agent.config_mut().context.window = model.info.context_window;
+        agent.config_mut().max_tokens = model.max_tokens;
+        s.sender = Some(Arc::clone(agent.sender()));
+        old
     }
 
     /// What the history now holds, after it changed outside a turn (resumed, compacted,

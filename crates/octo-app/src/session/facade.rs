@@ -83,7 +83,7 @@ impl Session {
     pub fn prompt_prepared(&self, prepared: crate::skills::Prepared) -> Result<(), SessionError> {
         self.core.lock().queued += 1;
         self.commands
-            .send(Command::Prompt(prepared.message, prepared.scope))
+            .send(Command::Prompt(prepared.message, prepared.scope, prepared.model))
             .map_err(|_| SessionError::Closed)
     }
 

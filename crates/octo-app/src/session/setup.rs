@@ -62,6 +62,8 @@ pub(super) struct ToolsPart {
 pub(super) struct SkillsPart {
     pub catalog: Arc<octo_skills::SharedCatalog>,
     pub roots: Vec<octo_skills::Root>,
+    /// The models entries ask for (`model:`), by name.
+    pub models: std::collections::HashMap<String, Arc<crate::turn_models::TurnModel>>,
     pub prompt: Option<(Home, Environment, PromptParts)>,
 }
 

@@ -4,6 +4,7 @@
 use super::error::SessionError;
 use super::facade::Session;
 use super::state::Command;
+use crate::hooks::TrustError;
 use crate::skills::{Invocation, InvokeError, Prepared, Runner};
 use octo_skills::Catalog;
 use std::sync::Arc;
@@ -31,7 +32,44 @@ impl Session {
             self.commands.send(Command::SystemPrompt(system)).map_err(|_| SessionError::Closed)?;
         }
         self.setup.skills.catalog.replace(catalog);
+        self.refresh_project_trust();
         Ok(notices)
+    }
+
+    /// The project's skills and commands whose `allowed-tools` wait for the user's trust
+    /// (`/name: tools (file)`); empty when there are none or they are trusted. Until trusted,
+    /// the calls they name are asked about as usual.
+    pub fn untrusted_grants(&self) -> Vec<String> {
+        if self.engine.project_trusted() {
+            return Vec::new();
+        }
+        crate::skills::project_grants(&self.skills(), &self.setup.workspace).0
+    }
+
+    /// Trusts the project's skills and commands as they are now (remembered by a fingerprint of
+    /// the workspace and their files: a change asks again): their `allowed-tools` grant from now
+    /// on, still bounded by deny rules, hard denies, protected paths, plan mode and the sandbox.
+    pub fn trust_grants(&self) -> Result<(), TrustError> {
+        let (_, Some(fingerprint)) = crate::skills::project_grants(&self.skills(), &self.setup.workspace)
+        else {
+            return Ok(());
+        };
+        let config = self.setup.config.as_ref().ok_or(TrustError::NoHome)?;
+        let home = crate::home::Home::new(&config.home);
+        crate::hooks::remember_trust(&home, &fingerprint, &self.setup.workspace)
+            .map_err(TrustError::Remember)?;
+        self.engine.set_project_trusted(true);
+        Ok(())
+    }
+
+    /// Whether the project's granting files are the ones the user trusted.
+    pub(super) fn refresh_project_trust(&self) {
+        let (_, fingerprint) = crate::skills::project_grants(&self.skills(), &self.setup.workspace);
+        let trusted = match (fingerprint, self.setup.config.as_ref()) {
+            (Some(f), Some(c)) => crate::hooks::trusted(&crate::home::Home::new(&c.home), &f),
+            _ => false,
+        };
+        self.engine.set_project_trusted(trusted);
     }
 
     /// `/name args` for a skill or command the user may run: `None` when there is none by that
@@ -64,6 +102,7 @@ impl Session {
             tools: &self.setup.tools.registry,
             workspace: &self.setup.workspace,
             hooks: self.setup.hooks.cell.as_ref().map(|c| c.get()),
+            models: &self.setup.skills.models,
         }
     }
 }

@@ -48,7 +48,11 @@ impl Session {
         let engine = Arc::new(
             PermissionEngine::new(config.rules.clone(), mode)
                 .with_secrets(place.secrets.clone())
-                .with_read_roots(vec![place.run_output.clone()])
+                .with_read_roots(
+                    std::iter::once(place.run_output.clone())
+                        .chain(config.additional_dirs.iter().cloned())
+                        .collect(),
+                )
                 .with_sandbox(sandbox.is_active())
                 .with_sandbox_gap({
                     let sandbox = Arc::clone(&sandbox);
@@ -58,6 +62,8 @@ impl Session {
                 .with_protected_dirs(place.protected_dirs()),
         );
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);
+        let turn_models =
+            crate::turn_models::for_catalog(&found.catalog, &config, store, env, &endpoint.http, &mut notes);
         let catalog = Arc::new(octo_skills::SharedCatalog::new(found.catalog));
         let tools = if options.no_tools {
             ToolsPart::default()
@@ -111,6 +117,7 @@ impl Session {
             skills: SkillsPart {
                 catalog,
                 roots: discovery.skill_roots,
+                models: turn_models,
                 prompt: Some((place.home, prompt.env, prompt.parts)),
             },
             hooks,
@@ -119,7 +126,9 @@ impl Session {
             sandbox: Some(sandbox),
             config: Some(config),
         };
-        Ok(Self::spawn(core, agent, engine, setup, task))
+        let session = Self::spawn(core, agent, engine, setup, task);
+        session.refresh_project_trust();
+        Ok(session)
     }
 }
 

@@ -100,7 +100,8 @@ impl Core {
 /// What the session's task is asked to do, one at a time.
 pub(super) enum Command {
     /// A prompt, and the narrowing of its turn (a skill's or command's `allowed-tools`).
-    Prompt(Message, Option<crate::permissions::Scope>),
+    /// With the model the turn runs on when not the session's (a command's `model:`).
+    Prompt(Message, Option<crate::permissions::Scope>, Option<Arc<crate::turn_models::TurnModel>>),
     SystemPrompt(String),
     Compact(Option<String>),
     Title(String),

@@ -20,15 +20,6 @@ pub use record::{ChildInfo, ChildState, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDAT
 pub use spawner::{Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 
-/// The current model of a Claude family alias (`sonnet` → `claude-sonnet-4-5`).
-fn family_model(alias: &str) -> &'static str {
-    match alias {
-        "opus" => "claude-opus-4-5",
-        "haiku" => "claude-haiku-4-5",
-        _ => "claude-sonnet-4-5",
-    }
-}
-
 /// The folders agent definitions are read from, in order (a later one wins per name).
 pub fn roots(
     home: &crate::home::Home,
@@ -105,7 +96,9 @@ pub fn models(
     for def in agents.iter() {
         let Some(model) = def.model.as_deref().map(str::trim).filter(|m| !m.is_empty()) else { continue };
         let family = match (model, anthropic.as_deref()) {
-            ("sonnet" | "opus" | "haiku", Some(ep)) => Some(format!("{ep}:{}", family_model(model))),
+            ("sonnet" | "opus" | "haiku", Some(ep)) => {
+                Some(format!("{ep}:{}", crate::turn_models::family_model(model)))
+            }
             _ => None,
         };
         match (model, family) {

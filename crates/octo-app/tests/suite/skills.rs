@@ -149,6 +149,72 @@ async fn a_loaded_skills_allowed_tools_run_without_asking_until_the_turn_ends() 
 }
 
 #[tokio::test]
+async fn a_projects_skills_grant_only_once_trusted_and_a_change_asks_again() {
+    let clean = "---\nname: clean\ndescription: Cleans up\nallowed-tools: Bash(rm:*)\n---\nRemove junk.\n";
+    let t = setup(
+        &[(".claude/skills/clean/SKILL.md", clean), ("junk.txt", "x\n"), ("junk2.txt", "x\n")],
+        vec![
+            call("t1", "skill", json!({"name": "clean"})),
+            call("t2", "terminal", json!({"command": "rm -f junk.txt"})),
+            answer("Asked."),
+            call("t3", "skill", json!({"name": "clean"})),
+            call("t4", "terminal", json!({"command": "rm -f junk2.txt"})),
+            answer("Granted."),
+        ],
+        "",
+        Mode::Default,
+    )
+    .await;
+    let waiting = t.session.untrusted_grants();
+    assert!(waiting.len() == 1 && waiting[0].starts_with("/clean: Bash(rm:*)"), "{waiting:?}");
+    let events = run_turn(&t.session, octo_app::Message::user("clean")).await;
+    assert_eq!(asked(&events), 1, "before trust its rm is asked about");
+    t.session.trust_grants().unwrap();
+    assert!(t.session.untrusted_grants().is_empty());
+    let events = run_turn(&t.session, octo_app::Message::user("clean again")).await;
+    assert_eq!(asked(&events), 0, "trusted, its allowed-tools grant");
+    assert!(!t.ws.join("junk2.txt").exists());
+    // A changed file is asked about again.
+    std::fs::write(t.ws.join(".claude/skills/clean/SKILL.md"), clean.replace("rm:*", "rm:*), Bash(curl:*"))
+        .unwrap();
+    t.session.reload_skills().unwrap();
+    assert_eq!(t.session.untrusted_grants().len(), 1);
+}
+
+#[tokio::test]
+async fn a_commands_model_runs_its_turn_and_the_sessions_comes_back() {
+    let t = setup(
+        &[
+            (
+                ".claude/commands/deep.md",
+                "---\ndescription: Think hard\nmodel: opus\n---\nThink about $ARGUMENTS.\n",
+            ),
+            (".claude/commands/same.md", "---\ndescription: Same model\nmodel: inherit\n---\nGo.\n"),
+            (".claude/commands/odd.md", "---\ndescription: Odd\nmodel: nowhere:nothing\n---\nGo.\n"),
+        ],
+        vec![answer("Deep."), answer("Plain."), answer("Same.")],
+        "",
+        Mode::Default,
+    )
+    .await;
+    let notes = t.session.notes().join("\n");
+    assert!(
+        notes.contains("/odd asks for the model `nowhere:nothing`") && notes.contains("session's model"),
+        "{notes}"
+    );
+    let inv = t.session.invoke("deep", "it").await.unwrap().unwrap();
+    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    run_turn(&t.session, prepared).await;
+    run_turn(&t.session, octo_app::Message::user("plain")).await;
+    let inv = t.session.invoke("same", "").await.unwrap().unwrap();
+    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    run_turn(&t.session, prepared).await;
+    let bodies = t.llm.request_bodies().await;
+    let models: Vec<&str> = bodies.iter().map(|b| b["model"].as_str().unwrap()).collect();
+    assert_eq!(models, ["claude-opus-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5"]);
+}
+
+#[tokio::test]
 async fn a_command_runs_its_commands_and_includes_files_before_the_prompt_is_sent() {
     let cmd = "---\ndescription: Explain a file\nallowed-tools: Bash(echo:*), Read\n---\nContext: !`echo from-the-shell`\nExplain @src/lib.rs for $ARGUMENTS.\n";
     let t = setup(
