@@ -15,6 +15,9 @@ pub struct Home {
     root: PathBuf,
 }
 
+/// Where the user's trust in projects' files is remembered, by fingerprint.
+const TRUST_FILE: &str = "hooks-trusted.json";
+
 impl Home {
     /// A home at `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -29,6 +32,26 @@ impl Home {
     /// The directory itself.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Whether the user trusted a project's files (hooks, skills and commands that grant, settings
+    /// that allow) with this fingerprint (kept in `hooks-trusted.json`).
+    pub fn trusts(&self, fingerprint: &str) -> bool {
+        std::fs::read_to_string(self.root.join(TRUST_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<std::collections::BTreeMap<String, String>>(&t).ok())
+            .is_some_and(|m| m.contains_key(fingerprint))
+    }
+
+    /// Remembers that the user trusted the files with this fingerprint in `workspace`.
+    pub fn remember_trust(&self, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
+        let mut all: std::collections::BTreeMap<String, String> =
+            std::fs::read_to_string(self.root.join(TRUST_FILE))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default();
+        all.insert(fingerprint.to_owned(), workspace.display().to_string());
+        self.write_file(TRUST_FILE, &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
     }
 
     /// Replaces the file `name` in the home with `text` (written to a new private file, then

@@ -4,7 +4,6 @@
 
 use crate::home::Home;
 use octo_hooks::{HookSet, Runner};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -82,25 +81,14 @@ pub fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
     Some(octo_tools::trash::content_hash(text.as_bytes()))
 }
 
-fn trust_file(home: &Home) -> PathBuf {
-    home.root().join("hooks-trusted.json")
-}
-
-/// Whether the user trusted a project's hooks with this fingerprint.
+/// Whether the user trusted a project's hooks with this fingerprint ([`Home::trusts`]).
 pub fn trusted(home: &Home, fingerprint: &str) -> bool {
-    std::fs::read_to_string(trust_file(home))
-        .ok()
-        .and_then(|t| serde_json::from_str::<BTreeMap<String, String>>(&t).ok())
-        .is_some_and(|m| m.contains_key(fingerprint))
+    home.trusts(fingerprint)
 }
 
-/// Remembers that the user trusted these hooks (for `workspace`).
+/// Remembers that the user trusted these hooks (for `workspace`; [`Home::remember_trust`]).
 pub fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
-    let path = trust_file(home);
-    let mut all: BTreeMap<String, String> =
-        std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
-    all.insert(fingerprint.to_owned(), workspace.display().to_string());
-    home.write_file("hooks-trusted.json", &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
+    home.remember_trust(fingerprint, workspace)
 }
 
 /// Hooks run through the shell the command tool uses, in the workspace, confined by `sandbox`

@@ -345,26 +345,53 @@ async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
 }
 
 /// Asks once whether this project's skills and commands may grant the tools their
-/// `allowed-tools` name (as the user's own do); a yes is remembered for these exact files.
+/// `allowed-tools` name (as the user's own do), then whether its Claude Code settings' allow rules
+/// apply; a yes is remembered for these exact files.
 async fn trust_project_grants(session: &Session, ed: Ed) -> Ed {
-    let grants = session.untrusted_grants();
-    if grants.is_empty() {
+    let ed = ask_trust(
+        ed,
+        &session.untrusted_grants(),
+        "this project's commands and skills would run these tools without asking while active:",
+        ("  their calls are asked about as usual", "  the project's commands and skills grant their tools"),
+        || session.trust_grants(),
+    )
+    .await;
+    ask_trust(
+        ed,
+        &session.untrusted_settings(),
+        "this project's Claude Code settings allow these without asking:",
+        (
+            "  they are not applied (its deny and ask rules are)",
+            "  applied (a defaultMode from the next session on)",
+        ),
+        || session.trust_settings(),
+    )
+    .await
+}
+
+/// Lists `lines` under `header` and asks whether to trust them; `trust` remembers the yes.
+async fn ask_trust(
+    ed: Ed,
+    lines: &[String],
+    header: &str,
+    (no, yes): (&str, &str),
+    trust: impl FnOnce() -> Result<(), octo_app::hooks::TrustError>,
+) -> Ed {
+    if lines.is_empty() {
         return ed;
     }
-    out::status(
-        "octo: this project's commands and skills would run these tools without asking while active:",
-    );
-    for g in &grants {
-        out::status(&visible(&format!("  {g}")));
+    out::status(&format!("octo: {header}"));
+    for l in lines {
+        out::status(&visible(&format!("  {l}")));
     }
-    let (ed, answer) = read_line(ed, "  let them (and remember this for these exact files)? [y/N] ").await;
+    let (ed, answer) = read_line(ed, "  trust them (and remember this for these exact files)? [y/N] ").await;
     if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        match session.trust_grants() {
-            Ok(()) => out::status("  the project's commands and skills grant their tools"),
+        match trust() {
+            Ok(()) => out::status(yes),
             Err(e) => out::error(&visible(&e.to_string())),
         }
     } else {
-        out::status("  their calls are asked about as usual");
+        out::status(no);
     }
     ed
 }

@@ -36,8 +36,21 @@ pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBu
     out
 }
 
+/// A project's allow rules and `defaultMode` (from `.claude/settings.json` and
+/// `.claude/settings.local.json`), waiting for the user's trust.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectAllow {
+    /// What trusting them is remembered by: the workspace and these exact entries.
+    pub fingerprint: String,
+    /// The entries as written, each with its file (for the question).
+    pub entries: Vec<String>,
+    /// octo's rules for them, each with its file.
+    pub allow: Vec<(String, String)>,
+    /// The mode they set.
+    pub mode: Option<crate::permissions::Mode>,
+}
+
 impl Config {
-    /// Adds the rules of the user's and the project's Claude Code settings files.
     /// The plugins in use (`crate::plugins`), and the MCP servers they bring (the user's own:
     /// no approval, as for servers of the user's config).
     pub(super) fn read_plugins(&mut self, env: EnvLookup<'_>, dirs: &[PathBuf]) {
@@ -54,6 +67,7 @@ impl Config {
         }
     }
 
+    /// Adds the rules of the user's and the project's Claude Code settings files.
     pub(super) fn read_claude_settings(&mut self, workspace: &Path, env: EnvLookup<'_>) {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         self.lsp.read_plugins(&self.plugins, &mut self.warnings);
@@ -61,6 +75,40 @@ impl Config {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
             self.apply_claude_permissions(&v, &path.display().to_string(), project, home.as_deref());
+        }
+        self.settle_project_allow();
+    }
+
+    /// A project's allow rules and `defaultMode` apply once the user trusted them (as Claude
+    /// Code applies them after its trust dialog): trusted before with these exact entries in this
+    /// workspace, they apply now; otherwise they wait in `project_allow`.
+    fn settle_project_allow(&mut self) {
+        let Some(mut pending) = self.project_allow.take() else { return };
+        let ws = std::fs::canonicalize(&self.workspace).unwrap_or_else(|_| self.workspace.clone());
+        let text = format!(
+            "settings\u{1e}{}\u{1e}{}\u{1e}{:?}",
+            ws.display(),
+            pending.entries.join("\u{1f}"),
+            pending.mode
+        );
+        pending.fingerprint = octo_tools::trash::content_hash(text.as_bytes());
+        if !crate::home::Home::new(&self.home).trusts(&pending.fingerprint) {
+            self.warnings.push(format!(
+                "the project's Claude Code settings allow {}: not applied until you trust them (the REPL asks once)",
+                pending.entries.join(", ")
+            ));
+            self.project_allow = Some(pending);
+            return;
+        }
+        for (rule, file) in &pending.allow {
+            if let Err(e) = self.rules.add(std::slice::from_ref(rule), &[], &[], file) {
+                self.warnings.push(format!("{file}: its permission rules are skipped: {e}"));
+            }
+        }
+        if let Some(m) = pending.mode.filter(|_| self.permission_mode.source == super::types::Source::Default)
+        {
+            let file = self.workspace.join(".claude/settings.json");
+            self.permission_mode = super::types::Sourced::new(m, super::types::Source::Project(file));
         }
     }
 
@@ -90,10 +138,10 @@ impl Config {
         let ask = rules(list("ask"), "ask", &mut warnings);
         let deny = rules(list("deny"), "deny", &mut warnings);
         let allow = if project && !allow.is_empty() {
-            warnings.push(format!(
-                "{file}: its {} allow rule(s) are not applied: a project's settings may only tighten (put them in ~/.claude/settings.json or octo's config to use them)",
-                allow.len()
-            ));
+            // Held for the user's trust ([`Config::settle_project_allow`]).
+            let pending = self.project_allow.get_or_insert_with(ProjectAllow::default);
+            pending.entries.extend(list("allow").into_iter().map(|e| format!("{e} ({file})")));
+            pending.allow.extend(allow.into_iter().map(|r| (r, file.to_owned())));
             Vec::new()
         } else {
             allow
@@ -103,9 +151,12 @@ impl Config {
         }
         if let Some(mode) = p.get("defaultMode").and_then(Value::as_str) {
             match (project, mode.parse::<crate::permissions::Mode>()) {
-                (true, _) => {
-                    warnings.push(format!("{file}: `defaultMode` is not applied from a project's settings"));
+                (true, Ok(m)) => {
+                    let pending = self.project_allow.get_or_insert_with(ProjectAllow::default);
+                    pending.entries.push(format!("defaultMode {mode} ({file})"));
+                    pending.mode = Some(m);
                 }
+                (true, Err(e)) => warnings.push(format!("{file}: `defaultMode`: {e}")),
                 (false, Ok(m)) if self.permission_mode.source == super::types::Source::Default => {
                     self.permission_mode =
                         super::types::Sourced::new(m, super::types::Source::User(PathBuf::from(file)));
@@ -194,7 +245,16 @@ mod tests {
         assert!(!has("allow", "terminal(curl*)"), "a project's allow rule is not applied: {rules:?}");
         assert_eq!(c.permission_mode.value, Mode::AcceptEdits);
         let w = c.warnings.join("\n");
-        assert!(w.contains("Frobnicate(x)") && w.contains("allow rule(s) are not applied"), "{w}");
+        assert!(w.contains("Frobnicate(x)") && w.contains("allow Bash(curl:*)"), "{w}");
+        assert!(w.contains("not applied until you trust them"), "{w}");
+        let pending = c.project_allow.clone().unwrap();
+        crate::home::Home::new(&home).remember_trust(&pending.fingerprint, &ws).unwrap();
+        let trusted = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+        assert!(trusted.project_allow.is_none());
+        assert!(
+            trusted.rules.iter().any(|r| r.action().as_str() == "allow" && r.text() == "terminal(curl*)"),
+            "once trusted"
+        );
         let real = |p: std::path::PathBuf| std::fs::canonicalize(p).unwrap();
         assert_eq!(c.additional_dirs, [real(user.join("docs")), real(t.path().join("shared"))]);
         assert!(w.contains("`~/nope` is not a folder"), "{w}");

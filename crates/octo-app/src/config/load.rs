@@ -92,6 +92,8 @@ pub struct Config {
     /// Folders outside the workspace whose files are read without asking (Claude Code's
     /// `permissions.additionalDirectories`, from the user's settings).
     pub additional_dirs: Vec<PathBuf>,
+    /// A project's Claude Code allow rules and `defaultMode` waiting for the user's trust.
+    pub project_allow: Option<super::claude_settings::ProjectAllow>,
     /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
     pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
     /// Notes for the user (ignored or suspicious settings).
@@ -140,6 +142,7 @@ impl Config {
             channels: Vec::new(),
             plugins: Vec::new(),
             additional_dirs: Vec::new(),
+            project_allow: None,
             warnings: Vec::new(),
             files: Vec::new(),
         };

@@ -92,6 +92,8 @@ pub struct PermissionEngine {
     /// Whether the user trusted this project's skills and commands: only then do their
     /// `allowed-tools` grant.
     pub(super) project_trusted: std::sync::atomic::AtomicBool,
+    /// Whether the project's settings' allow rules were trusted during the session.
+    pub(super) settings_applied: std::sync::atomic::AtomicBool,
 }
 
 impl PermissionEngine {
@@ -111,12 +113,23 @@ impl PermissionEngine {
             sandboxed: false,
             sandbox_gap: SandboxGap::default(),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
+            settings_applied: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// Whether the project's skills and commands may grant their `allowed-tools`.
     pub fn project_trusted(&self) -> bool {
         self.project_trusted.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Whether the project's settings were trusted during the session (their rules added).
+    pub fn project_settings_applied(&self) -> bool {
+        self.settings_applied.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Notes that the project's settings' rules were added.
+    pub fn mark_project_settings_applied(&self) {
+        self.settings_applied.store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Lets the project's skills and commands grant (the user trusted them), or stops it.

@@ -356,7 +356,7 @@ impl Task {
         let old = crate::turn_models::TurnModel {
             sender: Arc::clone(agent.sender()),
             label: std::mem::replace(&mut s.model, model.label.clone()),
-            info: std::mem::replace(&mut s.info, model.info.clone()),
+            info: std::mem::replace(&mut s.info, model.info),
             max_tokens: agent.config_mut().max_tokens,
         };
         agent.set_sender(Arc::clone(&model.sender));

@@ -62,6 +62,35 @@ impl Session {
         Ok(())
     }
 
+    /// The project's Claude Code allow rules and `defaultMode` waiting for the user's trust (as
+    /// written, each with its file); empty when there are none or they are trusted.
+    pub fn untrusted_settings(&self) -> Vec<String> {
+        let applied = self.engine.project_settings_applied();
+        let pending = self.setup.config.as_ref().and_then(|c| c.project_allow.as_ref()).filter(|_| !applied);
+        pending.map(|p| p.entries.clone()).unwrap_or_default()
+    }
+
+    /// Trusts the project's settings as they are now (remembered by a fingerprint of the
+    /// workspace and the entries): their allow rules apply from now on, their `defaultMode` from
+    /// the next session.
+    pub fn trust_settings(&self) -> Result<(), TrustError> {
+        let config = self.setup.config.as_ref().ok_or(TrustError::NoHome)?;
+        let Some(pending) = config.project_allow.as_ref() else { return Ok(()) };
+        crate::home::Home::new(&config.home)
+            .remember_trust(&pending.fingerprint, &self.setup.workspace)
+            .map_err(TrustError::Remember)?;
+        let mut rules = crate::permissions::RuleSet::default();
+        for (rule, file) in &pending.allow {
+            // Rules that failed to parse were named when the settings were read.
+            let _ = rules.add(std::slice::from_ref(rule), &[], &[], file);
+        }
+        for rule in rules.iter() {
+            self.engine.add_rule(rule.clone());
+        }
+        self.engine.mark_project_settings_applied();
+        Ok(())
+    }
+
     /// Whether the project's granting files are the ones the user trusted.
     pub(super) fn refresh_project_trust(&self) {
         let (_, fingerprint) = crate::skills::project_grants(&self.skills(), &self.setup.workspace);

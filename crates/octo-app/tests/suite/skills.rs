@@ -182,6 +182,32 @@ async fn a_projects_skills_grant_only_once_trusted_and_a_change_asks_again() {
 }
 
 #[tokio::test]
+async fn a_projects_settings_allow_only_once_trusted() {
+    let settings = r#"{"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}}"#;
+    let t = setup(
+        &[(".claude/settings.json", settings)],
+        vec![
+            call("t1", "terminal", json!({"command": "touch a"})),
+            answer("Asked."),
+            call("t2", "terminal", json!({"command": "touch b"})),
+            answer("Allowed."),
+        ],
+        "",
+        Mode::Default,
+    )
+    .await;
+    let waiting = t.session.untrusted_settings();
+    assert!(waiting.len() == 1 && waiting[0].starts_with("Bash(touch:*) ("), "{waiting:?}");
+    assert!(t.session.rules().iter().any(|r| r.action().as_str() == "deny"), "deny rules apply at once");
+    let events = run_turn(&t.session, octo_app::Message::user("one")).await;
+    assert_eq!(asked(&events), 1);
+    t.session.trust_settings().unwrap();
+    assert!(t.session.untrusted_settings().is_empty());
+    let events = run_turn(&t.session, octo_app::Message::user("two")).await;
+    assert_eq!(asked(&events), 0, "trusted, the project's allow rule applies");
+}
+
+#[tokio::test]
 async fn a_commands_model_runs_its_turn_and_the_sessions_comes_back() {
     let t = setup(
         &[
