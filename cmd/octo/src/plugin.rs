@@ -17,7 +17,13 @@ pub fn run(launcher: &Launcher, cli: &Cli, action: &PluginAction) -> ExitCode {
     let result = match action {
         PluginAction::List => {
             let mut notes = Vec::new();
-            let all = octo_app::plugins::all(home, user_home.as_deref(), &cli.plugin_dirs, &mut notes);
+            let ws = launcher.workspace(cli.workspace.as_deref()).ok();
+            let all = octo_app::plugins::all(
+                home,
+                (user_home.as_deref(), ws.as_deref()),
+                &cli.plugin_dirs,
+                &mut notes,
+            );
             for n in &notes {
                 out::status(&visible(&format!("warning: {n}")));
             }
@@ -31,6 +37,7 @@ pub fn run(launcher: &Launcher, cli: &Cli, action: &PluginAction) -> ExitCode {
                     PluginFrom::Claude => "Claude Code",
                     PluginFrom::Octo => "octo",
                     PluginFrom::Dir => "--plugin-dir",
+                    PluginFrom::Project => "the project",
                 };
                 let state = if l.enabled { "on " } else { "off" };
                 let parts = octo_app::plugin_parts::summary(&l.plugin);

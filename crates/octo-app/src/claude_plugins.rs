@@ -19,6 +19,10 @@ pub enum PluginFrom {
     Octo,
     /// Given with `--plugin-dir` for this run.
     Dir,
+    /// Installed by Claude Code and turned on by the project's settings (`enabledPlugins` in
+    /// `.claude/settings.json`): it arrived with the clone, so its hooks wait for the project's
+    /// hook trust, its commands grant only once the project is trusted, its servers need approval.
+    Project,
 }
 
 /// One installed plugin.
@@ -81,19 +85,22 @@ pub fn all_installed(claude_dir: &Path) -> Vec<(InstalledPlugin, bool)> {
     out
 }
 
-/// Where `id` is installed for the user: the `installPath` of its user-scope install (the
-/// file's version 2 keeps a list of installs per plugin, version 1 a single one).
+/// Where `id` is installed for the user: the `installPath` of its user-scope install, else of
+/// any install (a project-scope install is a copy in the user's cache too; the file's version 2
+/// keeps a list of installs per plugin, version 1 a single one).
 fn install_path(installs: &Value, id: &str) -> Option<PathBuf> {
     let entry = installs.get("plugins")?.get(id)?;
     let candidates: Vec<&Value> = match entry {
         Value::Array(list) => list.iter().collect(),
         one => vec![one],
     };
+    let path = |c: &Value| c.get("installPath").and_then(Value::as_str).map(PathBuf::from);
+    let user = |c: &Value| c.get("scope").and_then(Value::as_str).is_none_or(|s| s == "user");
     candidates
-        .into_iter()
-        .filter(|c| c.get("scope").and_then(Value::as_str).is_none_or(|s| s == "user"))
-        .find_map(|c| c.get("installPath").and_then(Value::as_str))
-        .map(PathBuf::from)
+        .iter()
+        .filter(|c| user(c))
+        .find_map(|c| path(c))
+        .or_else(|| candidates.iter().find_map(|c| path(c)))
 }
 
 /// The plugin's entry in its marketplace's `marketplace.json` (each listing read once, kept in

@@ -6,7 +6,7 @@
 //! `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder in commands, hooks and server definitions.
 //! A path that leaves the plugin's folder is refused with a notice.
 
-use crate::claude_plugins::{read_json, InstalledPlugin};
+use crate::claude_plugins::{read_json, InstalledPlugin, PluginFrom};
 use octo_skills::{Root, RootKind};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,9 @@ fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
 
 /// The plugin's skill and command folders, as catalog roots (entries named `plugin:name`).
 pub fn skill_roots(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<Root> {
-    let label = |what: &str| format!("plugin {} {what}", plugin.id);
+    // A plugin the project turned on is the project's: its grants wait for the project's trust.
+    let owner = if plugin.from == PluginFrom::Project { "project plugin" } else { "plugin" };
+    let label = |what: &str| format!("{owner} {} {what}", plugin.id);
     let mut roots = Vec::new();
     for dir in paths(plugin, "skills", "skills", notes) {
         roots.push(Root::new(dir, label("skills"), RootKind::Skills).of_plugin(&plugin.name, &plugin.root));
@@ -129,7 +131,8 @@ pub fn hooks(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> octo_hooks::H
             *command = format!("export CLAUDE_PLUGIN_ROOT={quoted}; {command}");
         });
         let text = serde_json::json!({ "hooks": events }).to_string();
-        let (more, n) = octo_hooks::config::from_claude_settings(&text, &source, false);
+        let project = plugin.from == PluginFrom::Project;
+        let (more, n) = octo_hooks::config::from_claude_settings(&text, &source, project);
         set.extend(more);
         notes.extend(n);
     }

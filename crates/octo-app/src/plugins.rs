@@ -2,8 +2,10 @@
 //! settings enable (`~/.claude/plugins`, `enabledPlugins`), the ones `octo plugin install` put in
 //! octo's home (`~/.octo/plugins/<name>`), and the folders given with `--plugin-dir` for one run.
 //! `octo plugin enable|disable` keeps its choices in `~/.octo/plugins.json`, over Claude Code's
-//! settings, which octo never writes. All of them are the user's own choice; a repository cannot
-//! turn a plugin on (its `.claude/settings.json` `enabledPlugins` is not read).
+//! settings, which octo never writes. A project's `.claude/settings.json` may turn on a plugin
+//! the user has installed (`enabledPlugins`, as Claude Code's project-scope installs write it);
+//! such a plugin is the project's ([`PluginFrom::Project`]) and trusted like the project's own
+//! files.
 
 use crate::claude_plugins::{all_installed, InstalledPlugin, PluginFrom};
 use crate::home::Home;
@@ -106,7 +108,13 @@ fn valid_name(n: &str) -> bool {
 
 /// Every plugin octo knows of, on or off: Claude Code's installs, octo's, and `dirs`
 /// (`--plugin-dir`, always on). A later plugin of the same name replaces an earlier one.
-pub fn all(home: &Home, user_home: Option<&Path>, dirs: &[PathBuf], notes: &mut Vec<String>) -> Vec<Listed> {
+pub fn all(
+    home: &Home,
+    (user_home, workspace): (Option<&Path>, Option<&Path>),
+    dirs: &[PathBuf],
+    notes: &mut Vec<String>,
+) -> Vec<Listed> {
+    let by_project = workspace.map(project_enabled).unwrap_or_default();
     let chosen = choices(home);
     let mut out: Vec<Listed> = Vec::new();
     let mut add = |plugin: InstalledPlugin, enabled: bool, notes: &mut Vec<String>| {
@@ -127,8 +135,12 @@ pub fn all(home: &Home, user_home: Option<&Path>, dirs: &[PathBuf], notes: &mut 
         out.push(Listed { plugin, enabled });
     };
     if let Some(h) = user_home {
-        for (p, on) in all_installed(&h.join(".claude")) {
-            let on = chosen.get(&p.id).copied().unwrap_or(on);
+        for (mut p, on) in all_installed(&h.join(".claude")) {
+            let project = !on && by_project.contains(&p.id);
+            if project {
+                p.from = PluginFrom::Project;
+            }
+            let on = chosen.get(&p.id).copied().unwrap_or(on || project);
             add(p, on, notes);
         }
     }
@@ -145,14 +157,28 @@ pub fn all(home: &Home, user_home: Option<&Path>, dirs: &[PathBuf], notes: &mut 
     out
 }
 
-/// The plugins sessions use.
+/// The plugins sessions in the workspace use (`places`: the user's home, the workspace).
 pub fn enabled(
     home: &Home,
-    user_home: Option<&Path>,
+    places: (Option<&Path>, Option<&Path>),
     dirs: &[PathBuf],
     notes: &mut Vec<String>,
 ) -> Vec<InstalledPlugin> {
-    all(home, user_home, dirs, notes).into_iter().filter(|l| l.enabled).map(|l| l.plugin).collect()
+    all(home, places, dirs, notes).into_iter().filter(|l| l.enabled).map(|l| l.plugin).collect()
+}
+
+/// The plugin ids the project's `.claude/settings.json` and `settings.local.json` turn on.
+fn project_enabled(workspace: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in ["settings.json", "settings.local.json"] {
+        let Some(v) = crate::claude_plugins::read_json(&workspace.join(".claude").join(name)) else {
+            continue;
+        };
+        if let Some(map) = v.get("enabledPlugins").and_then(serde_json::Value::as_object) {
+            out.extend(map.iter().filter(|(_, on)| on.as_bool() == Some(true)).map(|(k, _)| k.clone()));
+        }
+    }
+    out
 }
 
 /// Turns the installed plugin `which` (its name or id) on or off for octo; returns its id.
@@ -163,7 +189,7 @@ pub fn set_enabled(
     on: bool,
 ) -> Result<String, PluginError> {
     let mut ignored = Vec::new();
-    let id = all(home, user_home, &[], &mut ignored)
+    let id = all(home, (user_home, None), &[], &mut ignored)
         .into_iter()
         .find(|l| l.plugin.id == which || l.plugin.name == which)
         .map(|l| l.plugin.id)

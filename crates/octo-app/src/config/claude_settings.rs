@@ -56,13 +56,20 @@ impl Config {
     pub(super) fn read_plugins(&mut self, env: EnvLookup<'_>, dirs: &[PathBuf]) {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let octo_home = crate::home::Home::new(&self.home);
-        self.plugins = crate::plugins::enabled(&octo_home, home.as_deref(), dirs, &mut self.warnings);
+        let places = (home.as_deref(), Some(self.workspace.as_path()));
+        self.plugins = crate::plugins::enabled(&octo_home, places, dirs, &mut self.warnings);
         for plugin in &self.plugins {
+            // A plugin the project turned on brings servers only with the user's approval.
+            let origin = if plugin.from == crate::claude_plugins::PluginFrom::Project {
+                octo_mcp::Origin::ProjectJson
+            } else {
+                octo_mcp::Origin::User
+            };
             for (name, spec) in crate::plugin_parts::mcp_servers(plugin, &mut self.warnings) {
                 if self.mcp_servers.iter().any(|s| s.name == name) {
                     continue;
                 }
-                self.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin: octo_mcp::Origin::User });
+                self.mcp_servers.push(octo_mcp::ServerConfig { name, spec, origin });
             }
         }
     }

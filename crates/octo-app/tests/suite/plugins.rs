@@ -252,3 +252,36 @@ async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_r
     let settings = std::fs::read_to_string(t.user.join(".claude/settings.json")).unwrap();
     assert!(settings.contains("\"notes@market\": true"), "Claude Code's settings are left alone");
 }
+
+#[tokio::test]
+async fn a_plugin_the_project_turns_on_is_trusted_like_the_projects_own_files() {
+    let t = setup(Vec::new()).await;
+    let cache = t.user.join(".claude/plugins/cache/market/team/2.0.0");
+    plugin(&cache);
+    write(&cache.join(".claude-plugin/plugin.json"), r#"{"name": "team"}"#);
+    write(
+        &t.user.join(".claude/plugins/installed_plugins.json"),
+        &json!({"version": 2, "plugins": {"team@market": [
+            {"scope": "project", "projectPath": t.ws.display().to_string(), "installPath": cache.display().to_string()}
+        ]}})
+        .to_string(),
+    );
+    write(&t.ws.join(".claude/settings.json"), r#"{"enabledPlugins": {"team@market": true}}"#);
+    let config = t.config(Vec::new());
+    assert_eq!(config.plugins.len(), 1);
+    assert_eq!(config.plugins[0].from, octo_app::claude_plugins::PluginFrom::Project);
+    let server = config.mcp_servers.iter().find(|s| s.name == "plugin_team_db").unwrap();
+    assert_eq!(server.origin, octo_app::McpOrigin::ProjectJson, "its servers need the user's approval");
+    let s = t.session(config);
+    let hello = s.skills().get("team:hello").cloned().unwrap();
+    assert!(octo_app::skills::is_project(&hello), "{}", hello.source);
+    assert!(
+        s.untrusted_grants().iter().any(|g| g.starts_with("/team:hello: Bash(echo:*)")),
+        "{:?}",
+        s.untrusted_grants()
+    );
+    assert!(s.untrusted_hooks().iter().any(|h| h.contains("guard.sh")), "{:?}", s.untrusted_hooks());
+    // The user's own choice wins: off for octo.
+    octo_app::plugins::set_enabled(&octo_app::Home::new(&t.home), Some(&t.user), "team", false).unwrap();
+    assert!(t.config(Vec::new()).plugins.is_empty());
+}
