@@ -6,6 +6,7 @@
 //! and ask rules; their allow rules and mode are named in a warning and not applied.
 
 use super::load::Config;
+use super::project_allow::ProjectAllow;
 use super::types::EnvLookup;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -34,20 +35,6 @@ pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBu
         }
     }
     out
-}
-
-/// A project's allow rules and `defaultMode` (from `.claude/settings.json` and
-/// `.claude/settings.local.json`), waiting for the user's trust.
-#[derive(Debug, Clone, Default)]
-pub struct ProjectAllow {
-    /// What trusting them is remembered by: the workspace and these exact entries.
-    pub fingerprint: String,
-    /// The entries as written, each with its file (for the question).
-    pub entries: Vec<String>,
-    /// octo's rules for them, each with its file.
-    pub allow: Vec<(String, String)>,
-    /// The mode they set.
-    pub mode: Option<crate::permissions::Mode>,
 }
 
 impl Config {

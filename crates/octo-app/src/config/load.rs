@@ -93,7 +93,7 @@ pub struct Config {
     /// `permissions.additionalDirectories`, from the user's settings).
     pub additional_dirs: Vec<PathBuf>,
     /// A project's Claude Code allow rules and `defaultMode` waiting for the user's trust.
-    pub project_allow: Option<super::claude_settings::ProjectAllow>,
+    pub project_allow: Option<super::project_allow::ProjectAllow>,
     /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
     pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
     /// Notes for the user (ignored or suspicious settings).

@@ -14,6 +14,7 @@ pub mod endpoints;
 pub mod file;
 pub mod load;
 pub mod lsp;
+mod project_allow;
 pub mod sandbox;
 pub mod sections;
 mod show;
@@ -25,6 +26,7 @@ pub use file::{
     parse_file, FileConfig, HookCommandToml, HookToml, PermissionsConfig, ShellEnvConfig, SubagentsConfig,
 };
 pub use load::{Config, Overrides};
+pub use project_allow::ProjectAllow;
 pub use sandbox::{SandboxKeys, SandboxSettings};
 pub use sections::{CheckpointSettings, Notify, NotifyMethod, SubagentLimits};
 pub use types::{process_env, ConfigError, EnvLookup, Source, Sourced};

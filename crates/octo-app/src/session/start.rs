@@ -45,22 +45,7 @@ impl Session {
         notes.extend(found.skill_notes);
         let prompt = Prompt::build(&place, &options, &label, &found.catalog, found.memory_text, &mut notes);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
-        let engine = Arc::new(
-            PermissionEngine::new(config.rules.clone(), mode)
-                .with_secrets(place.secrets.clone())
-                .with_read_roots(
-                    std::iter::once(place.run_output.clone())
-                        .chain(config.additional_dirs.iter().cloned())
-                        .collect(),
-                )
-                .with_sandbox(sandbox.is_active())
-                .with_sandbox_gap({
-                    let sandbox = Arc::clone(&sandbox);
-                    move || sandbox.accept_edits_gap()
-                })
-                .with_protected(prompt.sources)
-                .with_protected_dirs(place.protected_dirs()),
-        );
+        let engine = engine(&config, &place, mode, &sandbox, prompt.sources);
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);
         let turn_models =
             crate::turn_models::for_catalog(&found.catalog, &config, store, env, &endpoint.http, &mut notes);
@@ -191,4 +176,30 @@ fn agent(
     cfg.context.window = endpoint.resolved.model_info.context_window;
     cfg.context.threshold = config.compact_threshold.value;
     agent
+}
+
+/// The session's permission engine: the rules and mode, the secret locations, the folders read
+/// without asking (its output, `additionalDirectories`), the sandbox's state and what it cannot
+/// promise here, and the files and folders later prompts read.
+fn engine(
+    config: &Config,
+    place: &super::steps::Place,
+    mode: crate::permissions::Mode,
+    sandbox: &Arc<octo_tools::shell::sandbox::Sandbox>,
+    prompt_sources: Vec<std::path::PathBuf>,
+) -> Arc<PermissionEngine> {
+    let read_roots =
+        std::iter::once(place.run_output.clone()).chain(config.additional_dirs.iter().cloned()).collect();
+    Arc::new(
+        PermissionEngine::new(config.rules.clone(), mode)
+            .with_secrets(place.secrets.clone())
+            .with_read_roots(read_roots)
+            .with_sandbox(sandbox.is_active())
+            .with_sandbox_gap({
+                let sandbox = Arc::clone(sandbox);
+                move || sandbox.accept_edits_gap()
+            })
+            .with_protected(prompt_sources)
+            .with_protected_dirs(place.protected_dirs()),
+    )
 }
