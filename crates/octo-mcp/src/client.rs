@@ -126,6 +126,7 @@ fn io_error(command: &str, e: &std::io::Error) -> String {
 /// `timeout`.
 pub(crate) async fn connect(
     transport: &Transport,
+    access: Access<'_>,
     workspace: &Path,
     timeout: Duration,
     signals: Arc<Signals>,
@@ -139,9 +140,7 @@ pub(crate) async fn connect(
             let (service, group, child) = start_stdio(handler, child, timeout, &stderr).await?;
             (service, group, Some(child))
         }
-        Transport::Http { url, headers, bearer } => {
-            (reach_http(handler, url, headers, bearer.as_deref(), timeout).await?, None, None)
-        }
+        Transport::Http { .. } => (reach_http(handler, transport, access, timeout).await?, None, None),
     };
     // The capabilities say what to ask for; a server that declares none is asked for its tools
     // anyway (some leave them out), and one that has none answers with an empty list or an
@@ -267,32 +266,84 @@ fn keep_tail(err: tokio::process::ChildStderr, tail: StderrTail) {
     });
 }
 
-/// Initializes the MCP session with a streamable HTTP server.
+/// Who a connection is for: the server's name (in messages and key-store entries) and the key
+/// store a login's tokens are in.
+#[derive(Clone, Copy)]
+pub(crate) struct Access<'a> {
+    pub server: &'a str,
+    pub secrets: Option<&'a Arc<dyn crate::oauth::SecretStore>>,
+}
+
+/// Initializes the MCP session with an HTTP server: streamable HTTP (with the stored OAuth login
+/// when there is one, else the configured or stored bearer token), or the older HTTP+SSE
+/// transport.
 async fn reach_http(
     handler: Handler,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-    bearer: Option<&str>,
+    transport: &Transport,
+    access: Access<'_>,
     timeout: Duration,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
+    let Transport::Http { url, headers, bearer, oauth, legacy_sse } = transport else {
+        return Err("not an HTTP server".into());
+    };
     let http = octo_provider::HttpConfig {
         connect_timeout: timeout.min(Duration::from_secs(10)),
         ..octo_provider::HttpConfig::default()
     };
     let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
     let custom = http_headers(headers)?;
-    let mut cfg = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url)
-        .custom_headers(custom);
+    let stored_token =
+        || access.secrets.and_then(|s| s.get(&crate::oauth::token_entry(access.server)).ok().flatten());
+    let bearer = bearer.clone().or_else(stored_token);
+    if *legacy_sse {
+        let mut h: reqwest::header::HeaderMap = custom.into_iter().collect();
+        if let Some(b) = &bearer {
+            let v = reqwest::header::HeaderValue::from_str(&format!("Bearer {b}"))
+                .map_err(|_| "its bearer token is not a valid header value".to_owned())?;
+            h.insert(reqwest::header::AUTHORIZATION, v);
+        }
+        let t = crate::legacy_sse::open(client, url, h, timeout).await?;
+        return serve(handler, t, url, access.server, timeout).await;
+    }
+    let mut cfg =
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+            .custom_headers(custom);
     if let Some(b) = bearer {
-        cfg = cfg.auth_header(b.to_owned());
+        cfg = cfg.auth_header(b);
+    } else if let Some(store) = access.secrets {
+        match crate::oauth::stored(url, oauth, store, access.server).await {
+            Ok(Some(manager)) => {
+                let authed =
+                    rmcp::transport::AuthClient::new(crate::session_http::SessionAware(client), manager);
+                let t = rmcp::transport::StreamableHttpClientTransport::with_client(authed, cfg);
+                return serve(handler, t, url, access.server, timeout).await;
+            }
+            Ok(None) => {}
+            Err(e) => return Err(crate::explain::stored_login_failure(access.server, &e)),
+        }
     }
     let t = rmcp::transport::StreamableHttpClientTransport::with_client(
         crate::session_http::SessionAware(client),
         cfg,
     );
-    match tokio::time::timeout(timeout, handler.serve(t)).await {
+    serve(handler, t, url, access.server, timeout).await
+}
+
+/// Starts the MCP session over `transport` within `timeout`; a failure said in words.
+async fn serve<T, E, A>(
+    handler: Handler,
+    transport: T,
+    url: &str,
+    server: &str,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, Handler>, String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, handler.serve(transport)).await {
         Ok(Ok(s)) => Ok(s),
-        Ok(Err(e)) => Err(format!("{url} did not start an MCP session: {e}")),
+        Ok(Err(e)) => Err(crate::explain::init_failure(server, url, &e)),
         Err(_) => Err(format!("{url} did not answer `initialize` within {}s", timeout.as_secs())),
     }
 }

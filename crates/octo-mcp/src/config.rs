@@ -34,6 +34,10 @@ pub struct ServerSpec {
     /// config file.
     #[serde(default, alias = "bearerTokenEnv")]
     pub bearer_token_env: Option<String>,
+    /// OAuth settings (HTTP), as Claude Code's `oauth` object has them: a pre-registered client,
+    /// a fixed callback port, scopes, a metadata document.
+    #[serde(default)]
+    pub oauth: Option<crate::oauth::OAuthSpec>,
     /// `false` keeps it configured but off.
     pub enabled: Option<bool>,
     /// Seconds to wait for it to start and list its tools (default 30).
@@ -64,7 +68,7 @@ pub enum Transport {
         /// Working directory.
         cwd: Option<PathBuf>,
     },
-    /// Streamable HTTP.
+    /// Streamable HTTP, or the older HTTP+SSE transport (`type: "sse"`).
     Http {
         /// The endpoint.
         url: String,
@@ -72,6 +76,10 @@ pub enum Transport {
         headers: BTreeMap<String, String>,
         /// A bearer token (from the environment or the key store), never printed.
         bearer: Option<String>,
+        /// OAuth settings, variables expanded.
+        oauth: crate::oauth::OAuthSettings,
+        /// The older HTTP+SSE transport (an event stream at `url` names where to post).
+        legacy_sse: bool,
     },
 }
 
@@ -80,6 +88,7 @@ impl Transport {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Stdio { .. } => "stdio",
+            Self::Http { legacy_sse: true, .. } => "sse",
             Self::Http { .. } => "http",
         }
     }
@@ -214,6 +223,8 @@ impl ServerSpec {
                         .map(|(k, v)| Ok((k.clone(), expand(v, env)?)))
                         .collect::<Result<_, SpecError>>()?,
                     bearer,
+                    oauth: self.oauth_settings(env)?,
+                    legacy_sse: kind.as_deref() == Some("sse"),
                 })
             }
             (_, _, Some(other))
@@ -225,6 +236,25 @@ impl ServerSpec {
             (Some(_), None, Some(k)) => Err(SpecError::WantsUrl(k.to_owned())),
             (None, Some(_), Some(k)) => Err(SpecError::WantsCommand(k.to_owned())),
         }
+    }
+
+    /// The `oauth` settings with variables expanded (the client secret read from its variable).
+    fn oauth_settings(&self, env: Env<'_>) -> Result<crate::oauth::OAuthSettings, SpecError> {
+        let Some(o) = &self.oauth else { return Ok(crate::oauth::OAuthSettings::default()) };
+        let opt = |v: &Option<String>| v.as_deref().map(|v| expand(v, env)).transpose();
+        let client_secret = match &o.client_secret_env {
+            Some(var) => {
+                Some(env(var).filter(|v| !v.is_empty()).ok_or_else(|| SpecError::NoToken(var.clone()))?)
+            }
+            None => None,
+        };
+        Ok(crate::oauth::OAuthSettings {
+            client_id: opt(&o.client_id)?,
+            client_secret,
+            callback_port: o.callback_port,
+            scopes: o.scopes.as_ref().map(crate::oauth::Scopes::items).unwrap_or_default(),
+            metadata_url: opt(&o.auth_server_metadata_url)?,
+        })
     }
 
     /// What else an approval covers besides the command or URL, as written: `env` (values cut
@@ -276,6 +306,10 @@ impl ServerSpec {
         for (k, v) in &self.headers {
             feed(k);
             feed(v);
+        }
+        if let Some(o) = &self.oauth {
+            feed(o.client_id.as_deref().unwrap_or(""));
+            feed(o.auth_server_metadata_url.as_deref().unwrap_or(""));
         }
         format!("{h:016x}")
     }
@@ -358,6 +392,7 @@ const KNOWN_KEYS: &[&str] = &[
     "headers",
     "bearer_token_env",
     "bearerTokenEnv",
+    "oauth",
     "enabled",
     "startup_timeout",
     "startupTimeout",
@@ -386,16 +421,27 @@ mod tests {
     #[test]
     fn unknown_keys_are_a_notice_and_disabled_is_honoured() {
         let text = r#"{"mcpServers": {
-            "a": {"command": "srv", "autoApprove": ["x"], "oauth": {"clientId": "c"}},
+            "a": {"command": "srv", "autoApprove": ["x"], "alwaysLoad": true},
+            "r": {"type": "sse", "url": "https://x.example/sse", "oauth": {"clientId": "c", "callbackPort": 8080}},
             "b": {"command": "srv", "disabled": true}
         }}"#;
         let parsed = parse_mcp_json(Path::new(".mcp.json"), text);
-        assert_eq!(parsed.servers.len(), 2, "{:?}", parsed.errors);
+        assert_eq!(parsed.servers.len(), 3, "{:?}", parsed.errors);
+        assert_eq!(parsed.errors.len(), 1, "{:?}", parsed.errors);
         assert!(
-            parsed.errors[0].contains("`autoApprove`") && parsed.errors[0].contains("`oauth`"),
+            parsed.errors[0].contains("`autoApprove`") && parsed.errors[0].contains("`alwaysLoad`"),
             "{:?}",
             parsed.errors
         );
+        // `oauth` is read (a pre-registered client, its port) and `sse` is the older transport.
+        let r = &parsed.servers.iter().find(|(n, _)| n == "r").unwrap().1;
+        match r.transport(&|_| None).unwrap() {
+            Transport::Http { oauth, legacy_sse, .. } => {
+                assert!(legacy_sse);
+                assert_eq!((oauth.client_id.as_deref(), oauth.callback_port), (Some("c"), Some(8080)));
+            }
+            other => panic!("{other:?}"),
+        }
         let b = &parsed.servers.iter().find(|(n, _)| n == "b").unwrap().1;
         assert_eq!(b.enabled, Some(false));
     }

@@ -107,6 +107,8 @@ pub struct McpHub {
     notices: Mutex<Vec<String>>,
     /// Names handed out, so a tool keeps its name while the session lasts.
     pub(crate) names: Mutex<std::collections::HashMap<(String, String), String>>,
+    /// Where logins' tokens are (set by the front end before [`McpHub::start`]).
+    secrets: std::sync::OnceLock<Arc<dyn crate::oauth::SecretStore>>,
 }
 
 impl std::fmt::Debug for McpHub {
@@ -164,7 +166,15 @@ impl McpHub {
             generation,
             notices: Mutex::new(Vec::new()),
             names: Mutex::new(std::collections::HashMap::new()),
+            secrets: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The key store that OAuth logins (`octo mcp login`) and stored bearer tokens are read
+    /// from and refreshed tokens written to. Without it, HTTP servers get only the tokens their
+    /// configuration names. Set it before [`McpHub::start`]; a second call changes nothing.
+    pub fn use_secrets(&self, store: Arc<dyn crate::oauth::SecretStore>) {
+        let _ = self.secrets.set(store);
     }
 
     /// Starts every server that may start, in parallel, in the background. Must be called inside
@@ -205,8 +215,10 @@ impl McpHub {
         let transport = server.transport.clone().map_err(|e| e.to_string())?;
         server.set(State::Starting);
         let timeout = server.config.spec.startup_timeout();
+        let access = crate::client::Access { server: &server.config.name, secrets: self.secrets.get() };
         match connect(
             &transport,
+            access,
             &self.workspace,
             timeout,
             Arc::clone(&server.signals),

@@ -7,6 +7,9 @@
 //!   (restarted on next use after an exit, a few times, with backoff; their process groups
 //!   killed with them), each failure reported once; [`McpSource`] offers their tools to the
 //!   agent as `mcp__<server>__<tool>`, and changes generation when a server's list changes.
+//! - [`oauth`] and [`login`]: OAuth 2.1 for HTTP servers (`octo mcp login NAME`), tokens in
+//!   the front end's key store, refreshed as they expire; the older HTTP+SSE transport for
+//!   `type: "sse"` servers.
 //! - [`serve`]: octo's own tools served over MCP on stdio (`octo mcp serve`), behind a
 //!   permission gate.
 //!
@@ -15,8 +18,12 @@
 mod client;
 pub mod config;
 mod error;
+mod explain;
 mod hub;
+mod legacy_sse;
+pub mod login;
 mod names;
+pub mod oauth;
 pub mod prompts;
 pub mod serve;
 mod session_http;
@@ -25,5 +32,7 @@ mod tool;
 pub use config::{parse_mcp_json, McpJson, Origin, ServerConfig, ServerSpec, Transport};
 pub use error::{PromptError, ServeError, SpecError};
 pub use hub::{McpHub, ServerStatus};
+pub use login::{login, open_browser, Login, LoginError};
 pub use names::tool_name;
+pub use oauth::{OAuthSettings, OAuthSpec, SecretStore};
 pub use tool::McpSource;

@@ -131,6 +131,7 @@ impl ToolExecutor for McpTool {
             r = call => match r {
                 Ok(Ok(result)) => convert(result),
                 Ok(Err(e)) => {
+                    let e = crate::explain::call_failure(name, &e);
                     let closed = conn.service.is_closed() || conn.service.peer().is_transport_closed();
                     if closed {
                         self.server_exited();

@@ -32,7 +32,9 @@
 pub mod alloc;
 pub mod anthropic;
 pub mod browser;
+pub mod legacy_sse;
 pub mod mcp;
+pub mod oauth;
 pub mod openai;
 pub mod raw;
 pub mod responses;

@@ -258,6 +258,13 @@ impl ServerHandler for TestServer {
             "pid" => text(std::process::id().to_string()),
             "getenv" => {
                 let name = args.get("name").and_then(|v| v.as_str()).unwrap_or("");
+                // Over HTTP, `http:<header>` is a header of the request instead (what the
+                // client sent: its token, for the key-store test).
+                if let Some(h) = name.strip_prefix("http:") {
+                    let parts = cx.extensions.get::<axum::http::request::Parts>();
+                    let v = parts.and_then(|p| p.headers.get(h)).and_then(|v| v.to_str().ok());
+                    return text(v.unwrap_or("(none)").to_owned());
+                }
                 text(std::env::var(name).unwrap_or_else(|_| "(unset)".into()))
             }
             "spawn" => {
@@ -331,7 +338,7 @@ pub async fn serve_http(options: Options) -> (String, tokio_util::sync::Cancella
 }
 
 /// The test server as a streamable HTTP service that stops with `ct`.
-fn service(
+pub(crate) fn service(
     options: Options,
     ct: &tokio_util::sync::CancellationToken,
 ) -> rmcp::transport::streamable_http_server::StreamableHttpService<

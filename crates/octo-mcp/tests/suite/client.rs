@@ -30,7 +30,7 @@ async fn hub(configs: Vec<ServerConfig>) -> (Arc<McpHub>, McpSource) {
     (hub, source)
 }
 
-fn tool(source: &McpSource, name: &str) -> Arc<dyn ToolExecutor> {
+pub(super) fn tool(source: &McpSource, name: &str) -> Arc<dyn ToolExecutor> {
     let tools = source.tools();
     let names: Vec<String> = tools.iter().map(|t| t.definition().name).collect();
     tools
@@ -39,7 +39,7 @@ fn tool(source: &McpSource, name: &str) -> Arc<dyn ToolExecutor> {
         .unwrap_or_else(|| panic!("no {name} in {names:?}"))
 }
 
-async fn call(source: &McpSource, name: &str, input: serde_json::Value) -> ToolOutput {
+pub(super) async fn call(source: &McpSource, name: &str, input: serde_json::Value) -> ToolOutput {
     tool(source, name).execute(input, &ToolContext::detached(std::env::temp_dir())).await
 }
 

@@ -1,2 +1,3 @@
 mod client;
+mod oauth;
 mod serve;

@@ -1,5 +1,6 @@
 //! The test MCP server on stdio (see `octo_testkit::mcp`). Flags: `--garbage` (print non-JSON on
-//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`, `--catalog` (ten tools the size of a real server's).
+//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`, `--catalog` (ten tools the size of a real server's); `--browse URL` (not a server: a
+//! browser for the OAuth tests, following redirects).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fixture: fail loudly
 
@@ -8,6 +9,11 @@ use rmcp::ServiceExt;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let has = |f: &str| args.iter().any(|a| a == f);
+    if let Some(i) = args.iter().position(|a| a == "--browse") {
+        // A stand-in for the user's browser ($BROWSER in the login tests): follow the redirects.
+        octo_testkit::oauth::browse(args.get(i + 1).map_or("", String::as_str));
+        return;
+    }
     eprintln!("octo-test-mcp starting");
     if has("--silent") {
         // Reads and never answers.
