@@ -482,6 +482,20 @@ pub enum McpAction {
         /// The server's name.
         name: String,
     },
+    /// Log in to an HTTP server that uses OAuth: opens your browser ($BROWSER, else the
+    /// system's), waits for the answer on localhost, keeps the tokens in the key store.
+    Login {
+        /// The server's name.
+        name: String,
+        /// Store a bearer token you have instead (read hidden from the terminal, or stdin).
+        #[arg(long)]
+        token: bool,
+    },
+    /// Forget a server's stored login and token.
+    Logout {
+        /// The server's name.
+        name: String,
+    },
     /// Serve octo's tools over MCP on stdio (read-only tools, unless --allow-writes).
     Serve {
         /// Offer every tool (in auto mode: deny rules and hard limits still hold).

@@ -13,6 +13,7 @@ mod invoke;
 mod launch;
 mod layout;
 mod mcp;
+mod mcp_login;
 mod memory;
 mod models;
 mod oneshot;

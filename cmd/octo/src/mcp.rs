@@ -1,4 +1,4 @@
-//! `octo mcp list|get|add|remove|serve`.
+//! `octo mcp list|get|add|remove|serve` (`login|logout` in `mcp_login`).
 
 use crate::cli::{Cli, McpAction};
 use crate::exit::{EXIT_ERROR, EXIT_USAGE};
@@ -34,6 +34,8 @@ pub async fn run(launcher: &Launcher, cli: &Cli, action: &McpAction) -> anyhow::
             add(launcher, name, &table)
         }
         McpAction::Remove { name } => remove(launcher, name),
+        McpAction::Login { name, token } => crate::mcp_login::login(launcher, cli, &ws, name, *token).await,
+        McpAction::Logout { name } => crate::mcp_login::logout(launcher, cli, &ws, name),
     })
 }
 

@@ -28,6 +28,11 @@ pub enum McpError {
     Prompt(#[from] octo_mcp::PromptError),
 }
 
+/// What a front end needs for `octo mcp login|logout`.
+pub use octo_mcp::login::logout;
+pub use octo_mcp::oauth::token_entry;
+pub use octo_mcp::{login, open_browser, Login, LoginError, OAuthSettings, SecretStore, Transport};
+
 use crate::config::ConfigError;
 use crate::home::Home;
 use octo_mcp::{McpHub, ServerConfig};
@@ -63,7 +68,28 @@ pub fn remember_approval(home: &Home, config: &ServerConfig, workspace: &Path) -
     home.write_file("mcp-approved.json", &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
 }
 
-/// The hub of `servers` (a project's servers start only when approved); `None` without servers.
+/// octo's key store as MCP logins see it: their tokens (`octo mcp login`) are entries in it.
+pub struct McpSecrets(pub Arc<dyn crate::credentials::CredentialStore>);
+
+impl octo_mcp::SecretStore for McpSecrets {
+    fn get(&self, entry: &str) -> std::io::Result<Option<String>> {
+        self.0.get(entry).map_err(std::io::Error::other)
+    }
+    fn set(&self, entry: &str, value: &str) -> std::io::Result<()> {
+        self.0.set(entry, value).map_err(std::io::Error::other)
+    }
+    fn remove(&self, entry: &str) -> std::io::Result<bool> {
+        self.0.remove(entry).map_err(std::io::Error::other)
+    }
+}
+
+/// The key store of this process's environment, for MCP logins.
+pub fn secrets(env: crate::config::EnvLookup<'_>) -> Arc<dyn octo_mcp::SecretStore> {
+    Arc::new(McpSecrets(crate::credentials::KeyStore::from_env(env).open()))
+}
+
+/// The hub of `servers` (a project's servers start only when approved; HTTP servers use the
+/// logins kept in the key store); `None` without servers.
 pub fn hub(
     servers: &[ServerConfig],
     home: &Home,
@@ -77,6 +103,7 @@ pub fn hub(
     let hub = McpHub::new(servers.to_vec(), workspace.to_path_buf(), env, &|c: &ServerConfig| {
         approved.contains_key(&approval_key(c, workspace))
     });
+    hub.use_secrets(secrets(env));
     Some(hub)
 }
 

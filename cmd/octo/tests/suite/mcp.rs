@@ -229,3 +229,51 @@ async fn a_failed_server_is_reported_in_json_and_stream_json() {
         serde_json::from_str(String::from_utf8(out).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(init["mcp_servers"][0]["status"], "failed", "{init}");
 }
+
+/// A remote server behind OAuth: unusable (and saying what to run) before `octo mcp login`,
+/// usable after one, forgotten after `octo mcp logout`; without a browser or a terminal the
+/// login does not wait.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_mcp_login_makes_a_server_behind_oauth_usable() {
+    let srv = octo_testkit::oauth::serve_http_oauth(octo_testkit::mcp::Options::default()).await;
+    let home = TempHome::new().unwrap();
+    add_to_config(&home, &format!("[mcp_servers.remote]\nurl = \"{}\"\n", srv.url));
+    let keys = home.home().join("keys.json");
+    let with_keys = |c: &mut assert_cmd::Command| {
+        c.env("OCTO_KEYRING_FILE", &keys);
+    };
+    let mut c = octo(&home);
+    with_keys(&mut c);
+    c.args(["mcp", "get", "remote"]);
+    assert_async(c).await.stdout(predicate::str::contains("octo mcp login remote"));
+
+    let mut c = octo(&home);
+    with_keys(&mut c);
+    c.args(["mcp", "login", "remote"]);
+    assert_async(c).await.code(1).stderr(predicate::str::contains("$BROWSER"));
+
+    let browser = format!("{} --browse", octo_testkit::mcp::server_bin().display());
+    let mut c = octo(&home);
+    with_keys(&mut c);
+    c.env("BROWSER", &browser).args(["mcp", "login", "remote"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("logged in to `remote`"));
+    let stored = std::fs::read_to_string(&keys).unwrap();
+    assert!(stored.contains("mcp-oauth:remote:"), "the login is in the key file");
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    assert!(!config.contains("access_token"), "no token in the config: {config}");
+
+    let mut c = octo(&home);
+    with_keys(&mut c);
+    c.args(["mcp", "get", "remote"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("ready").and(predicate::str::contains("mcp__remote__echo")));
+
+    let mut c = octo(&home);
+    with_keys(&mut c);
+    c.args(["mcp", "logout", "remote"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("forgot"));
+    assert!(!std::fs::read_to_string(&keys).unwrap().contains("mcp-oauth:remote:"));
+    srv.stop.cancel();
+}
