@@ -7,7 +7,7 @@
 //!   (restarted on next use after an exit, a few times, with backoff; their process groups
 //!   killed with them), each failure reported once; [`McpSource`] offers their tools to the
 //!   agent as `mcp__<server>__<tool>`, and changes generation when a server's list changes.
-//! - [`oauth`] and [`login`]: OAuth 2.1 for HTTP servers (`octo mcp login NAME`), tokens in
+//! - [`oauth`] and [`mod@login`]: OAuth 2.1 for HTTP servers (`octo mcp login NAME`), tokens in
 //!   the front end's key store, refreshed as they expire; the older HTTP+SSE transport for
 //!   `type: "sse"` servers.
 //! - [`serve`]: octo's own tools served over MCP on stdio (`octo mcp serve`), behind a

@@ -5,7 +5,7 @@
 //! [`SecretStore`] — never a config file or a log), the HTTP client the OAuth requests go
 //! through (octo's TLS, no redirects where the SDK asks for none, no link-local or cloud
 //! metadata addresses, loopback only for a loopback server), and the settings as Claude Code
-//! users write them (`oauth` in `.mcp.json`). The login itself is in [`crate::login`].
+//! users write them (`oauth` in `.mcp.json`). The login itself is in [`mod@crate::login`].
 
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, OAuthHttpClient, OAuthHttpClientFuture, OAuthHttpRedirectPolicy,
