@@ -26,7 +26,7 @@ endif
 WS = --workspace $(if $(filter yes,$(LOCAL)),,--exclude octo-provider-local --no-default-features)
 BIN = $(if $(filter yes,$(LOCAL)),,--no-default-features)
 
-.PHONY: build build-octo test test-all unit doctest vet doc fmt fmt-check bench run tidy
+.PHONY: build build-octo test test-all unit doctest vet doc fmt fmt-check bench run tidy conformance
 
 build:
 	@$(MAKE) --no-print-directory build-octo LOCAL=$$(scripts/local-deps)
@@ -71,3 +71,7 @@ run:
 ## tidy: format and apply clippy's machine-applicable fixes
 tidy: fmt
 	$(CARGO) clippy $(WS) --all-targets --fix --allow-dirty --allow-staged
+
+## conformance: the official MCP conformance suite's client scenarios against octo (needs npm)
+conformance:
+	bash scripts/mcp-conformance

@@ -19,32 +19,49 @@ const STDERR_TAIL: usize = 20;
 /// cut by octo) instead of being dropped, leaving its call without an answer.
 const MAX_LINE: usize = 96 * 1024 * 1024;
 
-/// What a connection tells its owner.
-#[derive(Debug, Default)]
+/// What a connection tells its owner, and what it needs from it.
+#[derive(Default)]
 pub(crate) struct Signals {
     /// The server said its tools changed.
     pub tools_changed: AtomicBool,
     /// Someone waits for news.
     pub notify: tokio::sync::Notify,
+    /// The calls running on this server, whose front ends can answer its questions.
+    pub askers: crate::elicit::Askers,
+    /// Who answers when no running call's front end can.
+    pub elicitor: std::sync::OnceLock<Arc<dyn crate::elicit::Elicitor>>,
+    /// Questions nobody could answer, to tell the user.
+    pub unanswered: Mutex<Vec<String>>,
 }
 
-/// The client side: octo's name, and the list-changed notification.
+/// The client side: octo's name, form elicitation, and the list-changed notification.
 #[derive(Clone)]
 pub(crate) struct Handler {
+    server: String,
     signals: Arc<Signals>,
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("octo", env!("CARGO_PKG_VERSION")),
-        )
+        let mut caps = ClientCapabilities::default();
+        caps.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(rmcp::model::FormElicitationCapability::new()),
+        );
+        ClientConfig::new(caps, Implementation::new("octo", env!("CARGO_PKG_VERSION")))
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
         self.signals.tools_changed.store(true, Ordering::SeqCst);
         self.signals.notify.notify_waiters();
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _cx: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(crate::elicit::answer(&self.server, &self.signals, request).await)
     }
 }
 
@@ -132,7 +149,7 @@ pub(crate) async fn connect(
     signals: Arc<Signals>,
     stderr: StderrTail,
 ) -> Result<Connection, String> {
-    let handler = Handler { signals };
+    let handler = Handler { server: access.server.to_owned(), signals };
     let (service, group, child) = match transport {
         Transport::Stdio { command, args, env, cwd } => {
             let cwd = cwd.as_deref().map_or(workspace.to_path_buf(), |c| workspace.join(c));

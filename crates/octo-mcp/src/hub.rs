@@ -177,6 +177,15 @@ impl McpHub {
         let _ = self.secrets.set(store);
     }
 
+    /// Who answers a server's question (elicitation) when no running call's front end can (a
+    /// program embedding the hub); without one such questions are declined and reported. Set
+    /// it before [`McpHub::start`]; a second call changes nothing.
+    pub fn use_elicitor(&self, elicitor: Arc<dyn crate::elicit::Elicitor>) {
+        for s in &self.servers {
+            let _ = s.signals.elicitor.set(Arc::clone(&elicitor));
+        }
+    }
+
     /// Starts every server that may start, in parallel, in the background. Must be called inside
     /// a Tokio runtime.
     pub fn start(self: &Arc<Self>) {
@@ -203,7 +212,12 @@ impl McpHub {
 
     /// Problems to tell the user, each once.
     pub fn take_notices(&self) -> Vec<String> {
-        std::mem::take(&mut *self.notices.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+        let mut out =
+            std::mem::take(&mut *self.notices.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        for s in &self.servers {
+            out.append(&mut s.signals.unanswered.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        }
+        out
     }
 
     /// Starts (or restarts) `server`; returns its connection.

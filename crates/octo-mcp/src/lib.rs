@@ -10,6 +10,8 @@
 //! - [`oauth`] and [`mod@login`]: OAuth 2.1 for HTTP servers (`octo mcp login NAME`), tokens in
 //!   the front end's key store, refreshed as they expire; the older HTTP+SSE transport for
 //!   `type: "sse"` servers.
+//! - [`elicit`]: a server's questions mid-call (form elicitation), asked through the running
+//!   call's front end.
 //! - [`serve`]: octo's own tools served over MCP on stdio (`octo mcp serve`), behind a
 //!   permission gate.
 //!
@@ -17,6 +19,7 @@
 
 mod client;
 pub mod config;
+pub mod elicit;
 mod error;
 mod explain;
 mod hub;
@@ -30,6 +33,7 @@ mod session_http;
 mod tool;
 
 pub use config::{parse_mcp_json, McpJson, Origin, ServerConfig, ServerSpec, Transport};
+pub use elicit::{ElicitAnswer, Elicitation, Elicitor};
 pub use error::{PromptError, ServeError, SpecError};
 pub use hub::{McpHub, ServerStatus};
 pub use login::{login, open_browser, Login, LoginError};

@@ -81,6 +81,7 @@ impl TestServer {
             Tool::new("grow", "Adds a tool.", object(json!({}))),
             Tool::new("pid", "The server's process id.", object(json!({}))),
             Tool::new("spawn", "Starts a grandchild process.", object(json!({}))),
+            Tool::new("ask", "Asks the user for a name and an age (elicitation).", object(json!({}))),
             Tool::new(
                 "getenv",
                 "The value of environment variable `name`.",
@@ -256,6 +257,21 @@ impl ServerHandler for TestServer {
                 text("grown")
             }
             "pid" => text(std::process::id().to_string()),
+            "ask" => {
+                let params: rmcp::model::ElicitRequestParams = serde_json::from_value(json!({
+                    "mode": "form",
+                    "message": "Who are you?",
+                    "requestedSchema": {"type": "object", "properties": {
+                        "name": {"type": "string", "title": "Name"},
+                        "age": {"type": "integer", "default": 30}},
+                        "required": ["name"]}
+                }))
+                .unwrap();
+                match cx.peer.create_elicitation(params).await {
+                    Ok(r) => text(serde_json::to_string(&r).unwrap()),
+                    Err(e) => text(format!("elicitation failed: {e}")),
+                }
+            }
             "getenv" => {
                 let name = args.get("name").and_then(|v| v.as_str()).unwrap_or("");
                 // Over HTTP, `http:<header>` is a header of the request instead (what the

@@ -6,7 +6,7 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn stdio(name: &str, args: &[&str]) -> ServerConfig {
+pub(super) fn stdio(name: &str, args: &[&str]) -> ServerConfig {
     let spec = ServerSpec {
         command: Some(octo_testkit::mcp::server_bin().display().to_string()),
         args: args.iter().map(|a| (*a).to_owned()).collect(),
@@ -21,7 +21,7 @@ fn no_env(_: &str) -> Option<String> {
     None
 }
 
-async fn hub(configs: Vec<ServerConfig>) -> (Arc<McpHub>, McpSource) {
+pub(super) async fn hub(configs: Vec<ServerConfig>) -> (Arc<McpHub>, McpSource) {
     let dir = std::env::temp_dir();
     let hub = McpHub::new(configs, dir, &no_env, &|_| true);
     hub.start();

@@ -1,3 +1,4 @@
 mod client;
+mod elicit;
 mod oauth;
 mod serve;
