@@ -207,10 +207,11 @@ fn skills(rt: &tokio::runtime::Runtime) {
     drop(llm);
 }
 
-/// With three stdio MCP servers configured: how long one server takes to start on its own, and
-/// how much longer a one-shot answer takes than without servers. The first request waits for the
-/// servers, but they start in parallel with the rest of octo's start-up, so the difference should
-/// be about one server's start, not three.
+/// With six stdio MCP servers configured: how long one server takes to start on its own, and
+/// how much longer a one-shot answer takes than without servers — with no tool lists kept (the
+/// first request waits for the servers, which start in parallel with the rest of octo's
+/// start-up) and with their lists kept from the last run (it waits for none; issue 34's goal is
+/// within 200 ms of none).
 fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
     use rmcp::ServiceExt;
     let bin = octo_testkit::mcp::server_bin();
@@ -230,17 +231,20 @@ fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
     let one = starts[runs / 2];
     let llm = rt.block_on(async {
         let llm = MockLlm::start().await;
-        llm.script_anthropic((0..runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())))
-            .await;
+        llm.script_anthropic(
+            (0..2 * runs + 1).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())),
+        )
+        .await;
         llm
     });
     let home = TempHome::new().unwrap();
     let mut config = format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri());
-    for name in ["a", "b", "c"] {
+    for name in ["a", "b", "c", "d", "e", "f"] {
         config.push_str(&format!("[mcp_servers.{name}]\ncommand = \"{}\"\n", bin.display()));
     }
     std::fs::write(home.home().join("config.toml"), config).unwrap();
-    let (min, median) = time(runs, || {
+    let kept = home.home().join("mcp-tools");
+    let one_shot = || {
         let mut c = Command::new(BIN);
         c.arg("what is the answer?")
             .env("OCTO_HOME", home.home())
@@ -249,10 +253,19 @@ fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
             .current_dir(home.workspace())
             .stdin(Stdio::null());
         c
+    };
+    let (cold_min, cold) = time(runs, || {
+        let _ = std::fs::remove_dir_all(&kept);
+        one_shot()
     });
+    let _ = one_shot().stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let (min, median) = time(runs, one_shot);
     println!(
-        "one MCP server start: median {:>6.2} ms; one-shot with 3 MCP servers: min {:>6.2} ms, median {:>6.2} ms ({:+.2} ms over none)",
+        "one MCP server start: median {:>6.2} ms; one-shot with 6 MCP servers: no lists kept min {:>6.2} ms, median {:>6.2} ms ({:+.2} ms over none); lists kept min {:>6.2} ms, median {:>6.2} ms ({:+.2} ms over none)",
         ms(one),
+        ms(cold_min),
+        ms(cold),
+        ms(cold) - ms(without),
         ms(min),
         ms(median),
         ms(median) - ms(without)

@@ -149,6 +149,12 @@ impl Home {
         self.root.join("repomap")
     }
 
+    /// `mcp-tools/`: MCP servers' tool lists from their last start (so a server still starting
+    /// is listed at once).
+    pub fn mcp_tools(&self) -> PathBuf {
+        self.root.join("mcp-tools")
+    }
+
     /// `models/`: downloaded local models.
     pub fn models(&self) -> PathBuf {
         self.root.join("models")

@@ -104,6 +104,7 @@ pub fn hub(
         approved.contains_key(&approval_key(c, workspace))
     });
     hub.use_secrets(secrets(env));
+    hub.use_tool_cache(&home.mcp_tools());
     Some(hub)
 }
 

@@ -62,6 +62,12 @@ pub(crate) struct Server {
     generation: Arc<AtomicU64>,
     /// Its tools as last listed: offered while it is down between restarts.
     pub known_tools: Mutex<Vec<rmcp::model::Tool>>,
+    /// Where its tool list is kept between sessions, when the hub has a cache.
+    cache_file: std::sync::OnceLock<PathBuf>,
+    /// Its tools are known from the last session's list while it starts.
+    pub cached: std::sync::atomic::AtomicBool,
+    /// That list's server offers resources.
+    pub cached_resources: std::sync::atomic::AtomicBool,
 }
 
 impl Server {
@@ -157,6 +163,9 @@ impl McpHub {
                     starting: tokio::sync::Mutex::new(()),
                     generation: Arc::clone(&generation),
                     known_tools: Mutex::new(Vec::new()),
+                    cache_file: std::sync::OnceLock::new(),
+                    cached: std::sync::atomic::AtomicBool::new(false),
+                    cached_resources: std::sync::atomic::AtomicBool::new(false),
                 })
             })
             .collect();
@@ -175,6 +184,23 @@ impl McpHub {
     /// configuration names. Set it before [`McpHub::start`]; a second call changes nothing.
     pub fn use_secrets(&self, store: Arc<dyn crate::oauth::SecretStore>) {
         let _ = self.secrets.set(store);
+    }
+
+    /// Keeps servers' tool lists in `dir` between sessions: a server still starting is listed
+    /// from its last list (the first request does not wait for it), and each start's list is
+    /// kept. Set it before [`McpHub::start`]; a second call changes nothing.
+    pub fn use_tool_cache(&self, dir: &std::path::Path) {
+        for s in &self.servers {
+            let file = crate::tool_cache::file(dir, &s.config.spec.fingerprint(), &self.workspace);
+            if matches!(s.state(), State::Starting) {
+                if let Some((tools, resources)) = crate::tool_cache::load(&file) {
+                    *s.known_tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = tools;
+                    s.cached_resources.store(resources, Ordering::SeqCst);
+                    s.cached.store(true, Ordering::SeqCst);
+                }
+            }
+            let _ = s.cache_file.set(file);
+        }
     }
 
     /// Who answers a server's question (elicitation) when no running call's front end can (a
@@ -243,6 +269,14 @@ impl McpHub {
             Ok(conn) => {
                 let conn = Arc::new(conn);
                 *server.known_tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = conn.tools();
+                server.cached.store(false, Ordering::SeqCst);
+                if let Some(file) = server.cache_file.get() {
+                    let info = conn
+                        .service
+                        .peer_info()
+                        .and_then(|i| i.server_info.as_ref().map(|i| format!("{} {}", i.name, i.version)));
+                    crate::tool_cache::save(file, &info.unwrap_or_default(), &conn.tools(), conn.resources);
+                }
                 // The generation moves first: whoever sees the server ready sees the new tools.
                 self.generation.fetch_add(1, Ordering::SeqCst);
                 server.set(State::Ready(Arc::clone(&conn)));
@@ -309,8 +343,18 @@ impl McpHub {
 
     /// Waits until no server is starting (or `max` passed).
     pub async fn wait_ready(&self, max: Duration) {
+        self.wait(max, false).await;
+    }
+
+    /// Waits until no server is starting whose tools are not known from the last session (or
+    /// `max` passed): what the first request needs to list every server.
+    pub async fn wait_listable(&self, max: Duration) {
+        self.wait(max, true).await;
+    }
+
+    async fn wait(&self, max: Duration, cached_will_do: bool) {
         let deadline = tokio::time::Instant::now() + max;
-        for s in &self.servers {
+        for s in self.servers.iter().filter(|s| !(cached_will_do && s.cached.load(Ordering::SeqCst))) {
             loop {
                 let notified = s.signals.notify.notified();
                 tokio::pin!(notified);

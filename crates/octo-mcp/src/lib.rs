@@ -31,6 +31,7 @@ pub mod prompts;
 pub mod serve;
 mod session_http;
 mod tool;
+mod tool_cache;
 
 pub use config::{parse_mcp_json, McpJson, Origin, ServerConfig, ServerSpec, Transport};
 pub use elicit::{ElicitAnswer, Elicitation, Elicitor};

@@ -274,6 +274,11 @@ impl ToolSource for McpSource {
                 State::Exited(_) => {
                     s.known_tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
                 }
+                // Still starting, listed from the last session's list (its calls wait for it).
+                State::Starting if s.cached.load(std::sync::atomic::Ordering::SeqCst) => {
+                    any_resources |= s.cached_resources.load(std::sync::atomic::Ordering::SeqCst);
+                    s.known_tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+                }
                 _ => continue,
             };
             for t in tools {
@@ -311,6 +316,6 @@ impl ToolSource for McpSource {
     }
 
     fn ready(&self) -> futures_util::future::BoxFuture<'_, ()> {
-        Box::pin(self.0.wait_ready(std::time::Duration::from_secs(60)))
+        Box::pin(self.0.wait_listable(std::time::Duration::from_secs(60)))
     }
 }

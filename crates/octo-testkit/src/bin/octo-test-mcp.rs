@@ -1,6 +1,6 @@
 //! The test MCP server on stdio (see `octo_testkit::mcp`). Flags: `--garbage` (print non-JSON on
-//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`, `--catalog` (ten tools the size of a real server's); `--browse URL` (not a server: a
-//! browser for the OAuth tests, following redirects).
+//! stdout first), `--silent` (never answer), `--bad-schema`, `--weird-names`, `--catalog` (ten tools the size of a real server's); `--slow-start` (1.5 s before it answers);
+//! `--browse URL` (not a server: a browser for the OAuth tests, following redirects).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fixture: fail loudly
 
@@ -15,6 +15,10 @@ fn main() {
         return;
     }
     eprintln!("octo-test-mcp starting");
+    if has("--slow-start") {
+        // A server that takes its time to start (the tool-list cache's test).
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+    }
     if has("--silent") {
         // Reads and never answers.
         let mut sink = String::new();
