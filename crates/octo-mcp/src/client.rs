@@ -26,12 +26,8 @@ pub(crate) struct Signals {
     pub tools_changed: AtomicBool,
     /// Someone waits for news.
     pub notify: tokio::sync::Notify,
-    /// The calls running on this server, whose front ends can answer its questions.
-    pub askers: crate::elicit::Askers,
-    /// Who answers when no running call's front end can.
-    pub elicitor: std::sync::OnceLock<Arc<dyn crate::elicit::Elicitor>>,
-    /// Questions nobody could answer, to tell the user.
-    pub unanswered: Mutex<Vec<String>>,
+    /// Who answers the server's questions.
+    pub asking: crate::elicit::Asking,
 }
 
 /// The client side: octo's name, form elicitation, and the list-changed notification.
@@ -61,7 +57,7 @@ impl ClientHandler for Handler {
         request: rmcp::model::ElicitRequestParams,
         _cx: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        Ok(crate::elicit::answer(&self.server, &self.signals, request).await)
+        Ok(crate::elicit::answer(&self.server, &self.signals.asking, request).await)
     }
 }
 

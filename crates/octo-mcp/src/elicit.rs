@@ -51,6 +51,18 @@ pub fn defaults(schema: &Value) -> Map<String, Value> {
     out
 }
 
+/// Who answers a server's questions: its running calls' front ends, else the hub's elicitor;
+/// what nobody could answer, to tell the user.
+#[derive(Default)]
+pub(crate) struct Asking {
+    /// The calls running on the server.
+    pub askers: Askers,
+    /// Who answers when no running call's front end can.
+    pub elicitor: std::sync::OnceLock<Arc<dyn Elicitor>>,
+    /// Questions nobody could answer.
+    pub unanswered: Mutex<Vec<String>>,
+}
+
 /// The calls of a server that are running, newest last: a question goes to the newest.
 #[derive(Default, Clone)]
 pub(crate) struct Askers(Arc<Mutex<Vec<(u64, ToolContext)>>>);
@@ -152,7 +164,7 @@ fn field_value(p: &Value, answer: &str) -> Option<Value> {
 /// hub's [`Elicitor`], else declined (and the user told).
 pub(crate) async fn answer(
     server: &str,
-    signals: &crate::client::Signals,
+    signals: &Asking,
     request: rmcp::model::ElicitRequestParams,
 ) -> rmcp::model::ElicitResult {
     use rmcp::model::{ElicitResult, ElicitationAction};

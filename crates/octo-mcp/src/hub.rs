@@ -208,7 +208,7 @@ impl McpHub {
     /// it before [`McpHub::start`]; a second call changes nothing.
     pub fn use_elicitor(&self, elicitor: Arc<dyn crate::elicit::Elicitor>) {
         for s in &self.servers {
-            let _ = s.signals.elicitor.set(Arc::clone(&elicitor));
+            let _ = s.signals.asking.elicitor.set(Arc::clone(&elicitor));
         }
     }
 
@@ -241,7 +241,9 @@ impl McpHub {
         let mut out =
             std::mem::take(&mut *self.notices.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
         for s in &self.servers {
-            out.append(&mut s.signals.unanswered.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            out.append(
+                &mut s.signals.asking.unanswered.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
         }
         out
     }

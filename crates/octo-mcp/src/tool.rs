@@ -126,7 +126,7 @@ impl ToolExecutor for McpTool {
         // While it runs, the server's questions (elicitation) go to this call's front end.
         static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let id = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let _asking = self.server.signals.askers.during(id, ctx);
+        let _asking = self.server.signals.asking.askers.during(id, ctx);
         let timeout = self.server.config.spec.call_timeout();
         let call = tokio::time::timeout(timeout, conn.service.call_tool(params));
         tokio::select! {
