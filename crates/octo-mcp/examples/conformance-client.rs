@@ -82,31 +82,58 @@ async fn run(url: String, scenario: String, context: Value) -> Result<(), String
     }
     let config = ServerConfig { name: "conformance".into(), spec, origin: Origin::User };
     let store: Arc<dyn SecretStore> = Arc::new(Secrets::default());
-    if scenario.starts_with("auth/") {
-        let settings = match config.spec.transport(&env).map_err(|e| e.to_string())? {
-            octo_mcp::Transport::Http { oauth, .. } => oauth,
-            octo_mcp::Transport::Stdio { .. } => return Err("not an HTTP server".into()),
-        };
-        let open = |address: &str| {
-            let a = address.to_owned();
-            std::thread::spawn(move || octo_testkit::oauth::browse(&a));
-            true
-        };
-        octo_mcp::login(octo_mcp::Login {
-            server: "conformance",
-            url: &url,
-            settings: &settings,
-            store: Arc::clone(&store),
-            open: &open,
-            say: &|m: &str| eprintln!("{m}"),
-            attended: false,
-            wait: Duration::from_secs(30),
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+    let auth = scenario.starts_with("auth/");
+    if auth {
+        log_in(&config, &url, &store, &env).await?;
     }
-    let hub = McpHub::new(vec![config], std::env::temp_dir(), &env, &|_| true);
-    hub.use_secrets(store);
+    let refused = calls(&config, &store, &env).await;
+    // A call refused for its token's scope: log in again (the login asks for the scope the
+    // refusal named, as `octo mcp login` does) and try once more.
+    if auth && refused {
+        log_in(&config, &url, &store, &env).await?;
+        calls(&config, &store, &env).await;
+    }
+    Ok(())
+}
+
+async fn log_in(
+    config: &ServerConfig,
+    url: &str,
+    store: &Arc<dyn SecretStore>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<(), String> {
+    let settings = match config.spec.transport(env).map_err(|e| e.to_string())? {
+        octo_mcp::Transport::Http { oauth, .. } => oauth,
+        octo_mcp::Transport::Stdio { .. } => return Err("not an HTTP server".into()),
+    };
+    let open = |address: &str| {
+        let a = address.to_owned();
+        std::thread::spawn(move || octo_testkit::oauth::browse(&a));
+        true
+    };
+    octo_mcp::login(octo_mcp::Login {
+        server: "conformance",
+        url,
+        settings: &settings,
+        store: Arc::clone(store),
+        open: &open,
+        say: &|m: &str| eprintln!("{m}"),
+        attended: false,
+        wait: Duration::from_secs(30),
+    })
+    .await
+    .map_err(|e| e.to_string())
+}
+
+/// A session: the hub started, every tool of the server called; whether a call was refused for
+/// its token's scope.
+async fn calls(
+    config: &ServerConfig,
+    store: &Arc<dyn SecretStore>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> bool {
+    let hub = McpHub::new(vec![config.clone()], std::env::temp_dir(), env, &|_| true);
+    hub.use_secrets(Arc::clone(store));
     hub.use_elicitor(Arc::new(Defaults));
     hub.start();
     hub.wait_ready(Duration::from_secs(30)).await;
@@ -115,16 +142,19 @@ async fn run(url: String, scenario: String, context: Value) -> Result<(), String
     }
     let source = McpSource(Arc::clone(&hub));
     let ctx = ToolContext::detached(std::env::temp_dir());
+    let mut refused = false;
     for tool in source.tools() {
         let def = tool.definition();
         if !def.name.starts_with("mcp__conformance__") {
             continue;
         }
         let out = tool.execute(arguments(&def.input_schema), &ctx).await;
-        eprintln!("{}: {}", def.name, out.text_content());
+        let text = out.text_content();
+        refused |= out.is_error && text.contains("scope");
+        eprintln!("{}: {text}", def.name);
     }
     hub.shutdown();
-    Ok(())
+    refused
 }
 
 fn main() -> ExitCode {

@@ -100,6 +100,16 @@ pub(crate) fn call_failure(server: &str, e: &rmcp::ServiceError) -> String {
     }
 }
 
+/// The `WWW-Authenticate` challenge of a call refused for its token's scope (HTTP 403
+/// `insufficient_scope`): the next login asks for what it names.
+pub(crate) fn scope_challenge(e: &rmcp::ServiceError) -> Option<String> {
+    let rmcp::ServiceError::TransportSend(d) = e else { return None };
+    match d.error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
+        StreamableHttpError::InsufficientScope(s) => Some(s.www_authenticate_header.clone()),
+        _ => None,
+    }
+}
+
 /// A failure of a stored login (an expired refresh, a changed server).
 pub(crate) fn stored_login_failure(server: &str, e: &rmcp::transport::auth::AuthError) -> String {
     format!("its stored login could not be used ({e}): run `octo mcp login {server}` again")

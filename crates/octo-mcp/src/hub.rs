@@ -186,6 +186,11 @@ impl McpHub {
         let _ = self.secrets.set(store);
     }
 
+    /// The key store set with [`McpHub::use_secrets`].
+    pub(crate) fn secrets(&self) -> Option<&Arc<dyn crate::oauth::SecretStore>> {
+        self.secrets.get()
+    }
+
     /// Keeps servers' tool lists in `dir` between sessions: a server still starting is listed
     /// from its last list (the first request does not wait for it), and each start's list is
     /// kept. Set it before [`McpHub::start`]; a second call changes nothing.

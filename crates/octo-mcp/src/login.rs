@@ -78,7 +78,12 @@ pub struct Login<'a> {
 
 /// Logs in to the server; the tokens are in the key store afterwards.
 pub async fn login(l: Login<'_>) -> Result<(), LoginError> {
-    let challenge = probe(l.url).await?;
+    // A call refused for its token's scope left its challenge: this login asks for that scope.
+    let step_up = l.store.get(&crate::oauth::challenge_entry(l.server)).ok().flatten();
+    let challenge = match step_up {
+        Some(c) => Some(c),
+        None => probe(l.url).await?,
+    };
     let mut manager =
         crate::oauth::manager(l.url, l.settings, Arc::clone(&l.store), oauth_entry(l.server, l.url))
             .await
@@ -120,7 +125,9 @@ pub async fn login(l: Login<'_>) -> Result<(), LoginError> {
         return Err(LoginError::NoBrowser);
     }
     let answer = tokio::time::timeout(l.wait, answer(&listener, &state, &session, l.say)).await;
-    answer.map_err(|_| LoginError::TimedOut(l.wait.as_secs()))?
+    answer.map_err(|_| LoginError::TimedOut(l.wait.as_secs()))??;
+    let _ = l.store.remove(&crate::oauth::challenge_entry(l.server));
+    Ok(())
 }
 
 /// Asks the server once without a token: its 401 carries the challenge discovery starts from.

@@ -39,6 +39,12 @@ pub fn token_entry(server: &str) -> String {
     format!("mcp-token:{server}")
 }
 
+/// The key-store entry holding the challenge of a call refused for its token's scope (HTTP 403):
+/// the next `octo mcp login NAME` asks for the scope it names.
+pub fn challenge_entry(server: &str) -> String {
+    format!("mcp-scope-challenge:{server}")
+}
+
 /// `oauth` of a server entry, as Claude Code's `.mcp.json` has it (camelCase) or octo's TOML
 /// (snake_case). Keys octo does not know are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

@@ -135,6 +135,10 @@ impl ToolExecutor for McpTool {
             r = call => match r {
                 Ok(Ok(result)) => convert(result),
                 Ok(Err(e)) => {
+                    if let (Some(c), Some(store)) = (crate::explain::scope_challenge(&e), self.hub.secrets()) {
+                        // The next login asks for the larger scope.
+                        let _ = store.set(&crate::oauth::challenge_entry(name), &c);
+                    }
                     let e = crate::explain::call_failure(name, &e);
                     let closed = conn.service.is_closed() || conn.service.peer().is_transport_closed();
                     if closed {

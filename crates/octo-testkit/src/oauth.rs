@@ -9,7 +9,7 @@
 
 use base64::Engine;
 use sha2::Digest;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,10 +30,14 @@ pub struct AuthState {
     pub refreshes: AtomicUsize,
     /// Requests to `/mcp` refused for want of a valid token.
     pub refused: AtomicUsize,
+    /// A scope tool calls need (a token without it gets 403 `insufficient_scope`: step-up).
+    pub call_scope: Mutex<Option<String>>,
+    /// The scopes each authorization asked for, in order.
+    pub asked_scopes: Mutex<Vec<String>>,
     counter: AtomicU64,
-    codes: Mutex<HashMap<String, (String, String)>>,
-    access: Mutex<HashMap<String, Instant>>,
-    refresh: Mutex<HashSet<String>>,
+    codes: Mutex<HashMap<String, (String, String, String)>>,
+    access: Mutex<HashMap<String, (Instant, String)>>,
+    refresh: Mutex<HashMap<String, String>>,
 }
 
 impl AuthState {
@@ -41,22 +45,28 @@ impl AuthState {
         format!("{kind}-{}", self.counter.fetch_add(1, Ordering::SeqCst))
     }
 
-    fn tokens(&self) -> String {
+    fn tokens(&self, scope: &str) -> String {
         let (access, refresh) = (self.next("at"), self.next("rt"));
         let ttl = match self.token_ttl.load(Ordering::SeqCst) {
             0 => 3600,
             n => n,
         };
-        self.access.lock().unwrap().insert(access.clone(), Instant::now() + Duration::from_secs(ttl));
-        self.refresh.lock().unwrap().insert(refresh.clone());
+        self.access
+            .lock()
+            .unwrap()
+            .insert(access.clone(), (Instant::now() + Duration::from_secs(ttl), scope.to_owned()));
+        self.refresh.lock().unwrap().insert(refresh.clone(), scope.to_owned());
         serde_json::json!({"access_token": access, "token_type": "Bearer", "expires_in": ttl,
-            "refresh_token": refresh, "scope": "mcp"})
+            "refresh_token": refresh, "scope": scope})
         .to_string()
     }
 
-    fn valid(&self, header: Option<&str>) -> bool {
-        let Some(token) = header.and_then(|h| h.strip_prefix("Bearer ")) else { return false };
-        self.access.lock().unwrap().get(token).is_some_and(|exp| Instant::now() < *exp)
+    /// The scope of a valid token in `header`.
+    fn valid(&self, header: Option<&str>) -> Option<String> {
+        let token = header.and_then(|h| h.strip_prefix("Bearer "))?;
+        let access = self.access.lock().unwrap();
+        let (exp, scope) = access.get(token)?;
+        (Instant::now() < *exp).then(|| scope.clone())
     }
 }
 
@@ -107,7 +117,7 @@ async fn route(state: Arc<AuthState>, req: axum::extract::Request) -> axum::resp
                 "token_endpoint": format!("{base}/token"), "registration_endpoint": format!("{base}/register"),
                 "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
                 "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],
-                "scopes_supported": ["mcp"]})
+                "scopes_supported": ["mcp", "mcp:write"]})
             .to_string(),
         ),
         "/register" => {
@@ -130,7 +140,9 @@ async fn route(state: Arc<AuthState>, req: axum::extract::Request) -> axum::resp
             }
             let (redirect, state_param) = (q["redirect_uri"].clone(), q.get("state").cloned().unwrap_or_default());
             let code = state.next("code");
-            state.codes.lock().unwrap().insert(code.clone(), (q["code_challenge"].clone(), redirect.clone()));
+            let scope = q.get("scope").cloned().unwrap_or_default();
+            state.asked_scopes.lock().unwrap().push(scope.clone());
+            state.codes.lock().unwrap().insert(code.clone(), (q["code_challenge"].clone(), redirect.clone(), scope));
             let mut to = url::Url::parse(&redirect).unwrap();
             to.query_pairs_mut().append_pair("code", &code).append_pair("state", &state_param).append_pair("iss", &base);
             axum::response::Response::builder()
@@ -148,7 +160,7 @@ fn token(state: &AuthState, f: HashMap<String, String>) -> axum::response::Respo
     let bad = |e: &str| json(400, serde_json::json!({"error": e}).to_string());
     match f.get("grant_type").map(String::as_str) {
         Some("authorization_code") => {
-            let Some((challenge, redirect)) =
+            let Some((challenge, redirect, scope)) =
                 f.get("code").and_then(|c| state.codes.lock().unwrap().remove(c))
             else {
                 return bad("invalid_grant");
@@ -160,15 +172,15 @@ fn token(state: &AuthState, f: HashMap<String, String>) -> axum::response::Respo
                 return bad("invalid_grant");
             }
             state.code_grants.fetch_add(1, Ordering::SeqCst);
-            json(200, state.tokens())
+            json(200, state.tokens(&scope))
         }
         Some("refresh_token") => {
-            let known = f.get("refresh_token").is_some_and(|r| state.refresh.lock().unwrap().remove(r));
-            if !known || state.refuse_refresh.load(Ordering::SeqCst) {
+            let known = f.get("refresh_token").and_then(|r| state.refresh.lock().unwrap().remove(r));
+            let Some(scope) = known.filter(|_| !state.refuse_refresh.load(Ordering::SeqCst)) else {
                 return bad("invalid_grant");
-            }
+            };
             state.refreshes.fetch_add(1, Ordering::SeqCst);
-            json(200, state.tokens())
+            json(200, state.tokens(&scope))
         }
         _ => bad("unsupported_grant_type"),
     }
@@ -185,8 +197,30 @@ pub async fn serve_http_oauth(options: crate::mcp::Options) -> OAuthServer {
         let state = Arc::clone(&guard_state);
         async move {
             let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok()).map(str::to_owned);
-            if state.valid(auth.as_deref()) {
-                return next.run(req).await;
+            if let Some(scope) = state.valid(auth.as_deref()) {
+                let needed = state.call_scope.lock().unwrap().clone();
+                let Some(needed) = needed.filter(|n| !scope.split_whitespace().any(|s| s == n)) else {
+                    return next.run(req).await;
+                };
+                // A tool call needs more than this token's scope: 403, naming the scope.
+                let (parts, body) = req.into_parts();
+                let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+                let is_call = serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .is_ok_and(|v| v["method"] == "tools/call");
+                if !is_call {
+                    return next
+                        .run(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes)))
+                        .await;
+                }
+                let challenge = format!(
+                    r#"Bearer error="insufficient_scope", scope="mcp {needed}", resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
+                    state.base
+                );
+                return axum::response::Response::builder()
+                    .status(403)
+                    .header("www-authenticate", challenge)
+                    .body(axum::body::Body::empty())
+                    .unwrap();
             }
             state.refused.fetch_add(1, Ordering::SeqCst);
             let challenge = format!(

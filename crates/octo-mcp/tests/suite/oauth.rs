@@ -196,3 +196,32 @@ async fn a_type_sse_server_is_reached_over_the_older_http_sse_transport() {
     hub.shutdown();
     stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_refused_for_its_scope_makes_the_next_login_ask_for_that_scope() {
+    let srv = octo_testkit::oauth::serve_http_oauth(octo_testkit::mcp::Options::default()).await;
+    *srv.state.call_scope.lock().unwrap() = Some("mcp:write".into());
+    let store: Arc<dyn SecretStore> = Arc::new(Secrets::default());
+    let (r, _) = log_in(&srv.url, &store, |a| octo_testkit::oauth::browse(&a)).await;
+    r.unwrap();
+
+    // Listing works with the first token; a call needs more (403 insufficient_scope).
+    let (hub, source) = session(remote(&srv.url), &store).await;
+    let refused = call(&source, "mcp__remote__echo", json!({"text": "hi"})).await;
+    assert!(refused.is_error, "{refused:?}");
+    let said = refused.text_content();
+    assert!(said.contains("scope") && said.contains("octo mcp login remote"), "{said}");
+    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote")).unwrap().is_some());
+    hub.shutdown();
+
+    // Logging in again asks for the scope the refusal named; then the call goes through.
+    let (r, _) = log_in(&srv.url, &store, |a| octo_testkit::oauth::browse(&a)).await;
+    r.unwrap();
+    let asked = srv.state.asked_scopes.lock().unwrap().clone();
+    assert!(asked.last().is_some_and(|s| s.contains("mcp:write")), "{asked:?}");
+    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote")).unwrap().is_none(), "used once");
+    let (hub, source) = session(remote(&srv.url), &store).await;
+    assert_eq!(call(&source, "mcp__remote__echo", json!({"text": "now"})).await.text_content(), "now");
+    hub.shutdown();
+    srv.stop.cancel();
+}
