@@ -74,15 +74,18 @@ async fn run(url: String, scenario: String, context: Value) -> Result<(), String
     };
     if let Some(id) = context.get("client_id").and_then(Value::as_str) {
         let has_secret = context.get("client_secret").is_some();
+        // The machine-to-machine scenarios configure the client-credentials grant.
+        let grant = scenario.contains("client-credentials").then(|| "client_credentials".to_owned());
         spec.oauth = Some(OAuthSpec {
             client_id: Some(id.to_owned()),
             client_secret_env: has_secret.then(|| SECRET_VAR.to_owned()),
+            grant,
             ..OAuthSpec::default()
         });
     }
     let config = ServerConfig { name: "conformance".into(), spec, origin: Origin::User };
     let store: Arc<dyn SecretStore> = Arc::new(Secrets::default());
-    let auth = scenario.starts_with("auth/");
+    let auth = scenario.starts_with("auth/") && !scenario.contains("client-credentials");
     if auth {
         log_in(&config, &url, &store, &env).await?;
     }

@@ -323,6 +323,13 @@ async fn reach_http(
             .custom_headers(custom);
     if let Some(b) = bearer {
         cfg = cfg.auth_header(b);
+    } else if oauth.client_credentials {
+        let manager = crate::oauth::client_credentials(url, oauth, access.secrets, access.server)
+            .await
+            .map_err(|e| format!("{url}: getting a token with the client-credentials grant failed: {e}"))?;
+        let authed = rmcp::transport::AuthClient::new(crate::session_http::SessionAware(client), manager);
+        let t = rmcp::transport::StreamableHttpClientTransport::with_client(authed, cfg);
+        return serve(handler, t, url, access.server, timeout).await;
     } else if let Some(store) = access.secrets {
         match crate::oauth::stored(url, oauth, store, access.server).await {
             Ok(Some(manager)) => {

@@ -254,6 +254,10 @@ impl ServerSpec {
             callback_port: o.callback_port,
             scopes: o.scopes.as_ref().map(crate::oauth::Scopes::items).unwrap_or_default(),
             metadata_url: opt(&o.auth_server_metadata_url)?,
+            client_credentials: o
+                .grant
+                .as_deref()
+                .is_some_and(|g| g.eq_ignore_ascii_case("client_credentials")),
         })
     }
 

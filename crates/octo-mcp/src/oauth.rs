@@ -65,6 +65,10 @@ pub struct OAuthSpec {
     /// The authorization server's metadata document, skipping discovery.
     #[serde(default, alias = "authServerMetadataUrl")]
     pub auth_server_metadata_url: Option<String>,
+    /// `client_credentials`: octo gets its token itself with `client_id` and its secret
+    /// (machine to machine, no browser); default: the user logs in (`octo mcp login`).
+    #[serde(default)]
+    pub grant: Option<String>,
 }
 
 /// Scopes as one space-separated string (Claude Code) or a list.
@@ -100,6 +104,8 @@ pub struct OAuthSettings {
     pub scopes: Vec<String>,
     /// Metadata document that skips discovery.
     pub metadata_url: Option<String>,
+    /// The client-credentials grant: no user, no browser.
+    pub client_credentials: bool,
 }
 
 /// A server's stored OAuth state in the key store, as `rmcp` reads and writes it.
@@ -260,6 +266,41 @@ async fn metadata_document(
     }
     let text = resp.text().await?;
     serde_json::from_str(&text).map_err(|e| AuthError::MetadataError(format!("{url}: {e}")))
+}
+
+/// A manager holding a token got with the client-credentials grant (the client's id and secret,
+/// no user); the token goes to `store` when there is one.
+pub(crate) async fn client_credentials(
+    url: &str,
+    settings: &OAuthSettings,
+    store: Option<&Arc<dyn SecretStore>>,
+    server: &str,
+) -> Result<AuthorizationManager, AuthError> {
+    let (Some(client_id), Some(client_secret)) = (&settings.client_id, &settings.client_secret) else {
+        return Err(AuthError::ClientCredentialsError(
+            "`grant = \"client_credentials\"` needs `client_id` and `client_secret_env`".into(),
+        ));
+    };
+    let mut m = match store {
+        Some(s) => manager(url, settings, Arc::clone(s), oauth_entry(server, url)).await?,
+        None => {
+            let parsed = url::Url::parse(url)?;
+            AuthorizationManager::new_with_oauth_http_client(url, Arc::new(OAuthHttp::new(&parsed)?)).await?
+        }
+    };
+    if settings.metadata_url.is_none() {
+        let found = m.resolve_metadata().await?;
+        m.set_metadata(found.metadata);
+    }
+    let config = rmcp::transport::auth::ClientCredentialsConfig::ClientSecret {
+        client_id: client_id.clone(),
+        client_secret: client_secret.clone(),
+        scopes: settings.scopes.clone(),
+        resource: Some(url.to_owned()),
+    };
+    m.configure_client_credentials(&config)?;
+    m.exchange_client_credentials(&config).await?;
+    Ok(m)
 }
 
 /// The manager of a server the user logged in to, ready to add its token to requests (and

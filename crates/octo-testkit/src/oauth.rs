@@ -115,8 +115,9 @@ async fn route(state: Arc<AuthState>, req: axum::extract::Request) -> axum::resp
             200,
             serde_json::json!({"issuer": base, "authorization_endpoint": format!("{base}/authorize"),
                 "token_endpoint": format!("{base}/token"), "registration_endpoint": format!("{base}/register"),
-                "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
-                "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],
+                "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
                 "scopes_supported": ["mcp", "mcp:write"]})
             .to_string(),
         ),
@@ -181,6 +182,16 @@ fn token(state: &AuthState, f: HashMap<String, String>) -> axum::response::Respo
             };
             state.refreshes.fetch_add(1, Ordering::SeqCst);
             json(200, state.tokens(&scope))
+        }
+        // Machine to machine: the client `m2m` with the secret `m2m-secret`, in the body.
+        Some("client_credentials") => {
+            if f.get("client_id").map(String::as_str) != Some("m2m")
+                || f.get("client_secret").map(String::as_str) != Some("m2m-secret")
+            {
+                return json(401, r#"{"error":"invalid_client"}"#.into());
+            }
+            state.code_grants.fetch_add(1, Ordering::SeqCst);
+            json(200, state.tokens(f.get("scope").map_or("mcp", String::as_str)))
         }
         _ => bad("unsupported_grant_type"),
     }

@@ -225,3 +225,34 @@ async fn a_call_refused_for_its_scope_makes_the_next_login_ask_for_that_scope() 
     hub.shutdown();
     srv.stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_client_credentials_grant_needs_no_user_and_a_wrong_secret_is_explained() {
+    let srv = octo_testkit::oauth::serve_http_oauth(octo_testkit::mcp::Options::default()).await;
+    let m2m = |secret: &'static str| {
+        let mut c = remote(&srv.url);
+        c.spec.oauth = Some(octo_mcp::OAuthSpec {
+            client_id: Some("m2m".into()),
+            client_secret_env: Some("M2M_SECRET".into()),
+            grant: Some("client_credentials".into()),
+            ..octo_mcp::OAuthSpec::default()
+        });
+        (c, move |k: &str| (k == "M2M_SECRET").then(|| secret.to_owned()))
+    };
+    let (config, env) = m2m("m2m-secret");
+    let hub = McpHub::new(vec![config], std::env::temp_dir(), &env, &|_| true);
+    hub.start();
+    hub.wait_ready(Duration::from_secs(20)).await;
+    let source = McpSource(Arc::clone(&hub));
+    assert_eq!(call(&source, "mcp__remote__echo", json!({"text": "m2m"})).await.text_content(), "m2m");
+    hub.shutdown();
+
+    let (config, env) = m2m("wrong");
+    let hub = McpHub::new(vec![config], std::env::temp_dir(), &env, &|_| true);
+    hub.start();
+    hub.wait_ready(Duration::from_secs(20)).await;
+    let notices = hub.take_notices().join("\n");
+    assert!(notices.contains("client-credentials grant failed"), "{notices}");
+    hub.shutdown();
+    srv.stop.cancel();
+}
