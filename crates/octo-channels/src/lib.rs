@@ -67,7 +67,17 @@ pub async fn open(
     let platform: Arc<dyn Platform> = match spec.kind {
         ChannelKind::Telegram => {
             let token = secret(0)?;
-            Arc::new(telegram::Telegram::new(client, &token, base, TELEGRAM_POLL))
+            // The bot's id (before the `:` of its token) names the file; the secret part never
+            // reaches the disk.
+            let bot = token
+                .split(':')
+                .next()
+                .unwrap_or("bot")
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>();
+            let kept = launcher.home().root().join("channels").join(format!("telegram-{bot}.offset"));
+            Arc::new(telegram::Telegram::new(client, &token, base, TELEGRAM_POLL).with_offset_file(kept))
         }
         ChannelKind::Discord => {
             let token = secret(0)?;

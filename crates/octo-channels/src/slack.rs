@@ -1,8 +1,9 @@
 //! Slack: events through Socket Mode (a WebSocket opened with the app-level token, each
 //! envelope acknowledged at once; a retried event is dropped by its id), messages through the
 //! Web API with the bot token, approvals as Block Kit buttons answered with an ephemeral note.
-//! The bot answers direct messages and mentions in channels. What it sends is escaped, so an
-//! answer cannot mention `@channel` or anyone else.
+//! The bot answers direct messages and mentions in channels; a mention in a channel starts a
+//! thread, and each thread is a session of its own (the chat is `CHANNEL THREAD_TS`). What it
+//! sends is escaped, so an answer cannot mention `@channel` or anyone else.
 
 use crate::http::{self, failure};
 use crate::platform::{lock, text_of, Incoming, Platform, PlatformError, Seen, Sent};
@@ -125,7 +126,15 @@ impl Slack {
             }
             _ => return None,
         }
-        Some(Incoming::Message { chat: text_of(&e["channel"]), user, text: text.trim().to_owned() })
+        // A thread is a session of its own; a mention in a channel starts one (the answer goes
+        // into the thread under it), as people talk to a bot on Slack.
+        let thread = match (e["thread_ts"].as_str(), e["type"].as_str()) {
+            (Some(t), _) => Some(t.to_owned()),
+            (None, Some("app_mention")) => e["ts"].as_str().map(str::to_owned),
+            _ => None,
+        };
+        let chat = chat_key(&text_of(&e["channel"]), thread.as_deref());
+        Some(Incoming::Message { chat, user, text: text.trim().to_owned() })
     }
 
     fn press(seen: &mut Seen, payload: &Value) -> Option<Incoming> {
@@ -137,10 +146,13 @@ impl Slack {
         if !seen.first(&format!("{user}@{}", text_of(&action["action_ts"]))) {
             return None;
         }
-        let chat = match text_of(&payload["channel"]["id"]) {
+        let channel = match text_of(&payload["channel"]["id"]) {
             c if c.is_empty() => text_of(&payload["container"]["channel_id"]),
             c => c,
         };
+        let thread =
+            payload["container"]["thread_ts"].as_str().or_else(|| payload["message"]["thread_ts"].as_str());
+        let chat = chat_key(&channel, thread);
         Some(Incoming::Button {
             press: format!("{chat}\t{user}"),
             chat,
@@ -233,8 +245,12 @@ impl Platform for Slack {
         text: &str,
         buttons: &[(String, String)],
     ) -> Result<Sent, PlatformError> {
+        let (channel, thread) = split_chat(chat);
         let mut body =
-            json!({"channel": chat, "text": escape(text), "unfurl_links": false, "unfurl_media": false});
+            json!({"channel": channel, "text": escape(text), "unfurl_links": false, "unfurl_media": false});
+        if let Some(t) = thread {
+            body["thread_ts"] = json!(t);
+        }
         if !buttons.is_empty() {
             let shown: String = text.chars().take(2900).collect();
             let elements: Vec<Value> = buttons
@@ -256,7 +272,7 @@ impl Platform for Slack {
         }
         let m = self.api("chat.postMessage", &self.bot_token, body, None).await?;
         let channel = match text_of(&m["channel"]) {
-            c if c.is_empty() => chat.to_owned(),
+            c if c.is_empty() => channel.to_owned(),
             c => c,
         };
         Ok(Sent { chat: channel, id: text_of(&m["ts"]) })
@@ -268,8 +284,12 @@ impl Platform for Slack {
     }
 
     async fn acknowledge(&self, press: &str, note: &str) -> Result<(), PlatformError> {
-        let (channel, user) = press.split_once('\t').unwrap_or((press, ""));
-        let body = json!({"channel": channel, "user": user, "text": escape(note)});
+        let (chat, user) = press.split_once('\t').unwrap_or((press, ""));
+        let (channel, thread) = split_chat(chat);
+        let mut body = json!({"channel": channel, "user": user, "text": escape(note)});
+        if let Some(t) = thread {
+            body["thread_ts"] = json!(t);
+        }
         self.api("chat.postEphemeral", &self.bot_token, body, None).await.map(|_| ())
     }
 
@@ -285,7 +305,27 @@ impl Platform for Slack {
         if !(200..300).contains(&a.status) {
             return Err(failure("file upload", a.status, "the upload was refused"));
         }
-        let body = json!({"files": [{"id": id, "title": name}], "channel_id": chat});
+        let (channel, thread) = split_chat(chat);
+        let mut body = json!({"files": [{"id": id, "title": name}], "channel_id": channel});
+        if let Some(t) = thread {
+            body["thread_ts"] = json!(t);
+        }
         self.api("files.completeUploadExternal", &self.bot_token, body, None).await.map(|_| ())
+    }
+}
+
+/// The bridge's chat for a channel, or for a thread in it (`C123 1700000000.000100`).
+fn chat_key(channel: &str, thread: Option<&str>) -> String {
+    match thread {
+        Some(t) if !t.is_empty() => format!("{channel} {t}"),
+        _ => channel.to_owned(),
+    }
+}
+
+/// A chat's channel and thread.
+fn split_chat(chat: &str) -> (&str, Option<&str>) {
+    match chat.split_once(' ') {
+        Some((c, t)) => (c, Some(t)),
+        None => (chat, None),
     }
 }

@@ -1,7 +1,10 @@
 //! Telegram, through the Bot API: long polling (`getUpdates` with an offset, so nothing is lost
 //! or repeated across reconnects), `sendMessage`, `editMessageText`, inline keyboards and
 //! `answerCallbackQuery`. A 429 waits the `retry_after` it names, once; the API base is
-//! configurable (a self-hosted Bot API server, a proxy).
+//! configurable (a self-hosted Bot API server, a proxy). The offset is also kept in a file
+//! ([`Telegram::with_offset_file`]), written before a batch is handed on: Telegram forgets an
+//! update only when a later poll acknowledges it, so a bridge that died mid-batch would otherwise
+//! get the batch again on restart and answer it as a new turn.
 
 use crate::platform::{text_of, Incoming, Platform, PlatformError, Sent};
 use serde_json::{json, Value};
@@ -19,6 +22,8 @@ pub struct Telegram {
     /// Seconds a poll waits for updates.
     poll_timeout: u64,
     seen: std::sync::Mutex<crate::platform::Seen>,
+    /// Where the offset is kept across restarts.
+    offset_file: Option<std::path::PathBuf>,
 }
 
 /// In a group, `@name` in what the bot sends would notify that member: a word joiner after
@@ -35,7 +40,40 @@ impl Telegram {
     /// The bot with `token`, at `base` (default [`API_BASE`]).
     pub fn new(client: reqwest::Client, token: &str, base: Option<&str>, poll_timeout: u64) -> Self {
         let base = format!("{}/bot{token}", base.unwrap_or(API_BASE).trim_end_matches('/'));
-        Self { client, base, offset: AtomicI64::new(0), poll_timeout, seen: std::sync::Mutex::default() }
+        Self {
+            client,
+            base,
+            offset: AtomicI64::new(0),
+            poll_timeout,
+            seen: std::sync::Mutex::default(),
+            offset_file: None,
+        }
+    }
+
+    /// Keeps the offset in `path` (read now, written before each batch is handed on), so a
+    /// restart neither replays a batch nor loses one.
+    pub fn with_offset_file(mut self, path: std::path::PathBuf) -> Self {
+        let kept = std::fs::read_to_string(&path).ok().and_then(|t| t.trim().parse::<i64>().ok());
+        if let Some(n) = kept {
+            self.offset.store(n, Ordering::SeqCst);
+        }
+        self.offset_file = Some(path);
+        self
+    }
+
+    /// Writes the offset (whole or not at all). A failure is reported: it risks a replay.
+    fn keep_offset(&self) -> Result<(), PlatformError> {
+        let Some(path) = &self.offset_file else { return Ok(()) };
+        let tmp = path.with_extension("tmp");
+        let n = self.offset.load(Ordering::SeqCst);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&tmp, n.to_string()))
+            .and_then(|()| std::fs::rename(&tmp, path));
+        written.map_err(|e| {
+            PlatformError::Other(format!("could not keep the update offset in {}: {e}", path.display()))
+        })
     }
 
     async fn call(&self, method: &str, body: Value) -> Result<Value, PlatformError> {
@@ -80,6 +118,7 @@ impl Platform for Telegram {
             "allowed_updates": ["message", "callback_query"]
         });
         let updates = self.call("getUpdates", body).await?;
+        let before = self.offset.load(Ordering::SeqCst);
         let mut out = Vec::new();
         for u in updates.as_array().into_iter().flatten() {
             if let Some(n) = u["update_id"].as_i64() {
@@ -105,6 +144,12 @@ impl Platform for Telegram {
                     data: q["data"].as_str().unwrap_or("").to_owned(),
                     press: text_of(&q["id"]),
                 });
+            }
+        }
+        if self.offset.load(Ordering::SeqCst) != before {
+            // Not kept means a restart may see this batch again; losing it would be worse.
+            if let Err(e) = self.keep_offset() {
+                eprintln!("octo channels: telegram: {e}");
             }
         }
         Ok(out)

@@ -185,3 +185,42 @@ async fn a_refused_token_is_named() {
     assert!(matches!(err, octo_channels::PlatformError::Unauthorized(_)), "{err}");
     assert!(err.to_string().contains("invalid_auth"), "{err}");
 }
+
+fn mention(envelope: &str, event_id: &str, ts: &str, thread: Option<&str>, text: &str) -> Value {
+    let mut event = json!({"type": "app_mention", "channel": "C1", "user": "U42", "text": text, "ts": ts});
+    if let Some(t) = thread {
+        event["thread_ts"] = json!(t);
+    }
+    json!({"envelope_id": envelope, "type": "events_api", "payload": {"event_id": event_id, "event": event}})
+}
+
+/// A mention in a channel starts a thread, answered in it; each thread is a session of its own,
+/// and a mention inside a thread continues that thread's session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slack_threads_are_sessions_of_their_own() {
+    let e = env(vec![
+        Scripted::sse(Reply::new().text("Hello from the first thread.").sse()),
+        Scripted::sse(Reply::new().text("Still the first thread.").sse()),
+    ])
+    .await;
+    let (gateway, _server, rest) = start(&e, None).await;
+    gateway.send_json(mention("t1", "T1", "7.000100", None, "<@UBOT> hi"));
+    wait("the answer", || rest.saw("chat.", "first thread")).await;
+    let in_thread = |ts: &str, needle: &str| {
+        rest.calls("chat.postMessage").iter().any(|c| {
+            c.body["thread_ts"] == ts
+                && c.body["channel"] == "C1"
+                && c.body["text"].as_str().unwrap_or("").contains(needle)
+        }) || rest.calls("chat.update").iter().any(|c| c.body["text"].as_str().unwrap_or("").contains(needle))
+    };
+    assert!(
+        rest.calls("chat.postMessage").iter().all(|c| c.body["thread_ts"] == "7.000100"),
+        "answered under the mention"
+    );
+    // Another thread has no session yet; the first thread's own reply continues its session.
+    gateway.send_json(mention("t2", "T2", "8.000100", None, "<@UBOT> /status"));
+    wait("the other thread's status", || in_thread("8.000100", "No session yet")).await;
+    gateway.send_json(mention("t3", "T3", "9.000100", Some("7.000100"), "<@UBOT> and now?"));
+    wait("the thread's second answer", || rest.saw("chat.", "Still the first thread")).await;
+    assert_eq!(e.turns().await, 2, "one session, two turns, in the first thread");
+}

@@ -418,3 +418,34 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
         })
         .await;
 }
+
+/// The bridge dies after a poll handed a batch on and before the next poll acknowledged it: the
+/// next start must not get the batch again (it would answer it as a new turn). Without the
+/// offset file it would.
+#[tokio::test]
+async fn a_bridge_killed_mid_batch_does_not_replay_it_on_restart() {
+    let server = MockServer::start().await;
+    let fake = Fake::default();
+    Mock::given(method("POST"))
+        .and(path_regex("^/botTEST:TOKEN/.*"))
+        .respond_with(fake.clone())
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("telegram-TEST.offset");
+    let bot = || Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0);
+    fake.push_message(42, 42, "do the thing");
+    let first = bot().with_offset_file(kept.clone());
+    assert_eq!(first.poll().await.unwrap().len(), 1);
+    drop(first); // killed before handling the batch or polling again
+
+    let forgetful = bot();
+    assert_eq!(
+        forgetful.poll().await.unwrap().len(),
+        1,
+        "Telegram still holds it: a memory-only offset replays it"
+    );
+    let restarted = bot().with_offset_file(kept.clone());
+    assert!(restarted.poll().await.unwrap().is_empty(), "the kept offset acknowledges it");
+    assert!(std::fs::read_to_string(&kept).unwrap().trim() == "2", "the next update to ask for");
+}
