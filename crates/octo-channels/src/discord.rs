@@ -310,7 +310,10 @@ impl Platform for Discord {
         text: &str,
         buttons: &[(String, String)],
     ) -> Result<Sent, PlatformError> {
-        let mut body = json!({"content": text, "allowed_mentions": {"parse": []}});
+        // The same nonce on every try, enforced: Discord returns the first message instead of
+        // posting a second when a retried send did arrive.
+        let mut body = json!({"content": text, "allowed_mentions": {"parse": []},
+            "nonce": crate::platform::send_token(), "enforce_nonce": true});
         if !buttons.is_empty() {
             let row: Vec<Value> = buttons
                 .iter()

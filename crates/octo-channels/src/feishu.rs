@@ -436,7 +436,9 @@ impl Platform for Feishu {
         text: &str,
         buttons: &[(String, String)],
     ) -> Result<Sent, PlatformError> {
-        let body = json!({"receive_id": chat, "msg_type": "interactive", "content": card(text, buttons)});
+        // The same `uuid` on every try: Feishu sends one message per uuid within an hour.
+        let body = json!({"receive_id": chat, "msg_type": "interactive", "content": card(text, buttons),
+            "uuid": crate::platform::send_token()});
         let v = self
             .api("send message", Method::POST, "/open-apis/im/v1/messages?receive_id_type=chat_id", body)
             .await?;

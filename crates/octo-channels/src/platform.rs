@@ -77,6 +77,17 @@ pub trait Platform: Send + Sync + 'static {
 }
 
 /// Locks `m`, a poisoned lock taken as it is (its data stays consistent between statements).
+/// A token unique to one message this process sends (at most 25 characters), for platforms that
+/// drop a repeated send carrying the same one (Discord's `nonce`, Feishu's `uuid`): a send
+/// retried after a failure whose first try did arrive is not posted twice.
+pub(crate) fn send_token() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let started =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format!("{:x}{:x}{n:x}", started & 0xff_ffff, std::process::id() & 0xffff)
+}
+
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

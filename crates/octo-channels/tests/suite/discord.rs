@@ -170,6 +170,21 @@ async fn a_rate_limit_is_waited_out_and_a_long_answer_is_split() {
     let parts = final_texts(&rest);
     well_split(&parts, 2000);
     assert!(parts.len() >= 25, "{} parts", parts.len());
+    // The send refused with 429 was tried again with the same nonce (Discord posts it once);
+    // every message has its own.
+    let posts: Vec<Value> = rest
+        .calls("")
+        .into_iter()
+        .filter(|c| c.method == "POST" && c.path.ends_with("/messages"))
+        .map(|c| c.body)
+        .collect();
+    assert!(posts
+        .iter()
+        .all(|b| b["enforce_nonce"] == true && b["nonce"].as_str().is_some_and(|n| n.len() <= 25)));
+    assert_eq!(posts[0]["nonce"], posts[1]["nonce"], "the retry of the limited send");
+    let distinct: std::collections::HashSet<&str> =
+        posts.iter().filter_map(|b| b["nonce"].as_str()).collect();
+    assert_eq!(distinct.len(), posts.len() - 1, "one nonce per message");
 }
 
 /// The texts the bot left: each message's last version.

@@ -213,6 +213,9 @@ async fn a_conversation_with_a_card_button_survives_a_dropped_connection() {
         .find(|c| c.body["content"].as_str().unwrap_or("").contains("\"action\""))
         .unwrap();
     assert_eq!(approval.body["msg_type"], "interactive");
+    // Each send carries a uuid of its own: Feishu sends one message per uuid, so a retry of a
+    // send that did arrive is not posted twice.
+    assert!(approval.body["uuid"].as_str().is_some_and(|u| !u.is_empty() && u.len() <= 50));
     let card: Value = serde_json::from_str(approval.body["content"].as_str().unwrap()).unwrap();
     assert!(card["elements"][0]["text"]["content"].as_str().unwrap().contains("hello.txt"));
     let allow = card["elements"][1]["actions"][0]["value"]["octo"].as_str().unwrap().to_owned();
