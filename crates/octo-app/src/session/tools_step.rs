@@ -126,7 +126,7 @@ fn spawner(
         &endpoint.http,
         notes,
     );
-    let (for_sender, for_notes) = (inputs.core.clone(), inputs.core.clone());
+    let (for_sender, for_notes, for_usage) = (inputs.core.clone(), inputs.core.clone(), inputs.core.clone());
     let plugins: Vec<Arc<dyn octo_agent::Plugin>> = match &inputs.hooks.cell {
         Some(cell) => vec![Arc::new(octo_hooks::HooksPlugin::for_subagent(Arc::clone(cell)))],
         None => Vec::new(),
@@ -140,6 +140,7 @@ fn spawner(
         tools: Arc::clone(lent),
         workspace: inputs.place.workspace.clone(),
         notify: Arc::new(move |note: String| for_notes.leave_note(note)),
+        usage: Arc::new(move |u: octo_agent::Usage| for_usage.lock().usage += u),
         sidechains: Some(crate::subagents::Sidechains {
             dir: inputs.place.home.sessions(),
             parent: Arc::clone(&inputs.core.session_id),

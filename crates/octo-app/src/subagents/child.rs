@@ -154,6 +154,7 @@ pub(crate) async fn run(
     child: Arc<Child>,
     prompt: String,
     ctx: Option<ToolContext>,
+    background_usage: &(dyn Fn(Usage) + Send + Sync),
 ) -> Outcome {
     let broker = agent.approvals();
     let cancel = child.cancel.clone();
@@ -208,8 +209,10 @@ pub(crate) async fn run(
                 }
                 AgentEvent::Usage { usage: u } => {
                     usage += u;
-                    if let Some(c) = &ctx {
-                        c.emit_update(USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default());
+                    match &ctx {
+                        Some(c) => c.emit_update(USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default()),
+                        // A background child's tokens count in the session too.
+                        None => background_usage(u),
                     }
                 }
                 AgentEvent::Error { message, .. } => error = Some(message),
@@ -255,13 +258,46 @@ pub(crate) fn save_sidechain(spawner: &Spawner, id: &str, history: &[Message]) -
     let parent = s.parent.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
     let dir = s.dir.join("sidechains").join(parent);
     octo_session::private::create_dir(&dir).ok()?;
-    let path = dir.join(format!("{id}.jsonl"));
     let mut text = String::new();
     for m in history {
         text.push_str(&serde_json::to_string(m).ok()?);
         text.push('\n');
     }
-    let mut f = octo_session::private::create_new(&path).ok()?;
+    let (path, mut f) = create_unique(&dir, id)?;
     std::io::Write::write_all(&mut f, text.as_bytes()).ok()?;
     Some(path)
+}
+
+/// A new file `ID.jsonl` in `dir`, or `ID-2.jsonl`, `ID-3.jsonl`… when the name is taken: a
+/// resumed session numbers its children from 1 again, and an earlier child's history must be
+/// neither overwritten nor silently left unsaved.
+fn create_unique(dir: &std::path::Path, id: &str) -> Option<(std::path::PathBuf, std::fs::File)> {
+    for n in 1..10_000u32 {
+        let name = if n == 1 { format!("{id}.jsonl") } else { format!("{id}-{n}.jsonl") };
+        let path = dir.join(name);
+        match octo_session::private::create_new(&path) {
+            Ok(f) => return Some((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    #[test]
+    fn a_taken_sidechain_name_gets_a_number_and_nothing_is_overwritten() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, _) = super::create_unique(d.path(), "general-1").unwrap();
+        std::fs::write(&a, "first child\n").unwrap();
+        let (b, _) = super::create_unique(d.path(), "general-1").unwrap();
+        let (c, _) = super::create_unique(d.path(), "general-1").unwrap();
+        assert_eq!(a.file_name().unwrap(), "general-1.jsonl");
+        assert_eq!(b.file_name().unwrap(), "general-1-2.jsonl");
+        assert_eq!(c.file_name().unwrap(), "general-1-3.jsonl");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "first child\n");
+    }
 }

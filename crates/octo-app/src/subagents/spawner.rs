@@ -37,6 +37,8 @@ pub struct Spawner {
     counter: AtomicU64,
     /// Delivers a note to the model with the next prompt (a background child finished).
     pub(crate) notify: Arc<dyn Fn(String) + Send + Sync>,
+    /// Takes a background child's usage into the session's.
+    pub(crate) usage: Arc<dyn Fn(octo_agent::Usage) + Send + Sync>,
     pub(crate) sidechains: Option<Sidechains>,
     /// Plugins every child gets (the session's hooks, as SubagentStop).
     pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
@@ -68,6 +70,9 @@ pub struct SpawnerParts {
     pub workspace: PathBuf,
     /// Where a note for the model goes.
     pub notify: Arc<dyn Fn(String) + Send + Sync>,
+    /// Where a background child's token usage goes (a foreground child's reaches the parent's
+    /// turn as a tool update).
+    pub usage: Arc<dyn Fn(octo_agent::Usage) + Send + Sync>,
     /// Where children's histories are saved.
     pub sidechains: Option<Sidechains>,
     /// Plugins every child gets.
@@ -92,6 +97,7 @@ impl Spawner {
             children: Mutex::new(Vec::new()),
             counter: AtomicU64::new(0),
             notify: p.notify,
+            usage: p.usage,
             sidechains: p.sidechains,
             plugins: p.plugins,
             checkpoints: p.checkpoints,

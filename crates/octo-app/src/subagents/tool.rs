@@ -175,7 +175,7 @@ fn run_child(
             Some(r) => r.child_start().await,
             None => None,
         };
-        let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx).await;
+        let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx, &*spawner.usage).await;
         if let Some(r) = &checkpoints {
             r.child_end(format!("sub-agent {} ({})", handle.id, handle.agent), start).await;
         }

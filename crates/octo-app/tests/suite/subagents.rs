@@ -286,6 +286,7 @@ async fn a_background_child_finishes_after_the_turn_and_the_model_is_told() {
     let events = turn(&t.session, "search in the background").await;
     assert!(result(&events, "t1").1.contains("Started the sub-agent explore-1"));
     assert!(matches!(events.last(), Some(AgentEvent::TurnEnd { reason: TurnEndReason::Completed, .. })));
+    let before = t.session.status().usage.input_tokens;
     let spawner = t.session.subagents().unwrap();
     for _ in 0..100 {
         if matches!(spawner.children()[0].state, octo_app::subagents::ChildState::Done(_)) {
@@ -294,6 +295,9 @@ async fn a_background_child_finishes_after_the_turn_and_the_model_is_told() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(matches!(spawner.children()[0].state, octo_app::subagents::ChildState::Done(_)));
+    // The child ran after the turn: its tokens still count in the session.
+    let after = t.session.status().usage.input_tokens;
+    assert!(after >= before + 100, "the background child's usage: {before} then {after}");
     let events = turn(&t.session, "how did it go?").await;
     assert_eq!(result(&events, "t2").1, "found it late");
     let bodies = t.llm.request_bodies().await;
