@@ -84,6 +84,8 @@ pub struct TurnFold {
     usage: Usage,
     /// What the turn's sub-agents used (added to the turn's own usage).
     child_usage: Usage,
+    /// Children's tokens priced at their own model's rate, and that cost.
+    priced_apart: (Usage, f64),
     requests: u32,
     calls: Vec<ToolCallRecord>,
     summaries: HashMap<String, String>,
@@ -115,6 +117,12 @@ impl TurnFold {
                 if let Ok(u) = serde_json::from_value::<Usage>(data.clone()) {
                     self.usage += u;
                     self.child_usage += u;
+                    if let Some(c) =
+                        data.get(crate::subagents::COST_FIELD).and_then(serde_json::Value::as_f64)
+                    {
+                        self.priced_apart.0 += u;
+                        self.priced_apart.1 += c;
+                    }
                 }
             }
             AgentEvent::ApprovalRequired { request, .. } => {
@@ -164,6 +172,12 @@ impl TurnFold {
     /// How the turn ended (`Failed` while it has not).
     pub fn end_reason(&self) -> TurnEndReason {
         self.end.as_ref().map_or(TurnEndReason::Failed, |e| e.0)
+    }
+
+    /// The part of the turn's usage its sub-agents spent on models of their own with a known
+    /// price, and what it cost there (the rest is priced at the session's model).
+    pub fn priced_apart(&self) -> (Usage, f64) {
+        self.priced_apart
     }
 
     /// The summary, with the session's part left empty (see [`crate::Session::summarize`]).

@@ -268,7 +268,8 @@ impl Task {
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == crate::subagents::USAGE_UPDATE => {
                 if let Ok(u) = serde_json::from_value::<octo_agent::Usage>(data.clone()) {
-                    self.core.lock().usage += u;
+                    let cost = data.get(crate::subagents::COST_FIELD).and_then(serde_json::Value::as_f64);
+                    self.core.add_child_usage(u, cost);
                 }
             }
             AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {

@@ -116,7 +116,7 @@ impl Session {
     pub fn summarize(&self, fold: &TurnFold) -> TurnSummary {
         let mut summary = fold.summary();
         let s = self.core.lock();
-        summary.cost_usd = s.info.price.map(|p| p.cost(&summary.usage));
+        summary.cost_usd = super::state::cost_with(s.info.price, &summary.usage, &fold.priced_apart());
         summary.model = s.model.clone();
         summary.turns = s.turns;
         drop(s);
@@ -265,7 +265,7 @@ impl Session {
             state: s.state,
             turns: s.turns,
             usage: s.usage,
-            cost_usd: s.info.price.map(|p| p.cost(&s.usage)),
+            cost_usd: super::state::cost_with(s.info.price, &s.usage, &s.priced_apart),
             model: s.model.clone(),
             mode: self.engine.mode(),
             sandbox: self

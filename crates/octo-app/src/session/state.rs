@@ -15,11 +15,23 @@ use tokio::sync::{broadcast, oneshot};
 /// are about 1 MB (16,384 were 4.5 MB, a fifth of a one-shot's whole footprint).
 const EVENT_BUFFER: usize = 4 * 1024;
 
+/// The cost of `usage` at `price`, where the part `apart` of it costs `apart_cost` instead
+/// (children on models of their own).
+pub(crate) fn cost_with(
+    price: Option<octo_provider::Price>,
+    usage: &Usage,
+    apart: &(Usage, f64),
+) -> Option<f64> {
+    price.map(|p| p.cost(usage) - p.cost(&apart.0) + apart.1)
+}
+
 /// What the task and the handles share.
 pub(super) struct Shared {
     pub state: State,
     pub turns: u32,
     pub usage: Usage,
+    /// Children's tokens (part of `usage`) priced at their own model's rate, and that cost.
+    pub priced_apart: (Usage, f64),
     pub model: String,
     pub info: ModelInfo,
     pub queued: usize,
@@ -57,6 +69,7 @@ impl Core {
             state: State::Idle,
             turns: 0,
             usage: Usage::default(),
+            priced_apart: (Usage::default(), 0.0),
             model,
             info,
             queued: 0,
@@ -94,6 +107,17 @@ impl Core {
     /// Leaves a note for the model, told with the next prompt.
     pub fn leave_note(&self, note: String) {
         self.lock().pending_notes.push(note);
+    }
+
+    /// Takes a sub-agent's tokens into the session's; `cost` when they are priced at the child's
+    /// own model's rate.
+    pub fn add_child_usage(&self, u: Usage, cost: Option<f64>) {
+        let mut s = self.lock();
+        s.usage += u;
+        if let Some(c) = cost {
+            s.priced_apart.0 += u;
+            s.priced_apart.1 += c;
+        }
     }
 }
 

@@ -140,7 +140,7 @@ fn spawner(
         tools: Arc::clone(lent),
         workspace: inputs.place.workspace.clone(),
         notify: Arc::new(move |note: String| for_notes.leave_note(note)),
-        usage: Arc::new(move |u: octo_agent::Usage| for_usage.lock().usage += u),
+        usage: Arc::new(move |u: octo_agent::Usage, cost: Option<f64>| for_usage.add_child_usage(u, cost)),
         sidechains: Some(crate::subagents::Sidechains {
             dir: inputs.place.home.sessions(),
             parent: Arc::clone(&inputs.core.session_id),

@@ -146,6 +146,35 @@ pub(crate) fn build(
     (agent, notes)
 }
 
+/// Where a child's token usage goes: to the parent's turn as a tool update (with its cost when
+/// the child's model has a price of its own), or, for a background child whose parent's turn
+/// ended, straight into the session.
+pub(crate) struct UsageSink<'a> {
+    /// The child's model's own price, when it runs on another model with a known price.
+    pub price: Option<octo_provider::Price>,
+    /// The session, for a background child.
+    pub background: &'a (dyn Fn(Usage, Option<f64>) + Send + Sync),
+}
+
+impl UsageSink<'_> {
+    fn report(&self, ctx: Option<&ToolContext>, u: Usage) {
+        let cost = self.price.map(|p| p.cost(&u));
+        match ctx {
+            Some(c) => {
+                let mut data = serde_json::to_value(u).unwrap_or_default();
+                if let (Some(cost), Some(obj)) = (cost, data.as_object_mut()) {
+                    obj.insert(COST_FIELD.into(), json!(cost));
+                }
+                c.emit_update(USAGE_UPDATE, data);
+            }
+            None => (self.background)(u, cost),
+        }
+    }
+}
+
+/// The field of a `subagent_usage` update holding the cost at the child's own model's price.
+pub const COST_FIELD: &str = "cost_usd";
+
 /// Runs the child to the end of its one turn. With a parent context, approvals and questions go
 /// to the parent's front end (labelled with the child's id) and progress is reported there;
 /// without one (a background child after its parent's turn), approvals are denied.
@@ -154,7 +183,7 @@ pub(crate) async fn run(
     child: Arc<Child>,
     prompt: String,
     ctx: Option<ToolContext>,
-    background_usage: &(dyn Fn(Usage) + Send + Sync),
+    usage_sink: UsageSink<'_>,
 ) -> Outcome {
     let broker = agent.approvals();
     let cancel = child.cancel.clone();
@@ -209,11 +238,7 @@ pub(crate) async fn run(
                 }
                 AgentEvent::Usage { usage: u } => {
                     usage += u;
-                    match &ctx {
-                        Some(c) => c.emit_update(USAGE_UPDATE, serde_json::to_value(u).unwrap_or_default()),
-                        // A background child's tokens count in the session too.
-                        None => background_usage(u),
-                    }
+                    usage_sink.report(ctx.as_ref(), u);
                 }
                 AgentEvent::Error { message, .. } => error = Some(message),
                 AgentEvent::TurnEnd { reason: r, .. } => reason = r,

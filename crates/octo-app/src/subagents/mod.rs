@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use child::COST_FIELD;
 pub use record::{ChildInfo, ChildState, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
 pub use spawner::{Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
@@ -73,6 +74,16 @@ pub fn builtin() -> Vec<AgentDef> {
     ]
 }
 
+/// The model an agent type runs on instead of the session's: its sender, and its price when
+/// known (its children's tokens are priced at it, not at the session model's).
+#[derive(Clone)]
+pub struct ChildModel {
+    /// The model.
+    pub sender: Arc<dyn Sender>,
+    /// USD per million tokens, when known.
+    pub price: Option<octo_provider::Price>,
+}
+
 /// Senders for the agent types that name a model of their own: `lite` (the configured lite
 /// model), `endpoint:model`, or a model of the session's endpoint. Claude Code's aliases map:
 /// `inherit`, `sonnet` and `opus` run on the session's model, `haiku` on the lite model when
@@ -85,7 +96,7 @@ pub fn models(
     env: crate::config::EnvLookup<'_>,
     http: &octo_provider::HttpConfig,
     notes: &mut Vec<String>,
-) -> HashMap<String, Arc<dyn Sender>> {
+) -> HashMap<String, ChildModel> {
     let mut out = HashMap::new();
     // Claude Code's aliases name a family on the session's Anthropic endpoint.
     let session = crate::factory::resolve(config, None, store, env).ok();
@@ -103,12 +114,9 @@ pub fn models(
         };
         match (model, family) {
             ("inherit", _) => {}
-            (_, Some(m)) => match crate::factory::resolve(config, Some(&m), store, env)
-                .map_err(|e| e.to_string())
-                .and_then(|r| crate::factory::build_sender(&r, http.clone()).map_err(|e| e.to_string()))
-            {
-                Ok(s) => {
-                    out.insert(def.name.clone(), s);
+            (_, Some(m)) => match resolve_child(config, &m, store, env, http) {
+                Ok(c) => {
+                    out.insert(def.name.clone(), c);
                 }
                 Err(e) => notes.push(format!(
                     "the agent `{}` asks for `{model}` ({m}), which cannot be used ({e}); it runs on the session's model",
@@ -121,15 +129,13 @@ pub fn models(
             )),
             ("lite" | "haiku", None) => {
                 if let Some(l) = lite {
-                    out.insert(def.name.clone(), Arc::clone(l));
+                    // The lite model's price is not known here: priced at the session's.
+                    out.insert(def.name.clone(), ChildModel { sender: Arc::clone(l), price: None });
                 }
             }
-            (m, None) => match crate::factory::resolve(config, Some(m), store, env)
-                .map_err(|e| e.to_string())
-                .and_then(|r| crate::factory::build_sender(&r, http.clone()).map_err(|e| e.to_string()))
-            {
-                Ok(s) => {
-                    out.insert(def.name.clone(), s);
+            (m, None) => match resolve_child(config, m, store, env, http) {
+                Ok(c) => {
+                    out.insert(def.name.clone(), c);
                 }
                 Err(e) => notes.push(format!(
                     "the agent `{}` asks for the model `{m}`, which cannot be used ({e}); it runs on the session's model",
@@ -139,4 +145,18 @@ pub fn models(
         }
     }
     out
+}
+
+/// The sender and price of the model `choice` (`endpoint:model` or a model of the session's
+/// endpoint).
+fn resolve_child(
+    config: &crate::config::Config,
+    choice: &str,
+    store: &dyn crate::credentials::CredentialStore,
+    env: crate::config::EnvLookup<'_>,
+    http: &octo_provider::HttpConfig,
+) -> Result<ChildModel, String> {
+    let r = crate::factory::resolve(config, Some(choice), store, env).map_err(|e| e.to_string())?;
+    let sender = crate::factory::build_sender(&r, http.clone()).map_err(|e| e.to_string())?;
+    Ok(ChildModel { sender, price: r.model_info.price })
 }

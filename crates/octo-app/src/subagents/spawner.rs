@@ -25,7 +25,7 @@ pub struct Spawner {
     pub(crate) limits: SubagentLimits,
     pub(crate) agents: Agents,
     /// Senders for agent types that name another model.
-    pub(crate) models: HashMap<String, Arc<dyn Sender>>,
+    pub(crate) models: HashMap<String, super::ChildModel>,
     /// The parent's model now.
     pub(crate) sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
     pub(crate) engine: Arc<PermissionEngine>,
@@ -38,7 +38,7 @@ pub struct Spawner {
     /// Delivers a note to the model with the next prompt (a background child finished).
     pub(crate) notify: Arc<dyn Fn(String) + Send + Sync>,
     /// Takes a background child's usage into the session's.
-    pub(crate) usage: Arc<dyn Fn(octo_agent::Usage) + Send + Sync>,
+    pub(crate) usage: Arc<dyn Fn(octo_agent::Usage, Option<f64>) + Send + Sync>,
     pub(crate) sidechains: Option<Sidechains>,
     /// Plugins every child gets (the session's hooks, as SubagentStop).
     pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
@@ -59,7 +59,7 @@ pub struct SpawnerParts {
     /// The agent types.
     pub agents: Agents,
     /// Senders for types that name another model.
-    pub models: HashMap<String, Arc<dyn Sender>>,
+    pub models: HashMap<String, super::ChildModel>,
     /// The parent's model now.
     pub sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
     /// The parent's permission engine.
@@ -70,9 +70,9 @@ pub struct SpawnerParts {
     pub workspace: PathBuf,
     /// Where a note for the model goes.
     pub notify: Arc<dyn Fn(String) + Send + Sync>,
-    /// Where a background child's token usage goes (a foreground child's reaches the parent's
-    /// turn as a tool update).
-    pub usage: Arc<dyn Fn(octo_agent::Usage) + Send + Sync>,
+    /// Where a background child's token usage goes, with its cost when its model's price is its
+    /// own (a foreground child's reaches the parent's turn as a tool update).
+    pub usage: Arc<dyn Fn(octo_agent::Usage, Option<f64>) + Send + Sync>,
     /// Where children's histories are saved.
     pub sidechains: Option<Sidechains>,
     /// Plugins every child gets.

@@ -103,7 +103,10 @@ impl ToolExecutor for Task {
             Arc::new(Child::new(s.next_id(&def.name), &def.name, &description, i.background, cancel));
         s.lock().push(Arc::clone(&handle));
         let parent_ctx = (!i.background).then(|| ctx.clone());
-        let join = run_child(Arc::clone(s), agent, Arc::clone(&handle), i.prompt, parent_ctx, permit);
+        // A child on a model of its own with a known price is priced at it.
+        let price = s.models.get(&def.name).and_then(|m| m.price);
+        let join =
+            run_child(Arc::clone(s), agent, Arc::clone(&handle), (i.prompt, price), parent_ctx, permit);
         if i.background {
             watch_background(Arc::clone(s), Arc::clone(&handle), join);
             return ToolOutput::text(format!(
@@ -150,7 +153,8 @@ impl Task {
                 s.limits.max_running
             )));
         };
-        let Some(sender) = s.models.get(&def.name).cloned().or_else(|| (s.sender)()) else {
+        let Some(sender) = s.models.get(&def.name).map(|m| Arc::clone(&m.sender)).or_else(|| (s.sender)())
+        else {
             return Err(ToolOutput::error("no model to run the sub-agent on"));
         };
         Ok((def.clone(), permit, sender))
@@ -165,7 +169,7 @@ fn run_child(
     spawner: Arc<Spawner>,
     agent: octo_agent::Agent,
     handle: Arc<Child>,
-    prompt: String,
+    (prompt, price): (String, Option<octo_provider::Price>),
     parent_ctx: Option<ToolContext>,
     permit: tokio::sync::OwnedSemaphorePermit,
 ) -> tokio::task::JoinHandle<Finished> {
@@ -175,7 +179,8 @@ fn run_child(
             Some(r) => r.child_start().await,
             None => None,
         };
-        let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx, &*spawner.usage).await;
+        let usage = child::UsageSink { price, background: &*spawner.usage };
+        let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx, usage).await;
         if let Some(r) = &checkpoints {
             r.child_end(format!("sub-agent {} ({})", handle.id, handle.agent), start).await;
         }

@@ -411,3 +411,40 @@ async fn a_claude_model_alias_picks_that_family_on_the_sessions_endpoint() {
     assert_eq!(bodies[0]["model"], "claude-sonnet-4-5", "the parent");
     assert_eq!(bodies[1]["model"], "claude-haiku-4-5", "the child, on its family's model");
 }
+
+/// A child on a model of its own is priced at that model's rate, not the session's: the turn's
+/// and the session's cost are the parent's tokens at Sonnet's price plus the child's at Haiku's.
+#[tokio::test]
+async fn a_child_on_another_model_is_priced_at_its_own_rate() {
+    let quick = "---\nname: quick\ndescription: Answers fast\nmodel: haiku\n---\nBe brief.\n";
+    let t = setup(
+        &[(".claude/agents/quick.md", quick)],
+        vec![calls(&[task("t1", "quick", "say hi")]), answer("hi"), answer("done")],
+        "",
+        Mode::Auto,
+    )
+    .await;
+    let mut rx = t.session.subscribe();
+    t.session.prompt("go").unwrap();
+    let mut fold = octo_app::TurnFold::new();
+    while let Ok(e) = rx.recv().await {
+        if fold.push(&e) {
+            break;
+        }
+    }
+    let catalog = octo_provider::Catalog::builtin();
+    let (sonnet, haiku) =
+        (catalog.info("claude-sonnet-4-5").price.unwrap(), catalog.info("claude-haiku-4-5").price.unwrap());
+    assert_ne!(sonnet, haiku);
+    let status = t.session.status();
+    let child = octo_app::Usage { input_tokens: 100, output_tokens: 10, ..Default::default() };
+    let mut parent = status.usage;
+    parent.input_tokens -= child.input_tokens;
+    parent.output_tokens -= child.output_tokens;
+    let expected = sonnet.cost(&parent) + haiku.cost(&child);
+    let got = status.cost_usd.unwrap();
+    assert!((got - expected).abs() < 1e-9, "session: {got} vs {expected}");
+    let turn = t.session.summarize(&fold).cost_usd.unwrap();
+    assert!((turn - expected).abs() < 1e-9, "turn: {turn} vs {expected}");
+    assert!((got - sonnet.cost(&status.usage)).abs() > 1e-9, "not all at the session's rate");
+}
