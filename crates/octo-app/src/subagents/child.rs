@@ -2,7 +2,7 @@
 //! filtered by its type), and its run — approvals forwarded to the parent's front end, progress
 //! reported as tool updates, the outcome turned into a result.
 
-use super::record::{Child, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
+use super::record::{Child, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
 use super::spawner::Spawner;
 use crate::permissions::{PermissionEngine, Scope};
 use futures_util::StreamExt;
@@ -171,9 +171,6 @@ impl UsageSink<'_> {
         }
     }
 }
-
-/// The field of a `subagent_usage` update holding the cost at the child's own model's price.
-pub const COST_FIELD: &str = "cost_usd";
 
 /// Runs the child to the end of its one turn. With a parent context, approvals and questions go
 /// to the parent's front end (labelled with the child's id) and progress is reported there;

@@ -16,8 +16,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use child::COST_FIELD;
-pub use record::{ChildInfo, ChildState, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
+pub use record::{ChildInfo, ChildModel, ChildState, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
 pub use spawner::{Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 
@@ -72,16 +71,6 @@ pub fn builtin() -> Vec<AgentDef> {
             Some(vec!["@read-only".to_owned()]),
         ),
     ]
-}
-
-/// The model an agent type runs on instead of the session's: its sender, and its price when
-/// known (its children's tokens are priced at it, not at the session model's).
-#[derive(Clone)]
-pub struct ChildModel {
-    /// The model.
-    pub sender: Arc<dyn Sender>,
-    /// USD per million tokens, when known.
-    pub price: Option<octo_provider::Price>,
 }
 
 /// Senders for the agent types that name a model of their own: `lite` (the configured lite

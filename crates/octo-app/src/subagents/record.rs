@@ -5,6 +5,19 @@ use octo_agent::CancellationToken;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// The field of a `subagent_usage` update holding the cost at the child's own model's price.
+pub const COST_FIELD: &str = "cost_usd";
+
+/// The model an agent type runs on instead of the session's: its sender, and its price when
+/// known (its children's tokens are priced at it, not at the session model's).
+#[derive(Clone)]
+pub struct ChildModel {
+    /// The model.
+    pub sender: std::sync::Arc<dyn octo_agent::Sender>,
+    /// USD per million tokens, when known.
+    pub price: Option<octo_provider::Price>,
+}
+
 /// The tool-update kind a child's token usage arrives as (added to the parent's).
 pub const USAGE_UPDATE: &str = "subagent_usage";
 /// The tool-update kind of a child's progress (`start`, `tool`, `end`).

@@ -25,7 +25,7 @@ pub struct Spawner {
     pub(crate) limits: SubagentLimits,
     pub(crate) agents: Agents,
     /// Senders for agent types that name another model.
-    pub(crate) models: HashMap<String, super::ChildModel>,
+    pub(crate) models: HashMap<String, super::record::ChildModel>,
     /// The parent's model now.
     pub(crate) sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
     pub(crate) engine: Arc<PermissionEngine>,
@@ -59,7 +59,7 @@ pub struct SpawnerParts {
     /// The agent types.
     pub agents: Agents,
     /// Senders for types that name another model.
-    pub models: HashMap<String, super::ChildModel>,
+    pub models: HashMap<String, super::record::ChildModel>,
     /// The parent's model now.
     pub sender: Arc<dyn Fn() -> Option<Arc<dyn Sender>> + Send + Sync>,
     /// The parent's permission engine.
