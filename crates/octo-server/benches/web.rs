@@ -127,7 +127,7 @@ fn main() {
         // The tab's heap after streaming a 1 MB answer into a new session.
         let paragraph = "Streaming a long answer: **bold**, `code`, and a [link](https://example.com). ".repeat(4) + "\n\n";
         let answer = paragraph.repeat((1 << 20) / paragraph.len() + 1) + "THE END";
-        b.llm.script_anthropic_matching("stream a megabyte", [Scripted::sse(Reply::new().text(answer).chunk_size(512).sse())]).await;
+        b.llm.as_ref().unwrap().script_anthropic_matching("stream a megabyte", [Scripted::sse(Reply::new().text(answer).chunk_size(512).sse())]).await;
         page.goto(&login).await;
         page.wait("the page", "!!document.querySelector('#prompt') && !!document.querySelector('#meter').textContent").await;
         page.eval("document.querySelector('#new').click(); true").await;

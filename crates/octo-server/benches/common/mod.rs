@@ -27,21 +27,28 @@ pub struct Bench {
     pub token: String,
     pub state: Arc<AppState>,
     pub client: reqwest::Client,
-    pub llm: MockLlm,
+    pub llm: Option<MockLlm>,
     pub home: std::path::PathBuf,
     pub ws: std::path::PathBuf,
 }
 
 pub async fn start(replies: Vec<Scripted>) -> Bench {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    let base = llm.uri();
+    start_with(Some(llm), &base, "", "").await
+}
+
+/// A server against the model at `base` (`llm` kept alive when it is the mock), with `top` added
+/// to the config's top level and `endpoint` to the mock endpoint's table.
+pub async fn start_with(llm: Option<MockLlm>, base: &str, top: &str, endpoint: &str) -> Bench {
     let tmp = tempfile::tempdir().unwrap();
     let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
     std::fs::write(
         home.join("config.toml"),
-        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
+        format!("default = \"mock:claude-sonnet-4-5\"\n{top}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{base}\"\napi_key_env = \"MOCK_KEY\"\n{endpoint}\n"),
     )
     .unwrap();
     let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
