@@ -260,8 +260,28 @@ impl ApprovalBroker {
         (id, rx)
     }
 
+    /// Drops a pending question unanswered: the asker hears that nobody could answer (as in an
+    /// unattended turn), not an empty answer.
+    pub fn decline_question(&self, id: &str) {
+        self.forget_question(id);
+    }
+
     pub(crate) fn forget_question(&self, id: &str) {
         lock(&self.questions).remove(id);
+    }
+
+    /// Registers an approval asked for outside a turn of this broker's agent (a background
+    /// sub-agent's, after its parent's turn ended): the caller sends
+    /// [`crate::AgentEvent::ApprovalRequired`] with the id itself, and the front end answers it
+    /// with [`ApprovalBroker::resolve`] like any other. [`ApprovalBroker::forget_pending`] drops
+    /// it when nobody needs the answer any more.
+    pub fn register_pending(&self) -> (String, oneshot::Receiver<ApprovalDecision>) {
+        self.register()
+    }
+
+    /// Drops a pending approval registered with [`ApprovalBroker::register_pending`].
+    pub fn forget_pending(&self, id: &str) {
+        self.forget(id);
     }
 
     pub(crate) fn register(&self) -> (String, oneshot::Receiver<ApprovalDecision>) {

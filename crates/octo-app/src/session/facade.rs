@@ -55,6 +55,7 @@ impl Session {
     ) -> Self {
         let (commands, rx) = mpsc::unbounded_channel();
         let broker = agent.approvals();
+        let _ = core.broker.set(Arc::clone(&broker));
         core.lock().tool_names = setup.tools.registry.names().map(str::to_owned).collect();
         let home = setup.config.as_ref().map(|c| crate::home::Home::new(&c.home));
         let sources = std::mem::take(&mut setup.tools.sources);

@@ -29,6 +29,9 @@ pub struct SessionOptions {
     /// Nobody will answer approvals (headless runs): they are denied, with a message telling the
     /// model how the user can allow them.
     pub unattended: bool,
+    /// The front end answers approvals that come between turns (a background sub-agent's, after
+    /// its parent's turn ended) — `octo serve`'s web UI does; otherwise they are denied.
+    pub approvals_between_turns: bool,
     /// Attempts per model request, the first included (default 5).
     pub max_attempts: Option<u32>,
     /// Ask for whole responses instead of streams.

@@ -66,6 +66,7 @@ impl Session {
                 store,
                 env,
                 unattended: options.unattended,
+                between_turns: options.approvals_between_turns,
                 buffers: options.buffers.clone(),
             };
             super::tools_step::build(&config, &inputs, found.agents, &mut notes)

@@ -59,6 +59,9 @@ pub(super) struct Core {
     pub shared: Arc<Mutex<Shared>>,
     /// The saved session's id, once its first round is saved (or from the start when resumed).
     pub session_id: Arc<Mutex<Option<String>>>,
+    /// The agent's approval broker, once the agent exists: approvals asked for between turns (a
+    /// background sub-agent's) wait in it, so the front ends answer them as any other.
+    pub broker: Arc<std::sync::OnceLock<Arc<octo_agent::ApprovalBroker>>>,
 }
 
 impl Core {
@@ -81,7 +84,12 @@ impl Core {
             pending_notes: Vec::new(),
             sender: Some(sender),
         };
-        Self { events, shared: Arc::new(Mutex::new(shared)), session_id: Arc::new(Mutex::new(None)) }
+        Self {
+            events,
+            shared: Arc::new(Mutex::new(shared)),
+            session_id: Arc::new(Mutex::new(None)),
+            broker: Arc::new(std::sync::OnceLock::new()),
+        }
     }
 
     /// The shared state (a poisoned lock is taken over: the state stays usable).
@@ -107,6 +115,31 @@ impl Core {
     /// Leaves a note for the model, told with the next prompt.
     pub fn leave_note(&self, note: String) {
         self.lock().pending_notes.push(note);
+    }
+
+    /// Asks the front ends, between turns, to approve `request` (a background sub-agent's call):
+    /// the request and its answer go out as events, the answer comes through the session's
+    /// approval calls. `None` when nobody can answer (no agent yet, the session ended).
+    pub async fn ask_between_turns(
+        &self,
+        request: octo_agent::ApprovalRequest,
+    ) -> Option<octo_agent::ApprovalDecision> {
+        let broker = Arc::clone(self.broker.get()?);
+        let (id, rx) = broker.register_pending();
+        let _ = self.events.send(AgentEvent::ApprovalRequired { approval_id: id.clone(), request });
+        // However the wait ends, the id leaves the pending set.
+        struct Forget<'a>(&'a octo_agent::ApprovalBroker, &'a str);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                self.0.forget_pending(self.1);
+            }
+        }
+        let _forget = Forget(&broker, &id);
+        let decision = rx.await.ok()?;
+        let _ = self
+            .events
+            .send(AgentEvent::ApprovalResolved { approval_id: id.clone(), decision: decision.clone() });
+        Some(decision)
     }
 
     /// Takes a sub-agent's tokens into the session's; `cost` when they are priced at the child's

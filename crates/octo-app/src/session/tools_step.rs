@@ -23,6 +23,7 @@ pub(super) struct ToolInputs<'a> {
     pub store: &'a dyn CredentialStore,
     pub env: EnvLookup<'a>,
     pub unattended: bool,
+    pub between_turns: bool,
     pub buffers: Option<Arc<dyn octo_tools::Buffers>>,
 }
 
@@ -141,6 +142,13 @@ fn spawner(
         workspace: inputs.place.workspace.clone(),
         notify: Arc::new(move |note: String| for_notes.leave_note(note)),
         usage: Arc::new(move |u: octo_agent::Usage, cost: Option<f64>| for_usage.add_child_usage(u, cost)),
+        late_approvals: (inputs.between_turns && !inputs.unattended).then(|| {
+            let core = inputs.core.clone();
+            Arc::new(move |r: octo_agent::ApprovalRequest| {
+                let core = core.clone();
+                Box::pin(async move { core.ask_between_turns(r).await }) as crate::subagents::LateAnswer
+            }) as crate::subagents::LateApprovals
+        }),
         sidechains: Some(crate::subagents::Sidechains {
             dir: inputs.place.home.sessions(),
             parent: Arc::clone(&inputs.core.session_id),

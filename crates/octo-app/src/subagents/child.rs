@@ -154,6 +154,8 @@ pub(crate) struct UsageSink<'a> {
     pub price: Option<octo_provider::Price>,
     /// The session, for a background child.
     pub background: &'a (dyn Fn(Usage, Option<f64>) + Send + Sync),
+    /// Asks the front ends between turns, for a background child's approvals.
+    pub late: Option<&'a super::spawner::LateApprovals>,
 }
 
 impl UsageSink<'_> {
@@ -169,6 +171,33 @@ impl UsageSink<'_> {
             }
             None => (self.background)(u, cost),
         }
+    }
+}
+
+/// The answer to a child's approval request: the parent's front end during the parent's turn,
+/// the front ends between turns for a background child when they answer then, else denied.
+async fn settle_approval(
+    ctx: Option<&ToolContext>,
+    late: Option<&super::spawner::LateApprovals>,
+    child: &Child,
+    mut request: octo_agent::ApprovalRequest,
+) -> ApprovalDecision {
+    let nobody = || ApprovalDecision::Deny {
+        message: Some("nobody can approve a background sub-agent's calls".into()),
+    };
+    match (ctx, late) {
+        (Some(c), _) => {
+            request.summary = format!("[sub-agent {}] {}", child.id, request.summary);
+            c.ask_approval(request).await.0
+        }
+        (None, Some(ask)) => {
+            request.summary = format!("[background sub-agent {}] {}", child.id, request.summary);
+            tokio::select! {
+                d = ask(request) => d.unwrap_or_else(nobody),
+                () = child.cancel.cancelled() => nobody(),
+            }
+        }
+        (None, None) => nobody(),
     }
 }
 
@@ -198,23 +227,16 @@ pub(crate) async fn run(
     );
     {
         let input = Message::user(prompt);
-        let mut stream = if ctx.is_some() {
+        // A background child asks between turns when a front end answers then.
+        let mut stream = if ctx.is_some() || usage_sink.late.is_some() {
             agent.turn_stream(input, cancel.clone())
         } else {
             agent.turn_stream_unattended(input, cancel.clone())
         };
         while let Some(ev) = stream.next().await {
             match ev {
-                AgentEvent::ApprovalRequired { approval_id, mut request } => {
-                    let decision = match &ctx {
-                        Some(c) => {
-                            request.summary = format!("[sub-agent {}] {}", child.id, request.summary);
-                            c.ask_approval(request).await.0
-                        }
-                        None => ApprovalDecision::Deny {
-                            message: Some("nobody can approve a background sub-agent's calls".into()),
-                        },
-                    };
+                AgentEvent::ApprovalRequired { approval_id, request } => {
+                    let decision = settle_approval(ctx.as_ref(), usage_sink.late, &child, request).await;
                     let _ = broker.resolve(&approval_id, decision);
                 }
                 AgentEvent::QuestionAsked { question_id, question, options, .. } => {
@@ -224,7 +246,13 @@ pub(crate) async fn run(
                         }
                         None => None,
                     };
-                    let _ = broker.answer(&question_id, answer.unwrap_or_default());
+                    match answer {
+                        Some(a) => {
+                            let _ = broker.answer(&question_id, a);
+                        }
+                        // Nobody could answer: the child hears so, not an empty answer.
+                        None => broker.decline_question(&question_id),
+                    }
                 }
                 AgentEvent::ToolCallStart { name, summary, .. } => {
                     let n = child.count_call();

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use record::{ChildInfo, ChildModel, ChildState, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
-pub use spawner::{Sidechains, Spawner, SpawnerParts};
+pub use spawner::{LateAnswer, LateApprovals, Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 
 /// The folders agent definitions are read from, in order (a later one wins per name).

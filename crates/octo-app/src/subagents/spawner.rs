@@ -11,6 +11,13 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+/// The answer to an approval asked between turns (`None`: nobody could answer).
+pub type LateAnswer =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Option<octo_agent::ApprovalDecision>> + Send>>;
+
+/// Asks the front ends to approve a call between turns.
+pub type LateApprovals = Arc<dyn Fn(octo_agent::ApprovalRequest) -> LateAnswer + Send + Sync>;
+
 /// Where a child's history is saved, beside its parent session.
 #[derive(Debug, Clone)]
 pub struct Sidechains {
@@ -39,6 +46,8 @@ pub struct Spawner {
     pub(crate) notify: Arc<dyn Fn(String) + Send + Sync>,
     /// Takes a background child's usage into the session's.
     pub(crate) usage: Arc<dyn Fn(octo_agent::Usage, Option<f64>) + Send + Sync>,
+    /// Asks the front ends about a background child's call between turns.
+    pub(crate) late_approvals: Option<LateApprovals>,
     pub(crate) sidechains: Option<Sidechains>,
     /// Plugins every child gets (the session's hooks, as SubagentStop).
     pub(crate) plugins: Vec<Arc<dyn octo_agent::Plugin>>,
@@ -73,6 +82,9 @@ pub struct SpawnerParts {
     /// Where a background child's token usage goes, with its cost when its model's price is its
     /// own (a foreground child's reaches the parent's turn as a tool update).
     pub usage: Arc<dyn Fn(octo_agent::Usage, Option<f64>) + Send + Sync>,
+    /// Asks the front ends to approve a background child's call between turns; without it
+    /// such calls are denied.
+    pub late_approvals: Option<LateApprovals>,
     /// Where children's histories are saved.
     pub sidechains: Option<Sidechains>,
     /// Plugins every child gets.
@@ -98,6 +110,7 @@ impl Spawner {
             counter: AtomicU64::new(0),
             notify: p.notify,
             usage: p.usage,
+            late_approvals: p.late_approvals,
             sidechains: p.sidechains,
             plugins: p.plugins,
             checkpoints: p.checkpoints,

@@ -179,7 +179,8 @@ fn run_child(
             Some(r) => r.child_start().await,
             None => None,
         };
-        let usage = child::UsageSink { price, background: &*spawner.usage };
+        let usage =
+            child::UsageSink { price, background: &*spawner.usage, late: spawner.late_approvals.as_ref() };
         let outcome = child::run(agent, Arc::clone(&handle), prompt, parent_ctx, usage).await;
         if let Some(r) = &checkpoints {
             r.child_end(format!("sub-agent {} ({})", handle.id, handle.agent), start).await;

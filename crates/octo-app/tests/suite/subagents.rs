@@ -27,6 +27,15 @@ fn write(path: &Path, text: &str) {
 }
 
 async fn setup(files: &[(&str, &str)], replies: Vec<Scripted>, extra: &str, mode: Mode) -> Setup {
+    setup_with(files, replies, extra, SessionOptions { mode: Some(mode), ..SessionOptions::default() }).await
+}
+
+async fn setup_with(
+    files: &[(&str, &str)],
+    replies: Vec<Scripted>,
+    extra: &str,
+    options: SessionOptions,
+) -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let ws = tmp.path().join("ws");
@@ -45,8 +54,7 @@ async fn setup(files: &[(&str, &str)], replies: Vec<Scripted>, extra: &str, mode
         ),
     );
     let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
-    let options =
-        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), ..SessionOptions::default() };
+    let options = SessionOptions { workspace: Some(ws.clone()), ..options };
     let session = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
     Setup { _tmp: tmp, ws, llm, session }
 }
@@ -447,4 +455,62 @@ async fn a_child_on_another_model_is_priced_at_its_own_rate() {
     let turn = t.session.summarize(&fold).cost_usd.unwrap();
     assert!((turn - expected).abs() < 1e-9, "turn: {turn} vs {expected}");
     assert!((got - sonnet.cost(&status.usage)).abs() > 1e-9, "not all at the session's rate");
+}
+
+/// A background child asks to write after its parent's turn ended. With a front end that
+/// answers between turns (octo serve's), the request reaches it labelled with the child and
+/// waits for the answer; otherwise it is denied, as nobody can answer.
+#[tokio::test]
+async fn a_background_childs_approval_reaches_a_front_end_that_answers_between_turns() {
+    for between_turns in [true, false] {
+        let bg = json!({"subagent_type": "general", "description": "write later", "prompt": "write out.txt", "background": true});
+        let options = SessionOptions {
+            mode: Some(Mode::Default),
+            approvals_between_turns: between_turns,
+            ..SessionOptions::default()
+        };
+        let t = setup_with(&[], vec![call("t1", "task", bg), answer("Started it.")], "", options).await;
+        t.llm
+            .script_anthropic_matching(
+                "You are a sub-agent of octo",
+                [
+                    call("c1", "write_file", json!({"path": "out.txt", "content": "late\n"}))
+                        .delay(Duration::from_millis(300)),
+                    answer("Wrote it."),
+                ],
+            )
+            .await;
+        let mut rx = t.session.subscribe();
+        turn(&t.session, "write in the background").await;
+        let spawner = t.session.subagents().unwrap();
+        let mut asked = None;
+        for _ in 0..100 {
+            while let Ok(e) = rx.try_recv() {
+                if let AgentEvent::ApprovalRequired { approval_id, request } = e {
+                    asked = Some((approval_id, request.summary));
+                }
+            }
+            if asked.is_some()
+                || !matches!(spawner.children()[0].state, octo_app::subagents::ChildState::Running)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if between_turns {
+            let (id, summary) = asked.expect("the front end was asked");
+            assert!(summary.starts_with("[background sub-agent general-1]"), "{summary}");
+            assert!(!t.ws.join("out.txt").exists(), "waits for the answer");
+            t.session.approve(&id).unwrap();
+        } else {
+            assert!(asked.is_none(), "nobody is asked");
+        }
+        for _ in 0..100 {
+            if !matches!(spawner.children()[0].state, octo_app::subagents::ChildState::Running) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(t.ws.join("out.txt").exists(), between_turns, "written only when approved");
+    }
 }

@@ -81,7 +81,15 @@ pub async fn create(State(state): State<Arc<AppState>>, Body(c): Body<Create>) -
         Some(m) => Some(m.parse::<Mode>().map_err(|e| err(StatusCode::BAD_REQUEST, e.to_string()))?),
         None => None,
     };
-    let options = SessionOptions { model: c.model, mode, save: true, ..SessionOptions::default() };
+    // The web UI follows the session's events all the time: it answers a background
+    // sub-agent's approvals between turns too.
+    let options = SessionOptions {
+        model: c.model,
+        mode,
+        save: true,
+        approvals_between_turns: true,
+        ..SessionOptions::default()
+    };
     let st = Arc::clone(&state);
     let made = blocking(move || st.hub.create(ws, c.resume, options)).await?;
     match made {
