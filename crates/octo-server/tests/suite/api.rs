@@ -369,3 +369,52 @@ async fn mode_and_model_can_be_changed() {
         .unwrap();
     assert_eq!(r.status(), 400);
 }
+
+/// A background sub-agent asks to write after the parent's turn ended: the request reaches the
+/// web UI's event stream labelled with the child, waits there, and an answer over HTTP lets the
+/// child go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_childs_approval_between_turns_is_answered_over_http() {
+    let bg = json!({"subagent_type": "general", "description": "write later", "prompt": "write late.txt", "background": true});
+    let s = start(vec![Scripted::sse(Reply::new().tool_use("t1", "task", bg).sse()), answer("Started it.")])
+        .await;
+    s.llm
+        .script_anthropic_matching(
+            "You are a sub-agent of octo",
+            [
+                Scripted::sse(
+                    Reply::new()
+                        .tool_use("c1", "write_file", json!({"path": "late.txt", "content": "late\n"}))
+                        .sse(),
+                )
+                .delay(Duration::from_millis(300)),
+                answer("Wrote it."),
+            ],
+        )
+        .await;
+    let id = s.session().await;
+    let (status, _) =
+        s.post(&format!("/api/sessions/{id}/prompt"), json!({"text": "write in the background"})).await;
+    assert_eq!(status, 202);
+    let events =
+        sse_until(&s, &format!("/api/sessions/{id}/events"), None, |v| v["type"] == "approval_required")
+            .await;
+    assert!(events.iter().any(|(_, v)| v["type"] == "turn_end"), "the parent's turn ended first");
+    let asked = &events.last().unwrap().1;
+    assert!(
+        asked["request"]["summary"].as_str().unwrap_or("").starts_with("[background sub-agent general-1]"),
+        "{asked}"
+    );
+    assert!(!s.ws.join("late.txt").exists());
+    let approval = asked["approval_id"].as_str().unwrap();
+    let (status, _) =
+        s.post(&format!("/api/sessions/{id}/approvals/{approval}"), json!({"decision": "allow"})).await;
+    assert_eq!(status, 204);
+    for _ in 0..100 {
+        if s.ws.join("late.txt").exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(std::fs::read_to_string(s.ws.join("late.txt")).unwrap(), "late\n");
+}
