@@ -54,7 +54,7 @@ pub async fn login(launcher: &Launcher, cli: &Cli, ws: &Path, name: &str, token:
     };
     let Some(store) = store_or_explain(launcher) else { return ExitCode::from(EXIT_USAGE) };
     if token {
-        return store_token(&*store, launcher, name);
+        return store_token(&*store, launcher, name, &url);
     }
     let attended = std::io::stderr().is_terminal();
     let say = |m: &str| out::status(&visible(m));
@@ -85,7 +85,12 @@ pub async fn login(launcher: &Launcher, cli: &Cli, ws: &Path, name: &str, token:
 }
 
 /// `--token`: a bearer token read hidden from the terminal, or from stdin.
-fn store_token(store: &dyn octo_app::mcp::SecretStore, launcher: &Launcher, name: &str) -> ExitCode {
+fn store_token(
+    store: &dyn octo_app::mcp::SecretStore,
+    launcher: &Launcher,
+    name: &str,
+    url: &str,
+) -> ExitCode {
     let read = if std::io::stdin().is_terminal() {
         rpassword::prompt_password(format!("bearer token for `{name}` (input hidden): "))
     } else {
@@ -103,7 +108,7 @@ fn store_token(store: &dyn octo_app::mcp::SecretStore, launcher: &Launcher, name
         out::error("no token given");
         return ExitCode::from(EXIT_USAGE);
     }
-    match store.set(&octo_app::mcp::token_entry(name), &token) {
+    match store.set(&octo_app::mcp::token_entry(name, url), &token) {
         Ok(()) => {
             out::status(&format!("stored the token for `{name}` in {}", launcher.key_store().describe()));
             ExitCode::SUCCESS
@@ -117,9 +122,15 @@ fn store_token(store: &dyn octo_app::mcp::SecretStore, launcher: &Launcher, name
 
 /// `octo mcp logout NAME`.
 pub fn logout(launcher: &Launcher, cli: &Cli, ws: &Path, name: &str) -> ExitCode {
-    let url = http_server(launcher, cli, ws, name).ok().map(|(u, _)| u);
+    let url = match http_server(launcher, cli, ws, name) {
+        Ok((u, _)) => u,
+        Err(why) => {
+            out::error(&visible(&why));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let Some(store) = store_or_explain(launcher) else { return ExitCode::from(EXIT_USAGE) };
-    match octo_app::mcp::logout(&*store, name, url.as_deref()) {
+    match octo_app::mcp::logout(&*store, name, &url) {
         Ok(true) => {
             out::status(&format!("forgot the login of `{name}`"));
             ExitCode::SUCCESS

@@ -306,7 +306,7 @@ async fn reach_http(
     let client = octo_provider::build_client(&http).map_err(|e| e.to_string())?;
     let custom = http_headers(headers)?;
     let stored_token =
-        || access.secrets.and_then(|s| s.get(&crate::oauth::token_entry(access.server)).ok().flatten());
+        || access.secrets.and_then(|s| s.get(&crate::oauth::token_entry(access.server, url)).ok().flatten());
     let bearer = bearer.clone().or_else(stored_token);
     if *legacy_sse {
         let mut h: reqwest::header::HeaderMap = custom.into_iter().collect();

@@ -79,7 +79,7 @@ pub struct Login<'a> {
 /// Logs in to the server; the tokens are in the key store afterwards.
 pub async fn login(l: Login<'_>) -> Result<(), LoginError> {
     // A call refused for its token's scope left its challenge: this login asks for that scope.
-    let step_up = l.store.get(&crate::oauth::challenge_entry(l.server)).ok().flatten();
+    let step_up = l.store.get(&crate::oauth::challenge_entry(l.server, l.url)).ok().flatten();
     let challenge = match step_up {
         Some(c) => Some(c),
         None => probe(l.url).await?,
@@ -126,7 +126,7 @@ pub async fn login(l: Login<'_>) -> Result<(), LoginError> {
     }
     let answer = tokio::time::timeout(l.wait, answer(&listener, &state, &session, l.say)).await;
     answer.map_err(|_| LoginError::TimedOut(l.wait.as_secs()))??;
-    let _ = l.store.remove(&crate::oauth::challenge_entry(l.server));
+    let _ = l.store.remove(&crate::oauth::challenge_entry(l.server, l.url));
     Ok(())
 }
 
@@ -290,12 +290,11 @@ fn start(program: &str, args: &[String]) -> bool {
         .is_ok()
 }
 
-/// Forgets what octo keeps for `server` at `url`: its OAuth tokens and client, and a bearer
-/// token given with `octo mcp login --token`. Whether anything was there.
-pub fn logout(store: &dyn SecretStore, server: &str, url: Option<&str>) -> std::io::Result<bool> {
-    let mut had = store.remove(&crate::oauth::token_entry(server))?;
-    if let Some(url) = url {
-        had |= store.remove(&oauth_entry(server, url))?;
-    }
+/// Forgets what octo keeps for `server` at `url`: its OAuth tokens and client, a bearer token
+/// given with `octo mcp login --token`, a step-up challenge. Whether anything was there.
+pub fn logout(store: &dyn SecretStore, server: &str, url: &str) -> std::io::Result<bool> {
+    let mut had = store.remove(&crate::oauth::token_entry(server, url))?;
+    had |= store.remove(&oauth_entry(server, url))?;
+    let _ = store.remove(&crate::oauth::challenge_entry(server, url));
     Ok(had)
 }

@@ -34,15 +34,16 @@ pub fn oauth_entry(server: &str, url: &str) -> String {
 }
 
 /// The key-store entry holding a bearer token the user gave for a server (`octo mcp login NAME
-/// --token`).
-pub fn token_entry(server: &str) -> String {
-    format!("mcp-token:{server}")
+/// --token`), by name and URL: a project's server that takes the name of the user's, pointed
+/// elsewhere, does not get its token.
+pub fn token_entry(server: &str, url: &str) -> String {
+    format!("mcp-token:{server}:{url}")
 }
 
 /// The key-store entry holding the challenge of a call refused for its token's scope (HTTP 403):
 /// the next `octo mcp login NAME` asks for the scope it names.
-pub fn challenge_entry(server: &str) -> String {
-    format!("mcp-scope-challenge:{server}")
+pub fn challenge_entry(server: &str, url: &str) -> String {
+    format!("mcp-scope-challenge:{server}:{url}")
 }
 
 /// `oauth` of a server entry, as Claude Code's `.mcp.json` has it (camelCase) or octo's TOML

@@ -135,9 +135,11 @@ impl ToolExecutor for McpTool {
             r = call => match r {
                 Ok(Ok(result)) => convert(result),
                 Ok(Err(e)) => {
-                    if let (Some(c), Some(store)) = (crate::explain::scope_challenge(&e), self.hub.secrets()) {
+                    if let (Some(c), Some(store), Ok(crate::config::Transport::Http { url, .. })) =
+                        (crate::explain::scope_challenge(&e), self.hub.secrets(), &self.server.transport)
+                    {
                         // The next login asks for the larger scope.
-                        let _ = store.set(&crate::oauth::challenge_entry(name), &c);
+                        let _ = store.set(&crate::oauth::challenge_entry(name, url), &c);
                     }
                     let e = crate::explain::call_failure(name, &e);
                     let closed = conn.service.is_closed() || conn.service.peer().is_transport_closed();

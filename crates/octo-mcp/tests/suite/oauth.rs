@@ -126,7 +126,7 @@ async fn a_server_behind_oauth_works_after_one_login_and_its_tokens_are_refreshe
     hub.shutdown();
 
     // Logging out forgets the tokens.
-    assert!(octo_mcp::login::logout(store.as_ref(), "remote", Some(&srv.url)).unwrap());
+    assert!(octo_mcp::login::logout(store.as_ref(), "remote", &srv.url).unwrap());
     assert!(store.get(&oauth_entry("remote", &srv.url)).unwrap().is_none());
     srv.stop.cancel();
 }
@@ -160,11 +160,19 @@ async fn a_redirect_with_the_wrong_state_is_refused_and_a_refusal_ends_the_login
 async fn a_bearer_token_from_the_key_store_is_sent() {
     let (url, stop) = octo_testkit::mcp::serve_http(octo_testkit::mcp::Options::default()).await;
     let store: Arc<dyn SecretStore> = Arc::new(Secrets::default());
-    store.set(&token_entry("remote"), "s3cret").unwrap();
+    store.set(&token_entry("remote", &url), "s3cret").unwrap();
     let (hub, source) = session(remote(&url), &store).await;
     let seen = call(&source, "mcp__remote__getenv", json!({"name": "http:authorization"})).await;
     assert_eq!(seen.text_content(), "Bearer s3cret");
     hub.shutdown();
+    // The same name pointed elsewhere (a project's server taking the user's server's name)
+    // gets no token.
+    let (other, stop_other) = octo_testkit::mcp::serve_http(octo_testkit::mcp::Options::default()).await;
+    let (hub, source) = session(remote(&other), &store).await;
+    let seen = call(&source, "mcp__remote__getenv", json!({"name": "http:authorization"})).await;
+    assert_eq!(seen.text_content(), "(none)");
+    hub.shutdown();
+    stop_other.cancel();
     stop.cancel();
 }
 
@@ -211,7 +219,7 @@ async fn a_call_refused_for_its_scope_makes_the_next_login_ask_for_that_scope() 
     assert!(refused.is_error, "{refused:?}");
     let said = refused.text_content();
     assert!(said.contains("scope") && said.contains("octo mcp login remote"), "{said}");
-    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote")).unwrap().is_some());
+    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote", &srv.url)).unwrap().is_some());
     hub.shutdown();
 
     // Logging in again asks for the scope the refusal named; then the call goes through.
@@ -219,7 +227,7 @@ async fn a_call_refused_for_its_scope_makes_the_next_login_ask_for_that_scope() 
     r.unwrap();
     let asked = srv.state.asked_scopes.lock().unwrap().clone();
     assert!(asked.last().is_some_and(|s| s.contains("mcp:write")), "{asked:?}");
-    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote")).unwrap().is_none(), "used once");
+    assert!(store.get(&octo_mcp::oauth::challenge_entry("remote", &srv.url)).unwrap().is_none(), "used once");
     let (hub, source) = session(remote(&srv.url), &store).await;
     assert_eq!(call(&source, "mcp__remote__echo", json!({"text": "now"})).await.text_content(), "now");
     hub.shutdown();

@@ -64,7 +64,13 @@ async fn saved_sessions_commands_and_a_sub_agent_panel() {
     page.screenshot("sessions-list").await;
     page.eval("[...document.querySelectorAll('#saved li')].find(e => e.textContent.includes('first question')).click(); true").await;
     page.wait("its history", "document.querySelector('#log').innerText.includes('The first answer.')").await;
-    // Rename it from the list.
+    // Rename it from the list (once the list marks it as the current one: under load the list
+    // is drawn again after the history).
+    page.wait(
+        "the current session marked",
+        "!!document.querySelector('#saved li.current .acts button[title=Rename]')",
+    )
+    .await;
     page.eval("window.prompt = () => 'Renamed talk'; document.querySelector('#saved li.current .acts button[title=Rename]').click(); true").await;
     page.wait(
         "the new title",
