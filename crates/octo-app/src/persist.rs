@@ -174,16 +174,10 @@ impl octo_agent::context::Archiver for FileArchiver {
         let text = format!("# Folded conversation\n\n{}", octo_agent::context::transcript(folded));
         // Two compactions within a second get their own files: never overwrite an archive.
         let stamp = octo_session::now();
-        for n in 0..100u32 {
-            let name = if n == 0 { format!("{stamp}-folded.md") } else { format!("{stamp}-{n}-folded.md") };
-            let path = self.dir.join(name);
-            match octo_session::private::create_new(&path) {
-                Ok(mut f) => return f.write_all(text.as_bytes()).ok().map(|()| path),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(_) => return None,
-            }
-        }
-        None
+        let name =
+            |n: u32| if n == 0 { format!("{stamp}-folded.md") } else { format!("{stamp}-{n}-folded.md") };
+        let (path, mut f) = octo_session::private::create_first_free(&self.dir, name, 100)?;
+        f.write_all(text.as_bytes()).ok().map(|()| path)
     }
 }
 

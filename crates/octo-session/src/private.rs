@@ -40,3 +40,21 @@ pub fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
     }
     o.open(path)
 }
+
+/// A new private file in `dir` under the first free name of `name(0)`, `name(1)`, … (at most
+/// `tries`): nothing is ever overwritten. `None` when none is free or the directory fails.
+pub fn create_first_free(
+    dir: &Path,
+    name: impl Fn(u32) -> String,
+    tries: u32,
+) -> Option<(std::path::PathBuf, std::fs::File)> {
+    for n in 0..tries {
+        let path = dir.join(name(n));
+        match create_new(&path) {
+            Ok(f) => return Some((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}

@@ -322,16 +322,8 @@ pub(crate) fn save_sidechain(spawner: &Spawner, id: &str, history: &[Message]) -
 /// resumed session numbers its children from 1 again, and an earlier child's history must be
 /// neither overwritten nor silently left unsaved.
 fn create_unique(dir: &std::path::Path, id: &str) -> Option<(std::path::PathBuf, std::fs::File)> {
-    for n in 1..10_000u32 {
-        let name = if n == 1 { format!("{id}.jsonl") } else { format!("{id}-{n}.jsonl") };
-        let path = dir.join(name);
-        match octo_session::private::create_new(&path) {
-            Ok(f) => return Some((path, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(_) => return None,
-        }
-    }
-    None
+    let name = |n: u32| if n == 0 { format!("{id}.jsonl") } else { format!("{id}-{}.jsonl", n + 1) };
+    octo_session::private::create_first_free(dir, name, 10_000)
 }
 
 #[cfg(test)]
