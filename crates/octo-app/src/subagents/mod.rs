@@ -118,8 +118,13 @@ pub fn models(
             )),
             ("lite" | "haiku", None) => {
                 if let Some(l) = lite {
-                    // The lite model's price is not known here: priced at the session's.
-                    out.insert(def.name.clone(), ChildModel { sender: Arc::clone(l), price: None });
+                    // Priced at the lite model's own rate when the catalog or config knows it.
+                    let price = config
+                        .lite_model
+                        .as_ref()
+                        .and_then(|m| crate::factory::resolve(config, Some(&m.value), store, env).ok())
+                        .and_then(|r| r.model_info.price);
+                    out.insert(def.name.clone(), ChildModel { sender: Arc::clone(l), price });
                 }
             }
             (m, None) => match resolve_child(config, m, store, env, http) {

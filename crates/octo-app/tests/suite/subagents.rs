@@ -421,14 +421,21 @@ async fn a_claude_model_alias_picks_that_family_on_the_sessions_endpoint() {
 }
 
 /// A child on a model of its own is priced at that model's rate, not the session's: the turn's
-/// and the session's cost are the parent's tokens at Sonnet's price plus the child's at Haiku's.
+/// and the session's cost are the parent's tokens at Sonnet's price plus the child's at Haiku's
+/// — whether the agent names Claude's `haiku` or the configured lite model.
 #[tokio::test]
 async fn a_child_on_another_model_is_priced_at_its_own_rate() {
-    let quick = "---\nname: quick\ndescription: Answers fast\nmodel: haiku\n---\nBe brief.\n";
+    for (model, extra) in [("haiku", ""), ("lite", "lite_model = \"mock:claude-haiku-4-5\"")] {
+        priced_at_its_own_rate(model, extra).await;
+    }
+}
+
+async fn priced_at_its_own_rate(model: &str, extra: &str) {
+    let quick = format!("---\nname: quick\ndescription: Answers fast\nmodel: {model}\n---\nBe brief.\n");
     let t = setup(
-        &[(".claude/agents/quick.md", quick)],
+        &[(".claude/agents/quick.md", &quick)],
         vec![calls(&[task("t1", "quick", "say hi")]), answer("hi"), answer("done")],
-        "",
+        extra,
         Mode::Auto,
     )
     .await;
