@@ -31,14 +31,7 @@ pub async fn serve_http_legacy_sse(
         let (writer, reader) = (Arc::clone(&writer), Arc::clone(&reader));
         async move { route(req, writer, reader).await }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/sse", listener.local_addr().unwrap());
-    let stop = ct.clone();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-            .await;
-    });
+    let url = format!("{}/sse", crate::mcp::serve_router(app, &ct).await);
     (url, ct)
 }
 

@@ -372,8 +372,13 @@ pub(crate) fn service(
 
 /// Serves `app` on a loopback port until `ct` is cancelled; its `/mcp` URL.
 async fn serve_app(app: axum::Router, ct: &tokio_util::sync::CancellationToken) -> String {
+    format!("{}/mcp", serve_router(app, ct).await)
+}
+
+/// Serves `app` on a loopback port until `ct` is cancelled; its base URL.
+pub(crate) async fn serve_router(app: axum::Router, ct: &tokio_util::sync::CancellationToken) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let url = format!("http://{}", listener.local_addr().unwrap());
     let stop = ct.clone();
     tokio::spawn(async move {
         let _ = axum::serve(listener, app)

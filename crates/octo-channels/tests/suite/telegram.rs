@@ -118,8 +118,8 @@ async fn setup(replies: Vec<Scripted>) -> Setup {
     setup_allowing(replies, &["42"]).await
 }
 
-async fn setup_allowing(replies: Vec<Scripted>, allow: &[&str]) -> Setup {
-    let env = crate::suite::common::env(replies).await;
+/// The fake Bot API on a mock server.
+async fn fake_api() -> (MockServer, Fake) {
     let server = MockServer::start().await;
     let fake = Fake::default();
     Mock::given(method("POST"))
@@ -127,6 +127,12 @@ async fn setup_allowing(replies: Vec<Scripted>, allow: &[&str]) -> Setup {
         .respond_with(fake.clone())
         .mount(&server)
         .await;
+    (server, fake)
+}
+
+async fn setup_allowing(replies: Vec<Scripted>, allow: &[&str]) -> Setup {
+    let env = crate::suite::common::env(replies).await;
+    let (server, fake) = fake_api().await;
     let tg = Arc::new(Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0));
     let bridge =
         Bridge::new(tg as Arc<dyn Platform>, Arc::clone(&env.launcher), env.config("telegram", allow));
@@ -424,13 +430,7 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
 /// offset file it would.
 #[tokio::test]
 async fn a_bridge_killed_mid_batch_does_not_replay_it_on_restart() {
-    let server = MockServer::start().await;
-    let fake = Fake::default();
-    Mock::given(method("POST"))
-        .and(path_regex("^/botTEST:TOKEN/.*"))
-        .respond_with(fake.clone())
-        .mount(&server)
-        .await;
+    let (server, fake) = fake_api().await;
     let dir = tempfile::tempdir().unwrap();
     let kept = dir.path().join("telegram-TEST.offset");
     let bot = || Telegram::new(octo_app::http_client().unwrap(), "TEST:TOKEN", Some(&server.uri()), 0);
