@@ -44,3 +44,27 @@ pub fn home_for(llm: &MockLlm) -> TempHome {
 pub async fn assert_async(mut cmd: assert_cmd::Command) -> assert_cmd::assert::Assert {
     tokio::task::spawn_blocking(move || cmd.assert()).await.unwrap_or_else(|e| panic!("join: {e}"))
 }
+
+/// Leaves the REPL with Ctrl-D and waits for the end. A Ctrl-D that reaches the terminal while
+/// the line editor is not reading (the line discipline is cooked between prompts) arrives as a
+/// NUL byte the editor ignores, as it would for a person typing ahead; so the key is pressed
+/// again, as that person would, until octo is gone.
+pub fn leave(p: &mut rexpect::session::PtySession) {
+    for _ in 0..4 {
+        p.send_control('d').unwrap_or_else(|e| panic!("send Ctrl-D: {e}"));
+        for _ in 0..30 {
+            match p.process().status() {
+                Some(rexpect::process::WaitStatus::StillAlive) | None => {}
+                Some(_) => return drain(p),
+            }
+            // Keep the output flowing, so a full pty never blocks octo.
+            while p.try_read().is_some() {}
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    drain(p);
+}
+
+fn drain(p: &mut rexpect::session::PtySession) {
+    p.exp_eof().unwrap_or_else(|e| panic!("octo did not end: {e}"));
+}

@@ -1,7 +1,7 @@
 //! Memory from the binary: a fact saved by the model in one run is listed, shown and deleted by
 //! `octo memory`, and known to the next run; `/remember` and `/memory` in the REPL.
 
-use super::common::{assert_async, home_for, octo};
+use super::common::{assert_async, home_for, leave, octo};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted};
@@ -72,8 +72,7 @@ async fn remember_and_memory_in_the_repl() {
         p.exp_string("(workspace index)").unwrap();
         p.send_line("/memory nothing-matches-this").unwrap();
         p.exp_string("no memory matches").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();

@@ -1,7 +1,7 @@
 //! The REPL in a pseudo-terminal: a streamed answer, slash commands, Ctrl-C and Ctrl-D.
 
 #![cfg(unix)]
-use super::common::home_for;
+use super::common::{home_for, leave};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -55,8 +55,7 @@ async fn a_conversation_with_slash_commands_then_ctrl_d() {
         p.exp_string("octo> ").unwrap();
         p.send_control('c').unwrap();
         p.exp_string("press Ctrl-C again").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -311,8 +310,7 @@ async fn a_very_narrow_terminal_still_works() {
         p.send_line("please write a long answer for me").unwrap();
         p.exp_string("much wider than").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -345,8 +343,7 @@ async fn history_and_resume_in_the_repl() {
         p.exp_string("you:  remember the number 7").unwrap();
         p.exp_string("octo: First answer.").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -361,8 +358,7 @@ async fn history_and_resume_in_the_repl() {
         p.exp_string("you:  remember the number 7").unwrap();
         p.exp_string("octo: First answer.").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -374,8 +370,7 @@ async fn history_and_resume_in_the_repl() {
         p.exp_string("you:  remember the number 7").unwrap();
         p.exp_string("octo: First answer.").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -408,8 +403,7 @@ async fn escape_sequences_from_the_model_and_tools_are_shown_inert() {
         p.exp_string("octo> ").unwrap();
         p.send_line("read it").unwrap();
         let seen = p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
         seen
     })
     .await
@@ -456,8 +450,7 @@ async fn continuing_offers_to_send_an_unanswered_prompt_again() {
         p.send_line("").unwrap();
         p.exp_string("Answered at last.").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -502,8 +495,7 @@ async fn approvals_echo_once_take_edits_and_ctrl_c() {
         let shown = p.exp_string("octo> ").unwrap();
         assert!(shown.contains("cancelled"), "{shown:?}");
         assert!(!shown.contains("terminal echo three"), "the refused call never ran: {shown:?}");
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -565,8 +557,7 @@ async fn commands_check_their_arguments_and_show_todos() {
         #[cfg(target_os = "linux")]
         p.exp_string("sandbox: workspace-write, no network (Landlock").unwrap();
         p.exp_string("context: ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -671,8 +662,7 @@ async fn rewind_restores_files_and_respects_later_changes() {
         p.exp_string("changed after the turn; left as it is").unwrap();
         p.send_line("/rewind x").unwrap();
         p.exp_string("Usage: /rewind [N]").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -769,8 +759,7 @@ async fn images_are_attached_checked_and_long_turns_ring() {
         p.exp_string("could not attach big.png: it is 50 MB").unwrap();
         p.exp_string("A red square.").unwrap();
         p.exp_string("\x07").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -819,8 +808,7 @@ async fn a_projects_mcp_server_is_approved_called_and_its_prompts_run() {
         p.exp_string("needs file").unwrap();
         p.send_line("/mcp__proj__review lib.rs").unwrap();
         p.exp_string("Reviewed.").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -833,8 +821,7 @@ async fn a_projects_mcp_server_is_approved_called_and_its_prompts_run() {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         let before = p.exp_string("octo> ").unwrap();
         assert!(!before.contains("configures the MCP server"), "{before:?}");
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();

@@ -1,7 +1,7 @@
 //! Skills and custom commands from the binary: `/name args` as a one-shot prompt and in the REPL
 //! (a pseudo-terminal), `/skills`, completion, and the unknown-command error.
 
-use super::common::{assert_async, home_for, octo};
+use super::common::{assert_async, home_for, leave, octo};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -116,8 +116,7 @@ async fn skills_and_commands_in_the_repl() {
         p.exp_string("octo> ").unwrap();
         p.send_line("/usr/bin/env is a path, not a command").unwrap();
         p.exp_string("octo> ").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -164,8 +163,7 @@ async fn project_hooks_are_asked_about_once_and_listed_with_agents() {
         p.send_line("/agents").unwrap();
         p.exp_string("explore (built-in)").unwrap();
         p.exp_string("no sub-agents have run yet").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -175,8 +173,7 @@ async fn project_hooks_are_asked_about_once_and_listed_with_agents() {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         let before = p.exp_string("octo> ").unwrap();
         assert!(!before.contains("configures hooks"), "{before:?}");
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();

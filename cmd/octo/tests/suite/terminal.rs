@@ -2,7 +2,7 @@
 //! Ctrl-L, wrapping to the terminal's width, and the recap of a resumed session.
 
 #![cfg(unix)]
-use super::common::home_for;
+use super::common::{home_for, leave};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -56,8 +56,7 @@ async fn typing_during_an_answer_waits_in_the_input_line_and_is_sent_next() {
         // Ctrl-L clears the screen at the prompt.
         p.send_control('l').unwrap();
         p.exp_string("\x1b[H").unwrap();
-        p.send_control('d').unwrap();
-        p.exp_eof().unwrap();
+        leave(&mut p);
     })
     .await
     .unwrap();
@@ -125,8 +124,7 @@ async fn help_lists_and_answers_fit_60_80_and_120_columns() {
             p.exp_string("octo> ").unwrap();
             p.send_line("/history").unwrap();
             let history = p.exp_string("to continue one)").unwrap();
-            p.send_control('d').unwrap();
-            p.exp_eof().unwrap();
+            leave(&mut p);
             (help, answer, history)
         })
         .await
