@@ -130,6 +130,11 @@ pub struct Cli {
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
 
+    /// Spending limit for the session in US dollars: a turn stops before the request that
+    /// would pass it (estimated from the model's price; exit status 1, `error_max_budget_usd`).
+    #[arg(long, value_name = "USD")]
+    pub max_budget_usd: Option<String>,
+
     /// default (ask), accept-edits, plan (read-only) or auto (allow what would be asked).
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,

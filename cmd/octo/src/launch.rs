@@ -15,6 +15,7 @@ pub fn overrides(cli: &Cli) -> Overrides {
         max_turns: cli.max_turns,
         reasoning_effort: cli.reasoning_effort.clone(),
         max_tokens: cli.max_tokens,
+        max_budget_usd: cli.max_budget_usd.clone(),
         sandbox: cli.sandbox.clone(),
         allowed_tools: cli.allowed_tools.clone(),
         disallowed_tools: cli.disallowed_tools.clone(),

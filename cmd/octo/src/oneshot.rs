@@ -115,7 +115,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
 fn exit_code(summary: &TurnSummary, interrupted: bool, closed_stdout: bool) -> ExitCode {
     if interrupted || summary.end_reason == TurnEndReason::Cancelled && !closed_stdout {
         ExitCode::from(EXIT_INTERRUPTED)
-    } else if summary.failed() || closed_stdout {
+    } else if summary.failed() || closed_stdout || crate::output::stopped_short(summary) {
         ExitCode::from(EXIT_ERROR)
     } else if summary.tool_calls.iter().any(|c| c.outcome.is_denial()) {
         ExitCode::from(EXIT_DENIED)

@@ -126,15 +126,21 @@ impl TurnRenderer for Json {
     }
 }
 
+/// Whether the turn stopped before its end: cancelled, or at a limit (its requests, the
+/// spending limit) — not done, so not a success.
+pub fn stopped_short(s: &TurnSummary) -> bool {
+    matches!(s.end_reason, TurnEndReason::Cancelled | TurnEndReason::MaxTurns | TurnEndReason::BudgetExceeded)
+}
+
 /// The result object of a turn (`--output-format json`, and after each turn of a stream-json
 /// run): Claude Code's fields (`subtype`, `result`, `num_turns`, `total_cost_usd`, `usage` with
 /// its token names, `permission_denials` …) and octo's own beside them.
 pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
-    let failed = s.failed() || s.end_reason == TurnEndReason::Cancelled;
+    let failed = s.failed() || stopped_short(s);
     let subtype = match s.end_reason {
         _ if !failed => "success",
         TurnEndReason::MaxTurns => "error_max_turns",
-        _ if s.error.as_deref().is_some_and(|e| e.contains("budget")) => "error_max_budget_usd",
+        TurnEndReason::BudgetExceeded => "error_max_budget_usd",
         _ => "error_during_execution",
     };
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -203,6 +203,7 @@ fn top_level_flags(cli: &Cli) -> Vec<String> {
         ("--reasoning-effort", cli.reasoning_effort.clone()),
         ("--max-turns", cli.max_turns.map(|n| n.to_string())),
         ("--max-tokens", cli.max_tokens.map(|n| n.to_string())),
+        ("--max-budget-usd", cli.max_budget_usd.clone()),
         ("--workspace", cli.workspace.as_ref().map(|w| w.display().to_string())),
     ];
     for (flag, value) in pairs {

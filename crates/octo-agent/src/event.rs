@@ -261,6 +261,8 @@ pub enum TurnEndReason {
     Cancelled,
     /// The model kept repeating the same calls and the turn was stopped.
     LoopDetected,
+    /// A plugin's spending limit stopped the turn before a request ([`crate::Plugin::before_send`]).
+    BudgetExceeded,
     /// An error ended it.
     Failed,
 }

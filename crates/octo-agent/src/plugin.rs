@@ -6,6 +6,7 @@
 //! | seat | when | a plugin may |
 //! |---|---|---|
 //! | [`Plugin::before_request`] | before each model request | add context to the newest message |
+//! | [`Plugin::before_send`] | when the request is ready to go | end the turn instead (a spending limit) |
 //! | [`Plugin::before_tool`] | before each tool call, before the permission gate | allow, ask, deny with a reason, rewrite the input |
 //! | [`Plugin::after_tool`] | after a call that ran | add context, replace the result |
 //! | [`Plugin::before_finish`] | when the model answered without tool calls | make the turn go on |
@@ -121,6 +122,29 @@ pub struct RequestInfo<'a> {
     pub messages: &'a [Message],
 }
 
+/// A model request ready to be sent, as a spending limit sees it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct SendInfo {
+    /// Which request of the turn (1 for the first).
+    pub request: u32,
+    /// The request's prompt, estimated as compaction estimates it (system prompt, tools and
+    /// conversation), in tokens.
+    pub prompt_tokens: u64,
+    /// The output cap of the request, when one is set.
+    pub max_output_tokens: Option<u32>,
+    /// What this turn's requests used so far.
+    pub turn_usage: crate::usage::Usage,
+}
+
+impl SendInfo {
+    /// Request number `request` of a turn with a prompt of `prompt_tokens`, no cap, nothing
+    /// used yet (for plugins' tests).
+    pub fn new(request: u32, prompt_tokens: u64) -> Self {
+        Self { request, prompt_tokens, max_output_tokens: None, turn_usage: crate::usage::Usage::default() }
+    }
+}
+
 /// A turn about to end, as a plugin sees it.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -147,6 +171,13 @@ pub trait Plugin: Send + Sync {
     /// Before each model request: text to add to the newest message (it becomes part of the
     /// history, so later requests keep a stable prefix).
     async fn before_request(&self, _request: RequestInfo<'_>) -> Option<String> {
+        None
+    }
+
+    /// When a request is ready to be sent: a reason to end the turn instead of sending it (the
+    /// turn ends with [`crate::TurnEndReason::BudgetExceeded`] and the reason as a notice), or
+    /// `None` to send it.
+    async fn before_send(&self, _request: SendInfo) -> Option<String> {
         None
     }
 
@@ -224,6 +255,16 @@ impl Plugins {
             }
         }
         (!added.is_empty()).then(|| added.join("\n\n"))
+    }
+
+    /// The first reason a plugin gives not to send the request; a plugin that panics has none.
+    pub(crate) async fn before_send(&self, info: SendInfo) -> Option<String> {
+        for p in &self.list {
+            if let Ok(Some(why)) = AssertUnwindSafe(p.before_send(info)).catch_unwind().await {
+                return Some(why);
+            }
+        }
+        None
     }
 
     /// Runs `before_tool` of each plugin in order; input rewrites chain, a deny stops the rest,

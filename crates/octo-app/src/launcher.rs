@@ -293,6 +293,7 @@ impl Launcher {
         o.max_turns = o.max_turns.or(d.max_turns);
         o.reasoning_effort = o.reasoning_effort.or_else(|| d.reasoning_effort.clone());
         o.max_tokens = o.max_tokens.or(d.max_tokens);
+        o.max_budget_usd = o.max_budget_usd.or_else(|| d.max_budget_usd.clone());
         if o.allowed_tools.is_empty() {
             o.allowed_tools = d.allowed_tools.clone();
         }

@@ -1,6 +1,7 @@
 mod acp;
 mod cli;
 mod common;
+mod daily;
 #[cfg(feature = "local")]
 mod local;
 mod lsp;

@@ -120,6 +120,9 @@ impl Turn<'_, '_> {
                 return Ok(outcome);
             }
             self.prepare().await?;
+            if let Some(outcome) = self.check_budget().await {
+                return Ok(outcome);
+            }
             let Some(assembled) = self.request().await? else { continue };
             let (message, invalid) = match self.handle_truncated(assembled) {
                 Reply::Again => continue,
@@ -160,6 +163,24 @@ impl Turn<'_, '_> {
         });
         let stop = self.last_stop.clone().unwrap_or(StopReason::ToolUse);
         Some(self.finish(TurnEndReason::MaxTurns, stop))
+    }
+
+    /// Lets plugins stop the turn before the request goes out (a spending limit).
+    async fn check_budget(&mut self) -> Option<TurnOutcome> {
+        let agent = &*self.t.agent;
+        if agent.plugins.is_empty() {
+            return None;
+        }
+        let info = crate::plugin::SendInfo {
+            request: self.requests + 1,
+            prompt_tokens: agent.context_tokens(),
+            max_output_tokens: self.st.max_tokens.or(agent.config.max_tokens),
+            turn_usage: self.usage,
+        };
+        let why = agent.plugins.before_send(info).await?;
+        self.ch.emit(AgentEvent::Notice { message: why });
+        let stop = self.last_stop.clone().unwrap_or(StopReason::EndTurn);
+        Some(self.finish(TurnEndReason::BudgetExceeded, stop))
     }
 
     /// Step 1, prepare: compact when the window is filling up (or the model asked), then let

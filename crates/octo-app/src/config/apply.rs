@@ -30,6 +30,7 @@ struct TurnKeys {
     max_turns: Option<u32>,
     reasoning_effort: Option<String>,
     max_tokens: Option<u32>,
+    max_cost: Option<f64>,
     compact_threshold: Option<f64>,
     lite_model: Option<String>,
 }
@@ -45,6 +46,7 @@ impl Config {
             max_turns,
             reasoning_effort,
             max_tokens,
+            max_cost,
             compact_threshold,
             lite_model,
             notify,
@@ -79,6 +81,7 @@ impl Config {
             max_turns,
             reasoning_effort,
             max_tokens,
+            max_cost,
             compact_threshold,
             lite_model,
         };
@@ -148,6 +151,13 @@ impl Config {
         }
         if let Some(t) = k.max_tokens {
             self.max_tokens = Some(Sourced::new(t, source.clone()));
+        }
+        if let Some(c) = k.max_cost {
+            let c = check_budget(c, &layer.desc)?;
+            // A project may lower the user's limit, never raise it.
+            if !layer.is_project || self.max_cost.as_ref().is_none_or(|m| c < m.value) {
+                self.max_cost = Some(Sourced::new(c, source.clone()));
+            }
         }
         if let Some(t) = k.compact_threshold {
             if t >= 1.0 || t.is_nan() {
@@ -428,6 +438,13 @@ impl Config {
         if let Some(t) = o.max_tokens {
             self.max_tokens = Some(Sourced::new(t, Source::Flag));
         }
+        if let Some(c) = &o.max_budget_usd {
+            let amount = c.trim().trim_start_matches('$').parse::<f64>().map_err(|_| ConfigError::Value {
+                source_desc: "--max-budget-usd".into(),
+                message: format!("`{c}` is not an amount in US dollars (write it like 2.50)"),
+            })?;
+            self.max_cost = Some(Sourced::new(check_budget(amount, "--max-budget-usd")?, Source::Flag));
+        }
         let (allow, deny) = (
             self.tool_rules(&o.allowed_tools, "--allowedTools"),
             self.tool_rules(&o.disallowed_tools, "--disallowedTools"),
@@ -490,6 +507,19 @@ fn parse_effort(v: &str, desc: &str) -> Result<ReasoningEffort, ConfigError> {
     v.parse().map_err(|e: octo_agent::UnknownEffort| ConfigError::Value {
         source_desc: desc.into(),
         message: e.to_string(),
+    })
+}
+
+/// A spending limit: a positive, finite amount of US dollars.
+fn check_budget(c: f64, desc: &str) -> Result<f64, ConfigError> {
+    if c.is_finite() && c > 0.0 {
+        return Ok(c);
+    }
+    Err(ConfigError::Value {
+        source_desc: desc.into(),
+        message: format!(
+            "the spending limit must be more than 0 US dollars, not {c}; leave it out for no limit"
+        ),
     })
 }
 

@@ -93,6 +93,8 @@ pub struct FileConfig {
     pub reasoning_effort: Option<String>,
     /// Output cap per request.
     pub max_tokens: Option<u32>,
+    /// Spending limit per session in USD: a turn stops before the request that would pass it.
+    pub max_cost: Option<f64>,
     /// Compact when the context is this full (0.75 = 75 %); negative turns automatic compaction
     /// off.
     pub compact_threshold: Option<f64>,

@@ -25,6 +25,8 @@ pub struct Overrides {
     pub reasoning_effort: Option<String>,
     /// `--max-tokens`.
     pub max_tokens: Option<u32>,
+    /// `--max-budget-usd`, as written (checked when applied).
+    pub max_budget_usd: Option<String>,
     /// `--sandbox`.
     pub sandbox: Option<String>,
     /// `--allowedTools`: Claude Code's entries (`Bash(git:*)`, `Read`), allowed without asking.
@@ -52,6 +54,8 @@ pub struct Config {
     pub reasoning_effort: Sourced<ReasoningEffort>,
     /// Output cap per request.
     pub max_tokens: Option<Sourced<u32>>,
+    /// Spending limit per session in USD (`max_cost`, `--max-budget-usd`).
+    pub max_cost: Option<Sourced<f64>>,
     /// Compaction threshold (fraction of the context window).
     pub compact_threshold: Sourced<f64>,
     /// Model for summaries.
@@ -122,6 +126,7 @@ impl Config {
             max_turns: Sourced::new(octo_agent::DEFAULT_MAX_TURNS, Source::Default),
             reasoning_effort: Sourced::new(ReasoningEffort::Off, Source::Default),
             max_tokens: None,
+            max_cost: None,
             compact_threshold: Sourced::new(0.75, Source::Default),
             lite_model: None,
             notify: Notify::default(),

@@ -48,6 +48,9 @@ impl Config {
         if let Some(t) = &self.max_tokens {
             line(out, "max_tokens", &t.value.to_string(), &t.source);
         }
+        if let Some(c) = &self.max_cost {
+            line(out, "max_cost", &format!("${:.2}", c.value), &c.source);
+        }
         line(
             out,
             "compact_threshold",

@@ -13,6 +13,7 @@
 //! This module only names them.
 
 mod actor;
+mod budget;
 mod error;
 mod facade;
 mod hooks;

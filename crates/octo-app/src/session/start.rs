@@ -91,8 +91,11 @@ impl Session {
             log_events: options.log_events || config.log_events,
             resumed: !history.is_empty() || options.resume.is_some(),
         };
-        let agent =
+        let mut agent =
             agent(&config, &options, &place, &endpoint, &engine, &hooks, &tools, prompt.system, history);
+        if let Some(limit) = &config.max_cost {
+            agent.add_plugin(Arc::new(super::budget::BudgetPlugin::new(limit.value, core.clone())));
+        }
         let task = TaskParts { flags, persist, startup_wait: config.mcp_startup_wait };
         let setup = Setup {
             http: endpoint.http,

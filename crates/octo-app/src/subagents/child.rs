@@ -287,6 +287,9 @@ pub(crate) async fn run(
             if last.trim().is_empty() { String::new() } else { format!("; its last words: {}", last.trim()) }
         )),
         TurnEndReason::Cancelled => Err("the sub-agent was cancelled".to_owned()),
+        TurnEndReason::BudgetExceeded => {
+            Err("the sub-agent was stopped by the session's spending limit (max_cost)".to_owned())
+        }
         TurnEndReason::LoopDetected => {
             Err("the sub-agent kept repeating the same calls and was stopped".to_owned())
         }
