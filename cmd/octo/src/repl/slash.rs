@@ -111,9 +111,27 @@ pub(super) async fn run(
             return Box::pin(run(launcher, session, ed, SessionCommand::Resume(Some(query)))).await;
         }
         Reply::Resume(id) => return (ed, Done::Resume(id.clone())),
+        Reply::Context(_) => context(&reply),
         other => show(other),
     }
     (ed, Done::Handled)
+}
+
+/// `/context`: the reply's lines with each part's glyph in a colour of its own.
+fn context(reply: &Reply) {
+    const COLOURS: [&str; 8] = ["36", "35", "33", "32", "34", "31", "96", "95"];
+    let glyphs = octo_app::session::CONTEXT_GLYPHS;
+    for line in reply.lines() {
+        let painted: String = visible(&line)
+            .chars()
+            .map(|c| match glyphs.iter().position(|g| *g == c) {
+                Some(i) => paint(COLOURS[i % COLOURS.len()], &c.to_string()),
+                None if c == '·' => paint("2", "·"),
+                None => c.to_string(),
+            })
+            .collect();
+        out::status(&painted);
+    }
 }
 
 /// The reply's lines, made safe for the terminal and fitted to its width.

@@ -22,6 +22,8 @@ pub(super) const OFFERED: &[&str] = &[
     "/hooks",
     "/todos",
     "/cost",
+    "/context",
+    "/export",
     "/compact",
     "/rewind",
     "/history",

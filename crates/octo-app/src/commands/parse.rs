@@ -49,6 +49,10 @@ pub enum SessionCommand {
     Todos,
     /// `/cost`.
     Cost,
+    /// `/context`.
+    Context,
+    /// `/export [file]`.
+    Export(Option<String>),
     /// `/compact [focus]`.
     Compact(Option<String>),
     /// `/rewind [N] [code|conversation|both]`: the turns to go back over (`None`: not said; a
@@ -130,6 +134,8 @@ impl SessionCommand {
             Self::Hooks => "/hooks",
             Self::Todos => "/todos",
             Self::Cost => "/cost",
+            Self::Context => "/context",
+            Self::Export(_) => "/export",
             Self::Compact(_) => "/compact",
             Self::Rewind(..) => "/rewind",
             Self::History => "/history",
@@ -258,6 +264,8 @@ fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
         "/hooks" => SessionCommand::Hooks,
         "/todos" => SessionCommand::Todos,
         "/cost" => SessionCommand::Cost,
+        "/context" => SessionCommand::Context,
+        "/export" => SessionCommand::Export(text()),
         "/compact" => SessionCommand::Compact(text()),
         "/rewind" => rewind(arg).map_err(bad)?,
         "/history" => SessionCommand::History,

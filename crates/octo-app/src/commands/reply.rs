@@ -99,6 +99,15 @@ pub enum Reply {
     Todos(Vec<octo_tools::Todo>),
     /// `/cost`.
     Cost(Box<Status>),
+    /// `/context`.
+    Context(Box<crate::session::ContextReport>),
+    /// `/export`: the file written and how many messages it holds.
+    Exported {
+        /// The file.
+        path: PathBuf,
+        /// Messages exported.
+        messages: usize,
+    },
     /// `/compact`: what compaction did, and what it said on the way.
     Compacted {
         /// Tokens after.
@@ -203,6 +212,10 @@ impl Reply {
             }
             Self::Todos(todos) => todos.iter().map(|t| format!("  {} {}", todo_mark(t.status), t.content)).collect(),
             Self::Cost(s) => vec![cost_line(s)],
+            Self::Context(r) => r.lines(),
+            Self::Exported { path, messages } => {
+                vec![format!("wrote the conversation ({messages} messages) to {}", path.display())]
+            }
             Self::Compacted { tokens_after, messages_folded, reclaimed, archive, notices } => {
                 let mut out: Vec<String> = notices.iter().map(|n| format!("  {n}")).collect();
                 let archived = archive.as_ref().map(|a| format!("; folded messages saved to {a}")).unwrap_or_default();
@@ -240,6 +253,8 @@ impl Reply {
             Self::Hooks(_) => "hooks",
             Self::Todos(_) => "todos",
             Self::Cost(_) => "cost",
+            Self::Context(_) => "context",
+            Self::Exported { .. } => "exported",
             Self::Compacted { .. } | Self::CompactUnfinished => "compacted",
             Self::Rewind(_) => "rewind",
             Self::History { .. } | Self::PickSession(_) => "history",

@@ -35,6 +35,9 @@ pub enum CommandError {
         /// How to write one.
         usage: &'static str,
     },
+    /// `/export` could not write the file.
+    #[error(transparent)]
+    Export(#[from] crate::session::ExportError),
     /// `/permissions remove RULE` with no such rule.
     #[error("no rule `{0}` to remove; /permissions lists them")]
     NoSuchRule(String),
@@ -84,6 +87,11 @@ impl Session {
             SessionCommand::Hooks => Reply::Hooks(self.hooks()),
             SessionCommand::Todos => Reply::Todos(self.todos()),
             SessionCommand::Cost => Reply::Cost(Box::new(self.status())),
+            SessionCommand::Context => Reply::Context(Box::new(self.context_report().await?)),
+            SessionCommand::Export(path) => {
+                let (path, messages) = self.export(path.as_deref()).await?;
+                Reply::Exported { path, messages }
+            }
             SessionCommand::Compact(focus) => self.compact_now(focus).await?,
             SessionCommand::Rewind(n, what) => {
                 Reply::Rewind(Box::new(self.rewind_plan(n.unwrap_or(1), what).await?))

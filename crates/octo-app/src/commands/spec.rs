@@ -79,6 +79,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     spec("/hooks", "/hooks", "the hooks configured, where from, and whether they run", Takes::Nothing),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
+    spec("/context", "/context", "what fills the context window, by part", Takes::Nothing),
+    spec("/export", "/export [file]", "write the conversation as Markdown (default octo-<session>.md)", Takes::Text),
     spec(
         "/compact",
         "/compact [focus]",
@@ -117,6 +119,7 @@ pub const SELF_CONTAINED: &[&str] = &[
     "/hooks",
     "/todos",
     "/cost",
+    "/context",
     "/compact",
 ];
 

@@ -116,6 +116,9 @@ impl Task {
                 Command::History(reply) => {
                     let _ = reply.send(agent.history().to_vec());
                 }
+                Command::Context(shares, reply) => {
+                    let _ = reply.send(super::context::measure(&agent, shares));
+                }
                 Command::Truncate { keep, expect, fork, reply } => {
                     let fork = if fork { self.fork_saved(&agent, expect) } else { None };
                     let kept = self.truncate(&mut agent, keep, expect);

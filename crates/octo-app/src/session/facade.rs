@@ -259,6 +259,48 @@ impl Session {
         rx.await.map_err(|_| SessionError::Closed)
     }
 
+    /// What fills the context window, by part (`/context`).
+    pub async fn context_report(&self) -> Result<super::ContextReport, SessionError> {
+        let shares = match &self.setup.skills.prompt {
+            Some((_, _, parts)) => super::context::PromptShares {
+                memory: parts.memory.as_ref().map_or(0, String::len),
+                skills: parts.skills.as_ref().map_or(0, String::len),
+            },
+            None => super::context::PromptShares::default(),
+        };
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(Command::Context(shares, tx)).map_err(|_| SessionError::Closed)?;
+        rx.await.map_err(|_| SessionError::Closed)
+    }
+
+    /// Writes the conversation as Markdown to `path` (relative to the workspace; default
+    /// `octo-<session>.md`), never over an existing file (`/export`).
+    pub async fn export(
+        &self,
+        path: Option<&str>,
+    ) -> Result<(std::path::PathBuf, usize), super::ExportError> {
+        let history = self.history().await?;
+        if history.is_empty() {
+            return Err(super::ExportError::Empty);
+        }
+        let name = match path.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => std::path::PathBuf::from(p),
+            None => {
+                let stamp = self.session_id().unwrap_or_else(|| {
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs())
+                        .to_string()
+                });
+                std::path::PathBuf::from(format!("octo-{stamp}.md"))
+            }
+        };
+        let title = format!("octo conversation ({})", self.status().model);
+        let markdown = super::export::to_markdown(&history, &title);
+        let path = super::export::write(self.workspace(), &name, &markdown)?;
+        Ok((path, history.len()))
+    }
+
     /// State, turns, tokens and cost.
     pub fn status(&self) -> Status {
         let s = self.core.lock();

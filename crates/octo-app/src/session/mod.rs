@@ -14,7 +14,9 @@
 
 mod actor;
 mod budget;
+mod context;
 mod error;
+mod export;
 mod facade;
 mod hooks;
 mod lifecycle;
@@ -31,7 +33,9 @@ mod steps;
 mod tools_step;
 mod turns;
 
+pub use context::{ContextPart, ContextReport, GLYPHS as CONTEXT_GLYPHS};
 pub use error::SessionError;
+pub use export::{to_markdown, ExportError};
 pub use facade::Session;
 pub use hooks::HookInfo;
 pub use memory::DreamPlan;

@@ -164,6 +164,8 @@ pub(super) enum Command {
     Title(String),
     SetSender(Arc<dyn Sender>, String, ModelInfo, Option<u32>),
     History(oneshot::Sender<Vec<Message>>),
+    /// What fills the context window (the system prompt's memory and skills shares given).
+    Context(super::context::PromptShares, oneshot::Sender<super::context::ContextReport>),
     /// Keeps the first `keep` messages (when the history still has at least `expect`).
     /// With `fork`, the saved conversation is first copied whole to a new session; the reply
     /// says whether it was kept and the fork's id.

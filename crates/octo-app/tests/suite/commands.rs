@@ -196,3 +196,52 @@ async fn model_reads_the_configuration_again_for_an_endpoint_added_since() {
     };
     assert_eq!(label, "other:m2");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_adds_up_to_the_next_request_and_export_folds_the_tool_calls() {
+    let (_tmp, l, s, _llm) = setup(vec![
+        Scripted::sse(
+            Answer::new()
+                .tool_use("t1", "list_dir", serde_json::json!({"path": "."}))
+                .usage(4_000, 20, 0, 0)
+                .sse(),
+        ),
+        Scripted::sse(Answer::new().text("Nothing here.").usage(4_100, 10, 0, 0).sse()),
+    ])
+    .await;
+    let Reply::Context(empty) = s.command(&l, command("/context")).await.unwrap() else { panic!() };
+    let sum = |r: &octo_app::session::ContextReport| r.parts.iter().map(|p| p.tokens).sum::<u64>();
+    assert_eq!(sum(&empty), empty.total);
+    assert_eq!(empty.window, 200_000);
+    s.run("what is here?").await.unwrap();
+    let reply = s.command(&l, command("/context")).await.unwrap();
+    let Reply::Context(r) = &reply else { panic!() };
+    assert_eq!(sum(r), r.total, "{r:?}");
+    // The server counted 4,100 for the last prompt; only the short answer came after it.
+    assert!((4_100..4_110).contains(&r.total), "{r:?}");
+    let part = |name: &str| r.parts.iter().find(|p| p.name == name).unwrap().tokens;
+    assert!(part("system prompt") > 0 && part("built-in tools") > 0 && part("tool results") > 0, "{r:?}");
+    assert_eq!(part("MCP tools"), 0);
+    let text = reply.text();
+    assert!(text.contains("of 200000 tokens") && text.contains("compaction at 75%"), "{text}");
+    // `/export`: the conversation as Markdown, never over an existing file.
+    let Reply::Exported { path, messages } = s.command(&l, command("/export")).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(messages, 4);
+    let md = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        md.contains("## You\n\nwhat is here?") && md.contains("<details><summary>list_dir</summary>"),
+        "{md}"
+    );
+    assert!(md.trim_end().ends_with("Nothing here."), "{md}");
+    let again = s.command(&l, command("/export")).await.unwrap_err();
+    assert!(again.to_string().contains("already exists"), "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_before_any_conversation_says_so() {
+    let (_tmp, l, s, _llm) = setup(vec![]).await;
+    let err = s.command(&l, command("/export notes.md")).await.unwrap_err();
+    assert!(err.to_string().contains("no conversation to export"), "{err}");
+}

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 /// The shared commands a chat offers.
 const OFFERED: &[&str] = &[
-    "/help", "/status", "/cost", "/todos", "/tools", "/model", "/mode", "/plan", "/build", "/compact",
-    "/new", "/stop",
+    "/help", "/status", "/cost", "/context", "/todos", "/tools", "/model", "/mode", "/plan", "/build",
+    "/compact", "/new", "/stop",
 ];
 
 /// The chat's own commands.
