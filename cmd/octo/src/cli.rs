@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub use crate::cli_actions::*;
+
 /// The environment variables octo reads, for `--help`.
 const ENVIRONMENT: &str = "\
 Environment:
@@ -244,6 +246,17 @@ pub enum OutputFormat {
     Events,
 }
 
+/// A review finding's severity, for `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    /// A bug, a security hole, data loss.
+    High,
+    /// A problem in a corner case, a missing test.
+    Medium,
+    /// Any finding.
+    Low,
+}
+
 /// Subcommands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
@@ -347,222 +360,36 @@ pub enum Command {
         #[command(subcommand)]
         action: PluginAction,
     },
+    /// Review changes: octo gathers the diff (the uncommitted changes by default), the model
+    /// reviews it with read-only tools, and the findings (file, line, severity, title,
+    /// explanation, suggestion) are listed, or printed as JSON with --output-format json. With
+    /// --fail-on, the exit status is 1 when a finding is that severe or more (for CI); an answer
+    /// that holds no findings is an error, never a pass. A `review` command of your own supplies
+    /// the instructions.
+    Review {
+        /// Review the current branch against this branch or ref (from where they part).
+        #[arg(long, value_name = "REF", conflicts_with_all = ["commit", "staged"])]
+        base: Option<String>,
+        /// Review this commit.
+        #[arg(long, value_name = "SHA", conflicts_with = "staged")]
+        commit: Option<String>,
+        /// Review only the staged changes.
+        #[arg(long)]
+        staged: bool,
+        /// Exit with status 1 when a finding is this severe or more.
+        #[arg(long, value_name = "SEVERITY")]
+        fail_on: Option<SeverityArg>,
+    },
+    /// Survey the repository and propose an AGENTS.md (or changes to the existing one) that
+    /// tells later sessions how to build, test and work in it. Writes only with --write.
+    Init {
+        /// Write the proposed file (without it, the proposal is printed).
+        #[arg(long)]
+        write: bool,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.
         shell: clap_complete::Shell,
-    },
-}
-
-/// `octo plugin ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum PluginAction {
-    /// Every plugin: on or off, where it is, what it brings.
-    List,
-    /// Use an installed plugin (its name, or Claude Code's `name@marketplace`).
-    Enable {
-        /// The plugin.
-        name: String,
-    },
-    /// Stop using an installed plugin (Claude Code's own settings are left as they are).
-    Disable {
-        /// The plugin.
-        name: String,
-    },
-    /// Install a plugin into ~/.octo/plugins from a local folder or a git URL.
-    Install {
-        /// A folder with .claude-plugin/plugin.json, or a git URL (https://, ssh://, git@…).
-        source: String,
-    },
-}
-
-/// `octo models ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum ModelsAction {
-    /// The installed models (with --available, also the ones octo knows by name).
-    List {
-        /// Also list the recommended models that can be pulled by name.
-        #[arg(long)]
-        available: bool,
-    },
-    /// Download a model into ~/.octo/models: a name from `octo models list --available`, an
-    /// https:// URL of a .gguf file, or owner/repo/file.gguf on Hugging Face. An interrupted
-    /// download resumes; a file that fails its SHA-256 check is deleted. Without a name, lists
-    /// the choices.
-    Pull {
-        /// The model.
-        model: Option<String>,
-        /// The SHA-256 the file must have (default: octo's, else the one the server announces).
-        #[arg(long, value_name = "HEX")]
-        sha256: Option<String>,
-    },
-    /// Delete an installed model.
-    Rm {
-        /// Its name (or file name).
-        name: String,
-    },
-}
-
-/// `octo memory ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum MemoryAction {
-    /// Both scopes' entries and where their indexes are.
-    List,
-    /// One entry (the workspace's first, then yours).
-    Show {
-        /// The entry's name.
-        name: String,
-    },
-    /// Delete an entry (the workspace's first, then yours).
-    Rm {
-        /// The entry's name.
-        name: String,
-    },
-    /// Consolidate this workspace's index (Scratch Notes into sections, duplicates merged):
-    /// shows the diff, then asks (or writes with --yes). The old index goes to octo's trash.
-    Dream {
-        /// Write without asking.
-        #[arg(long)]
-        yes: bool,
-    },
-}
-
-/// `octo config ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum ConfigAction {
-    /// The effective settings and where each came from (secrets masked).
-    Show,
-    /// The paths of the config files.
-    Path,
-}
-
-/// `octo sessions ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum SessionsAction {
-    /// Delete a session (id or unique prefix).
-    Rm {
-        /// The session.
-        id: String,
-    },
-    /// Print a session as a Markdown transcript.
-    Export {
-        /// The session.
-        id: String,
-    },
-}
-
-/// `octo mcp ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum McpAction {
-    /// Every configured server: state, transport, tool count (starts them to find out).
-    List,
-    /// One server: where it is configured, what it runs, its tools.
-    Get {
-        /// The server's name.
-        name: String,
-    },
-    /// Add a server to the user config: `octo mcp add NAME -- COMMAND ARGS...` (stdio) or
-    /// `octo mcp add NAME --url URL` (streamable HTTP).
-    Add {
-        /// The server's name.
-        name: String,
-        /// Its URL (streamable HTTP).
-        #[arg(long)]
-        url: Option<String>,
-        /// An environment variable for it, `KEY=VALUE` (repeatable; `${VAR}` is expanded when it starts).
-        #[arg(long = "env", value_name = "KEY=VALUE")]
-        env: Vec<String>,
-        /// A header for it, `NAME=VALUE` (repeatable; HTTP).
-        #[arg(long = "header", value_name = "NAME=VALUE")]
-        headers: Vec<String>,
-        /// The environment variable holding its bearer token (HTTP).
-        #[arg(long, value_name = "VAR")]
-        bearer_env: Option<String>,
-        /// The command and its arguments (after `--`).
-        #[arg(last = true)]
-        command: Vec<String>,
-    },
-    /// Remove a server from the user config.
-    Remove {
-        /// The server's name.
-        name: String,
-    },
-    /// Log in to an HTTP server that uses OAuth: opens your browser ($BROWSER, else the
-    /// system's), waits for the answer on localhost, keeps the tokens in the key store.
-    Login {
-        /// The server's name.
-        name: String,
-        /// Store a bearer token you have instead (read hidden from the terminal, or stdin).
-        #[arg(long)]
-        token: bool,
-    },
-    /// Forget a server's stored login and token.
-    Logout {
-        /// The server's name.
-        name: String,
-    },
-    /// Serve octo's tools over MCP on stdio (read-only tools, unless --allow-writes).
-    Serve {
-        /// Offer every tool (in auto mode: deny rules and hard limits still hold).
-        #[arg(long)]
-        allow_writes: bool,
-    },
-}
-
-/// `octo trash ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum TrashAction {
-    /// Every change octo's file tools made, newest first (with --all, in every directory).
-    List {
-        /// Changes outside this directory too.
-        #[arg(long)]
-        all: bool,
-    },
-    /// Put back what a file held before a change (an entry id from `list`, or a path: its
-    /// newest change). A file changed since is only overwritten with --force.
-    Restore {
-        /// Entry id or file path.
-        what: String,
-        /// Overwrite a file that changed after octo wrote it.
-        #[arg(long)]
-        force: bool,
-    },
-    /// Delete every kept copy and the journal.
-    Empty,
-}
-
-/// `octo checkpoints ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum CheckpointsAction {
-    /// This workspace's checkpoints, newest first: session, number, age, files, prompt.
-    List,
-    /// What a turn changed, as a diff (`N` in the newest session, or `SESSION:N`).
-    Diff {
-        /// The checkpoint.
-        checkpoint: String,
-    },
-    /// Put the files back to before a turn and every later turn of its session. A file changed
-    /// since is only overwritten with --force.
-    Restore {
-        /// The checkpoint (`N` in the newest session, or `SESSION:N`).
-        checkpoint: String,
-        /// Overwrite files changed after the turns.
-        #[arg(long)]
-        force: bool,
-    },
-}
-
-/// `octo auth ...`
-#[derive(Debug, Clone, Subcommand)]
-pub enum AuthAction {
-    /// Store a key for an endpoint (read from a hidden prompt, or from stdin when piped).
-    Set {
-        /// Endpoint id (`anthropic`, `deepseek`, a configured id).
-        endpoint: String,
-    },
-    /// Remove the stored key of an endpoint.
-    Remove {
-        /// Endpoint id.
-        endpoint: String,
     },
 }

@@ -7,8 +7,10 @@ mod acp;
 mod checkpoints;
 mod claude_stream;
 mod cli;
+mod cli_actions;
 mod commands;
 mod exit;
+mod init;
 mod invoke;
 mod launch;
 mod layout;
@@ -22,6 +24,7 @@ mod output;
 mod plugin;
 mod render;
 mod repl;
+mod review;
 mod sanitize;
 mod serve;
 mod setup;
@@ -95,6 +98,16 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(plugin::run(&octo_app::Launcher::from_env(), &cli, action))
         }
         Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
+        Some(Command::Review { base, commit, staged, fail_on }) => {
+            let args = review::Args {
+                base: base.clone(),
+                commit: commit.clone(),
+                staged: *staged,
+                fail_on: *fail_on,
+            };
+            return review::run(&cli, args);
+        }
+        Some(Command::Init { write }) => return init::run(&cli, *write),
         Some(Command::Acp) => return acp::run(octo_app::Launcher::from_env(), &cli),
         Some(Command::Checkpoints { action }) => {
             return checkpoints::run(&octo_app::Launcher::from_env(), &cli, action)

@@ -12,12 +12,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod editor;
+mod init;
 mod input;
 mod invoke;
 mod key;
 mod memory;
 mod paint;
 mod recap;
+mod review;
 mod rewind;
 mod slash;
 mod turn;
@@ -205,6 +207,10 @@ impl Repl<'_> {
             slash::Line::Expand => {
                 expand(&self.session).await;
                 ed
+            }
+            slash::Line::Shared(SessionCommand::Init) => init::run(&self.session, ed, thinking).await?,
+            slash::Line::Shared(SessionCommand::Review(arg)) => {
+                review::run(&self.session, ed, &arg, thinking).await?
             }
             slash::Line::Shared(command) => self.command(ed, command).await?,
             slash::Line::Other(name, _) if name.starts_with("/mcp__") => {

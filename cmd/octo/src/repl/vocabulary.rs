@@ -23,6 +23,8 @@ pub(super) const OFFERED: &[&str] = &[
     "/todos",
     "/cost",
     "/context",
+    "/review",
+    "/init",
     "/export",
     "/compact",
     "/rewind",

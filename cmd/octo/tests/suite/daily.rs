@@ -55,3 +55,108 @@ async fn a_limit_in_the_config_stops_a_model_without_a_price_at_once() {
         .stderr(predicate::str::contains("knows no price for mock:a-model-nobody-prices"));
     assert!(llm.request_bodies().await.is_empty());
 }
+
+/// A repository in `dir` with one commit of `src/lib.rs`.
+fn repository(dir: &std::path::Path) {
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "pub fn add(a: u8, b: u8) -> u8 {\n    a - b\n}\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "first"]);
+}
+
+fn review_answer(findings: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(format!("Read it.\n```json\n{{\"findings\": {findings}}}\n```")).sse())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn review_gathers_the_diff_and_fails_a_ci_step_on_a_severe_finding() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    // Not a repository, then nothing changed: said, and no model call.
+    let mut c = octo(&home);
+    c.args(["--no-save", "review"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("not in a git repository"));
+    repository(&home.workspace());
+    let mut c = octo(&home);
+    c.args(["--no-save", "review"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("nothing to review"));
+    assert!(llm.request_bodies().await.is_empty());
+    std::fs::write(home.workspace().join("src/lib.rs"), "pub fn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n")
+        .unwrap();
+    std::fs::write(home.workspace().join("src/new.rs"), "pub fn fresh() {}\n").unwrap();
+    let high = r#"[{"file": "src/lib.rs", "line": 2, "severity": "high", "title": "overflow", "explanation": "u8 addition wraps", "suggestion": "use checked_add"}]"#;
+    let low =
+        r#"[{"file": "src/lib.rs", "line": 1, "severity": "low", "title": "naming", "explanation": "x"}]"#;
+    llm.script_anthropic([
+        review_answer(high),
+        review_answer(low),
+        Scripted::sse(Reply::new().text("Looks great to me!").sse()),
+    ])
+    .await;
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "review", "--fail-on", "high"]);
+    let out = assert_async(c).await.code(1).get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!((v["status"].as_str(), v["verdict"].as_str()), (Some("fail"), Some("request_changes")), "{v}");
+    assert_eq!(v["findings"][0]["file"], "src/lib.rs");
+    assert_eq!(v["findings"][0]["line"], 2);
+    let sent = llm.request_bodies().await[0]["messages"][0]["content"].to_string();
+    assert!(
+        sent.contains("+    a + b") && sent.contains("src/new.rs"),
+        "the diff, untracked files too: {sent}"
+    );
+    // A low finding passes a high bar; the list is printed.
+    let mut c = octo(&home);
+    c.args(["--no-save", "review", "--fail-on", "high"]);
+    assert_async(c).await.success().stdout(
+        predicate::str::contains("review: comment, 1 finding(s)")
+            .and(predicate::str::contains("[low] src/lib.rs:1  naming")),
+    );
+    // An answer without the findings is an error, never a pass.
+    let mut c = octo(&home);
+    c.args(["--no-save", "--output-format", "json", "review"]);
+    let out = assert_async(c).await.code(1).get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["status"], "error", "{v}");
+    assert_eq!(v["result"], "Looks great to me!");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_proposes_agents_md_and_writes_it_only_when_asked() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args(["--no-save", "init"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("is empty"));
+    assert!(llm.request_bodies().await.is_empty());
+    repository(&home.workspace());
+    let file = "# AGENTS.md\n\n- Test: `cargo test`\n```sh\ncargo test -p x\n```\n";
+    let answer = || Scripted::sse(Reply::new().text(format!("Surveyed.\n```markdown\n{file}```")).sse());
+    llm.script_anthropic([answer(), answer()]).await;
+    let mut c = octo(&home);
+    c.args(["--no-save", "init"]);
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("+- Test: `cargo test`"))
+        .stderr(predicate::str::contains("not written"));
+    assert!(!home.workspace().join("AGENTS.md").exists());
+    let sent = llm.request_bodies().await[0]["messages"][0]["content"].to_string();
+    assert!(sent.contains("Write this repository's AGENTS.md"), "{sent}");
+    let mut c = octo(&home);
+    c.args(["--no-save", "init", "--write"]);
+    assert_async(c).await.success();
+    assert_eq!(std::fs::read_to_string(home.workspace().join("AGENTS.md")).unwrap(), file);
+}

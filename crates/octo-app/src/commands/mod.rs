@@ -21,6 +21,6 @@ mod run;
 mod spec;
 
 pub use parse::{parse, MemoryAction, Parsed, PermissionsChange, SessionCommand};
-pub use reply::{todo_mark, Reply, StatusReport};
+pub use reply::{review_lines, todo_mark, Reply, StatusReport};
 pub use run::CommandError;
 pub use spec::{find, offered, CommandSpec, Takes, COMMANDS, SELF_CONTAINED};

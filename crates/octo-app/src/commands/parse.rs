@@ -53,6 +53,10 @@ pub enum SessionCommand {
     Context,
     /// `/export [file]`.
     Export(Option<String>),
+    /// `/init`.
+    Init,
+    /// `/review [target]`: the argument as typed (read by [`crate::review::ReviewTarget::parse`]).
+    Review(String),
     /// `/compact [focus]`.
     Compact(Option<String>),
     /// `/rewind [N] [code|conversation|both]`: the turns to go back over (`None`: not said; a
@@ -136,6 +140,8 @@ impl SessionCommand {
             Self::Cost => "/cost",
             Self::Context => "/context",
             Self::Export(_) => "/export",
+            Self::Review(_) => "/review",
+            Self::Init => "/init",
             Self::Compact(_) => "/compact",
             Self::Rewind(..) => "/rewind",
             Self::History => "/history",
@@ -266,6 +272,8 @@ fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
         "/cost" => SessionCommand::Cost,
         "/context" => SessionCommand::Context,
         "/export" => SessionCommand::Export(text()),
+        "/review" => SessionCommand::Review(arg.to_owned()),
+        "/init" => SessionCommand::Init,
         "/compact" => SessionCommand::Compact(text()),
         "/rewind" => rewind(arg).map_err(bad)?,
         "/history" => SessionCommand::History,

@@ -99,6 +99,13 @@ pub enum Reply {
     Todos(Vec<octo_tools::Todo>),
     /// `/cost`.
     Cost(Box<Status>),
+    /// `/init`: the proposed `AGENTS.md`; the front end shows the diff and asks before
+    /// [`crate::Session::write_init`].
+    InitProposal(Box<crate::init::InitProposal>),
+    /// `/review`: what the model found (or why its answer could not be read).
+    Review(Box<crate::review::ReviewOutcome>),
+    /// `/review` with nothing to review (no model call): what was looked at.
+    NothingToReview(String),
     /// `/context`.
     Context(Box<crate::session::ContextReport>),
     /// `/export`: the file written and how many messages it holds.
@@ -213,6 +220,9 @@ impl Reply {
             Self::Todos(todos) => todos.iter().map(|t| format!("  {} {}", todo_mark(t.status), t.content)).collect(),
             Self::Cost(s) => vec![cost_line(s)],
             Self::Context(r) => r.lines(),
+            Self::Review(outcome) => review_lines(outcome),
+            Self::InitProposal(p) => p.diff.lines().map(str::to_owned).collect(),
+            Self::NothingToReview(what) => vec![format!("nothing to review: no changes in {what}")],
             Self::Exported { path, messages } => {
                 vec![format!("wrote the conversation ({messages} messages) to {}", path.display())]
             }
@@ -254,6 +264,8 @@ impl Reply {
             Self::Todos(_) => "todos",
             Self::Cost(_) => "cost",
             Self::Context(_) => "context",
+            Self::Review(_) | Self::NothingToReview(_) => "review",
+            Self::InitProposal(_) => "init",
             Self::Exported { .. } => "exported",
             Self::Compacted { .. } | Self::CompactUnfinished => "compacted",
             Self::Rewind(_) => "rewind",
@@ -267,6 +279,18 @@ impl Reply {
     /// The reply as one text (its lines joined).
     pub fn text(&self) -> String {
         self.lines().join("\n")
+    }
+}
+
+/// A review's lines; an answer without findings is shown whole, marked as unreadable.
+pub fn review_lines(outcome: &crate::review::ReviewOutcome) -> Vec<String> {
+    match &outcome.review {
+        Ok(r) => r.lines(),
+        Err(why) => {
+            let mut out = vec![format!("the review could not be read ({why}); the model's answer:")];
+            out.extend(outcome.answer.lines().map(|l| format!("  {l}")));
+            out
+        }
     }
 }
 

@@ -35,6 +35,12 @@ pub enum CommandError {
         /// How to write one.
         usage: &'static str,
     },
+    /// `/init` could not propose (or write) the file.
+    #[error(transparent)]
+    Init(#[from] crate::init::InitError),
+    /// `/review` could not run.
+    #[error(transparent)]
+    Review(#[from] crate::review::ReviewError),
     /// `/export` could not write the file.
     #[error(transparent)]
     Export(#[from] crate::session::ExportError),
@@ -87,6 +93,14 @@ impl Session {
             SessionCommand::Hooks => Reply::Hooks(self.hooks()),
             SessionCommand::Todos => Reply::Todos(self.todos()),
             SessionCommand::Cost => Reply::Cost(Box::new(self.status())),
+            SessionCommand::Init => Reply::InitProposal(Box::new(self.init_proposal().await?)),
+            SessionCommand::Review(arg) => {
+                let target = crate::review::ReviewTarget::parse(&arg, self.workspace())?;
+                match self.review(&target).await? {
+                    Some(outcome) => Reply::Review(Box::new(outcome)),
+                    None => Reply::NothingToReview(target.describe()),
+                }
+            }
             SessionCommand::Context => Reply::Context(Box::new(self.context_report().await?)),
             SessionCommand::Export(path) => {
                 let (path, messages) = self.export(path.as_deref()).await?;

@@ -79,6 +79,18 @@ pub const COMMANDS: &[CommandSpec] = &[
     spec("/hooks", "/hooks", "the hooks configured, where from, and whether they run", Takes::Nothing),
     spec("/todos", "/todos", "the model's task list", Takes::Nothing),
     spec("/cost", "/cost", "tokens and cost so far", Takes::Nothing),
+    spec(
+        "/init",
+        "/init",
+        "survey the repository and propose its AGENTS.md (written on your yes)",
+        Takes::Nothing,
+    ),
+    spec(
+        "/review",
+        "/review [--staged | --base REF | --commit SHA]",
+        "review the uncommitted changes (or staged, a branch, a commit): findings with file, line and severity",
+        Takes::Text,
+    ),
     spec("/context", "/context", "what fills the context window, by part", Takes::Nothing),
     spec("/export", "/export [file]", "write the conversation as Markdown (default octo-<session>.md)", Takes::Text),
     spec(
@@ -120,6 +132,7 @@ pub const SELF_CONTAINED: &[&str] = &[
     "/todos",
     "/cost",
     "/context",
+    "/review",
     "/compact",
 ];
 

@@ -259,6 +259,11 @@ impl Session {
         rx.await.map_err(|_| SessionError::Closed)
     }
 
+    /// octo's trash, where the files octo replaces are kept (none when tools are off).
+    pub(crate) fn trash(&self) -> Option<&octo_tools::trash::Trash> {
+        self.setup.tools.trash.as_ref()
+    }
+
     /// What fills the context window, by part (`/context`).
     pub async fn context_report(&self) -> Result<super::ContextReport, SessionError> {
         let shares = match &self.setup.skills.prompt {
