@@ -55,7 +55,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
+/// Folds `--append-system-prompt-file` into `--append-system-prompt`; the exit code when the
+/// file cannot be read.
+fn append_system_prompt_file(cli: &mut Cli) -> Option<ExitCode> {
     if let Some(file) = cli.append_system_prompt_file.take() {
         match std::fs::read_to_string(&file) {
             Ok(text) => {
@@ -67,58 +69,55 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 out::error(&format!("cannot read --append-system-prompt-file {}: {e}", file.display()));
-                return Ok(ExitCode::from(EXIT_USAGE));
+                return Some(ExitCode::from(EXIT_USAGE));
             }
         }
     }
-    match &cli.command {
-        Some(Command::Completion { shell }) => {
+    None
+}
+
+/// Runs a subcommand (`octo doctor`, `octo mcp …`, …).
+fn subcommand(cli: &Cli, command: &Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Completion { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "octo", &mut buf);
             out::stdout_bytes(&buf);
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Config { action }) => {
-            return commands::config(&octo_app::Launcher::from_env(), &cli, action)
+        Command::Config { action } => commands::config(&octo_app::Launcher::from_env(), cli, action),
+        Command::Auth { action } => commands::auth(&octo_app::Launcher::from_env(), action),
+        Command::Doctor => runtime()?.block_on(commands::doctor(&octo_app::Launcher::from_env(), cli)),
+        Command::Sessions { all, action } => {
+            commands::sessions(&octo_app::Launcher::from_env(), cli, *all, action.as_ref())
         }
-        Some(Command::Auth { action }) => return commands::auth(&octo_app::Launcher::from_env(), action),
-        Some(Command::Doctor) => {
-            return runtime()?.block_on(commands::doctor(&octo_app::Launcher::from_env(), &cli))
+        Command::Mcp { action } => {
+            runtime()?.block_on(mcp::run(&octo_app::Launcher::from_env(), cli, action))
         }
-        Some(Command::Sessions { all, action }) => {
-            return commands::sessions(&octo_app::Launcher::from_env(), &cli, *all, action.as_ref())
+        Command::Memory { action } => {
+            runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), cli, action))
         }
-        Some(Command::Mcp { action }) => {
-            return runtime()?.block_on(mcp::run(&octo_app::Launcher::from_env(), &cli, action))
-        }
-        Some(Command::Memory { action }) => {
-            return runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), &cli, action))
-        }
-        Some(Command::Plugin { action }) => {
-            return Ok(plugin::run(&octo_app::Launcher::from_env(), &cli, action))
-        }
-        Some(Command::Trash { action }) => return trash::run(&octo_app::Launcher::from_env(), &cli, action),
-        Some(Command::Review { base, commit, staged, fail_on }) => {
+        Command::Plugin { action } => Ok(plugin::run(&octo_app::Launcher::from_env(), cli, action)),
+        Command::Trash { action } => trash::run(&octo_app::Launcher::from_env(), cli, action),
+        Command::Review { base, commit, staged, fail_on } => {
             let args = review::Args {
                 base: base.clone(),
                 commit: commit.clone(),
                 staged: *staged,
                 fail_on: *fail_on,
             };
-            return review::run(&cli, args);
+            review::run(cli, args)
         }
-        Some(Command::Init { write }) => return init::run(&cli, *write),
-        Some(Command::Acp) => return acp::run(octo_app::Launcher::from_env(), &cli),
-        Some(Command::Checkpoints { action }) => {
-            return checkpoints::run(&octo_app::Launcher::from_env(), &cli, action)
+        Command::Init { write } => init::run(cli, *write),
+        Command::Acp => acp::run(octo_app::Launcher::from_env(), cli),
+        Command::Checkpoints { action } => checkpoints::run(&octo_app::Launcher::from_env(), cli, action),
+        Command::Serve { listen, allow_remote, roots, daemon, channels_only } => {
+            serve::run(cli, *listen, *allow_remote, roots, *daemon, *channels_only)
         }
-        Some(Command::Serve { listen, allow_remote, roots, daemon, channels_only }) => {
-            return serve::run(&cli, *listen, *allow_remote, roots, *daemon, *channels_only);
+        Command::Models { action } => {
+            runtime()?.block_on(models::run(&octo_app::Launcher::from_env(), action))
         }
-        Some(Command::Models { action }) => {
-            return runtime()?.block_on(models::run(&octo_app::Launcher::from_env(), action))
-        }
-        Some(Command::Setup { endpoint, model, key_env, base_url, no_test }) => {
+        Command::Setup { endpoint, model, key_env, base_url, no_test } => {
             let args = setup::Args {
                 endpoint: endpoint.clone(),
                 model: model.clone(),
@@ -126,9 +125,18 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
                 base_url: base_url.clone(),
                 test: !no_test,
             };
-            return runtime()?.block_on(setup::run(&octo_app::Launcher::from_env(), args));
+            runtime()?.block_on(setup::run(&octo_app::Launcher::from_env(), args))
         }
-        None => {}
+    }
+}
+
+/// Runs what the command line asks for.
+fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(code) = append_system_prompt_file(&mut cli) {
+        return Ok(code);
+    }
+    if let Some(command) = &cli.command {
+        return subcommand(&cli, command);
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let no_prompt = cli.prompt.is_empty() && cli.print.is_none() && cli.prompt_file.is_none();

@@ -90,7 +90,7 @@ async fn review(cli: &Cli, args: Args) -> anyhow::Result<ExitCode> {
                 "status": status,
                 "verdict": verdict,
                 "findings": findings,
-                "error": outcome.review.as_ref().err(),
+                "error": outcome.review.as_ref().err().map(ToString::to_string),
                 "target": outcome.diff.description,
                 "files": outcome.diff.files,
                 "result": outcome.answer,

@@ -110,6 +110,7 @@ pub mod sandbox;
 pub mod session;
 pub mod setup;
 pub mod skills;
+pub mod status_line;
 pub mod subagents;
 pub mod tools;
 pub mod turn_models;

@@ -27,6 +27,8 @@ pub(super) struct OctoHelper {
     pub expand: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Skills and custom commands the user may run, with a leading `/`.
     pub extra: Vec<String>,
+    /// The status line drawn under the input at the main prompt.
+    pub status: std::sync::Arc<super::status::Shown>,
 }
 
 impl Completer for OctoHelper {
@@ -72,8 +74,23 @@ impl Completer for OctoHelper {
 
 impl Hinter for OctoHelper {
     type Hint = String;
+
+    /// The status line, on the row under the input (drawn only with the cursor at the end, so
+    /// the editor's layout stays simple).
+    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
+        (pos == line.len()).then(|| self.status.line()).flatten().map(|s| format!("\n{s}"))
+    }
 }
-impl Highlighter for OctoHelper {}
+
+impl Highlighter for OctoHelper {
+    fn highlight_hint<'h>(&self, hint: &'h str) -> std::borrow::Cow<'h, str> {
+        if std::env::var_os("NO_COLOR").is_some() {
+            std::borrow::Cow::Borrowed(hint)
+        } else {
+            std::borrow::Cow::Owned(format!("\x1b[2m{hint}\x1b[0m"))
+        }
+    }
+}
 impl Validator for OctoHelper {}
 impl Helper for OctoHelper {}
 
@@ -252,6 +269,7 @@ mod tests {
             workspace: tmp.path().to_path_buf(),
             extra: vec!["/review".into()],
             expand: std::sync::Arc::default(),
+            status: std::sync::Arc::default(),
         };
         let history = DefaultHistory::new();
         let ctx = Context::new(&history);

@@ -22,6 +22,7 @@ mod recap;
 mod review;
 mod rewind;
 mod slash;
+mod status;
 mod turn;
 mod vocabulary;
 
@@ -37,14 +38,18 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     };
     let workspace = launcher.workspace(cli.workspace.as_deref())?;
     greet(cli, &session).await;
-    let ed = editor(&launcher, &session, &workspace)?;
+    let shown = std::sync::Arc::new(status::Shown::default());
+    let ed = editor(&launcher, &session, &workspace, std::sync::Arc::clone(&shown))?;
     let history = launcher.home().history_file();
     let mut repl = Repl { cli, launcher, session, workspace, history };
     let mut ed = repl.start(ed).await?;
     let mut interrupted = false;
+    let mut status_line = status::Status::new(shown);
     loop {
         let prompt = editor::prompt(repl.session.status().mode);
+        status_line.before_prompt(&repl.session).await;
         let (e, input) = input::read(ed, prompt, &mut interrupted).await;
+        status_line.after_prompt();
         ed = e;
         match input {
             input::Input::Line(line) => match repl.line(ed, line).await? {
@@ -142,7 +147,12 @@ async fn greet(cli: &Cli, session: &Session) {
 }
 
 /// The line editor: history, completion of commands and `@paths`, Ctrl-V to paste.
-fn editor(launcher: &Launcher, session: &Session, workspace: &std::path::Path) -> anyhow::Result<Ed> {
+fn editor(
+    launcher: &Launcher,
+    session: &Session,
+    workspace: &std::path::Path,
+    status: std::sync::Arc<status::Shown>,
+) -> anyhow::Result<Ed> {
     let config = rustyline::Config::builder().auto_add_history(false).max_history_size(2000)?.build();
     let mut ed: Ed = Editor::with_config(config)?;
     let expand = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -150,6 +160,7 @@ fn editor(launcher: &Launcher, session: &Session, workspace: &std::path::Path) -
         workspace: workspace.to_path_buf(),
         extra: user_commands(session),
         expand: std::sync::Arc::clone(&expand),
+        status,
     }));
     ed.bind_sequence(
         rustyline::KeyEvent::ctrl('O'),

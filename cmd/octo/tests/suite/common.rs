@@ -68,3 +68,12 @@ pub fn leave(p: &mut rexpect::session::PtySession) {
 fn drain(p: &mut rexpect::session::PtySession) {
     p.exp_eof().unwrap_or_else(|e| panic!("octo did not end: {e}"));
 }
+
+/// Turns the REPL's status line off in `home` (for tests that read the screen line by line: the
+/// line editor redraws the input line with the status line under it at every key).
+pub fn without_status_line(home: &TempHome) {
+    let path = home.home().join("config.toml");
+    let config = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("config: {e}"));
+    std::fs::write(&path, format!("{config}\n[status_line]\nenabled = false\n"))
+        .unwrap_or_else(|e| panic!("config: {e}"));
+}

@@ -1,7 +1,7 @@
 //! The REPL in a pseudo-terminal: a streamed answer, slash commands, Ctrl-C and Ctrl-D.
 
 #![cfg(unix)]
-use super::common::{home_for, leave};
+use super::common::{home_for, leave, without_status_line};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -396,6 +396,7 @@ async fn escape_sequences_from_the_model_and_tools_are_shown_inert() {
     ])
     .await;
     let home = home_for(&llm);
+    without_status_line(&home);
     home.write("evil.txt", "\u{1b}[31mred\u{7}").unwrap();
     let cmd = octo(&home, &["--no-save", "--permission-mode", "accept-edits"]);
     let screen = tokio::task::spawn_blocking(move || {

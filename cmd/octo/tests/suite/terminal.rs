@@ -2,7 +2,7 @@
 //! Ctrl-L, wrapping to the terminal's width, and the recap of a resumed session.
 
 #![cfg(unix)]
-use super::common::{home_for, leave};
+use super::common::{home_for, leave, without_status_line};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -112,6 +112,7 @@ async fn help_lists_and_answers_fit_60_80_and_120_columns() {
         ])
         .await;
         let home = home_for(&llm);
+        without_status_line(&home);
         let cmd = octo_at(&home, cols, "");
         let (help, answer, history) = tokio::task::spawn_blocking(move || {
             let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
@@ -159,4 +160,100 @@ async fn help_lists_and_answers_fit_60_80_and_120_columns() {
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_status_line_sits_under_the_input_and_is_cut_to_the_width() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("The answer.").usage(40_000, 100, 0, 0).sse())
+            .delay(Duration::from_millis(800)),
+        Scripted::sse(Reply::new().text("A title").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    let cmd = octo_at(&home, 80, "--no-save");
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        // rexpect reads bytes as Latin-1: the `·` between the parts is matched around.
+        p.exp_string("mock:claude-sonnet-4-5 ").unwrap();
+        p.exp_string("0% context ").unwrap();
+        p.exp_string("$0.00 ").unwrap();
+        p.send_line("hello").unwrap();
+        // Typed while the answer streams: held for the next prompt, under which the status line
+        // has the turn's figures.
+        std::thread::sleep(Duration::from_millis(200));
+        p.send("next").unwrap();
+        p.flush().unwrap();
+        p.exp_string("The answer.").unwrap();
+        let mut screen = p.exp_string("20% context ").unwrap();
+        screen += &p.exp_string("$0.12 ").unwrap();
+        // What was typed during the answer is in the new input line.
+        p.exp_string("next").unwrap();
+        p.send_control('u').unwrap();
+        leave(&mut p);
+        screen
+    })
+    .await
+    .unwrap();
+    for l in &shown_lines(&screen) {
+        assert!(l.chars().count() <= 80, "a line past the edge: {l:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_status_line_command_gets_its_json_and_a_hanging_one_never_blocks() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+    let script = home.home().join("statusline.sh");
+    std::fs::write(
+        &script,
+        "input=$(cat); printf '%s' \"$input\" > \"$HOME/status-input.json\"; printf '\\033[34m[%s]\\033[0m ready\\nsecond line\\n' \"$(printf '%s' \"$input\" | grep -o '\"display_name\":\"[^\"]*\"' | cut -d'\"' -f4)\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.home().join(".claude/settings.json"),
+        format!(r#"{{"statusLine": {{"type": "command", "command": "sh {}"}}}}"#, script.display()),
+    )
+    .unwrap();
+    let mut cmd = octo_at(&home, 100, "--no-save");
+    cmd.env("HOME", home.home());
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("[mock:claude-sonnet-4-5] ready").unwrap();
+        leave(&mut p);
+    })
+    .await
+    .unwrap();
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.home().join("status-input.json")).unwrap())
+            .unwrap();
+    assert_eq!(input["model"]["display_name"], "mock:claude-sonnet-4-5");
+    assert_eq!(input["model"]["id"], "claude-sonnet-4-5");
+    assert_eq!(input["workspace"]["current_dir"], home.workspace().display().to_string());
+    assert_eq!(input["cost"]["total_cost_usd"], 0.0);
+    assert_eq!(input["context_window"]["context_window_size"], 200_000);
+    // A command that hangs: the prompt takes input at once and the line says what happened.
+    std::fs::write(&script, "sleep 30\n").unwrap();
+    let mut cmd = octo_at(&home, 100, "--no-save");
+    cmd.env("HOME", home.home());
+    let started = std::time::Instant::now();
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send("typed").unwrap();
+        p.flush().unwrap();
+        p.exp_string("d").unwrap();
+        // The line is redrawn (and the status line with it) at the next key.
+        std::thread::sleep(Duration::from_millis(1_700));
+        p.send(" more").unwrap();
+        p.flush().unwrap();
+        p.exp_string("took over 1500 ms").unwrap();
+        p.send_control('u').unwrap();
+        leave(&mut p);
+    })
+    .await
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
 }

@@ -6,6 +6,7 @@ mod compact;
 mod cut;
 mod exec;
 mod run;
+mod send;
 mod state;
 mod stream;
 mod turn;

@@ -343,7 +343,7 @@ mod tests {
         assert!(matches!(parse("/permissions allow"), Parsed::Invalid(m) if m.contains("needs a rule")));
         assert!(matches!(parse("/skills twice"), Parsed::Invalid(m) if m.contains("not a skills command")));
         assert_eq!(parse("/compactx the widget"), Parsed::Other("/compactx", "the widget"));
-        assert_eq!(parse("/review src/lib.rs"), Parsed::Other("/review", "src/lib.rs"));
+        assert_eq!(parse("/lint src/lib.rs"), Parsed::Other("/lint", "src/lib.rs"));
         assert_eq!(parse("/status@octo_bot"), Parsed::Command(SessionCommand::Status));
         assert_eq!(parse("/usr/bin/env is broken"), Parsed::Message);
         assert_eq!(parse("/ is the root"), Parsed::Message);

@@ -73,6 +73,7 @@ impl Config {
             lsp_diagnostics,
             lsp_wait_ms,
             repo_map,
+            status_line,
             channels,
         } = f;
         let turn = TurnKeys {
@@ -121,6 +122,11 @@ impl Config {
         self.lsp.apply(lsp, lsp_diagnostics.as_deref(), lsp_wait_ms, from, &mut warnings);
         if let Some(r) = repo_map {
             self.repo_map = r;
+        }
+        if let Some(t) = status_line {
+            let current = self.status_line.take();
+            self.status_line =
+                super::status_line::apply(current, t, &layer.desc, layer.is_project, &mut warnings);
         }
         self.warnings = warnings;
         let channels = super::channels::parse(&channels, source, &mut self.warnings)?;

@@ -68,6 +68,9 @@ impl Config {
         for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
             let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+            if !project && self.status_line.is_none() {
+                self.status_line = super::status_line::from_claude(&v, &path.display().to_string());
+            }
             self.apply_claude_permissions(&v, &path.display().to_string(), project, home.as_deref());
         }
         self.settle_project_allow();

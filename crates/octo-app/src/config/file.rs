@@ -157,6 +157,8 @@ pub struct FileConfig {
     pub lsp_wait_ms: Option<u64>,
     /// Whether the `repo_map` tool is offered where the workspace has source files (default yes).
     pub repo_map: Option<bool>,
+    /// The REPL's status line.
+    pub status_line: Option<super::status_line::StatusLineToml>,
     /// Chat-app bridges `octo serve` starts (user config only).
     #[serde(default)]
     pub channels: BTreeMap<String, super::channels::ChannelToml>,

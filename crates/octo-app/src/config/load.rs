@@ -91,6 +91,8 @@ pub struct Config {
     pub lsp: super::lsp::LspSettings,
     /// Whether the `repo_map` tool is offered (`repo_map`).
     pub repo_map: bool,
+    /// The REPL's status line (`None`: not configured; octo's own is shown).
+    pub status_line: Option<super::status_line::StatusLine>,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
     /// Folders outside the workspace whose files are read without asking (Claude Code's
@@ -143,6 +145,7 @@ impl Config {
             sandbox: super::sandbox::SandboxSettings::default(),
             lsp: super::lsp::LspSettings::default(),
             repo_map: true,
+            status_line: None,
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             plugins: Vec::new(),

@@ -18,6 +18,7 @@ mod project_allow;
 pub mod sandbox;
 pub mod sections;
 mod show;
+pub mod status_line;
 pub mod types;
 
 pub use crate::home::octo_home;
@@ -29,4 +30,5 @@ pub use load::{Config, Overrides};
 pub use project_allow::ProjectAllow;
 pub use sandbox::{SandboxKeys, SandboxSettings};
 pub use sections::{CheckpointSettings, Notify, NotifyMethod, SubagentLimits};
+pub use status_line::StatusLine;
 pub use types::{process_env, ConfigError, EnvLookup, Source, Sourced};

@@ -2,7 +2,7 @@
 //! repository's own program hooks turned off (`core.fsmonitor`, external diff drivers and
 //! text conversions), so reading a diff never runs code the repository names.
 
-use super::{ReviewError, ReviewTarget};
+use super::target::{ReviewError, ReviewTarget};
 use std::path::Path;
 use std::process::Command;
 

@@ -94,15 +94,35 @@ struct RawFinding {
     suggestion: Option<String>,
 }
 
+/// Why the answer's findings could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FindingsError {
+    /// No JSON object with the findings at the end of the answer.
+    #[error("the answer holds no JSON object with the findings")]
+    Missing,
+    /// JSON, but not the asked-for shape; serde's words.
+    #[error("the findings do not have the asked-for shape: {0}")]
+    Shape(String),
+    /// A severity other than high, medium or low.
+    #[error("`{0}` is not a severity (high, medium or low)")]
+    Severity(String),
+    /// A verdict other than approve, request_changes or comment.
+    #[error("`{0}` is not a verdict (approve, request_changes or comment)")]
+    Verdict(String),
+    /// The review turn itself failed; its error.
+    #[error("{0}")]
+    Turn(String),
+}
+
 /// Reads the review at the end of `answer`; the error says what was wrong with it.
-pub fn parse(answer: &str) -> Result<Review, String> {
-    let json = last_object(answer).ok_or("the answer holds no JSON object with the findings")?;
-    let raw: RawReview = serde_json::from_str(json)
-        .map_err(|e| format!("the findings do not have the asked-for shape: {e}"))?;
+pub fn parse(answer: &str) -> Result<Review, FindingsError> {
+    let json = last_object(answer).ok_or(FindingsError::Missing)?;
+    let raw: RawReview = serde_json::from_str(json).map_err(|e| FindingsError::Shape(e.to_string()))?;
     let mut findings = Vec::new();
     for f in raw.findings {
         let severity =
-            Severity::parse(&f.severity).ok_or_else(|| format!("`{}` is not a severity", f.severity))?;
+            Severity::parse(&f.severity).ok_or_else(|| FindingsError::Severity(f.severity.clone()))?;
         let line = match f.line {
             Some(serde_json::Value::Number(n)) => n.as_u64(),
             Some(serde_json::Value::String(s)) => {
@@ -126,9 +146,7 @@ pub fn parse(answer: &str) -> Result<Review, String> {
             Verdict::RequestChanges
         }
         Some("comment" | "comments") => Verdict::Comment,
-        Some(other) => {
-            return Err(format!("`{other}` is not a verdict (approve, request_changes or comment)"))
-        }
+        Some(other) => return Err(FindingsError::Verdict(other.to_owned())),
         None if findings.iter().any(|f| f.severity == Severity::High) => Verdict::RequestChanges,
         None if findings.is_empty() => Verdict::Approve,
         None => Verdict::Comment,
@@ -229,12 +247,13 @@ mod tests {
     fn a_bare_object_counts_and_anything_else_is_an_error() {
         let r = parse("All good. {\"findings\": []}").unwrap();
         assert_eq!((r.verdict, r.findings.len()), (Verdict::Approve, 0));
-        assert!(parse("Looks fine to me!").unwrap_err().contains("no JSON object"));
-        assert!(parse("{\"findings\": [{\"title\": \"t\"}]}").unwrap_err().contains("shape"));
+        assert!(parse("Looks fine to me!").unwrap_err().to_string().contains("no JSON object"));
+        assert!(parse("{\"findings\": [{\"title\": \"t\"}]}").unwrap_err().to_string().contains("shape"));
         assert!(parse(
             "```json\n{\"findings\": [{\"file\":\"a\",\"severity\":\"urgent\",\"title\":\"t\"}]}\n```"
         )
         .unwrap_err()
+        .to_string()
         .contains("not a severity"));
     }
 }

@@ -259,6 +259,11 @@ impl Session {
         rx.await.map_err(|_| SessionError::Closed)
     }
 
+    /// Background commands still running.
+    pub(crate) fn background_shells(&self) -> usize {
+        self.setup.tools.shells.as_ref().map_or(0, |s| s.running())
+    }
+
     /// octo's trash, where the files octo replaces are kept (none when tools are off).
     pub(crate) fn trash(&self) -> Option<&octo_tools::trash::Trash> {
         self.setup.tools.trash.as_ref()

@@ -59,6 +59,14 @@ impl BackgroundShells {
         &self.tag
     }
 
+    /// How many background commands are still running.
+    pub fn running(&self) -> usize {
+        self.lock()
+            .values()
+            .filter(|s| s.ending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_none())
+            .count()
+    }
+
     /// Stops every background command and every process a command of the session left behind;
     /// returns the background commands that were still running (`id (`command`)`), to be named.
     pub fn stop_all(&self) -> Vec<String> {
