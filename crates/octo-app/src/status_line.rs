@@ -149,7 +149,7 @@ pub async fn run_command(
 }
 
 /// The first line of `bytes`, without escape sequences or control characters, cut to
-/// [`MAX_SHOWN`] characters.
+/// 300 characters.
 pub fn plain_first_line(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let line = text.lines().next().unwrap_or_default();

@@ -16,7 +16,7 @@ const MAX_NEW_FILE: usize = 16 * 1024;
 pub struct Diff {
     /// What they are ("the uncommitted changes", "commit 1a2b3c4", …).
     pub description: String,
-    /// The unified diff (cut at [`MAX_DIFF`], saying so).
+    /// The unified diff (cut at 200 KB, saying so).
     pub text: String,
     /// Files changed.
     pub files: usize,
