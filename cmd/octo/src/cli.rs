@@ -104,6 +104,11 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 
+    /// Work in a git worktree of this repository: NAME's (made on branch octo/NAME beside the
+    /// repository, or reused), or a fresh one. A prompt after a bare --worktree needs `--`.
+    #[arg(long, short = 'w', value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
+
     /// Endpoint to use (`anthropic`, `deepseek`, `ollama`, a configured id; `id:model` too).
     #[arg(long, value_name = "ENDPOINT")]
     pub endpoint: Option<String>,
@@ -338,6 +343,12 @@ pub enum Command {
     Models {
         #[command(subcommand)]
         action: ModelsAction,
+    },
+    /// The git worktrees `--worktree` made for this repository: list them, or remove one
+    /// (refused with uncommitted changes unless --force; its branch is kept).
+    Worktrees {
+        #[command(subcommand)]
+        action: WorktreesAction,
     },
     /// The previous contents of files octo changed: list them, restore one, or empty the trash.
     Trash {

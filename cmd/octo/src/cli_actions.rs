@@ -214,3 +214,18 @@ pub enum AuthAction {
         endpoint: String,
     },
 }
+
+/// What `octo worktrees` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum WorktreesAction {
+    /// octo's worktrees of this repository: name, branch, uncommitted changes, folder.
+    List,
+    /// Remove a worktree (its branch is kept).
+    Remove {
+        /// The worktree's name.
+        name: String,
+        /// Remove it even with uncommitted changes (they are lost).
+        #[arg(long)]
+        force: bool,
+    },
+}

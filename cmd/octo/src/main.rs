@@ -30,6 +30,7 @@ mod serve;
 mod setup;
 mod stream_input;
 mod trash;
+mod worktrees;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
@@ -98,6 +99,7 @@ fn subcommand(cli: &Cli, command: &Command) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(memory::run(&octo_app::Launcher::from_env(), cli, action))
         }
         Command::Plugin { action } => Ok(plugin::run(&octo_app::Launcher::from_env(), cli, action)),
+        Command::Worktrees { action } => Ok(worktrees::run(&octo_app::Launcher::from_env(), cli, action)),
         Command::Trash { action } => trash::run(&octo_app::Launcher::from_env(), cli, action),
         Command::Review { base, commit, staged, fail_on } => {
             let args = review::Args {
@@ -134,6 +136,11 @@ fn subcommand(cli: &Cli, command: &Command) -> anyhow::Result<ExitCode> {
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(code) = append_system_prompt_file(&mut cli) {
         return Ok(code);
+    }
+    if cli.worktree.is_some() {
+        if let Some(code) = worktrees::enter(&octo_app::Launcher::from_env(), &mut cli) {
+            return Ok(code);
+        }
     }
     if let Some(command) = &cli.command {
         return subcommand(&cli, command);

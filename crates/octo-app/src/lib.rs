@@ -94,6 +94,7 @@ pub mod models;
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.
 pub use toml_edit;
+pub mod git_cli;
 mod git_head;
 mod home;
 pub mod init;
@@ -114,6 +115,7 @@ pub mod status_line;
 pub mod subagents;
 pub mod tools;
 pub mod turn_models;
+pub mod worktree;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).
 pub use octo_session as session_store;

@@ -13,7 +13,7 @@ const GUIDANCE: &str =
 
 /// The memory of `workspace`.
 pub fn open(home: &Home, workspace: &Path) -> Memory {
-    Memory::for_workspace(&home.memory(), workspace)
+    Memory::for_workspace(&home.memory(), &crate::worktree::memory_path(workspace))
 }
 
 /// The prompt's memory section (`None` when nothing is saved and the model cannot save), and

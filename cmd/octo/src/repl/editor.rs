@@ -37,10 +37,14 @@ impl Completer for OctoHelper {
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
         if before.starts_with('/') && !before.contains(' ') {
-            let c = super::vocabulary::names()
+            // A user's command may share a built-in's name (their `/review`): offered once.
+            let names: std::collections::BTreeSet<String> = super::vocabulary::names()
                 .map(str::to_owned)
                 .chain(self.extra.iter().cloned())
                 .filter(|name| name.starts_with(before))
+                .collect();
+            let c = names
+                .into_iter()
                 .map(|name| Pair { replacement: format!("{name} "), display: name })
                 .collect();
             return Ok((0, c));

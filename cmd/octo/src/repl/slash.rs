@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(read("/quit"), Line::Exit);
         assert_eq!(read("/expand"), Line::Expand);
         assert_eq!(read("/compactx the widget"), Line::Other("/compactx", "the widget"));
-        assert_eq!(read("/review src/lib.rs"), Line::Other("/review", "src/lib.rs"));
+        assert_eq!(read("/lint src/lib.rs"), Line::Other("/lint", "src/lib.rs"));
         assert_eq!(read("/usr/bin/env is broken"), Line::Message);
         assert_eq!(read("/ is the root"), Line::Message);
         assert_eq!(read("/"), Line::Message);

@@ -1,5 +1,5 @@
 //! The everyday commands users bring from Claude Code and Codex: spending limits, `/context`,
-//! `/export`, `octo review`, `octo init`.
+//! `/export`, `octo review`, `octo init`, worktrees.
 
 use super::common::{assert_async, home_for, octo};
 
@@ -159,4 +159,57 @@ async fn init_proposes_agents_md_and_writes_it_only_when_asked() {
     c.args(["--no-save", "init", "--write"]);
     assert_async(c).await.success();
     assert_eq!(std::fs::read_to_string(home.workspace().join("AGENTS.md")).unwrap(), file);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worktree_is_made_reused_kept_apart_and_removed_only_when_clean() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let ws = std::fs::canonicalize(home.workspace()).unwrap();
+    let mut c = octo(&home);
+    c.args(["--worktree", "feat", "hi"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("not in a git repository"));
+    repository(&ws);
+    let name = ws.file_name().unwrap().to_string_lossy().into_owned();
+    let wt = ws.parent().unwrap().join(format!("{name}.worktrees/feat"));
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("One.").sse()),
+        Scripted::sse(Reply::new().text("Two.").sse()),
+    ])
+    .await;
+    let mut c = octo(&home);
+    c.args(["-w", "feat", "where are you?"]);
+    assert_async(c).await.success().stderr(predicate::str::contains(format!(
+        "made worktree feat (branch octo/feat) at {}",
+        wt.display()
+    )));
+    let system = llm.request_bodies().await[0]["system"].to_string();
+    assert!(system.contains(&wt.display().to_string()), "the session works there: {system}");
+    // The same name again is the same worktree, and `-c` there continues its session only.
+    let mut c = octo(&home);
+    c.args(["--worktree=feat", "-c", "and now?"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("reusing worktree feat"));
+    assert_eq!(llm.request_bodies().await[1]["messages"].as_array().unwrap().len(), 3);
+    // The main tree has no session of its own yet: `-c` there says where that one belongs.
+    let mut c = octo(&home);
+    c.args(["-c", "and here?"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains(format!("belongs to {}", wt.display())));
+    // Listed; removal refuses uncommitted work unless forced; the branch stays.
+    let mut c = octo(&home);
+    c.args(["worktrees", "list"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("feat  octo/feat  clean"));
+    std::fs::write(wt.join("notes.txt"), "unsaved work\n").unwrap();
+    let mut c = octo(&home);
+    c.args(["worktrees", "remove", "feat"]);
+    assert_async(c).await.code(1).stderr(predicate::str::contains("uncommitted changes"));
+    assert!(wt.join("notes.txt").is_file());
+    let mut c = octo(&home);
+    c.args(["worktrees", "remove", "feat", "--force"]);
+    assert_async(c).await.success().stderr(predicate::str::contains("branch octo/feat is kept"));
+    assert!(!wt.exists());
+    // A prompt is not a name; nothing is made and nothing sent.
+    let mut c = octo(&home);
+    c.args(["-w", "fix the bug"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("is not a worktree name"));
+    assert_eq!(llm.request_bodies().await.len(), 2);
 }

@@ -160,6 +160,8 @@ pub struct StatusReport {
     pub tools: usize,
     /// MCP servers ready, and configured.
     pub mcp: (usize, usize),
+    /// The linked git worktree the session works in, if it is one.
+    pub worktree: Option<crate::worktree::Linked>,
 }
 
 impl Reply {
@@ -322,6 +324,11 @@ fn status_lines(r: &StatusReport) -> Vec<String> {
             r.session_id.clone().unwrap_or_else(|| "not saved yet (saved after the first answer)".into())
         ),
         format!("context: {context}"),
+    ];
+    if let Some(w) = &r.worktree {
+        out.push(format!("worktree: {} of {}", w.name(), w.main.display()));
+    }
+    out.extend([
         format!(
             "usage: {} · {} in / {} out tokens · {cost}",
             turns(s.turns),
@@ -329,7 +336,7 @@ fn status_lines(r: &StatusReport) -> Vec<String> {
             s.usage.output_tokens
         ),
         format!("tools: {}", r.tools),
-    ];
+    ]);
     if r.mcp.1 > 0 {
         out.push(format!("MCP servers: {} of {} ready (/mcp)", r.mcp.0, r.mcp.1));
     }

@@ -134,6 +134,7 @@ impl Session {
             session_id: self.session_id(),
             tools: self.tool_names().len(),
             mcp: (mcp.iter().filter(|s| s.state == "ready").count(), mcp.len()),
+            worktree: crate::worktree::linked(self.workspace()),
         }
     }
 

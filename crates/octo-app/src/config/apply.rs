@@ -7,7 +7,7 @@ use super::types::{ConfigError, EnvLookup, Source, Sourced};
 use crate::permissions::Mode;
 use octo_agent::ReasoningEffort;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The layer being applied: whose file, named for messages.
 struct Layer<'a> {
@@ -74,6 +74,7 @@ impl Config {
             lsp_wait_ms,
             repo_map,
             status_line,
+            worktree_dir,
             channels,
         } = f;
         let turn = TurnKeys {
@@ -127,6 +128,9 @@ impl Config {
             let current = self.status_line.take();
             self.status_line =
                 super::status_line::apply(current, t, &layer.desc, layer.is_project, &mut warnings);
+        }
+        if let Some(dir) = worktree_dir_of(worktree_dir, &layer, &mut warnings) {
+            self.worktree_dir = Some(dir);
         }
         self.warnings = warnings;
         let channels = super::channels::parse(&channels, source, &mut self.warnings)?;
@@ -537,4 +541,17 @@ fn check_turns(t: u32, desc: &str) -> Result<u32, ConfigError> {
         });
     }
     Ok(t)
+}
+
+/// `worktree_dir` of one file: a user's only (a project could send worktrees anywhere).
+fn worktree_dir_of(value: Option<String>, layer: &Layer<'_>, warnings: &mut Vec<String>) -> Option<PathBuf> {
+    let value = value?.trim().to_owned();
+    if layer.is_project {
+        warnings.push(format!(
+            "{}: `worktree_dir` is ignored in a project config; set it in your user config",
+            layer.desc
+        ));
+        return None;
+    }
+    (!value.is_empty()).then(|| super::sandbox::expand(&value))
 }

@@ -159,6 +159,8 @@ pub struct FileConfig {
     pub repo_map: Option<bool>,
     /// The REPL's status line.
     pub status_line: Option<super::status_line::StatusLineToml>,
+    /// Where `--worktree` makes worktrees (user config only; relative: to the repository).
+    pub worktree_dir: Option<String>,
     /// Chat-app bridges `octo serve` starts (user config only).
     #[serde(default)]
     pub channels: BTreeMap<String, super::channels::ChannelToml>,

@@ -93,6 +93,8 @@ pub struct Config {
     pub repo_map: bool,
     /// The REPL's status line (`None`: not configured; octo's own is shown).
     pub status_line: Option<super::status_line::StatusLine>,
+    /// Where `--worktree` makes worktrees (`None`: `<repo>.worktrees` beside the repository).
+    pub worktree_dir: Option<PathBuf>,
     /// The chat-app bridges to start with `octo serve`.
     pub channels: Vec<super::channels::ChannelSpec>,
     /// Folders outside the workspace whose files are read without asking (Claude Code's
@@ -146,6 +148,7 @@ impl Config {
             lsp: super::lsp::LspSettings::default(),
             repo_map: true,
             status_line: None,
+            worktree_dir: None,
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             plugins: Vec::new(),

@@ -182,7 +182,7 @@ impl SandboxSettings {
 }
 
 /// `~/x` → the home directory's `x`.
-fn expand(root: &str) -> PathBuf {
+pub(super) fn expand(root: &str) -> PathBuf {
     match (root.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
         _ => PathBuf::from(root),

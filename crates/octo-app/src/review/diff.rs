@@ -1,10 +1,10 @@
-//! Gathering what to review with `git` — octo does this, not the model. Git runs with the
-//! repository's own program hooks turned off (`core.fsmonitor`, external diff drivers and
-//! text conversions), so reading a diff never runs code the repository names.
+//! Gathering what to review with `git` — octo does this, not the model. Git runs through
+//! [`crate::git_cli`], with the repository's own programs turned off (`core.fsmonitor`,
+//! external diff drivers, text conversions, hooks), so reading a diff never runs code the
+//! repository names.
 
 use super::target::{ReviewError, ReviewTarget};
 use std::path::Path;
-use std::process::Command;
 
 /// The most diff text put in the prompt; the model reads the rest with its tools.
 pub(crate) const MAX_DIFF: usize = 200 * 1024;
@@ -24,21 +24,7 @@ pub struct Diff {
 
 /// `git` in `workspace` with the repository's program hooks off.
 fn git(workspace: &Path, args: &[&str]) -> Result<String, ReviewError> {
-    let out = Command::new("git")
-        .current_dir(workspace)
-        .args(["-c", "core.fsmonitor=false", "-c", "core.pager=cat", "-c", "diff.external="])
-        .args(["--no-pager"])
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_EXTERNAL_DIFF")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| ReviewError::Git(format!("could not run git: {e}")))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-        return Err(ReviewError::Git(err));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    crate::git_cli::run(workspace, args).map_err(|e| ReviewError::Git(e.to_string()))
 }
 
 const DIFF: &[&str] = &["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--find-renames"];

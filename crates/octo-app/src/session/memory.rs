@@ -38,12 +38,14 @@ impl Session {
         Ok(line)
     }
 
-    /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` from the next
-    /// session on (copying what is kept under octo's home there; the copy there stays as it was).
+    /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` (a linked
+    /// worktree's: its main tree's) from the next session on (copying what is kept under octo's home there; the copy there stays as it was).
     /// Returns the folder.
     pub fn memory_here(&self) -> Result<PathBuf, E> {
         let memory = self.memory().ok_or(E::NoMemory)?;
-        let here = octo_memory::in_repository(&self.setup.workspace);
+        // In a linked worktree, the repository's main tree: its memory is shared by all.
+        let workspace = crate::worktree::memory_path(&self.setup.workspace);
+        let here = octo_memory::in_repository(&workspace);
         let from = memory.workspace.dir().to_path_buf();
         if from == here {
             return Ok(here);
@@ -75,7 +77,7 @@ impl Session {
         }
         let root = self.setup.config.as_ref().map(|c| crate::home::Home::new(&c.home).memory());
         if let Some(root) = root {
-            octo_memory::opt_in_here(&root, &self.setup.workspace).map_err(E::Record)?;
+            octo_memory::opt_in_here(&root, &workspace).map_err(E::Record)?;
         }
         Ok(here)
     }

@@ -245,3 +245,34 @@ async fn export_before_any_conversation_says_so() {
     let err = s.command(&l, command("/export notes.md")).await.unwrap_err();
     assert!(err.to_string().contains("no conversation to export"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_a_worktree_names_it_and_shares_the_repositorys_memory() {
+    let (tmp, l, main_session, _llm) = setup(vec![]).await;
+    let ws = std::fs::canonicalize(tmp.path().join("ws")).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(&ws)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(ws.join("README.md"), "hi\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "first"]);
+    let wt = octo_app::worktree::enter(&ws, Some("feat"), None).unwrap().worktree.path;
+    let options = SessionOptions { save: true, ..SessionOptions::default() };
+    let s = l.start(Launch { workspace: Some(wt.clone()), options, ..Launch::default() }).unwrap();
+    let text = s.command(&l, command("/status")).await.unwrap().text();
+    assert!(text.contains(&format!("worktree: feat of {}", ws.display())), "{text}");
+    assert!(!main_session.command(&l, command("/status")).await.unwrap().text().contains("worktree:"));
+    // A note taken in the worktree is the repository's: the main tree's next session has it.
+    s.command(&l, command("/remember the build needs protoc")).await.unwrap();
+    let options = SessionOptions { save: true, ..SessionOptions::default() };
+    let again = l.start(Launch { workspace: Some(ws), options, ..Launch::default() }).unwrap();
+    let shown = again.command(&l, command("/memory")).await.unwrap().text();
+    assert!(shown.contains("the build needs protoc"), "{shown}");
+}

@@ -153,8 +153,10 @@ async fn background_commands_die_with_the_registry() {
         let cmd = format!("sleep 60 & echo $! > {}; wait", pidfile.display());
         let ctx = ToolContext::detached(tmp.path());
         reg.get("terminal").unwrap().execute(json!({"command": cmd, "run_in_background": true}), &ctx).await;
+        // The shell makes the file before `echo` fills it: wait for a whole line.
         let deadline = Instant::now() + Duration::from_secs(5);
-        while !pidfile.exists() && Instant::now() < deadline {
+        let written = || std::fs::read_to_string(&pidfile).is_ok_and(|t| t.ends_with('\n'));
+        while !written() && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
