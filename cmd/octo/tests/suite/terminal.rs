@@ -1,5 +1,6 @@
 //! The REPL's terminal manners in a pseudo-terminal: typing ahead while an answer streams,
-//! Ctrl-L, wrapping to the terminal's width, and the recap of a resumed session.
+//! Ctrl-L, wrapping to the terminal's width, the recap of a resumed session, the status line and
+//! `/init`'s question.
 
 #![cfg(unix)]
 use super::common::{home_for, leave, without_status_line};
@@ -256,4 +257,35 @@ async fn claude_codes_status_line_command_gets_its_json_and_a_hanging_one_never_
     .await
     .unwrap();
     assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_in_the_repl_writes_agents_md_only_on_a_yes() {
+    let llm = MockLlm::start().await;
+    let file = "# AGENTS.md\n\n- Test: `make test`\n";
+    let answer = || Scripted::sse(Reply::new().text(format!("Surveyed.\n```markdown\n{file}```")).sse());
+    // Any title request gets the same answer; it changes nothing here.
+    llm.script_anthropic([answer(), answer(), answer(), answer()]).await;
+    let home = home_for(&llm);
+    std::fs::write(home.workspace().join("Makefile"), "test:\n\ttrue\n").unwrap();
+    let cmd = octo_at(&home, 100, "--no-save");
+    let agents = home.workspace().join("AGENTS.md");
+    let seen = agents.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.send_line("/init").unwrap();
+        p.exp_string("+- Test: `make test`").unwrap();
+        p.exp_string("write AGENTS.md? [y/N]").unwrap();
+        p.send_line("n").unwrap();
+        p.exp_string("nothing written").unwrap();
+        assert!(!seen.exists(), "a no writes nothing");
+        p.send_line("/init").unwrap();
+        p.exp_string("write AGENTS.md? [y/N]").unwrap();
+        p.send_line("y").unwrap();
+        p.exp_string("wrote ").unwrap();
+        leave(&mut p);
+    })
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&agents).unwrap(), file);
 }
