@@ -26,7 +26,7 @@ endif
 WS = --workspace $(if $(filter yes,$(LOCAL)),,--exclude octo-provider-local --no-default-features)
 BIN = $(if $(filter yes,$(LOCAL)),,--no-default-features)
 
-.PHONY: build build-octo test test-all unit doctest vet doc fmt fmt-check bench run tidy conformance
+.PHONY: build build-octo test test-all unit doctest vet doc fmt fmt-check bench run tidy conformance eval
 
 build:
 	@$(MAKE) --no-print-directory build-octo LOCAL=$$(scripts/local-deps)
@@ -71,6 +71,16 @@ run:
 ## tidy: format and apply clippy's machine-applicable fixes
 tidy: fmt
 	$(CARGO) clippy $(WS) --all-targets --fix --allow-dirty --allow-staged
+
+## eval: score a model on octo's own tasks (ENDPOINT=… MODEL=…, SUITE=… for another suite,
+## EVAL_ARGS=… for more, e.g. --agent-cmd or -j 4); see dev-docs/eval.md
+SUITE ?= eval/tasks
+ENDPOINT ?=
+MODEL ?=
+EVAL_ARGS ?=
+eval:
+	$(CARGO) build --release -p octo-eval $(if $(filter yes,$(LOCAL)),-p octo-cli --bin octo-engine,)
+	./target/release/octo-eval run --suite $(SUITE) $(if $(ENDPOINT),--endpoint $(ENDPOINT),) $(if $(MODEL),--model $(MODEL),) $(EVAL_ARGS)
 
 ## conformance: the official MCP conformance suite's client scenarios against octo (needs npm)
 conformance:

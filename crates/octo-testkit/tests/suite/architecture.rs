@@ -26,7 +26,7 @@ fn layer(name: &str) -> Option<u8> {
         | "octo-repomap" => 2,
         "octo-app" => 3,
         // Front ends: the binary hosts the server (`octo serve`), which hosts the chat bridges.
-        "octo-channels" => 4,
+        "octo-channels" | "octo-eval" => 4,
         "octo-server" => 5,
         "octo-cli" => 6,
         "octo-testkit" => 7,
@@ -39,7 +39,7 @@ fn is_provider(name: &str) -> bool {
 }
 
 fn is_front_end(name: &str) -> bool {
-    matches!(name, "octo-cli" | "octo-server" | "octo-channels")
+    matches!(name, "octo-cli" | "octo-server" | "octo-channels" | "octo-eval")
 }
 
 /// crate → [(dependency, kind)] for workspace-internal dependencies.

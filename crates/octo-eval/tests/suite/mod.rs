@@ -1,0 +1,5 @@
+mod common;
+mod formats;
+mod harbor;
+mod local;
+mod runs;

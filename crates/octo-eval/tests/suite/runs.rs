@@ -1,0 +1,209 @@
+//! Runs of the binary against a scripted model (and a script as an outside agent): full marks
+//! with the known solutions, none without, a second attempt that uses the test output, hanging
+//! verify commands, results resumed, and agents that try to cheat.
+
+use super::common::{eval, home_for, own_tasks, point, records, run, writes};
+use octo_testkit::{MockLlm, Scripted};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn task_ids() -> Vec<String> {
+    let mut ids: Vec<String> =
+        octo_eval::suite::Suite::load(&own_tasks()).unwrap().tasks.into_iter().map(|t| t.id).collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_own_tasks_score_full_marks_with_their_solutions_and_none_with_the_start() {
+    let llm = MockLlm::start().await;
+    let ids = task_ids();
+    assert_eq!(ids.len(), 12, "{ids:?}");
+    let script: Vec<Scripted> =
+        ids.iter().flat_map(|id| writes(&own_tasks().join(id).join("solution"))).collect();
+    llm.script_anthropic(script).await;
+    let home = home_for(&llm);
+    let out = home.workspace().join("solved.jsonl");
+    let mut c = eval(&home);
+    c.args(["run", "--suite"]).arg(own_tasks()).args(["-j", "1", "--out"]).arg(&out);
+    run(c).await.success().stdout(predicate::str::contains("all").and(predicate::str::contains("100.0%")));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 12);
+    for r in &recs {
+        assert_eq!(
+            (r["passed"].as_bool(), r["attempts"].as_array().map(Vec::len)),
+            (Some(true), Some(1)),
+            "{r}"
+        );
+        assert_eq!(r["turns"], 2, "{r}");
+        assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let md = std::fs::read_to_string(out.with_extension("md")).unwrap();
+    assert!(md.contains("| python/median | pass@1 |"), "{md}");
+
+    // The start's own (wrong) code written back: nothing passes, in either attempt.
+    let python: Vec<&String> = ids.iter().filter(|i| i.starts_with("python/")).collect();
+    let script: Vec<Scripted> = python
+        .iter()
+        .flat_map(|id| {
+            let start = own_tasks().join(id).join("repo");
+            [writes(&start), writes(&start)].concat()
+        })
+        .collect();
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(script).await;
+    point(&home, &llm);
+    let out = home.workspace().join("wrong.jsonl");
+    let mut c = eval(&home);
+    c.args(["run", "--only", "python/", "--suite"]).arg(own_tasks()).arg("--out").arg(&out);
+    let assert = run(c).await.success();
+    let recs = records(&out);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("0.0%"), "{stdout}\n{recs:#?}");
+    assert_eq!(recs.len(), python.len());
+    assert!(recs.iter().all(|r| r["passed"] == false && r["attempts"].as_array().unwrap().len() == 2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_attempt_sees_the_test_output_and_the_tests_stay_hidden() {
+    let llm = MockLlm::start().await;
+    let task = own_tasks().join("python/roman");
+    llm.script_anthropic([writes(&task.join("repo")), writes(&task.join("solution"))].concat()).await;
+    let home = home_for(&llm);
+    let out = home.workspace().join("r.jsonl");
+    let mut c = eval(&home);
+    c.args(["run", "--only", "python/roman", "--keep", "--suite"]).arg(own_tasks()).arg("--out").arg(&out);
+    let assert = run(c).await.success();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let recs = records(&out);
+    assert_eq!(recs[0]["attempts"][0]["passed"], false);
+    assert_eq!(recs[0]["attempts"][1]["passed"], true, "{}", recs[0]);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("0.0%") && stdout.contains("100.0%"), "pass@1 0, pass@2 100: {stdout}");
+    let bodies = llm.request_bodies().await;
+    let second = bodies[2]["messages"].to_string();
+    assert!(second.contains("hidden tests still fail") && second.contains("NotImplementedError"), "{second}");
+    // The agent's folder never held the hidden tests.
+    let kept =
+        stderr.lines().find_map(|l| l.strip_prefix("octo-eval: the tasks' folders are kept in ")).unwrap();
+    let work = Path::new(kept.trim()).join("python_roman/work");
+    assert!(work.join("roman.py").is_file());
+    assert!(!work.join("tests").exists(), "hidden tests in the agent's folder");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_outside_agent_is_scored_and_one_that_cheats_fails_within_its_sandbox() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let solution = own_tasks().join("python/roman/solution/roman.py");
+    let out = home.workspace().join("cmd.jsonl");
+    let mut c = eval(&home);
+    let agent =
+        format!("cp '{}' roman.py && printf '%s' {{prompt}} > ../prompt-seen.txt", solution.display());
+    c.args(["run", "--only", "python/roman", "--agent-cmd", &agent, "--suite"])
+        .arg(own_tasks())
+        .arg("--out")
+        .arg(&out);
+    run(c).await.success().stdout(predicate::str::contains("cmd: cp"));
+    assert_eq!(records(&out)[0]["passed"], true);
+    assert!(llm.request_bodies().await.is_empty(), "octo's model is not used");
+
+    // An agent that deletes the tests it was shown and writes outside its folder.
+    let canary =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("octo-eval-canary-{}", std::process::id()));
+    let _ = std::fs::remove_file(&canary);
+    let out = home.workspace().join("cheat.jsonl");
+    let mut c = eval(&home);
+    let agent = format!(": {{prompt}}; rm -rf tests; echo pwned > '{}'", canary.display());
+    c.args(["run", "--only", "python/median", "--attempts", "1", "--agent-cmd", &agent, "--suite"])
+        .arg(own_tasks())
+        .arg("--out")
+        .arg(&out);
+    run(c).await.success();
+    assert_eq!(records(&out)[0]["passed"], false, "the hidden tests came back and fail");
+    if octo_eval::verify::sandbox_for(home.workspace().as_path()).is_active() {
+        assert!(!canary.exists(), "the sandbox let the agent write outside its folder");
+    }
+}
+
+/// A suite of one task whose verify command is `verify`.
+fn one_task_suite(dir: &Path, verify: &str, timeout: u32) {
+    std::fs::create_dir_all(dir.join("t/repo")).unwrap();
+    std::fs::write(dir.join("t/repo/a.txt"), "x\n").unwrap();
+    std::fs::write(
+        dir.join("t/task.toml"),
+        format!("prompt = \"do it\"\nverify = \"{verify}\"\ntimeout = {timeout}\n"),
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_verify_is_killed_at_its_limit_and_scored_as_a_failure() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let suite = home.workspace().join("hang");
+    one_task_suite(&suite, "sleep 30", 1);
+    let out = home.workspace().join("h.jsonl");
+    let started = std::time::Instant::now();
+    let mut c = eval(&home);
+    c.args(["run", "--attempts", "1", "--agent-cmd", ": {prompt}", "--suite"])
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out);
+    run(c).await.success();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let r = &records(&out)[0];
+    assert_eq!(r["passed"], false);
+    assert!(r["error_kind"].is_null(), "a failure, not an error: {r}");
+    assert!(r["attempts"][0]["verify"].as_str().unwrap().contains("killed after 1 s"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endpoint_failure_is_an_error_resumed_later_and_another_suites_file_is_refused() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let currency = own_tasks().join("python/currency/solution");
+    let median = own_tasks().join("python/median/solution");
+    let mut script = writes(&currency);
+    script.push(Scripted::json(
+        500,
+        &serde_json::json!({"type": "error", "error": {"type": "api_error", "message": "down"}}),
+    ));
+    llm.script_anthropic(script).await;
+    let out = home.workspace().join("e.jsonl");
+    let only = ["--only", "python/currency", "--only", "python/median", "--attempts", "1"];
+    let mut c = eval(&home);
+    c.args(["run"]).args(only).arg("--suite").arg(own_tasks()).arg("--out").arg(&out);
+    run(c).await.success();
+    let recs = records(&out);
+    let by = |id: &str| recs.iter().find(|r| r["task"] == id).cloned().unwrap_or(Value::Null);
+    assert_eq!(by("python/currency")["passed"], true);
+    assert_eq!(by("python/median")["error_kind"], "endpoint", "{}", by("python/median"));
+    assert_eq!(by("python/median")["passed"], false);
+    assert_eq!(llm.request_bodies().await.len(), 3, "{recs:?}");
+
+    // Resumed: only the task that met the error runs again.
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(writes(&median)).await;
+    point(&home, &llm);
+    let mut c = eval(&home);
+    c.args(["run"]).args(only).arg("--suite").arg(own_tasks()).arg("--resume").arg(&out);
+    run(c)
+        .await
+        .success()
+        .stderr(predicate::str::contains("1 task(s) already scored"))
+        .stdout(predicate::str::contains("100.0%"));
+    let bodies = llm.request_bodies().await;
+    assert_eq!(bodies.len(), 2, "only median ran again");
+    assert!(bodies[0]["messages"][0].to_string().contains("tests/test_stats.py"));
+
+    // Another suite's results are refused, and the file is left as it was.
+    let other = home.workspace().join("other");
+    one_task_suite(&other, "true", 5);
+    let before = std::fs::read_to_string(&out).unwrap();
+    let mut c = eval(&home);
+    c.args(["run", "--agent-cmd", ": {prompt}", "--suite"]).arg(&other).arg("--resume").arg(&out);
+    run(c).await.code(2).stderr(predicate::str::contains("another suite"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
+}

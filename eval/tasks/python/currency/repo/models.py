@@ -1,0 +1,7 @@
+from dataclasses import dataclass
+
+
+@dataclass
+class Item:
+    name: str
+    price: float

@@ -1,0 +1,2 @@
+def line(item):
+    return f"{item.name}: {item.price}"
