@@ -20,14 +20,7 @@ const BUDGET_MS: f64 = 1.0;
 
 fn home(llm: &MockLlm) -> TempHome {
     let home = TempHome::new().unwrap();
-    std::fs::write(
-        home.home().join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
     home
 }
 

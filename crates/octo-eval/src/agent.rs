@@ -87,7 +87,12 @@ impl Agent {
     pub fn label(&self) -> String {
         match self {
             Self::Octo { endpoint, model, .. } => {
-                let which = match (endpoint, model) {
+                // A local GGUF by path is named by its file.
+                let model = model.as_ref().map(|m| match m.rsplit_once('/') {
+                    Some((_, file)) if m.ends_with(".gguf") => file.to_owned(),
+                    _ => m.clone(),
+                });
+                let which = match (endpoint, &model) {
                     (Some(e), Some(m)) => format!("{e}:{m}"),
                     (Some(e), None) => e.clone(),
                     (None, Some(m)) => m.clone(),

@@ -185,6 +185,15 @@ impl MockLlm {
         self.server.uri()
     }
 
+    /// An octo config whose default model is this mock's `claude-sonnet-4-5` on the Anthropic
+    /// protocol (endpoint `mock`, key in `MOCK_KEY`).
+    pub fn config_toml(&self) -> String {
+        format!(
+            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
+            self.uri()
+        )
+    }
+
     /// The underlying wiremock server, for custom mocks.
     pub fn server(&self) -> &MockServer {
         &self.server
@@ -303,6 +312,21 @@ impl TempHome {
     /// The workspace directory.
     pub fn workspace(&self) -> PathBuf {
         self.root.path().join("workspace")
+    }
+
+    /// Sets `cmd` up as a fresh user of this home: a clean environment with only `PATH`, the
+    /// home as `HOME` and `OCTO_HOME`, no keyring, one attempt per model request, the mock's key
+    /// (`MOCK_KEY`) and no colour, started in the workspace.
+    pub fn isolate(&self, cmd: &mut std::process::Command) {
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("OCTO_HOME", self.home())
+            .env("OCTO_NO_KEYRING", "1")
+            .env("OCTO_MAX_ATTEMPTS", "1")
+            .env("MOCK_KEY", "sk-mock")
+            .env("NO_COLOR", "1")
+            .current_dir(self.workspace());
     }
 
     /// Writes a file relative to the workspace, creating parent directories.

@@ -8,15 +8,7 @@ use octo_testkit::{MockLlm, TempHome};
 /// request, the mock's key, no colour.
 pub fn octo_std(home: &TempHome) -> std::process::Command {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo"));
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace());
+    home.isolate(&mut c);
     c
 }
 
@@ -29,14 +21,8 @@ pub fn octo(home: &TempHome) -> assert_cmd::Command {
 /// `MOCK_KEY`).
 pub fn home_for(llm: &MockLlm) -> TempHome {
     let home = TempHome::new().unwrap_or_else(|e| panic!("temp home: {e}"));
-    std::fs::write(
-        home.home().join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("config: {e}"));
+    std::fs::write(home.home().join("config.toml"), llm.config_toml())
+        .unwrap_or_else(|e| panic!("config: {e}"));
     home
 }
 

@@ -23,27 +23,14 @@ pub fn home_for(llm: &MockLlm) -> TempHome {
 /// Makes `llm` the default model of `home` (a mock's script cannot be replaced: a new run that
 /// needs new answers gets a new mock).
 pub fn point(home: &TempHome, llm: &MockLlm) {
-    std::fs::write(
-        home.home().join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
 }
 
 /// `octo-eval` in `home`'s workspace with a clean environment.
 pub fn eval(home: &TempHome) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("octo-eval").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.home())
-        .env("OCTO_HOME", home.home())
-        .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
-        .env("MOCK_KEY", "sk-mock")
-        .current_dir(home.workspace());
+    let mut std = std::process::Command::new(assert_cmd::cargo::cargo_bin("octo-eval"));
+    home.isolate(&mut std);
+    let mut c = assert_cmd::Command::from_std(std);
     // The Rust tasks' toolchain stays where it is installed (the home is a temp one).
     let real_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     for (var, below) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
