@@ -207,3 +207,55 @@ async fn an_endpoint_failure_is_an_error_resumed_later_and_another_suites_file_i
     run(c).await.code(2).stderr(predicate::str::contains("another suite"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
 }
+
+/// A results file of `agent` where the tasks in `passed` passed (in the attempt given).
+fn results_file(path: &Path, agent: &str, tasks: &[(&str, Option<usize>)]) {
+    let mut text = format!(
+        "{{\"type\":\"run\",\"suite_id\":\"s\",\"suite\":\"x\",\"agent\":\"{agent}\",\"attempts\":2,\"started\":0}}\n"
+    );
+    for (task, passed_in) in tasks {
+        let attempts: Vec<Value> = (1..=passed_in.unwrap_or(2))
+            .map(|n| serde_json::json!({"passed": Some(n) == *passed_in, "verify": "v", "output_tail": ""}))
+            .collect();
+        let record = serde_json::json!({"type": "task", "task": task, "language": "python", "attempts": attempts,
+            "passed": passed_in.is_some(), "turns": 3, "tool_calls": 2, "tokens_in": 100, "tokens_out": 10,
+            "tokens_cached": 0, "cost_usd": 0.5, "wall_secs": 2.0, "error_kind": null, "error": null});
+        text.push_str(&format!("{record}\n"));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_are_reported_compared_with_a_sign_test_and_charted() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    let (a, b) = (home.workspace().join("a.jsonl"), home.workspace().join("b.jsonl"));
+    let names: Vec<String> = (0..10).map(|i| format!("t{i}")).collect();
+    let a_tasks: Vec<(&str, Option<usize>)> = names.iter().map(|n| (n.as_str(), Some(1))).collect();
+    let b_tasks: Vec<(&str, Option<usize>)> =
+        names.iter().enumerate().map(|(i, n)| (n.as_str(), (i == 0).then_some(2))).collect();
+    results_file(&a, "octo strong", &a_tasks);
+    results_file(&b, "octo weak", &b_tasks);
+    let mut c = eval(&home);
+    c.arg("report").arg(&b);
+    run(c).await.success().stdout(predicate::str::contains("all          10    0.0%   10.0%       0"));
+    assert!(std::fs::read_to_string(b.with_extension("md"))
+        .unwrap()
+        .contains("| t0 | pass@2 | 2 | 3 | $0.5000 |"));
+    let mut c = eval(&home);
+    c.arg("compare").arg(&a).arg(&b);
+    run(c).await.success().stdout(
+        predicate::str::contains("9 won by A, 0 won by B, 1 passed by both")
+            .and(predicate::str::contains("p = 0.004 (a difference unlikely to be chance)")),
+    );
+    let svg = home.workspace().join("runs.svg");
+    let mut c = eval(&home);
+    c.arg("chart").arg(&a).arg(&b).arg("-o").arg(&svg);
+    run(c).await.success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.contains("octo strong") && text.contains("pass@1: 100.0%"),
+        "{text}"
+    );
+    assert!(!text.contains("<script"), "a chart runs nothing");
+}
