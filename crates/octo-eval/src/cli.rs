@@ -67,11 +67,15 @@ pub struct RunArgs {
     /// The model.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
-    /// Score another agent's command line instead of octo: `{prompt}` (or `{prompt_file}`) and
-    /// `{dir}` are filled in, shell-quoted; it runs in the task's folder in the sandbox, with the
-    /// network on.
+    /// Also score another agent's command line on the same tasks (repeatable): `{prompt}` (or
+    /// `{prompt_file}`) and `{dir}` are filled in, shell-quoted; it runs in the task's folder in
+    /// the sandbox, with the network on. Each agent gets its own results file (`RUN.octo.jsonl`,
+    /// `RUN.cmd1.jsonl`) and the runs are compared at the end.
     #[arg(long, value_name = "TEMPLATE")]
-    pub agent_cmd: Option<String>,
+    pub agent_cmd: Vec<String>,
+    /// Do not score octo (only the --agent-cmd agents).
+    #[arg(long)]
+    pub no_octo: bool,
     /// Tasks at once.
     #[arg(short = 'j', long, default_value_t = 1)]
     pub jobs: usize,

@@ -3,16 +3,14 @@
 
 mod cli;
 mod progress;
+mod run;
 
 use clap::Parser;
-use cli::{Cli, Command, RunArgs};
-use octo_eval::agent::{Agent, Limits};
-use octo_eval::results::{Header, Results, Writer};
-use octo_eval::runner::{self, Plan};
+use cli::{Cli, Command};
+use octo_eval::results::Results;
 use octo_eval::suite::Suite;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 /// Exit code for bad arguments or files.
 const EXIT_USAGE: u8 = 2;
@@ -27,7 +25,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Run(args) => runtime.block_on(run(args)),
+        Command::Run(args) => runtime.block_on(run::run(args)),
         Command::Check { suite, only } => runtime.block_on(check(&suite, &only)),
         Command::Report { results, markdown } => report(&results, markdown.as_deref()),
         Command::Compare { a, b } => compare(&a, &b),
@@ -42,6 +40,7 @@ fn main() -> ExitCode {
     }
 }
 
+/// The suite at `path` (its skipped folders named), narrowed to `only`.
 fn load_suite(path: &Path, only: &[String]) -> anyhow::Result<Suite> {
     let mut suite = Suite::load(path)?;
     for (id, why) in &suite.skipped {
@@ -54,88 +53,7 @@ fn load_suite(path: &Path, only: &[String]) -> anyhow::Result<Suite> {
     Ok(suite)
 }
 
-async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let suite = load_suite(&args.suite, &args.only)?;
-    let agent = match &args.agent_cmd {
-        Some(t) if !t.contains("{prompt}") && !t.contains("{prompt_file}") => {
-            anyhow::bail!("--agent-cmd needs {{prompt}} or {{prompt_file}} where the task's prompt goes")
-        }
-        Some(t) => Agent::Command(t.clone()),
-        None => Agent::Octo {
-            launcher: Box::new(octo_app::Launcher::from_env()),
-            endpoint: args.endpoint.clone(),
-            model: args.model.clone(),
-        },
-    };
-    if args.attempts == 0 || args.jobs == 0 {
-        anyhow::bail!("--attempts and -j must be at least 1");
-    }
-    if args.max_cost.is_some_and(|c| c.is_nan() || c <= 0.0) {
-        anyhow::bail!("--max-cost must be a positive number of USD");
-    }
-    let (writer, done, path) = open_results(&args, &suite, &agent)?;
-    let tasks: Vec<_> = suite.tasks.iter().filter(|t| !done.contains(&t.id)).cloned().collect();
-    if !done.is_empty() {
-        eprintln!(
-            "octo-eval: {} task(s) already scored in {}; running {}",
-            done.len(),
-            path.display(),
-            tasks.len()
-        );
-    }
-    let work_parent = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let work = runner::work_dir(&work_parent.join(".octo-eval-work"))?;
-    let limits =
-        Limits { max_turns: args.max_turns, wall: runner::secs(args.timeout), max_cost: args.max_cost };
-    let plan = Arc::new(Plan {
-        agent,
-        attempts: args.attempts,
-        jobs: args.jobs,
-        limits,
-        work: work.path().to_path_buf(),
-    });
-    let progress = Arc::new(progress::Bar::new(tasks.len(), args.attempts));
-    let writer = Arc::new(Mutex::new(writer));
-    tokio::select! {
-        _ = runner::run_all(plan, tasks, writer, progress.clone()) => progress.done(),
-        _ = tokio::signal::ctrl_c() => {
-            progress.done();
-            eprintln!("octo-eval: interrupted; what finished is in {}; continue with --resume {}", path.display(), path.display());
-            return Ok(ExitCode::from(130));
-        }
-    }
-    if args.keep {
-        let kept = work.keep();
-        eprintln!("octo-eval: the tasks' folders are kept in {}", kept.display());
-    }
-    print_summary(&path, None)
-}
-
-/// The results file to write and the tasks it has scored already.
-fn open_results(
-    args: &RunArgs,
-    suite: &Suite,
-    agent: &Agent,
-) -> anyhow::Result<(Writer, std::collections::BTreeSet<String>, PathBuf)> {
-    if let Some(path) = &args.resume {
-        let (w, read) = Writer::resume(path, &suite.fingerprint())?;
-        let done = read.done().map(str::to_owned).collect();
-        return Ok((w, done, path.clone()));
-    }
-    let started =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let path = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("eval-results/run-{started}.jsonl")));
-    let header = Header {
-        kind: "run".into(),
-        suite_id: suite.fingerprint(),
-        suite: suite.root.display().to_string(),
-        agent: agent.label(),
-        attempts: args.attempts,
-        started,
-    };
-    Ok((Writer::create(&path, &header)?, Default::default(), path))
-}
-
+/// Prints the summary of the results in `path` and writes it as Markdown.
 fn print_summary(path: &Path, markdown: Option<&Path>) -> anyhow::Result<ExitCode> {
     let read = Results::read(path)?;
     let summary = octo_eval::report::summarize(read.records.values(), read.header.attempts as usize);

@@ -101,7 +101,7 @@ async fn an_outside_agent_is_scored_and_one_that_cheats_fails_within_its_sandbox
     let mut c = eval(&home);
     let agent =
         format!("cp '{}' roman.py && printf '%s' {{prompt}} > ../prompt-seen.txt", solution.display());
-    c.args(["run", "--only", "python/roman", "--agent-cmd", &agent, "--suite"])
+    c.args(["run", "--only", "python/roman", "--no-octo", "--agent-cmd", &agent, "--suite"])
         .arg(own_tasks())
         .arg("--out")
         .arg(&out);
@@ -116,10 +116,20 @@ async fn an_outside_agent_is_scored_and_one_that_cheats_fails_within_its_sandbox
     let out = home.workspace().join("cheat.jsonl");
     let mut c = eval(&home);
     let agent = format!(": {{prompt}}; rm -rf tests; echo pwned > '{}'", canary.display());
-    c.args(["run", "--only", "python/median", "--attempts", "1", "--agent-cmd", &agent, "--suite"])
-        .arg(own_tasks())
-        .arg("--out")
-        .arg(&out);
+    c.args([
+        "run",
+        "--only",
+        "python/median",
+        "--attempts",
+        "1",
+        "--no-octo",
+        "--agent-cmd",
+        &agent,
+        "--suite",
+    ])
+    .arg(own_tasks())
+    .arg("--out")
+    .arg(&out);
     run(c).await.success();
     assert_eq!(records(&out)[0]["passed"], false, "the hidden tests came back and fail");
     if octo_eval::verify::sandbox_for(home.workspace().as_path()).is_active() {
@@ -147,7 +157,7 @@ async fn a_hanging_verify_is_killed_at_its_limit_and_scored_as_a_failure() {
     let out = home.workspace().join("h.jsonl");
     let started = std::time::Instant::now();
     let mut c = eval(&home);
-    c.args(["run", "--attempts", "1", "--agent-cmd", ": {prompt}", "--suite"])
+    c.args(["run", "--attempts", "1", "--no-octo", "--agent-cmd", ": {prompt}", "--suite"])
         .arg(&suite)
         .arg("--out")
         .arg(&out);
@@ -203,7 +213,10 @@ async fn an_endpoint_failure_is_an_error_resumed_later_and_another_suites_file_i
     one_task_suite(&other, "true", 5);
     let before = std::fs::read_to_string(&out).unwrap();
     let mut c = eval(&home);
-    c.args(["run", "--agent-cmd", ": {prompt}", "--suite"]).arg(&other).arg("--resume").arg(&out);
+    c.args(["run", "--no-octo", "--agent-cmd", ": {prompt}", "--suite"])
+        .arg(&other)
+        .arg("--resume")
+        .arg(&out);
     run(c).await.code(2).stderr(predicate::str::contains("another suite"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
 }
@@ -258,4 +271,44 @@ async fn runs_are_reported_compared_with_a_sign_test_and_charted() {
         "{text}"
     );
     assert!(!text.contains("<script"), "a chart runs nothing");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn octo_and_another_agent_are_scored_on_the_same_tasks_in_one_run() {
+    let llm = MockLlm::start().await;
+    let task = own_tasks().join("python/roman");
+    llm.script_anthropic(writes(&task.join("solution"))).await;
+    let home = home_for(&llm);
+    let out = home.workspace().join("both.jsonl");
+    // The peer "agent" writes nothing useful: octo wins the task.
+    let mut c = eval(&home);
+    c.args([
+        "run",
+        "--only",
+        "python/roman",
+        "--attempts",
+        "1",
+        "--agent-cmd",
+        "printf '%s' {prompt} > /dev/null",
+    ])
+    .arg("--suite")
+    .arg(own_tasks())
+    .arg("--out")
+    .arg(&out);
+    run(c).await.success().stdout(
+        predicate::str::contains("A: octo the configured model")
+            .and(predicate::str::contains("B: cmd: printf"))
+            .and(predicate::str::contains("1 won by A, 0 won by B")),
+    );
+    let (octo, peer) = (home.workspace().join("both.octo.jsonl"), home.workspace().join("both.cmd1.jsonl"));
+    assert_eq!(records(&octo)[0]["passed"], true);
+    assert_eq!(records(&peer)[0]["passed"], false);
+    assert!(records(&peer)[0]["cost_usd"].is_null(), "an outside agent's cost is not known");
+    // Resuming needs one agent; nothing to score is refused.
+    let mut c = eval(&home);
+    c.args(["run", "--agent-cmd", ": {prompt}", "--resume"]).arg(&octo).arg("--suite").arg(own_tasks());
+    run(c).await.code(2).stderr(predicate::str::contains("--resume continues one agent's run"));
+    let mut c = eval(&home);
+    c.args(["run", "--no-octo", "--suite"]).arg(own_tasks());
+    run(c).await.code(2).stderr(predicate::str::contains("nothing to score"));
 }
