@@ -43,14 +43,22 @@ fn start_serve(home: &TempHome, stderr: std::process::Stdio) -> (std::process::C
 /// Sends SIGTERM and waits (at most `within`) for the exit; the status and how long it took.
 #[cfg(unix)]
 fn terminate(child: &mut std::process::Child, within: Duration) -> (std::process::ExitStatus, Duration) {
+    stop_with(child, nix::sys::signal::Signal::SIGTERM, within)
+}
+
+/// Sends `signal` to `child` and waits for it to end (at most `within`).
+fn stop_with(
+    child: &mut std::process::Child,
+    signal: nix::sys::signal::Signal,
+    within: Duration,
+) -> (std::process::ExitStatus, Duration) {
     let started = Instant::now();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM)
-        .unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     loop {
         if let Some(s) = child.try_wait().unwrap() {
             return (s, started.elapsed());
         }
-        assert!(started.elapsed() < within, "octo serve did not stop on SIGTERM within {within:?}");
+        assert!(started.elapsed() < within, "octo serve did not stop on {signal} within {within:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -84,26 +92,34 @@ async fn serve_answers_and_stops_on_sigterm() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_stops_on_sigterm_with_an_event_stream_open() {
+    use nix::sys::signal::Signal;
     use std::io::{Read, Write};
     let llm = MockLlm::start().await;
-    let home = home_for(&llm);
-    let (mut child, port) = start_serve(&home, std::process::Stdio::null());
-    let token = std::fs::read_to_string(home.home().join("server-token")).unwrap();
-    let auth = format!("Authorization: Bearer {}\r\nHost: 127.0.0.1:{port}\r\n", token.trim());
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "POST /api/sessions HTTP/1.1\r\n{auth}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}").unwrap();
-    let mut created = String::new();
-    let _ = s.read_to_string(&mut created);
-    let id =
-        created.split("\"id\":\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or_default().to_owned();
-    assert!(!id.is_empty(), "{created}");
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(stream, "GET /api/sessions/{id}/events HTTP/1.1\r\n{auth}\r\n").unwrap();
-    let mut head = [0u8; 64];
-    let _ = stream.read(&mut head).unwrap();
-    let (_, took) = terminate(&mut child, Duration::from_secs(5));
-    assert!(took < Duration::from_secs(3), "stopped in {took:?}");
-    drop(stream);
+    // Ctrl-C (SIGINT) and SIGTERM alike, with a browser's event stream held open.
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let home = home_for(&llm);
+        let (mut child, port) = start_serve(&home, std::process::Stdio::null());
+        let token = std::fs::read_to_string(home.home().join("server-token")).unwrap();
+        let auth = format!("Authorization: Bearer {}\r\nHost: 127.0.0.1:{port}\r\n", token.trim());
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(s, "POST /api/sessions HTTP/1.1\r\n{auth}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}").unwrap();
+        let mut created = String::new();
+        let _ = s.read_to_string(&mut created);
+        let id = created
+            .split("\"id\":\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(!id.is_empty(), "{created}");
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(stream, "GET /api/sessions/{id}/events HTTP/1.1\r\n{auth}\r\n").unwrap();
+        let mut head = [0u8; 64];
+        let _ = stream.read(&mut head).unwrap();
+        let (_, took) = stop_with(&mut child, signal, Duration::from_secs(5));
+        assert!(took < Duration::from_secs(3), "{signal}: stopped in {took:?}");
+        drop(stream);
+    }
 }
 
 #[cfg(unix)]

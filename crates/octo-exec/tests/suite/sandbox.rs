@@ -387,3 +387,27 @@ fn daemon_sockets_are_out_of_reach_with_the_network_off() {
     assert!(described.contains("daemon sockets hidden"), "{described}");
     assert!(open_ok, "without the sandbox it connects: {open_text}");
 }
+
+#[test]
+fn the_fallback_never_promises_modes_even_without_protected_folders() {
+    // A workspace with no .git and no prompt files: nothing to bind read-only, yet without a
+    // namespace a command can still chmod what lies outside the writable roots.
+    let root = tempfile::Builder::new().prefix("sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = root.path().join("plain");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mut policy = Policy::new(Mode::WorkspaceWrite, &ws);
+    policy.simulate_no_namespaces = true;
+    let s = Sandbox::new(policy);
+    if !s.is_active() {
+        eprintln!("SKIPPED: no Landlock here");
+        return;
+    }
+    assert!(s.policy().mounts().is_empty(), "nothing to protect: {:?}", s.policy().mounts());
+    let gap = s.accept_edits_gap().expect("accept-edits must not run commands unasked in the fallback");
+    assert!(gap.contains("chmod") && gap.contains("outside the writable roots"), "{gap}");
+    // With namespaces the same workspace holds the promise.
+    let full = Sandbox::new(Policy::new(Mode::WorkspaceWrite, &ws));
+    if full.unheld().is_empty() {
+        assert_eq!(full.accept_edits_gap(), None);
+    }
+}

@@ -411,3 +411,21 @@ async fn a_validation_error_in_a_huge_body_is_shown_once_capped_and_not_retried(
     assert!(text.contains("validation errors") && text.contains("characters in all"), "{text}");
     assert_eq!(llm.requests().await.len(), 1);
 }
+
+#[tokio::test]
+async fn a_4xx_with_a_50_kb_body_is_shown_once_capped_and_not_retried() {
+    let llm = MockLlm::start().await;
+    let detail: String = (0..800).map(|i| format!("field_{i}: this value is not allowed here\n")).collect();
+    assert!(detail.len() > 30_000);
+    let body = serde_json::json!({"error": {"type": "invalid_request_error", "message": format!("{detail}{detail}")}});
+    assert!(body.to_string().len() > 50_000);
+    llm.script_anthropic([Scripted::json(422, &body), Scripted::json(422, &body)]).await;
+    let t = transport(&llm.uri(), fast_retry(5), Duration::from_secs(5));
+    let items = collect(t.post_sse(req(&llm.uri()), Echo::default())).await;
+    assert_eq!(items.len(), 1, "not retried: {items:?}");
+    let Err(e) = &items[0] else { panic!("{items:?}") };
+    let text = e.to_string();
+    assert!(text.lines().count() <= 7 && text.len() < 1000, "capped: {} bytes: {text}", text.len());
+    assert!(text.contains("422") || text.contains("field_0"), "{text}");
+    assert_eq!(llm.requests().await.len(), 1, "a 4xx is not retried");
+}

@@ -136,12 +136,14 @@ impl Linux {
     }
 
     /// What Landlock alone cannot hold for this policy, when no namespace can be had.
+    /// Without a namespace nothing stops a mode, owner or time change anywhere (Landlock has no
+    /// right for them), protected folders or not.
     pub(super) fn namespace_gap(&self, policy: &Policy) -> Option<String> {
-        if policy.mounts().is_empty() {
-            return None;
-        }
         match &self.isolation(policy).ns {
             Namespaces::User | Namespaces::MountOnly => None,
+            Namespaces::None(why) if policy.mounts().is_empty() => Some(format!(
+                "{why}: Landlock alone keeps files outside the writable roots from being written, but not their modes, owners or times changed (chmod, chown, touch -d)"
+            )),
             Namespaces::None(why) => Some(format!(
                 "{why}: Landlock alone keeps the protected folders' files from being written, but not their modes changed (chmod, chown)"
             )),
