@@ -1150,6 +1150,34 @@ async fn json_and_stream_json_have_claude_codes_shapes() {
     assert_eq!(lines[4]["subtype"], "success");
     assert_eq!(lines[4]["result"], "All done.");
     assert!(lines[1]["session_id"].is_string());
+
+    // With --include-partial-messages the answer's text also arrives as `stream_event` deltas
+    // before its `assistant` line, as Claude Code writes them.
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(script()).await;
+    let home = home_for(&llm);
+    let mut c = octo(&home);
+    c.args([
+        "--permission-mode",
+        "auto",
+        "--output-format",
+        "stream-json",
+        "--include-partial-messages",
+        "go",
+    ]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let lines: Vec<Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let deltas: String = lines
+        .iter()
+        .filter(|l| l["type"] == "stream_event" && l["event"]["type"] == "content_block_delta")
+        .filter_map(|l| l["event"]["delta"]["text"].as_str())
+        .collect();
+    assert_eq!(deltas, "All done.", "{lines:#?}");
+    let first_delta = lines.iter().position(|l| l["type"] == "stream_event").unwrap();
+    let last_assistant = lines.iter().rposition(|l| l["type"] == "assistant").unwrap();
+    assert!(first_delta < last_assistant, "deltas come before the message they build");
+    assert!(lines.iter().all(|l| l["type"] != "stream_event" || l["session_id"].is_string()));
 }
 
 /// Claude Code's spellings of the permission flags: `--allowedTools` lets a named call run
