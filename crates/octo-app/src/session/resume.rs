@@ -29,7 +29,12 @@ pub(super) fn open(
         failed: false,
         titled: false,
         id: Arc::clone(session_id),
-        want_id: if options.resume.is_none() { options.session_id.clone() } else { None },
+        // Chosen up front, so what is named after the session (its event log) matches it.
+        want_id: if options.resume.is_none() {
+            Some(options.session_id.clone().unwrap_or_else(octo_session::new_id))
+        } else {
+            None
+        },
     };
     let mut history = Vec::new();
     let mut unanswered = None;

@@ -369,3 +369,19 @@ async fn claude_codes_example_hooks_see_claude_names_and_arguments() {
     let log = std::fs::read_to_string(t.ws.join("hook.log")).unwrap();
     assert_eq!(log.trim(), "Write notes.txt True", "{log}");
 }
+
+#[tokio::test]
+async fn a_saved_sessions_event_log_is_named_after_it_from_the_first_event() {
+    let t = setup(&[], "log_events = true\n", vec![Scripted::sse(Reply::new().text("hi").sse())]).await;
+    let config = Config::load(&t.home, &t.ws, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions { workspace: Some(t.ws.clone()), save: true, ..SessionOptions::default() };
+    let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    turn(&s, "hello").await;
+    let id = s.session_id().expect("saved after the first answer");
+    let logs: Vec<String> = std::fs::read_dir(t.home.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(logs, vec![format!("{id}.jsonl")], "the log has the session's name");
+}
