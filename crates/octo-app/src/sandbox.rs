@@ -38,3 +38,27 @@ pub fn status_line(sandbox: &Sandbox) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::status_line;
+    use octo_tools::shell::sandbox::{Mode, Policy, Sandbox};
+
+    #[test]
+    fn status_names_what_the_sandbox_does_not_hold_here() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite, dir.path());
+        policy.simulate_no_namespaces = true;
+        let fallback = Sandbox::new(policy);
+        if !fallback.is_active() {
+            return;
+        }
+        let text = status_line(&fallback);
+        assert!(text.contains("not held here") && text.contains("chmod"), "{text}");
+        let full = Sandbox::new(Policy::new(Mode::WorkspaceWrite, dir.path()));
+        if full.unheld().is_empty() {
+            assert!(!status_line(&full).contains("not held here"));
+        }
+    }
+}

@@ -181,3 +181,30 @@ async fn a_command_with_too_many_processes_is_stopped_and_says_so() {
     assert!(res.is_error && text.contains("fork bomb"), "{text}");
     assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
 }
+
+/// Where the sandbox cannot keep a promise (here, the Landlock-only fallback), the first confined
+/// command's result says which, once per session.
+#[tokio::test]
+async fn the_first_confined_command_names_what_the_sandbox_does_not_hold_here() {
+    let (_root, ws, _) = place();
+    let mut policy = Policy::new(Mode::WorkspaceWrite, &ws);
+    policy.simulate_no_namespaces = true;
+    let sandbox = Sandbox::new(policy);
+    if !sandbox.is_active() || sandbox.unheld().is_empty() {
+        eprintln!("SKIPPED: no Landlock fallback to observe here: {}", sandbox.describe());
+        return;
+    }
+    let config = ToolsConfig {
+        sandbox: Some(Arc::new(sandbox)),
+        spill_dir: ws.join(".out"),
+        ..ToolsConfig::default()
+    };
+    let reg = default_registry(config);
+    let ctx = ToolContext::detached(&ws);
+    let terminal = reg.get("terminal").unwrap();
+    let first = terminal.execute(json!({"command": "echo one"}), &ctx).await;
+    let second = terminal.execute(json!({"command": "echo two"}), &ctx).await;
+    let (first, second) = (format!("{first:?}"), format!("{second:?}"));
+    assert!(first.contains("does not promise that") && first.contains("chmod"), "{first}");
+    assert!(!second.contains("does not promise that"), "said once: {second}");
+}
