@@ -81,6 +81,30 @@ pub(super) fn protection(t: &Target) -> Option<Protection> {
     let lexical = p.lexical_rel.as_deref().and_then(classify);
     match (real, lexical) {
         (Some(r @ Protection::GitRuns(_)), _) | (_, Some(r @ Protection::GitRuns(_))) => Some(r),
+        (None, None) => hard_linked(&p.real),
         (r, l) => r.or(l),
+    }
+}
+
+/// A regular file with other hard links may be a protected file under an innocent name (`ln
+/// .git/hooks/pre-commit notes.txt`): which one cannot be told cheaply, so it is treated as the
+/// gravest kind.
+fn hard_linked(path: &Path) -> Option<Protection> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        (meta.is_file() && meta.nlink() > 1).then(|| {
+            Protection::GitRuns(format!(
+                "{} (it has {} hard links: it may be a protected file under another name)",
+                path.display(),
+                meta.nlink()
+            ))
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }

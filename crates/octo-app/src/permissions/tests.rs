@@ -346,6 +346,9 @@ fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
     // A committed symlink pointing into .git.
     #[cfg(unix)]
     std::os::unix::fs::symlink(root.join(".git/hooks"), root.join("src/h")).unwrap();
+    // A hook hard-linked under an innocent name.
+    std::fs::write(root.join(".git/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::fs::hard_link(root.join(".git/hooks/pre-commit"), root.join("notes.txt")).unwrap();
     let check = |e: &PermissionEngine, tool: &str, path: &str| {
         let m = meta(tool);
         let input = json!({"path": path, "content": "x", "old_string": "a", "new_string": "b"});
@@ -363,6 +366,7 @@ fn protected_files_are_asked_about_in_every_mode_and_git_runs_ones_always() {
         "src/../.git/config",
         abs_hook.as_str(),
         "src/h/post-checkout",
+        "notes.txt",
     ];
     let steers = [
         "AGENTS.md",
