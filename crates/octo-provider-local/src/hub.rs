@@ -9,9 +9,13 @@ use reqwest::header::{HeaderMap, LOCATION, RANGE};
 
 /// The hub's address: `HF_ENDPOINT` when set, else `https://huggingface.co`.
 pub fn endpoint() -> String {
-    std::env::var("HF_ENDPOINT")
-        .ok()
-        .map(|e| e.trim().trim_end_matches('/').to_owned())
+    endpoint_from(std::env::var("HF_ENDPOINT").ok())
+}
+
+/// The hub's address given `HF_ENDPOINT`'s value: an `http(s)://` URL without its trailing
+/// slash, else Hugging Face.
+fn endpoint_from(var: Option<String>) -> String {
+    var.map(|e| e.trim().trim_end_matches('/').to_owned())
         .filter(|e| e.starts_with("https://") || e.starts_with("http://"))
         .unwrap_or_else(|| "https://huggingface.co".to_owned())
 }
@@ -128,5 +132,9 @@ mod tests {
         if std::env::var_os("HF_ENDPOINT").is_none() {
             assert_eq!(endpoint(), "https://huggingface.co");
         }
+        assert_eq!(endpoint_from(Some("https://hf-mirror.com/ ".into())), "https://hf-mirror.com");
+        assert_eq!(endpoint_from(Some("http://10.0.0.5:8080/".into())), "http://10.0.0.5:8080");
+        assert_eq!(endpoint_from(Some("hf-mirror.com".into())), "https://huggingface.co", "not a URL");
+        assert_eq!(endpoint_from(None), "https://huggingface.co");
     }
 }

@@ -429,3 +429,20 @@ async fn a_4xx_with_a_50_kb_body_is_shown_once_capped_and_not_retried() {
     assert!(text.contains("422") || text.contains("field_0"), "{text}");
     assert_eq!(llm.requests().await.len(), 1, "a 4xx is not retried");
 }
+
+/// A buffered request whose server never answers fails at `request_timeout`, saying so, and is
+/// not sent again (a whole generation that ran out of time would likely run out again, and may
+/// be billed twice).
+#[tokio::test]
+async fn a_buffered_request_that_never_completes_fails_at_its_limit_once() {
+    let server = raw::serve_sequence(vec![(Vec::new(), After::Hang(Duration::from_secs(30)))]).await.unwrap();
+    let cfg =
+        HttpConfig { retry: fast_retry(5), request_timeout: Duration::from_secs(1), ..HttpConfig::default() };
+    let ep = EndpointInfo::new("mock", &server.base, "m", "set MOCK_KEY");
+    let t = Transport::new(build_client(&cfg).unwrap(), &cfg, ep, Some("sk-test-secret".into()));
+    let started = std::time::Instant::now();
+    let err = t.post_json(&req(&server.base)).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(err.to_string().contains("no complete response within 1s"), "{err}");
+    assert_eq!(server.connections(), 1, "not retried");
+}
