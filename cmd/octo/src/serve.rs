@@ -228,3 +228,54 @@ fn top_level_flags(cli: &Cli) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_flags;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    /// `--daemon` starts the server again with the flags it was given: read back, they are the
+    /// same, and the subcommand after them is still the subcommand.
+    #[test]
+    fn the_daemon_is_started_with_every_top_level_flag() {
+        let given = Cli::try_parse_from([
+            "octo",
+            "--endpoint",
+            "anthropic",
+            "--model",
+            "claude-sonnet-4-5",
+            "--permission-mode",
+            "auto",
+            "--sandbox",
+            "read-only",
+            "--max-turns",
+            "7",
+            "--max-budget-usd",
+            "2.5",
+            "--log-events",
+            "--allowedTools",
+            "Bash(git status:*)",
+            "Read",
+            "--disallowedTools=WebFetch",
+            "serve",
+            "--daemon",
+        ])
+        .unwrap();
+        let flags = top_level_flags(&given);
+        let mut again = vec!["octo".to_owned()];
+        again.extend(flags);
+        again.push("serve".to_owned());
+        let back = Cli::try_parse_from(&again).unwrap();
+        assert_eq!(back.endpoint, given.endpoint);
+        assert_eq!(back.model, given.model);
+        assert_eq!(back.permission_mode, given.permission_mode);
+        assert_eq!(back.sandbox, given.sandbox);
+        assert_eq!(back.max_turns, given.max_turns);
+        assert_eq!(back.max_budget_usd, given.max_budget_usd);
+        assert!(back.log_events);
+        assert_eq!(back.allowed_tools, given.allowed_tools);
+        assert_eq!(back.disallowed_tools, given.disallowed_tools);
+        assert!(matches!(back.command, Some(crate::cli::Command::Serve { .. })), "{again:?}");
+    }
+}
