@@ -257,3 +257,17 @@ async fn an_approval_too_long_for_a_message_is_shown_whole_and_still_answerable(
     wait("the answer after the denial", || rest.saw("/messages", "Not written.")).await;
     assert!(rest.saw("/interactions/i1/tok-i1/callback", "Denied"));
 }
+
+/// A thread is a channel of its own to Discord (messages in it carry the thread's id as
+/// `channel_id`), so it is a session of its own, answered in the thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_is_a_session_of_its_own_answered_in_the_thread() {
+    let e = env(vec![Scripted::sse(Reply::new().text("Answered in the channel.").sse())]).await;
+    let (gateway, _server, rest) = start(&e, 0).await;
+    gateway.send_json(dispatch(2, "MESSAGE_CREATE", message("1", "chan", "42", "<@999> hello", true)));
+    wait("the channel's answer", || rest.saw("/channels/chan/messages", "Answered in the channel")).await;
+    gateway.send_json(dispatch(3, "MESSAGE_CREATE", message("2", "thread7", "42", "<@999> /status", true)));
+    wait("the thread's status", || rest.saw("/channels/thread7/messages", "No session yet")).await;
+    assert!(!rest.saw("/channels/chan/messages", "No session yet"), "the channel's session is its own");
+    assert_eq!(e.turns().await, 1);
+}
