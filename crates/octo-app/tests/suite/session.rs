@@ -477,3 +477,51 @@ async fn close_cancels_the_turn_and_drops_the_queued_prompts() {
     assert!(bodies.iter().all(|b| !b.to_string().contains("then this")), "the queued prompt ran");
     assert_eq!(t.session.status().queued, 0);
 }
+
+/// A session with tool calls saved on one server and resumed on a llama.cpp-compatible one,
+/// which rejects an assistant message whose `content` is null (HTTP 500 with a validation
+/// dump): the resumed history is sent with `content: ""` and the turn succeeds.
+#[tokio::test]
+async fn a_session_with_tool_calls_resumes_on_a_server_that_rejects_null_content() {
+    use octo_testkit::wiremock::{matchers, Mock, ResponseTemplate};
+    let (t, _) = setup_saving(
+        vec![
+            Scripted::sse(Reply::new().tool_use("toolu_1", "list_dir", json!({"path": "."})).sse()),
+            answer("Looked."),
+        ],
+        SessionOptions::default(),
+    )
+    .await;
+    t.session.run("look around").await.unwrap();
+    let id = t.session.session_id().unwrap();
+    drop(t.session);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path_regex(r"/chat/completions$"))
+        .and(matchers::body_string_contains("\"content\":null"))
+        .respond_with(ResponseTemplate::new(500).set_body_string(
+            "{\"error\":{\"code\":500,\"message\":\"49 validation errors: messages.1.content: Input should be a valid string\"}}",
+        ))
+        .with_priority(1)
+        .mount(t.llm.server())
+        .await;
+    t.llm.script_openai([Scripted::sse(openai::Reply::new().text("Resumed elsewhere.").sse())]).await;
+    let home = t.ws.parent().unwrap().join("home");
+    let overrides =
+        Overrides { endpoint: Some("compat".into()), model: Some("m".into()), ..Overrides::default() };
+    let config = Config::load(&home, &t.ws, &env, &overrides).unwrap();
+    let options =
+        SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() };
+    let resumed = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    let r = resumed.run("and now?").await.unwrap();
+    assert_eq!(r.answer, "Resumed elsewhere.", "{:?}", r.error);
+    let body = t.llm.request_bodies().await.pop().unwrap();
+    let with_calls: Vec<&serde_json::Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant" && m["tool_calls"].is_array())
+        .collect();
+    assert_eq!(with_calls.len(), 1, "{body}");
+    assert_eq!(with_calls[0]["content"], "", "never null");
+}
