@@ -521,3 +521,56 @@ async fn a_background_childs_approval_reaches_a_front_end_that_answers_between_t
         assert_eq!(t.ws.join("out.txt").exists(), between_turns, "written only when approved");
     }
 }
+
+/// Every file below `dir` whose name starts with `prefix`.
+fn found(dir: &Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if e.file_name().to_string_lossy().starts_with(prefix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A resumed session numbers its children from 1 again: the second child's history is saved
+/// under a name of its own, and the first one's is kept as it was.
+#[tokio::test]
+async fn children_of_a_resumed_session_keep_the_earlier_childrens_histories() {
+    let t = setup_with(
+        &[],
+        vec![
+            calls(&[task("t1", "explore", "first look")]),
+            answer("the first child's finding"),
+            answer("First done."),
+            calls(&[task("t2", "explore", "second look")]),
+            answer("the second child's finding"),
+            answer("Second done."),
+        ],
+        "",
+        SessionOptions { save: true, ..SessionOptions::default() },
+    )
+    .await;
+    turn(&t.session, "look once").await;
+    let id = t.session.session_id().unwrap();
+    let home = t.ws.parent().unwrap().join("home");
+    assert_eq!(found(&home, "explore-1").len(), 1);
+    drop(t.session);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() };
+    let resumed = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    turn(&resumed, "look again").await;
+    let files = found(&home, "explore-1");
+    assert_eq!(files.len(), 2, "{files:?}");
+    let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    assert!(texts.iter().any(|t| t.contains("the first child's finding")), "the first history is kept");
+    assert!(texts.iter().any(|t| t.contains("the second child's finding")));
+}
