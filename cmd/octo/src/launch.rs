@@ -81,6 +81,14 @@ pub fn start(
     launcher.start(launch_of(cli, unattended, resume))
 }
 
+/// Starts the REPL's session: as [`start`], attended, and a background sub-agent's approval
+/// after its parent's turn reaches the prompt (answered with `/allow` or `/deny`).
+pub fn start_repl(launcher: &Launcher, cli: &Cli, resume: Option<String>) -> Result<Session, LaunchError> {
+    let mut launch = launch_of(cli, false, resume);
+    launch.options.approvals_between_turns = true;
+    launcher.start(launch)
+}
+
 /// The end of a one-shot: what follows its turn is done (the checkpoint stored), then
 /// [`stop_processes`].
 pub async fn finish(session: &octo_app::Session) {

@@ -11,6 +11,7 @@ use rustyline::Editor;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod between;
 mod editor;
 mod init;
 mod input;
@@ -39,9 +40,12 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let workspace = launcher.workspace(cli.workspace.as_deref())?;
     greet(cli, &session).await;
     let shown = std::sync::Arc::new(status::Shown::default());
-    let ed = editor(&launcher, &session, &workspace, std::sync::Arc::clone(&shown))?;
+    let mut ed = editor(&launcher, &session, &workspace, std::sync::Arc::clone(&shown))?;
     let history = launcher.home().history_file();
-    let mut repl = Repl { cli, launcher, session, workspace, history };
+    let printer =
+        ed.create_external_printer().ok().map(|p| Box::new(p) as Box<dyn rustyline::ExternalPrinter + Send>);
+    let between = between::Between::new(&session, printer);
+    let mut repl = Repl { cli, launcher, session, workspace, history, between };
     let mut ed = repl.start(ed).await?;
     let mut interrupted = false;
     let mut status_line = status::Status::new(shown);
@@ -88,20 +92,20 @@ pub async fn run_once(
 /// one to continue is in use elsewhere; the exit code when none can start.
 async fn open(cli: &Cli) -> Result<(Launcher, Session), ExitCode> {
     let mut launcher = Launcher::from_env();
-    let mut first = launch::start(&launcher, cli, false, None);
+    let mut first = launch::start_repl(&launcher, cli, None);
     if first.as_ref().is_err_and(octo_app::LaunchError::is_unconfigured)
         && crate::setup::first_run(&launcher).await
     {
         // The key may have gone into a new key file: look again.
         launcher = Launcher::from_env();
-        first = launch::start(&launcher, cli, false, None);
+        first = launch::start_repl(&launcher, cli, None);
     }
     let started = match first {
         Err(e) if e.is_in_use() => {
             out::error(&e.to_string());
             out::status("octo: starting a new session instead");
             let fresh = Cli { continue_session: None, resume: None, ..cli.clone() };
-            launch::start(&launcher, &fresh, false, None)
+            launch::start_repl(&launcher, &fresh, None)
         }
         other => other,
     };
@@ -189,6 +193,8 @@ struct Repl<'a> {
     session: Session,
     workspace: PathBuf,
     history: PathBuf,
+    /// Background sub-agents' approvals waiting between turns.
+    between: between::Between,
 }
 
 impl Repl<'_> {
@@ -208,6 +214,10 @@ impl Repl<'_> {
     async fn line(&mut self, mut ed: Ed, line: String) -> anyhow::Result<Flow> {
         let _ = ed.add_history_entry(line.as_str());
         save_history(&mut ed, &self.history);
+        if let Some(reply) = self.between.answer(&self.session, &line) {
+            out::status(&reply);
+            return Ok(Flow::Go(ed));
+        }
         let thinking = self.cli.show_thinking;
         let ed = match slash::read(&line) {
             slash::Line::Invalid(why) => {
@@ -250,6 +260,7 @@ impl Repl<'_> {
         }
         if let slash::Done::Resume(id) = done {
             ed = switch_to(&self.launcher, self.cli, &mut self.session, ed, id).await?;
+            self.between.watch(&self.session);
         }
         Ok(ed)
     }
@@ -476,7 +487,7 @@ async fn switch_to(
     ed: Ed,
     id: String,
 ) -> anyhow::Result<Ed> {
-    match launch::start(launcher, cli, false, Some(id.clone())) {
+    match launch::start_repl(launcher, cli, Some(id.clone())) {
         Ok(s) => {
             drop(std::mem::replace(session, s));
             let history = session.history().await.unwrap_or_default();

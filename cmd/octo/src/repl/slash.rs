@@ -36,15 +36,13 @@ pub(super) fn read(line: &str) -> Line<'_> {
             Line::Invalid(format!("{} is not a REPL command (Ctrl-C cancels a running turn)", c.name()))
         }
         Parsed::Invalid(why) => Line::Invalid(why),
-        Parsed::Other(name, arg) if OWN.iter().any(|c| c.name == name) => {
-            if arg.is_empty() {
-                if name == "/expand" {
-                    Line::Expand
-                } else {
-                    Line::Exit
-                }
-            } else {
+        Parsed::Other(name @ ("/expand" | "/exit" | "/quit"), arg) => {
+            if !arg.is_empty() {
                 Line::Invalid(format!("{name} takes no argument (got `{arg}`). Usage: {name}"))
+            } else if name == "/expand" {
+                Line::Expand
+            } else {
+                Line::Exit
             }
         }
         Parsed::Other(name, arg) => Line::Other(name, arg),

@@ -42,6 +42,18 @@ pub(super) const OWN: &[CommandSpec] = &[
         about: "the last tool output, whole",
         takes: Takes::Nothing,
     },
+    CommandSpec {
+        name: "/allow",
+        usage: "/allow [always]",
+        about: "yes to a background sub-agent's waiting request",
+        takes: Takes::Text,
+    },
+    CommandSpec {
+        name: "/deny",
+        usage: "/deny [why]",
+        about: "no to a background sub-agent's waiting request",
+        takes: Takes::Text,
+    },
     CommandSpec { name: "/exit", usage: "/exit", about: "leave (also /quit, Ctrl-D)", takes: Takes::Nothing },
     CommandSpec { name: "/quit", usage: "/quit", about: "leave", takes: Takes::Nothing },
 ];

@@ -827,3 +827,57 @@ async fn a_projects_mcp_server_is_approved_called_and_its_prompts_run() {
     .await
     .unwrap();
 }
+
+/// A background sub-agent asks to write after its parent's turn has ended: the question waits
+/// above the prompt, labelled with the child, and `/allow` answers it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_background_childs_request_waits_at_the_prompt_for_allow() {
+    let llm = MockLlm::start().await;
+    let bg = json!({"subagent_type": "general", "description": "write later", "prompt": "write late.txt", "background": true});
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().tool_use("t1", "task", bg).sse()),
+        Scripted::sse(Reply::new().text("Started it.").sse()),
+    ])
+    .await;
+    llm.script_anthropic_matching(
+        "You are a sub-agent of octo",
+        [
+            Scripted::sse(
+                Reply::new()
+                    .tool_use("c1", "write_file", json!({"path": "late.txt", "content": "late\n"}))
+                    .sse(),
+            )
+            .delay(std::time::Duration::from_millis(500)),
+            Scripted::sse(Reply::new().text("Wrote it.").sse()),
+        ],
+    )
+    .await;
+    let home = home_for(&llm);
+    without_status_line(&home);
+    let cmd = octo(&home, &["--no-save"]);
+    let ws = home.workspace();
+    let late = ws.join("late.txt");
+    tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("octo> ").unwrap();
+        p.send_line("/allow").unwrap();
+        p.exp_string("nothing is waiting for an answer").unwrap();
+        p.send_line("write in the background").unwrap();
+        p.exp_string("Started it.").unwrap();
+        p.exp_string("waiting for you: [background sub-agent general-1]").unwrap();
+        p.exp_string("/allow, /allow always or /deny").unwrap();
+        assert!(!late.exists(), "not before the answer");
+        p.send_line("/allow").unwrap();
+        p.exp_string("allowed: [background sub-agent general-1]").unwrap();
+        for _ in 0..100 {
+            if late.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(std::fs::read_to_string(&late).unwrap(), "late\n");
+        leave(&mut p);
+    })
+    .await
+    .unwrap();
+}

@@ -565,7 +565,8 @@ async fn children_of_a_resumed_session_keep_the_earlier_childrens_histories() {
     drop(t.session);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let config = Config::load(&home, &t.ws, &env, &Overrides::default()).unwrap();
-    let options = SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() };
+    let options =
+        SessionOptions { workspace: Some(t.ws.clone()), resume: Some(id), ..SessionOptions::default() };
     let resumed = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
     turn(&resumed, "look again").await;
     let files = found(&home, "explore-1");
