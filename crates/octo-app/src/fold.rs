@@ -112,6 +112,14 @@ impl TurnFold {
             // The reply broke off and starts again: what it said so far is void.
             AgentEvent::Retry { restart: true, .. } => self.answer.truncate(self.request_start),
             AgentEvent::TextDelta { text } => self.answer.push_str(text),
+            // The round as it was kept is what was said: a follower that fell behind the stream
+            // (and lost deltas) gets the whole text back here.
+            AgentEvent::Committed { messages } => {
+                if let Some(last) = messages.iter().rev().find(|m| m.role == octo_agent::Role::Assistant) {
+                    self.answer.truncate(self.request_start);
+                    self.answer.push_str(&last.text());
+                }
+            }
             AgentEvent::Usage { usage } => self.usage += *usage,
             AgentEvent::ToolUpdate { kind, data, .. } if kind == crate::subagents::USAGE_UPDATE => {
                 if let Ok(u) = serde_json::from_value::<Usage>(data.clone()) {

@@ -525,3 +525,17 @@ async fn a_session_with_tool_calls_resumes_on_a_server_that_rejects_null_content
     assert_eq!(with_calls.len(), 1, "{body}");
     assert_eq!(with_calls[0]["content"], "", "never null");
 }
+
+/// A burst of ten thousand deltas (more than the event channel holds, so a follower falls
+/// behind and loses some) still gives the whole answer: the committed round is what was said.
+#[tokio::test]
+async fn a_burst_of_deltas_a_follower_falls_behind_on_is_answered_whole() {
+    let long = "x".repeat(10_000);
+    let t = setup(
+        vec![Scripted::sse(Reply::new().text(long.clone()).chunk_size(1).sse())],
+        SessionOptions::default(),
+    )
+    .await;
+    let r = t.session.run("talk").await.unwrap();
+    assert_eq!(r.answer.len(), long.len());
+}

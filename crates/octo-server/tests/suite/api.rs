@@ -418,3 +418,56 @@ async fn a_background_childs_approval_between_turns_is_answered_over_http() {
     }
     assert_eq!(std::fs::read_to_string(s.ws.join("late.txt")).unwrap(), "late\n");
 }
+
+/// A client that reads slowly while ten thousand events are produced (more than the live
+/// channel holds) sees every one of them, numbered without a gap: what it fell behind on is
+/// caught up from the kept log (or, were that gone, it would be told with a `lagged` event).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_sees_every_event_or_is_told_what_it_missed() {
+    let long = "x".repeat(10_000);
+    let s = start(vec![Scripted::sse(Reply::new().text(long.clone()).chunk_size(1).sse())]).await;
+    let id = s.session().await;
+    let mut resp = s.req(reqwest::Method::GET, &format!("/api/sessions/{id}/events")).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let (status, _) = s.post(&format!("/api/sessions/{id}/prompt"), json!({"text": "talk a lot"})).await;
+    assert_eq!(status, 202);
+    // Fall behind: nothing is read while the turn produces its events.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (mut buf, mut ids, mut text, mut lagged) = (String::new(), Vec::new(), String::new(), false);
+    'read: loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), resp.chunk())
+            .await
+            .expect("stalled")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buf.find("\n\n") {
+            let block = buf[..end].to_owned();
+            buf.drain(..end + 2);
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id:") {
+                    ids.push(v.trim().parse::<u64>().unwrap());
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+            let Ok(v) = serde_json::from_str::<Value>(&data) else { continue };
+            match v["type"].as_str() {
+                Some("text_delta") => text.push_str(v["text"].as_str().unwrap_or("")),
+                Some("lagged") => lagged = true,
+                Some("turn_end") => break 'read,
+                _ => {}
+            }
+        }
+    }
+    assert!(ids.windows(2).all(|w| w[1] > w[0]), "numbers only go up");
+    let gaps = ids.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    assert!(
+        lagged || (gaps == 0 && text == long),
+        "a silent gap: {gaps} gaps, {} of {} characters",
+        text.len(),
+        long.len()
+    );
+    assert!(ids.len() > 10_000, "{}", ids.len());
+}
