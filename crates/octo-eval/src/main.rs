@@ -4,11 +4,11 @@
 mod cli;
 mod progress;
 mod run;
+mod shared;
 
 use clap::Parser;
 use cli::{Cli, Command};
 use octo_eval::results::Results;
-use octo_eval::suite::Suite;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -40,33 +40,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The suite at `path` (its skipped folders named), narrowed to `only`.
-fn load_suite(path: &Path, only: &[String]) -> anyhow::Result<Suite> {
-    let mut suite = Suite::load(path)?;
-    for (id, why) in &suite.skipped {
-        eprintln!("octo-eval: skipped {id}: {why}");
-    }
-    suite.only(only);
-    if suite.tasks.is_empty() {
-        anyhow::bail!("no task of {} matches {}", suite.root.display(), only.join(", "));
-    }
-    Ok(suite)
-}
-
-/// Prints the summary of the results in `path` and writes it as Markdown.
-fn print_summary(path: &Path, markdown: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let read = Results::read(path)?;
-    let summary = octo_eval::report::summarize(read.records.values(), read.header.attempts as usize);
-    println!("{}\n{}", read.header.agent, summary.table());
-    let md = markdown.map_or_else(|| path.with_extension("md"), Path::to_path_buf);
-    let title = format!("{} on {}", read.header.agent, read.header.suite);
-    std::fs::write(&md, summary.markdown(&title, read.records.values()))?;
-    eprintln!("octo-eval: results in {}, summary in {}", path.display(), md.display());
-    Ok(ExitCode::SUCCESS)
-}
-
 fn report(path: &Path, markdown: Option<&Path>) -> anyhow::Result<ExitCode> {
-    print_summary(path, markdown)
+    shared::print_summary(path, markdown)
 }
 
 fn compare(a: &Path, b: &Path) -> anyhow::Result<ExitCode> {
@@ -93,7 +68,7 @@ fn chart(files: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
 
 /// Each task's own solution passes its hidden tests and its start does not.
 async fn check(suite: &Path, only: &[String]) -> anyhow::Result<ExitCode> {
-    let suite = load_suite(suite, only)?;
+    let suite = shared::load_suite(suite, only)?;
     let work = tempfile::tempdir()?;
     let mut bad = 0;
     for task in &suite.tasks {

@@ -41,7 +41,7 @@ fn agents(args: &RunArgs) -> anyhow::Result<Vec<(String, Agent)>> {
 /// Runs the suite for every agent; prints each summary, and with several how each compares
 /// with the first.
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let suite = crate::load_suite(&args.suite, &args.only)?;
+    let suite = crate::shared::load_suite(&args.suite, &args.only)?;
     if args.attempts == 0 || args.jobs == 0 {
         anyhow::bail!("--attempts and -j must be at least 1");
     }
@@ -62,7 +62,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if let Some(code) = run_agent(&args, &suite, agent, &path, started).await? {
             return Ok(code);
         }
-        crate::print_summary(&path, None)?;
+        crate::shared::print_summary(&path, None)?;
         files.push(path);
     }
     if let [first, rest @ ..] = files.as_slice() {
