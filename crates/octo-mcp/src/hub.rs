@@ -309,9 +309,7 @@ impl McpHub {
                     let n = {
                         let mut recent =
                             server.restarts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                        let now = std::time::Instant::now();
-                        recent.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
-                        if recent.len() >= MAX_RESTARTS {
+                        let Some(n) = may_restart(&mut recent, std::time::Instant::now()) else {
                             let why = format!(
                                 "it exited {} times within {} minutes and is not started again in this session (a new session starts it){}",
                                 MAX_RESTARTS + 1,
@@ -320,9 +318,8 @@ impl McpHub {
                             );
                             server.set(State::Failed(why.clone()));
                             return Err(why);
-                        }
-                        recent.push(now);
-                        recent.len()
+                        };
+                        n
                     };
                     tokio::time::sleep(Duration::from_millis(
                         250 * 2u64.pow(u32::try_from(n).unwrap_or(3) - 1),
@@ -487,4 +484,41 @@ fn watch(server: &Arc<Server>, conn: &Arc<Connection>) {
             }
         }
     });
+}
+
+/// Whether a server that exited at `now` is started again: yes while it has been restarted
+/// fewer than [`MAX_RESTARTS`] times within the last [`RESTART_WINDOW`] (`recent` holds those
+/// restarts' times, and gets this one); the count of restarts in the window, this one included.
+fn may_restart(recent: &mut Vec<std::time::Instant>, now: std::time::Instant) -> Option<usize> {
+    recent.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
+    if recent.len() >= MAX_RESTARTS {
+        return None;
+    }
+    recent.push(now);
+    Some(recent.len())
+}
+
+#[cfg(test)]
+mod restart_tests {
+    use super::{may_restart, RESTART_WINDOW};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn crashes_now_and_then_are_restarted_and_a_crash_loop_is_given_up() {
+        let start = Instant::now();
+        // Four crashes across an hour, each restart having worked: all started again.
+        let mut recent = Vec::new();
+        for i in 0..4u64 {
+            let at = start + Duration::from_secs(i * 20 * 60);
+            assert!(may_restart(&mut recent, at).is_some(), "crash {} at minute {}", i + 1, i * 20);
+        }
+        // Four within a minute: the fourth is given up.
+        let mut recent = Vec::new();
+        for i in 0..3u64 {
+            assert_eq!(may_restart(&mut recent, start + Duration::from_secs(i * 10)), Some(i as usize + 1));
+        }
+        assert_eq!(may_restart(&mut recent, start + Duration::from_secs(40)), None);
+        // Once the window has passed, it may be started again.
+        assert!(may_restart(&mut recent, start + RESTART_WINDOW + Duration::from_secs(30)).is_some());
+    }
 }
