@@ -575,3 +575,46 @@ async fn children_of_a_resumed_session_keep_the_earlier_childrens_histories() {
     assert!(texts.iter().any(|t| t.contains("the first child's finding")), "the first history is kept");
     assert!(texts.iter().any(|t| t.contains("the second child's finding")));
 }
+
+/// A background child on a model of its own is priced at that model's rate too, though its
+/// usage arrives after its parent's turn has ended.
+#[tokio::test]
+async fn a_background_child_on_another_model_is_priced_at_its_own_rate() {
+    let quick = "---\nname: quick\ndescription: Answers fast\nmodel: haiku\n---\nBe brief.\n";
+    let bg =
+        json!({"subagent_type": "quick", "description": "later", "prompt": "say hi", "background": true});
+    let t = setup(
+        &[(".claude/agents/quick.md", quick)],
+        vec![call("t1", "task", bg), answer("started")],
+        "",
+        Mode::Auto,
+    )
+    .await;
+    t.llm
+        .script_anthropic_matching(
+            // The agent file's body is the child's system prompt.
+            "Be brief.",
+            [Scripted::sse(Reply::new().text("hi").usage(100, 10, 0, 0).sse())
+                .delay(Duration::from_millis(200))],
+        )
+        .await;
+    turn(&t.session, "go").await;
+    let child = octo_app::Usage { input_tokens: 100, output_tokens: 10, ..Default::default() };
+    let catalog = octo_provider::Catalog::builtin();
+    let (sonnet, haiku) =
+        (catalog.info("claude-sonnet-4-5").price.unwrap(), catalog.info("claude-haiku-4-5").price.unwrap());
+    let mut status = t.session.status();
+    for _ in 0..100 {
+        if status.usage.output_tokens >= 20 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        status = t.session.status();
+    }
+    let mut parent = status.usage;
+    parent.input_tokens -= child.input_tokens;
+    parent.output_tokens -= child.output_tokens;
+    let expected = sonnet.cost(&parent) + haiku.cost(&child);
+    let got = status.cost_usd.unwrap();
+    assert!((got - expected).abs() < 1e-9, "session: {got} vs {expected} ({:?})", status.usage);
+}
