@@ -59,12 +59,9 @@ impl Task {
         home: Option<&crate::home::Home>,
     ) -> Self {
         let event_log = parts.flags.log_events.then(|| {
-            // A new session's id is chosen now (and saved under it later), so the log is named
-            // after the session from its first event.
-            let id = core
-                .session_id()
-                .or_else(|| parts.persist.as_ref().and_then(|p| p.want_id.clone()))
-                .unwrap_or_else(octo_session::new_id);
+            // A new saved session's id is chosen at start, so the log is named after the
+            // session from its first event.
+            let id = core.known_id().unwrap_or_else(octo_session::new_id);
             let home = home.cloned().unwrap_or_else(crate::home::Home::from_env);
             crate::hooks::EventLog::new(&home, &id)
         });

@@ -29,12 +29,8 @@ pub(super) fn open(
         failed: false,
         titled: false,
         id: Arc::clone(session_id),
-        // Chosen up front, so what is named after the session (its event log) matches it.
-        want_id: if options.resume.is_none() {
-            Some(options.session_id.clone().unwrap_or_else(octo_session::new_id))
-        } else {
-            None
-        },
+        // Chosen at start (`Core::planned_id`), so what is named after the session matches it.
+        want_id: if options.resume.is_none() { options.session_id.clone() } else { None },
     };
     let mut history = Vec::new();
     let mut unanswered = None;

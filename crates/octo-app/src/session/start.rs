@@ -35,6 +35,11 @@ impl Session {
         options.no_tools |= chat_only;
         let label = endpoint.resolved.label();
         let core = Core::new(label.clone(), endpoint.resolved.model_info, Arc::clone(&endpoint.sender));
+        if options.save && options.resume.is_none() {
+            let id = options.session_id.clone().unwrap_or_else(octo_session::new_id);
+            let _ = core.planned_id.set(id.clone());
+            options.session_id = Some(id);
+        }
         let mut notes: Vec<String> = config.warnings.iter().chain(endpoint.notes.iter()).cloned().collect();
         let (sandbox, sandbox_notice) = place.sandbox(&config, env);
         // Skills and commands are read once per session, so the listing (and the request

@@ -62,6 +62,10 @@ pub(super) struct Core {
     /// The agent's approval broker, once the agent exists: approvals asked for between turns (a
     /// background sub-agent's) wait in it, so the front ends answer them as any other.
     pub broker: Arc<std::sync::OnceLock<Arc<octo_agent::ApprovalBroker>>>,
+    /// The id a new saved session is going to be saved under, chosen at start so that what is
+    /// named after the session before its first save (hooks' `session_id`, the event log) has
+    /// its name.
+    pub planned_id: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Core {
@@ -89,6 +93,7 @@ impl Core {
             shared: Arc::new(Mutex::new(shared)),
             session_id: Arc::new(Mutex::new(None)),
             broker: Arc::new(std::sync::OnceLock::new()),
+            planned_id: Arc::new(std::sync::OnceLock::new()),
         }
     }
 
@@ -105,6 +110,11 @@ impl Core {
     /// The saved session's id.
     pub fn session_id(&self) -> Option<String> {
         self.session_id.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The saved session's id, or the one it is going to be saved under.
+    pub fn known_id(&self) -> Option<String> {
+        self.session_id().or_else(|| self.planned_id.get().cloned())
     }
 
     /// The model the session talks to now.

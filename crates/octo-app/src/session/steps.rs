@@ -293,7 +293,7 @@ pub(super) fn hook_instance(
     core: &Core,
     native: bool,
 ) -> octo_hooks::Hooks {
-    let id = Arc::clone(&core.session_id);
+    let (id, planned) = (Arc::clone(&core.session_id), Arc::clone(&core.planned_id));
     let sessions = home.sessions();
     let events = core.events.clone();
     octo_hooks::Hooks::new(
@@ -301,7 +301,12 @@ pub(super) fn hook_instance(
         runner,
         octo_hooks::Context {
             session: Arc::new(move || {
-                let id = id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                // Before the first save, the id the session is going to be saved under.
+                let id = id
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone()
+                    .or_else(|| planned.get().cloned());
                 let transcript = id.as_ref().map(|i| sessions.join(format!("{i}.jsonl")));
                 octo_hooks::SessionInfo { id, transcript }
             }),

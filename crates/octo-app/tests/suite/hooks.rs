@@ -371,8 +371,11 @@ async fn claude_codes_example_hooks_see_claude_names_and_arguments() {
 }
 
 #[tokio::test]
-async fn a_saved_sessions_event_log_is_named_after_it_from_the_first_event() {
-    let t = setup(&[], "log_events = true\n", vec![Scripted::sse(Reply::new().text("hi").sse())]).await;
+async fn a_saved_session_is_named_from_its_first_event_in_its_log_and_its_hooks() {
+    // The hook runs in the workspace and keeps what it was given.
+    let config = "log_events = true\n[[hooks.UserPromptSubmit]]\ncommand = \"cat > hook-input.json\"\n";
+    let t = setup(&[], config, vec![Scripted::sse(Reply::new().text("hi").sse())]).await;
+    let seen = t.ws.join("hook-input.json");
     let config = Config::load(&t.home, &t.ws, &env, &Overrides::default()).unwrap();
     let options = SessionOptions { workspace: Some(t.ws.clone()), save: true, ..SessionOptions::default() };
     let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
@@ -384,4 +387,12 @@ async fn a_saved_sessions_event_log_is_named_after_it_from_the_first_event() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(logs, vec![format!("{id}.jsonl")], "the log has the session's name");
+    // The prompt's hook ran before the first save, and was told the session it belongs to.
+    let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["session_id"], id.as_str(), "{input}");
+    let transcript = input["transcript_path"].as_str().unwrap();
+    assert!(
+        transcript.ends_with(&format!("{id}.jsonl")) && std::path::Path::new(transcript).is_file(),
+        "{input}"
+    );
 }
