@@ -1,3 +1,8 @@
+//! Worktrees made, reused, listed and removed with the real `git`, and the places and names
+//! refused.
+//!
+//! Compiled only for tests: `#[cfg(test)] mod tests;` in the module beside it.
+
 #![allow(clippy::unwrap_used)]
 use super::*;
 use std::process::Command;
