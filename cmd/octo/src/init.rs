@@ -13,15 +13,9 @@ pub fn run(cli: &Cli, write: bool) -> anyhow::Result<ExitCode> {
 }
 
 async fn init(cli: &Cli, write: bool) -> anyhow::Result<ExitCode> {
-    let launcher = octo_app::Launcher::from_env();
-    let mut launch = launch::launch_of(cli, true, None);
-    launch.options.model_titles = false;
-    let session = match launcher.start(launch) {
+    let session = match launch::start_headless(cli) {
         Ok(s) => s,
-        Err(e) => {
-            out::error(&e.to_string());
-            return Ok(ExitCode::from(launch::exit_code(&e)));
-        }
+        Err(code) => return Ok(code),
     };
     if !cli.quiet {
         out::status("octo: surveying the repository in plan mode…");

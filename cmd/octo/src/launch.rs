@@ -71,6 +71,15 @@ pub fn start_one_shot(launcher: &Launcher, cli: &Cli, interactive: bool) -> Resu
     launcher.start(launch)
 }
 
+/// Starts the session of a headless subcommand (`octo review`, `octo init`): unattended, no
+/// title; an error is printed and becomes the exit code.
+pub fn start_headless(cli: &Cli) -> Result<Session, std::process::ExitCode> {
+    start_one_shot(&Launcher::from_env(), cli, false).map_err(|e| {
+        crate::out::error(&e.to_string());
+        std::process::ExitCode::from(exit_code(&e))
+    })
+}
+
 /// Starts a session as the flags ask (resuming `resume`, an id, when given).
 pub fn start(
     launcher: &Launcher,

@@ -28,15 +28,9 @@ async fn review(cli: &Cli, args: Args) -> anyhow::Result<ExitCode> {
         (None, None, true) => ReviewTarget::Staged,
         (None, None, false) => ReviewTarget::WorkingTree,
     };
-    let launcher = octo_app::Launcher::from_env();
-    let mut launch = launch::launch_of(cli, true, None);
-    launch.options.model_titles = false;
-    let session = match launcher.start(launch) {
+    let session = match launch::start_headless(cli) {
         Ok(s) => s,
-        Err(e) => {
-            out::error(&e.to_string());
-            return Ok(ExitCode::from(launch::exit_code(&e)));
-        }
+        Err(code) => return Ok(code),
     };
     let json_out = cli.output_format != OutputFormat::Text;
     if !cli.quiet && !json_out {
