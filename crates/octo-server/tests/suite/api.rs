@@ -35,6 +35,11 @@ async fn sse_until(
     }
     let mut resp = req.send().await.unwrap();
     assert_eq!(resp.status(), 200);
+    read_until(&mut resp, stop).await
+}
+
+/// Reads SSE events from an open response until `stop` matches one; their (id, JSON) pairs.
+async fn read_until(resp: &mut reqwest::Response, stop: impl Fn(&Value) -> bool) -> Vec<(u64, Value)> {
     let (mut buf, mut out, mut id) = (String::new(), Vec::new(), 0u64);
     loop {
         let chunk = tokio::time::timeout(Duration::from_secs(20), resp.chunk())
@@ -433,34 +438,14 @@ async fn a_slow_client_sees_every_event_or_is_told_what_it_missed() {
     assert_eq!(status, 202);
     // Fall behind: nothing is read while the turn produces its events.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let (mut buf, mut ids, mut text, mut lagged) = (String::new(), Vec::new(), String::new(), false);
-    'read: loop {
-        let chunk = tokio::time::timeout(Duration::from_secs(30), resp.chunk())
-            .await
-            .expect("stalled")
-            .unwrap()
-            .unwrap();
-        buf.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buf.find("\n\n") {
-            let block = buf[..end].to_owned();
-            buf.drain(..end + 2);
-            let mut data = String::new();
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("id:") {
-                    ids.push(v.trim().parse::<u64>().unwrap());
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
-            }
-            let Ok(v) = serde_json::from_str::<Value>(&data) else { continue };
-            match v["type"].as_str() {
-                Some("text_delta") => text.push_str(v["text"].as_str().unwrap_or("")),
-                Some("lagged") => lagged = true,
-                Some("turn_end") => break 'read,
-                _ => {}
-            }
-        }
-    }
+    let events = read_until(&mut resp, |v| v["type"] == "turn_end").await;
+    let ids: Vec<u64> = events.iter().map(|(id, _)| *id).collect();
+    let text: String = events
+        .iter()
+        .filter(|(_, v)| v["type"] == "text_delta")
+        .filter_map(|(_, v)| v["text"].as_str())
+        .collect();
+    let lagged = events.iter().any(|(_, v)| v["type"] == "lagged");
     assert!(ids.windows(2).all(|w| w[1] > w[0]), "numbers only go up");
     let gaps = ids.windows(2).filter(|w| w[1] != w[0] + 1).count();
     assert!(
