@@ -101,11 +101,8 @@ async fn run_agent(
         );
     }
     eprintln!("octo-eval: scoring {} on {} task(s)", agent.label(), tasks.len());
-    let work_parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let work = runner::work_dir(&work_parent.join(".octo-eval-work"))?;
+    // Under octo's home: outside any repository whose files or git would reach the agent.
+    let work = runner::work_dir(&octo_app::config::octo_home().join("eval-work"))?;
     let limits =
         Limits { max_turns: args.max_turns, wall: runner::secs(args.timeout), max_cost: args.max_cost };
     let plan = Arc::new(Plan {

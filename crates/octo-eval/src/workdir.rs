@@ -73,9 +73,38 @@ pub fn overlay(pairs: &[(PathBuf, PathBuf)], into: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// The agent's starting folder for `task`, in `dir` (made).
+/// The agent's starting folder for `task`, in `dir` (made), a git repository of its own.
 pub fn prepare(task: &Task, dir: &Path) -> io::Result<()> {
-    copy_tree(&task.start, dir, &task.withheld)
+    copy_tree(&task.start, dir, &task.withheld)?;
+    init_git(dir);
+    Ok(())
+}
+
+/// Makes `dir` a repository with one commit of the task's start (when git is there and `dir`
+/// is not one already): git run by the agent sees the task, never a repository the folder
+/// happens to lie inside, and the agent can diff its own work. No hook of any kind runs.
+fn init_git(dir: &Path) {
+    if dir.join(".git").exists() {
+        return;
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=octo-eval", "-c", "user.email=eval@octo.invalid"])
+            .args(["-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if git(&["init", "-q"]) && git(&["add", "-A"]) {
+        let _ = git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "the task's start"]);
+    }
 }
 
 /// A copy of the agent's folder `work` at `dir` with the hidden tests laid over it and the

@@ -90,6 +90,18 @@ async fn a_second_attempt_sees_the_test_output_and_the_tests_stay_hidden() {
     let work = Path::new(kept.trim()).join("python_roman/work");
     assert!(work.join("roman.py").is_file());
     assert!(!work.join("tests").exists(), "hidden tests in the agent's folder");
+    // Under octo's home (not inside the repository the run started in), a repository of its own.
+    assert!(work.starts_with(home.home().join("eval-work")), "{}", work.display());
+    let top = std::process::Command::new("git")
+        .current_dir(&work)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::canonicalize(String::from_utf8_lossy(&top.stdout).trim()).unwrap(),
+        std::fs::canonicalize(&work).unwrap(),
+        "git in the task sees the task"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
