@@ -39,6 +39,9 @@ struct Log {
     /// The number of the event that last changed `history`: the events after it are the turn
     /// under way, which a client that reloads follows again.
     committed_at: u64,
+    /// The pump fell behind the session and lost events: `history` is read again from the
+    /// session before it is given out.
+    stale: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -73,7 +76,17 @@ impl Entry {
     /// The committed conversation and the number of the last event it includes: a client
     /// renders it, then follows the events after that number (the running turn's text so far,
     /// its pending approvals and questions among them).
-    pub fn history(&self) -> (Vec<octo_app::Message>, u64) {
+    pub async fn history(&self) -> (Vec<octo_app::Message>, u64) {
+        if lock(&self.log).stale {
+            // Events were lost on the way in (a Committed among them, maybe): the session's own
+            // history is the truth. It is read after the running turn, if any, ends.
+            if let Ok(fresh) = self.session.history().await {
+                let mut log = lock(&self.log);
+                log.history = fresh;
+                log.committed_at = log.last;
+                log.stale = false;
+            }
+        }
         let log = lock(&self.log);
         (log.history.clone(), log.committed_at)
     }
@@ -198,13 +211,12 @@ async fn pump(
                 let starts = matches!(ev, octo_app::AgentEvent::TurnStart { .. });
                 (serde_json::to_string(&ev).unwrap_or_default().into(), commit, starts)
             }
-            Err(broadcast::error::RecvError::Lagged(n)) => (
-                serde_json::json!({"type": "notice", "message": format!("{n} events were lost")})
-                    .to_string()
-                    .into(),
-                None,
-                false,
-            ),
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                // Told to every client as the event stream tells one that fell behind: what
+                // the lost events said is in the history, which is read again.
+                lock(&log).stale = true;
+                (lagged(n), None, false)
+            }
             Err(broadcast::error::RecvError::Closed) => return,
         };
         let mut l = lock(&log);
@@ -234,4 +246,15 @@ fn push(l: &mut Log, live: &broadcast::Sender<Numbered>, json: Arc<str>) {
         l.events.pop_front();
     }
     let _ = live.send(item);
+}
+
+/// The event telling a client it missed `n` events that are no longer kept.
+pub(crate) fn lagged(n: u64) -> Arc<str> {
+    serde_json::json!({
+        "type": "lagged",
+        "missed": n,
+        "message": format!("{n} events were missed and are no longer kept: fetch the history again (GET /api/sessions/{{id}}/history)")
+    })
+    .to_string()
+    .into()
 }

@@ -2,7 +2,7 @@
 //! missed.
 
 use super::error::{entry, ApiError};
-use crate::hub::{Entry, Numbered};
+use crate::hub::{lagged, Entry, Numbered};
 use crate::state::AppState;
 use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
@@ -10,7 +10,6 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 use std::sync::Arc;
 
 #[derive(Deserialize)]
@@ -70,17 +69,6 @@ fn numbered(e: &Arc<Entry>, from: u64) -> impl futures_util::Stream<Item = Numbe
         },
     );
     futures_util::StreamExt::chain(futures_util::stream::iter(head), live)
-}
-
-/// The event telling a client it missed `n` events that are no longer kept.
-fn lagged(n: u64) -> Arc<str> {
-    json!({
-        "type": "lagged",
-        "missed": n,
-        "message": format!("{n} events were missed and are no longer kept: fetch the history again (GET /api/sessions/{{id}}/history)")
-    })
-    .to_string()
-    .into()
 }
 
 pub async fn events(

@@ -25,7 +25,7 @@ pub async fn history(
     Query(q): Query<Limit>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let (mut messages, last_event) = e.history();
+    let (mut messages, last_event) = e.history().await;
     let earlier = q.limit.map_or(0, |l| start(&messages, l));
     messages.drain(..earlier);
     let (items, messages) = super::error::blocking(move || (items(&e.session, &messages), messages)).await?;
