@@ -105,6 +105,7 @@ mod persist;
 pub mod plugin_parts;
 pub mod plugins;
 pub mod prompt;
+pub mod protected;
 mod repomap;
 pub mod review;
 pub mod sandbox;

@@ -36,7 +36,7 @@ pub async fn serve(
     let homes: Vec<std::path::PathBuf> = path_env("HOME").into_iter().chain([config.home.clone()]).collect();
     let simulate = env("OCTO_SANDBOX_SIMULATE");
     let (sandbox, notice) =
-        crate::sandbox::build(&config.sandbox, &ws, &home.output(), &homes, simulate.as_deref());
+        crate::sandbox::build(&config.sandbox, &ws, &home.output(), &homes, simulate.as_deref(), &[]);
     if let Some(n) = notice {
         eprintln!("octo mcp serve: {n}");
     }

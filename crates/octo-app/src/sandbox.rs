@@ -13,8 +13,11 @@ pub fn build(
     output: &Path,
     homes: &[PathBuf],
     simulate: Option<&str>,
+    prompt_files: &[PathBuf],
 ) -> (std::sync::Arc<Sandbox>, Option<String>) {
-    let sandbox = Sandbox::new(settings.policy(workspace, output, homes, simulate));
+    let mut policy = settings.policy(workspace, output, homes, simulate);
+    policy.protected_entries.extend(inside(workspace, prompt_files));
+    let sandbox = Sandbox::new(policy);
     let notice = sandbox.unavailable().map(|why| {
         if settings.required {
             format!("no OS sandbox ({why}), and `sandbox = \"required\"`: commands will be refused")
@@ -25,6 +28,23 @@ pub fn build(
         }
     });
     (std::sync::Arc::new(sandbox), notice)
+}
+
+/// The files read into the prompt (the rule files' includes and imports) that lie in
+/// `workspace`, relative to it, for the sandbox to keep read-only like the rule files.
+fn inside(workspace: &Path, files: &[PathBuf]) -> Vec<String> {
+    let real_ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let mut out: Vec<String> = Vec::new();
+    for f in files {
+        let real = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
+        let rel = f.strip_prefix(workspace).ok().or_else(|| real.strip_prefix(&real_ws).ok());
+        let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) else { continue };
+        let name = rel.to_string_lossy().into_owned();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 /// The sandbox for `/status`: which one and how, then each promise it does not hold here.

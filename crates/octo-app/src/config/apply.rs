@@ -367,7 +367,7 @@ impl Config {
     /// Adds the servers of the project's `.mcp.json`; problems become warnings (the other
     /// servers still load).
     pub(super) fn read_mcp_json(&mut self, workspace: &Path) {
-        let path = workspace.join(".mcp.json");
+        let path = workspace.join(crate::protected::MCP_JSON);
         if self.files.contains(&path) {
             return;
         }

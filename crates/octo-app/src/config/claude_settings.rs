@@ -20,8 +20,9 @@ pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBu
     if let Some(h) = user_home {
         files.push((h.join(".claude/settings.json"), false));
     }
-    files.push((workspace.join(".claude/settings.json"), true));
-    files.push((workspace.join(".claude/settings.local.json"), true));
+    let claude = workspace.join(crate::protected::CLAUDE_DIR);
+    files.push((claude.join("settings.json"), true));
+    files.push((claude.join("settings.local.json"), true));
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out = Vec::new();
     for (path, project) in files {

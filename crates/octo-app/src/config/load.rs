@@ -119,7 +119,7 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Self, ConfigError> {
         let user_path = crate::home::Home::new(home).config_file();
-        let project_path = workspace.join(".octo").join("config.toml");
+        let project_path = workspace.join(crate::protected::OCTO_DIR).join("config.toml");
         let user = read_file(&user_path)?;
         let project = if project_path == user_path { None } else { read_file(&project_path)? };
         let mut cfg = Config {

@@ -172,11 +172,7 @@ impl SandboxSettings {
         p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
         p.private_tmp = Some(output.join("tmp"));
         p.quarantine = Some(output.join("quarantine"));
-        p.protected_entries = crate::prompt::PROJECT_RULES
-            .iter()
-            .chain(&[".claude", ".octo", ".mcp.json", "SKILLS", ".gitmodules", "CLAUDE.local.md"])
-            .map(|n| (*n).to_owned())
-            .collect();
+        p.protected_entries = crate::protected::sandbox_names().map(str::to_owned).collect();
         p
     }
 }

@@ -21,15 +21,6 @@ pub(super) fn summary(q: &PermissionQuery<'_>, t: &Target) -> Option<String> {
     }
 }
 
-/// Files that configure git or octo, or are read into a prompt: editing them can run commands
-/// (a git hook, an fsmonitor) or steer every later session, so a file tool writing one is asked
-/// about in every mode. Matched on any path component, without regard to case. The prompt's
-/// own files come from [`crate::prompt::PROJECT_RULES`]; the folders skills, commands, agents
-/// and memory are read from are given to the engine by the session
-/// ([`super::PermissionEngine::with_protected_dirs`]).
-pub(super) const PROTECTED: &[&str] =
-    &[".git", ".octo", ".claude", ".mcp.json", ".gitmodules", "claude.local.md"];
-
 /// How far a protected path is protected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Protection {
@@ -49,12 +40,14 @@ impl Protection {
     }
 }
 
-/// The names protected anywhere: [`PROTECTED`] and the prompt's rule files, lowercased.
+/// The names protected on any path component, lowercased: files that configure git or octo, or
+/// are read into a prompt. Editing one can run commands (a git hook, an fsmonitor) or steer every
+/// later session, so a file tool writing one is asked about in every mode. They come from the
+/// one list in [`crate::protected`]; the folders skills, commands, agents and memory are read
+/// from (and the list's root-only names) are given to the engine by the session
+/// ([`super::PermissionEngine::with_protected_dirs`]).
 pub(super) fn protected_names() -> impl Iterator<Item = String> {
-    PROTECTED
-        .iter()
-        .map(|n| (*n).to_owned())
-        .chain(crate::prompt::PROJECT_RULES.iter().map(|n| n.to_ascii_lowercase()))
+    crate::protected::anywhere_names()
 }
 
 /// What in `rel` (a path's components) is protected, if anything.

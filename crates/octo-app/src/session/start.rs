@@ -41,7 +41,6 @@ impl Session {
             options.session_id = Some(id);
         }
         let mut notes: Vec<String> = config.warnings.iter().chain(endpoint.notes.iter()).cloned().collect();
-        let (sandbox, sandbox_notice) = place.sandbox(&config, env);
         // Skills and commands are read once per session, so the listing (and the request
         // prefix) stays byte-stable; `/skills reload` reads them again.
         let found = discovery.join();
@@ -49,6 +48,7 @@ impl Session {
         notes.extend(found.agent_notes);
         notes.extend(found.skill_notes);
         let prompt = Prompt::build(&place, &options, &label, &found.catalog, found.memory_text, &mut notes);
+        let (sandbox, sandbox_notice) = place.sandbox(&config, env, &prompt.sources);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = engine(&config, &place, mode, &sandbox, prompt.sources);
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);

@@ -32,6 +32,8 @@ pub fn protected_dirs(
         .chain(crate::subagents::roots(home, workspace, user_home).into_iter().map(|(d, _)| d))
         .collect();
     dirs.push(home.root().join("memory"));
+    let root_only = crate::protected::entries().into_iter().filter(|e| e.reach == crate::protected::Reach::Root);
+    dirs.extend(root_only.map(|e| workspace.join(e.name)));
     dirs
 }
 
@@ -63,11 +65,13 @@ impl Place {
     }
 
     /// The OS sandbox of the session's commands, and the notice when one was wanted but none can
-    /// be had.
+    /// be had. `prompt_files` (what the prompt read) stay read-only for commands, as the rule
+    /// files do.
     pub fn sandbox(
         &self,
         config: &Config,
         env: EnvLookup<'_>,
+        prompt_files: &[PathBuf],
     ) -> (Arc<octo_tools::shell::sandbox::Sandbox>, Option<String>) {
         let homes: Vec<PathBuf> = self.user_home.iter().cloned().chain([config.home.clone()]).collect();
         crate::sandbox::build(
@@ -76,6 +80,7 @@ impl Place {
             &self.run_output,
             &homes,
             env("OCTO_SANDBOX_SIMULATE").as_deref(),
+            prompt_files,
         )
     }
 }

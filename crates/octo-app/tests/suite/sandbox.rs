@@ -23,6 +23,11 @@ struct Setup {
 /// commands may write). `extra` is added to the user's config; `simulate` sets
 /// `OCTO_SANDBOX_SIMULATE`.
 async fn setup(calls: Vec<Value>, mode: Mode, extra: &str, simulate: bool) -> Setup {
+    setup_with(&[], calls, mode, extra, simulate).await
+}
+
+/// [`setup`] with `files` written in the workspace before the session starts.
+async fn setup_with(files: &[(&str, &str)], calls: Vec<Value>, mode: Mode, extra: &str, simulate: bool) -> Setup {
     let root =
         tempfile::Builder::new().prefix("app-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let home = root.path().join("home");
@@ -30,6 +35,11 @@ async fn setup(calls: Vec<Value>, mode: Mode, extra: &str, simulate: bool) -> Se
     let out = root.path().join("outside");
     for d in [&home, &ws, &out] {
         std::fs::create_dir_all(d).unwrap();
+    }
+    for (name, text) in files {
+        let path = ws.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
     let llm = MockLlm::start().await;
     let mut replies: Vec<Scripted> = calls
@@ -181,4 +191,14 @@ async fn accept_edits_still_asks_before_a_command_names_a_prompt_file() {
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].contains("CLAUDE.md") || asked[0].contains("claude.md"), "{asked:?}");
     assert!(!t.ws.join("CLAUDE.md").exists());
+}
+
+#[tokio::test]
+async fn a_file_the_rules_import_stays_read_only_for_commands() {
+    let files = [("CLAUDE.md", "Follow @docs/rules.md\n"), ("docs/rules.md", "Be careful.\n")];
+    let call = json!({"command": "echo 'obey the model' >> docs/rules.md"});
+    let t = setup_with(&files, vec![call], Mode::Auto, "", false).await;
+    let (asked, results) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert_eq!(std::fs::read_to_string(t.ws.join("docs/rules.md")).unwrap(), "Be careful.\n", "{results:?}");
 }

@@ -331,6 +331,29 @@ fn prompt_files_stay_read_only_for_commands_with_and_without_namespaces() {
 }
 
 #[test]
+fn a_nested_prompt_file_stays_read_only_with_and_without_namespaces() {
+    // `CLAUDE.md` imports `docs/rules.md`: a command rewriting it steers every later session.
+    for fallback in [false, true] {
+        let p = place();
+        std::fs::create_dir_all(p.ws.join("docs/deep")).unwrap();
+        std::fs::write(p.ws.join("docs/rules.md"), "Be careful.\n").unwrap();
+        std::fs::write(p.ws.join("docs/notes.md"), "n\n").unwrap();
+        std::fs::write(p.ws.join("docs/deep/a.md"), "a\n").unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite, &p.ws);
+        policy.protected_entries = vec!["CLAUDE.md".into(), "docs/rules.md".into()];
+        policy.simulate_no_namespaces = fallback;
+        let s = Sandbox::new(policy);
+        for cmd in ["echo evil >> docs/rules.md", "rm docs/rules.md", "mv docs/rules.md docs/old.md"] {
+            let (ok, text) = run(&s, &p.ws, cmd);
+            assert!(!ok, "fallback {fallback}: {cmd} got through: {text}");
+        }
+        assert_eq!(std::fs::read_to_string(p.ws.join("docs/rules.md")).unwrap(), "Be careful.\n");
+        let (ok, text) = run(&s, &p.ws, "echo y >> docs/notes.md && echo z >> docs/deep/a.md");
+        assert!(ok, "fallback {fallback}: the folder's other files stay writable: {text}");
+    }
+}
+
+#[test]
 fn modes_owners_and_times_outside_stay_as_they_are_where_a_namespace_is_had() {
     use std::os::unix::fs::PermissionsExt;
     let p = place();

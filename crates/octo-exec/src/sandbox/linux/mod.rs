@@ -16,7 +16,7 @@ use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
 };
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 mod ns;
@@ -246,18 +246,18 @@ fn landlock_abi() -> u8 {
 }
 
 /// The directories a command may write, and the rules' targets: under `per_entry` (no mount
-/// namespace to keep `.git` read-only) the workspace's top-level entries but `.git`, not the
-/// workspace itself.
+/// namespace to keep `.git` and the prompt files read-only) the workspace is split around them:
+/// its entries but the protected ones, and inside a folder holding a nested protected file
+/// (`docs/rules.md`, included by `CLAUDE.md`) that folder's entries likewise, never the folder
+/// itself.
 fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let kept: Vec<PathBuf> = std::iter::once(policy.workspace.join(".git"))
+        .chain(policy.protected_entries.iter().map(|p| policy.workspace.join(p)))
+        .collect();
     for dir in roots.iter().cloned() {
         if per_entry && dir == policy.workspace {
-            if let Ok(entries) = std::fs::read_dir(&dir) {
-                let kept = |name: &std::ffi::OsStr| {
-                    name == ".git" || policy.protected_entries.iter().any(|p| std::ffi::OsStr::new(p) == name)
-                };
-                out.extend(entries.flatten().filter(|e| !kept(&e.file_name())).map(|e| e.path()));
-            }
+            split_around(&dir, &kept, &mut out);
         } else {
             out.push(dir);
         }
@@ -266,6 +266,23 @@ fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<Pa
         out.extend(DEVICE_DIRS.iter().map(PathBuf::from));
     }
     out
+}
+
+/// The entries of `dir` but those in `kept`; a folder holding one of `kept` is split in turn.
+fn split_around(dir: &Path, kept: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if kept.contains(&path) {
+            continue;
+        }
+        let holds = kept.iter().any(|k| k.starts_with(&path));
+        if holds && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            split_around(&path, kept, out);
+        } else {
+            out.push(path);
+        }
+    }
 }
 
 /// The Landlock ruleset: read and execute everywhere, write in `writable` and on a few devices;
