@@ -21,7 +21,11 @@ pub fn roots(home: &Home, workspace: &Path, user_home: Option<&Path>) -> Vec<Roo
     roots.push(Root::new(home.skills(), "~/.octo/skills", RootKind::Skills));
     roots.push(Root::new(workspace.join(".claude/skills"), "project .claude/skills", RootKind::Skills));
     roots.push(Root::new(workspace.join(".octo/skills"), "project .octo/skills", RootKind::Skills));
-    roots.push(Root::new(workspace.join(crate::protected::SKILLS_DIR), "project SKILLS", RootKind::SkillFiles));
+    roots.push(Root::new(
+        workspace.join(crate::protected::SKILLS_DIR),
+        "project SKILLS",
+        RootKind::SkillFiles,
+    ));
     if let Some(h) = user_home {
         roots.push(Root::new(h.join(".claude/commands"), "~/.claude/commands", RootKind::Commands));
     }

@@ -32,7 +32,8 @@ pub fn protected_dirs(
         .chain(crate::subagents::roots(home, workspace, user_home).into_iter().map(|(d, _)| d))
         .collect();
     dirs.push(home.root().join("memory"));
-    let root_only = crate::protected::entries().into_iter().filter(|e| e.reach == crate::protected::Reach::Root);
+    let root_only =
+        crate::protected::entries().into_iter().filter(|e| e.reach == crate::protected::Reach::Root);
     dirs.extend(root_only.map(|e| workspace.join(e.name)));
     dirs
 }

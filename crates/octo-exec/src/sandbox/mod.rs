@@ -170,6 +170,17 @@ impl Sandbox {
         false
     }
 
+    /// Whether commands run in a mount namespace of their own (Linux, where a user namespace, or
+    /// as root a mount namespace, can be had; probed like [`Sandbox::accept_edits_gap`]). `false`
+    /// means only Landlock confines: the fallback, with the limits [`Sandbox::promises`] names.
+    pub fn has_mount_namespace(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let (State::Active, Some(l)) = (&self.state, &self.linux) {
+            return l.facts(&self.policy).no_namespace.is_none();
+        }
+        false
+    }
+
     /// Each promise the sandbox makes about commands and whether it holds here, and how or why
     /// not (on Linux the first call probes the namespaces, as [`Sandbox::accept_edits_gap`]).
     pub fn promises(&self) -> Vec<Promise> {

@@ -158,7 +158,8 @@ async fn a_prompt_file_a_command_creates_is_moved_away() {
         reg.get("terminal").unwrap().execute(json!({"command": cmd}), &ToolContext::detached(&ws)).await;
     let text = res.text_content();
     assert!(!ws.join("SKILLS").exists(), "{text}");
-    assert!(ws.join("notes.md").is_file(), "{text}");
+    // Landlock alone cannot let a new entry be made at the root and keep a missing one from it.
+    assert_eq!(ws.join("notes.md").is_file(), !fallback, "{text}");
     if !fallback {
         assert!(text.contains("moved away") && text.contains("SKILLS (kept in"), "{text}");
         assert_eq!(std::fs::read_dir(root.path().join("quarantine")).unwrap().count(), 1);
