@@ -226,10 +226,12 @@ pub fn classify_transport(
         root = s.to_string();
         source = s.source();
     }
-    let what = if err.is_timeout() {
-        "timed out".to_owned()
+    let what = if err.is_connect() && err.is_timeout() {
+        "could not connect (timed out: no answer to the connection within `connect_timeout`)".to_owned()
     } else if err.is_connect() {
         format!("could not connect ({root})")
+    } else if err.is_timeout() {
+        "timed out".to_owned()
     } else {
         root
     };

@@ -178,7 +178,8 @@ impl Transport {
         };
         let resp = sent.map_err(|e| {
             let err = classify_transport(&e, &self.endpoint, self.secret());
-            if buffered && e.is_timeout() {
+            // A connect that timed out sent nothing: it is retried like a refused one.
+            if buffered && e.is_timeout() && !e.is_connect() {
                 // The whole generation ran out of time; sending it again would likely do the same
                 // (and may be billed twice).
                 return ProviderError::Server {

@@ -446,3 +446,43 @@ async fn a_buffered_request_that_never_completes_fails_at_its_limit_once() {
     assert!(err.to_string().contains("no complete response within 1s"), "{err}");
     assert_eq!(server.connections(), 1, "not retried");
 }
+
+/// A listener whose accept queue is full: the kernel drops further connection attempts, so a
+/// connect hangs as it does to a host that is down; offline, on loopback. The fillers are kept.
+fn never_accepting() -> (String, Vec<std::net::TcpStream>) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = socket.local_addr().unwrap();
+    let listener = socket.listen(0).unwrap();
+    std::mem::forget(listener);
+    let mut fillers = Vec::new();
+    for _ in 0..8 {
+        match std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(300)) {
+            Ok(s) => fillers.push(s),
+            Err(_) => break,
+        }
+    }
+    (format!("http://{addr}"), fillers)
+}
+
+/// The connect limit (`connect_timeout`) ends a connection that is never accepted, once per
+/// attempt, and the error says it was the connection.
+#[tokio::test]
+async fn a_server_that_never_accepts_fails_at_the_connect_timeout() {
+    let (base, _fillers) = never_accepting();
+    let cfg = HttpConfig {
+        retry: fast_retry(2),
+        connect_timeout: Duration::from_secs(1),
+        request_timeout: Duration::from_secs(60),
+        ..HttpConfig::default()
+    };
+    let ep = EndpointInfo::new("mock", &base, "m", "set MOCK_KEY");
+    let t = Transport::new(build_client(&cfg).unwrap(), &cfg, ep, Some("sk-test-secret".into()));
+    let started = std::time::Instant::now();
+    let err = t.post_json(&req(&base)).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(1900) && took < Duration::from_secs(8), "{took:?}: {err}");
+    let text = err.to_string().to_ascii_lowercase();
+    assert!(text.contains("connect"), "{err}");
+    assert!(!text.contains("sk-test-secret"), "{err}");
+}
