@@ -203,8 +203,14 @@ fn sandbox_lines(
     let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
     let homes: Vec<std::path::PathBuf> =
         user_home.map(std::path::Path::to_path_buf).into_iter().chain([config.home.clone()]).collect();
-    let (sandbox, _) =
-        octo_app::sandbox::build(&config.sandbox, ws, &std::env::temp_dir(), &homes, simulate.as_deref());
+    let (sandbox, _) = octo_app::sandbox::build(
+        &config.sandbox,
+        ws,
+        &std::env::temp_dir(),
+        &homes,
+        simulate.as_deref(),
+        &[],
+    );
     let text = format!("sandbox: {}", sandbox.describe());
     match sandbox.unavailable() {
         None => line(true, text),
