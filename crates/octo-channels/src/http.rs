@@ -13,7 +13,7 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(60);
 /// How long an upload may take.
 pub(crate) const UPLOAD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 /// Tries after a network failure or a 5xx.
-const TRIES: u32 = 3;
+pub(crate) const TRIES: u32 = 3;
 
 /// A platform's answer: its HTTP status and JSON body (`Null` when not JSON).
 pub(crate) struct Answer {
@@ -39,6 +39,18 @@ pub(crate) async fn call_within(
     make: impl Fn() -> reqwest::RequestBuilder,
     limited: impl Fn(u16, &Value) -> bool,
 ) -> Result<Answer, PlatformError> {
+    call_tries(what, timeout, TRIES, make, limited).await
+}
+
+/// [`call_within`] with `tries` tries after a network failure or a 5xx (1: none again; the
+/// caller decides, as a post that may have arrived must be looked for first).
+pub(crate) async fn call_tries(
+    what: &str,
+    timeout: Duration,
+    tries: u32,
+    make: impl Fn() -> reqwest::RequestBuilder,
+    limited: impl Fn(u16, &Value) -> bool,
+) -> Result<Answer, PlatformError> {
     let (mut waited, mut failures) = (false, 0u32);
     loop {
         let failed = |failures: u32| Duration::from_secs(1 << failures.min(4));
@@ -46,7 +58,7 @@ pub(crate) async fn call_within(
             Ok(r) => r,
             Err(e) => {
                 failures += 1;
-                if failures < TRIES {
+                if failures < tries {
                     tokio::time::sleep(failed(failures - 1)).await;
                     continue;
                 }
@@ -77,7 +89,7 @@ pub(crate) async fn call_within(
         }
         if status >= 500 {
             failures += 1;
-            if failures < TRIES {
+            if failures < tries {
                 tokio::time::sleep(failed(failures - 1)).await;
                 continue;
             }

@@ -56,6 +56,21 @@ fn refused(error: &str) -> bool {
     )
 }
 
+/// A Web API answer as its body, or the error it names.
+fn answered(method: &str, a: http::Answer) -> Result<Value, PlatformError> {
+    if a.body["ok"] == true {
+        return Ok(a.body);
+    }
+    let error = a.body["error"].as_str().unwrap_or("no error named");
+    if refused(error) {
+        return Err(PlatformError::Unauthorized(format!("{method}: {error}")));
+    }
+    if !(200..300).contains(&a.status) {
+        return Err(failure(method, a.status, error));
+    }
+    Err(PlatformError::Other(format!("{method}: {error}")))
+}
+
 impl Slack {
     /// The app with its bot token (`xoxb-`) and app-level token (`xapp-`), at `base`
     /// (default [`API_BASE`]).
@@ -87,17 +102,58 @@ impl Slack {
             }
         };
         let a = http::call(method, make, |_, v| v["error"] == "ratelimited").await?;
-        if a.body["ok"] == true {
-            return Ok(a.body);
+        answered(method, a)
+    }
+
+    /// Posts a message. `chat.postMessage` takes no idempotency key, so a post that failed in a
+    /// way that may have posted it (the connection dropped, a 5xx) is looked for in the
+    /// conversation before it is sent again: a retry never shows the user the same text twice.
+    async fn post_message(&self, body: &Value) -> Result<Value, PlatformError> {
+        const METHOD: &str = "chat.postMessage";
+        let url = format!("{}/{METHOD}", self.base);
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() - 2.0);
+        let mut failures = 0u32;
+        loop {
+            let make = || self.client.post(&url).bearer_auth(&self.bot_token).json(body);
+            let limited = |_: u16, v: &Value| v["error"] == "ratelimited";
+            let lost = match http::call_tries(METHOD, http::TIMEOUT, 1, make, limited).await {
+                Ok(a) if a.status < 500 => return answered(METHOD, a),
+                Ok(a) => failure(METHOD, a.status, a.body["error"].as_str().unwrap_or("server error")),
+                Err(e @ PlatformError::Other(_)) => e,
+                Err(e) => return Err(e),
+            };
+            failures += 1;
+            if failures >= http::TRIES {
+                return Err(lost);
+            }
+            tokio::time::sleep(Duration::from_secs(1 << (failures - 1))).await;
+            if let Some(found) = self.posted_since(body, since).await {
+                return Ok(found);
+            }
         }
-        let error = a.body["error"].as_str().unwrap_or("no error named");
-        if refused(error) {
-            return Err(PlatformError::Unauthorized(format!("{method}: {error}")));
-        }
-        if !(200..300).contains(&a.status) {
-            return Err(failure(method, a.status, error));
-        }
-        Err(PlatformError::Other(format!("{method}: {error}")))
+    }
+
+    /// The bot's message with `body`'s text posted in its conversation (or thread) since
+    /// `since`, as `chat.postMessage` would have answered; `None` when there is none or the
+    /// conversation cannot be read (a missing `*:history` scope: then it is posted again).
+    async fn posted_since(&self, body: &Value, since: f64) -> Option<Value> {
+        let channel = text_of(&body["channel"]);
+        let mut form =
+            vec![("channel", channel.clone()), ("oldest", format!("{since:.6}")), ("limit", "50".to_owned())];
+        let method = match body["thread_ts"].as_str() {
+            Some(t) => {
+                form.push(("ts", t.to_owned()));
+                "conversations.replies"
+            }
+            None => "conversations.history",
+        };
+        let v = self.api(method, &self.bot_token, Value::Null, Some(&form)).await.ok()?;
+        let me = lock(&self.me).clone();
+        let mine = |m: &Value| !m["bot_id"].is_null() || (!me.is_empty() && text_of(&m["user"]) == me);
+        let found = v["messages"].as_array()?.iter().find(|m| m["text"] == body["text"] && mine(m))?;
+        Some(json!({"ok": true, "channel": channel, "ts": found["ts"]}))
     }
 
     async fn open(&self) -> Result<Ws, PlatformError> {
@@ -270,7 +326,7 @@ impl Platform for Slack {
                 {"type": "actions", "elements": elements}
             ]);
         }
-        let m = self.api("chat.postMessage", &self.bot_token, body, None).await?;
+        let m = self.post_message(&body).await?;
         let channel = match text_of(&m["channel"]) {
             c if c.is_empty() => channel.to_owned(),
             c => c,

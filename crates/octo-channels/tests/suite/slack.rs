@@ -13,10 +13,16 @@ use tokio_tungstenite::tungstenite::Message;
 use wiremock::ResponseTemplate;
 
 /// The Web API: the bot, Socket Mode URLs, messages (the first chat.postMessage whose text holds
-/// `limited` answers 429 with `Retry-After: 1`), file uploads.
-async fn web_api(gateway: &Gateway, limited: Option<&'static str>) -> (wiremock::MockServer, Rest) {
+/// `limited` answers 429 with `Retry-After: 1`; the first whose text holds `flaky` is posted
+/// but answered 500, and the conversation's history then holds it), file uploads.
+async fn web_api(
+    gateway: &Gateway,
+    limited: Option<&'static str>,
+    flaky: Option<&'static str>,
+) -> (wiremock::MockServer, Rest) {
     let url = gateway.url.clone();
     let posts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let posted = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
     let upload = Arc::new(std::sync::Mutex::new(String::new()));
     let (server, rest) = Rest::start({
         let upload = Arc::clone(&upload);
@@ -30,6 +36,20 @@ async fn web_api(gateway: &Gateway, limited: Option<&'static str>) -> (wiremock:
             match method {
                 "auth.test" => ok(json!({"user_id": "UBOT", "user": "octo", "team": "Acme"})),
                 "apps.connections.open" => ok(json!({"url": url})),
+                "conversations.history" | "conversations.replies" => {
+                    ok(json!({"messages": posted.lock().unwrap().clone()}))
+                }
+                "chat.postMessage"
+                    if flaky.is_some_and(|f| c.body["text"].as_str().unwrap_or("").contains(f)) =>
+                {
+                    let mut posted = posted.lock().unwrap();
+                    if posted.is_empty() {
+                        posted.push(json!({"type": "message", "user": "UBOT", "bot_id": "B1",
+                            "text": c.body["text"], "ts": "77.000100"}));
+                        return ResponseTemplate::new(500).set_body_string("upstream went away");
+                    }
+                    ok(json!({"channel": c.body["channel"], "ts": format!("{n}.000100")}))
+                }
                 "chat.postMessage" => {
                     let hit = limited.is_some_and(|l| c.body["text"].as_str().unwrap_or("").contains(l));
                     if hit && posts.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
@@ -73,8 +93,16 @@ async fn start(
     e: &crate::suite::common::Env,
     limited: Option<&'static str>,
 ) -> (Gateway, wiremock::MockServer, Rest) {
+    start_with(e, limited, None).await
+}
+
+async fn start_with(
+    e: &crate::suite::common::Env,
+    limited: Option<&'static str>,
+    flaky: Option<&'static str>,
+) -> (Gateway, wiremock::MockServer, Rest) {
     let gateway = Gateway::start(hello).await;
-    let (server, rest) = web_api(&gateway, limited).await;
+    let (server, rest) = web_api(&gateway, limited, flaky).await;
     let app =
         Arc::new(Slack::new(octo_app::http_client().unwrap(), "xoxb-bot", "xapp-app", Some(&server.uri())));
     assert_eq!(app.check().await.unwrap(), "@octo on Slack (Acme)");
@@ -223,4 +251,22 @@ async fn slack_threads_are_sessions_of_their_own() {
     gateway.send_json(mention("t3", "T3", "9.000100", Some("7.000100"), "<@UBOT> and now?"));
     wait("the thread's second answer", || rest.saw("chat.", "Still the first thread")).await;
     assert_eq!(e.turns().await, 2, "one session, two turns, in the first thread");
+}
+
+/// Slack's `chat.postMessage` takes no idempotency key: a post answered 500 after it was made is
+/// found in the conversation, not posted twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_that_arrived_before_its_5xx_is_not_posted_again() {
+    let e = env(vec![]).await;
+    let (gateway, _server, rest) = start_with(&e, None, Some("No session yet")).await;
+    gateway.send_json(dm("e1", "E1", "U42", "/status"));
+    wait("the history read", || !rest.calls("conversations.history").is_empty()).await;
+    gateway.send_json(dm("e2", "E2", "U42", "/help"));
+    wait("the next answer", || rest.saw("chat.postMessage", "/file PATH")).await;
+    let status_posts = rest
+        .calls("chat.postMessage")
+        .iter()
+        .filter(|c| c.body["text"].as_str().unwrap_or("").contains("No session yet"))
+        .count();
+    assert_eq!(status_posts, 1, "the first post arrived: it is not sent again");
 }
