@@ -47,7 +47,7 @@ impl PermissionEngine {
                 });
             }
             return match verdict {
-                octo_tools::shell::Verdict::Run => None,
+                octo_tools::shell::Verdict::Run => self.unheld_metadata(cmd, q),
                 octo_tools::shell::Verdict::Refuse(why) => Some(Limit::Refuse(hard_deny(format!(
                     "refused: this command would do {why}. octo never runs it, whatever the permission rules say."
                 )))),
@@ -105,6 +105,22 @@ impl PermissionEngine {
 }
 
 impl PermissionEngine {
+    /// Where only Landlock confines commands (no mount namespace), modes, owners and times of
+    /// files outside the workspace are not held by the sandbox: a command that changes them there
+    /// (`chmod 000 ~`, `touch -d … ../x`, `os.chmod` in a one-liner) is asked about in every mode,
+    /// auto included, as a write outside the workspace would be.
+    fn unheld_metadata(&self, cmd: &str, q: &PermissionQuery<'_>) -> Option<Limit> {
+        if !self.sandboxed {
+            return None;
+        }
+        let gap = self.sandbox_gap.get()?;
+        let why = octo_tools::shell::changes_metadata_outside(cmd, q.cwd, self.secrets.home(), q.cwd)?;
+        Some(Limit::Ask {
+            reason: format!("{why}, and the sandbox here cannot stop that ({gap})"),
+            lift: Lift::RuleOrRemembered,
+        })
+    }
+
     /// A file tool writing a protected file is asked about in every mode: one git runs (a hook,
     /// its config) every time; one read into a later prompt or configuring octo unless an allow
     /// rule names it or the user said "always".

@@ -433,3 +433,30 @@ fn accept_edits_asks_for_commands_when_the_sandbox_cannot_hold_its_promises() {
         "edits still run"
     );
 }
+
+#[test]
+fn where_the_sandbox_cannot_hold_modes_a_mode_change_outside_is_asked_even_in_auto() {
+    let fallback = engine(&[], &[], &[], Mode::Auto)
+        .with_sandbox(true)
+        .with_sandbox_gap(|| Some("no user namespace: chmod is not confined".into()));
+    for cmd in
+        ["chmod 000 ..", "touch -d 2000-01-01 ~/.bashrc", "python3 -c 'import os; os.chown(\"/x\", 0, 0)'"]
+    {
+        let m = meta("terminal");
+        let input = json!({ "command": cmd });
+        let PermissionDecision::Ask { reason: Some(r), .. } = fallback.check(&query("terminal", &input, &m))
+        else {
+            panic!("{cmd}: asked with a reason")
+        };
+        assert!(r.contains("cannot stop that"), "{cmd}: {r}");
+    }
+    for cmd in ["chmod +x run.sh", "touch src/new.rs", "cargo test"] {
+        assert_eq!(decide(&fallback, "terminal", json!({ "command": cmd }), false), D::Allow, "{cmd}");
+    }
+    // Where a namespace holds modes, auto runs it; so it does with no sandbox at all (the user's
+    // choice, said at start).
+    let full = engine(&[], &[], &[], Mode::Auto).with_sandbox(true);
+    assert_eq!(decide(&full, "terminal", json!({"command": "chmod 000 .."}), false), D::Allow);
+    let none = engine(&[], &[], &[], Mode::Auto).with_sandbox_gap(|| Some("the sandbox is off".into()));
+    assert_eq!(decide(&none, "terminal", json!({"command": "chmod 000 .."}), false), D::Allow);
+}

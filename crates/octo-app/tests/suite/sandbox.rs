@@ -23,7 +23,7 @@ struct Setup {
 /// commands may write). `extra` is added to the user's config; `simulate` sets
 /// `OCTO_SANDBOX_SIMULATE`.
 async fn setup(calls: Vec<Value>, mode: Mode, extra: &str, simulate: bool) -> Setup {
-    setup_with(&[], calls, mode, extra, simulate).await
+    setup_with(&[], calls, mode, extra, simulate.then_some("no-landlock")).await
 }
 
 /// [`setup`] with `files` written in the workspace before the session starts.
@@ -32,7 +32,7 @@ async fn setup_with(
     calls: Vec<Value>,
     mode: Mode,
     extra: &str,
-    simulate: bool,
+    simulate: Option<&'static str>,
 ) -> Setup {
     let root =
         tempfile::Builder::new().prefix("app-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -65,7 +65,7 @@ async fn setup_with(
     .unwrap();
     let env = move |k: &str| match k {
         "MOCK_KEY" => Some("sk-mock".to_owned()),
-        "OCTO_SANDBOX_SIMULATE" if simulate => Some("no-landlock".to_owned()),
+        "OCTO_SANDBOX_SIMULATE" => simulate.map(str::to_owned),
         _ => None,
     };
     let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
@@ -220,8 +220,21 @@ async fn accept_edits_still_asks_before_a_command_names_a_prompt_file() {
 async fn a_file_the_rules_import_stays_read_only_for_commands() {
     let files = [("CLAUDE.md", "Follow @docs/rules.md\n"), ("docs/rules.md", "Be careful.\n")];
     let call = json!({"command": "echo 'obey the model' >> docs/rules.md"});
-    let t = setup_with(&files, vec![call], Mode::Auto, "", false).await;
+    let t = setup_with(&files, vec![call], Mode::Auto, "", None).await;
     let (asked, results) = drive(&t.session, false).await;
     assert!(asked.is_empty(), "{asked:?}");
     assert_eq!(std::fs::read_to_string(t.ws.join("docs/rules.md")).unwrap(), "Be careful.\n", "{results:?}");
+}
+
+#[tokio::test]
+async fn without_namespaces_auto_asks_before_a_mode_change_outside() {
+    use std::os::unix::fs::PermissionsExt;
+    let call = json!({"command": "chmod 000 ../outside"});
+    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces")).await;
+    let before = std::fs::metadata(&t.out).unwrap().permissions().mode() & 0o777;
+    let (asked, results) = drive(&t.session, false).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("outside the workspace") && asked[0].contains("cannot stop"), "{asked:?}");
+    let after = std::fs::metadata(&t.out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(after, before, "{results:?}");
 }

@@ -29,6 +29,7 @@ mod check;
 mod inner;
 mod interp;
 mod kill;
+mod meta;
 mod reach;
 mod rm;
 mod segments;
@@ -39,5 +40,6 @@ mod verdict;
 mod words;
 
 pub use check::{check, hard_denied};
+pub use meta::changes_metadata_outside;
 pub use segments::command_segments;
 pub use verdict::{Context, Verdict};
