@@ -273,13 +273,21 @@ pub fn resolve_key(
     env: crate::config::EnvLookup<'_>,
     notes: &mut Vec<String>,
 ) -> Option<(String, KeySource)> {
-    match store.get(endpoint) {
+    let unavailable = match store.get(endpoint) {
         Ok(Some(k)) if !k.trim().is_empty() => return Some((k.trim().to_owned(), KeySource::Keyring)),
-        Ok(_) => {}
-        Err(e) => notes.push(e.to_string()),
+        Ok(_) => None,
+        Err(e) => Some(e),
+    };
+    let from_env = env_var.and_then(|var| {
+        env(var)
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| (k.trim().to_owned(), KeySource::Env(var.to_owned())))
+    });
+    // A keyring that cannot be asked is worth a note only when the key is not found elsewhere.
+    if let (None, Some(e)) = (&from_env, unavailable) {
+        notes.push(e.to_string());
     }
-    let var = env_var?;
-    env(var).map(|k| (k.trim().to_owned(), KeySource::Env(var.to_owned())))
+    from_env
 }
 
 #[cfg(test)]
@@ -352,8 +360,11 @@ mod tests {
             Some(("sk-env".into(), KeySource::Env("DEEPSEEK_API_KEY".into())))
         );
         assert!(notes.is_empty());
+        // A keyring that cannot be asked is said only when the key is not found elsewhere.
         let found = resolve_key(&Broken, "deepseek", Some("DEEPSEEK_API_KEY"), &env, &mut notes);
         assert_eq!(found.map(|f| f.1), Some(KeySource::Env("DEEPSEEK_API_KEY".into())));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(resolve_key(&Broken, "deepseek", Some("OTHER_KEY"), &env, &mut notes), None);
         assert!(notes[0].contains("no OS keyring") && notes[0].contains("environment variable"), "{notes:?}");
         assert_eq!(resolve_key(&MemoryStore::default(), "x", None, &env, &mut notes), None);
     }
