@@ -53,7 +53,15 @@ pub async fn serve(
     let mode = if allow_writes { crate::Mode::Auto } else { crate::Mode::Default };
     let engine = crate::PermissionEngine::new(config.rules.clone(), mode)
         .with_secrets(secrets)
-        .with_sandbox(sandbox.is_active());
+        .with_sandbox(sandbox.is_active())
+        .with_sandbox_gap({
+            let sandbox = Arc::clone(&sandbox);
+            move || sandbox.accept_edits_gap()
+        })
+        .with_socket_gap({
+            let sandbox = Arc::clone(&sandbox);
+            move || sandbox.socket_gap()
+        });
     octo_mcp::serve::OctoServer::new(registry, Arc::new(engine), ws).serve_stdio().await?;
     builtin.shells.stop_all();
     Ok(())

@@ -89,6 +89,9 @@ pub struct PermissionEngine {
     /// Why accept-edits cannot run commands without asking although the sandbox is active (a
     /// promise it does not hold here), asked when needed.
     pub(super) sandbox_gap: SandboxGap,
+    /// Why daemons' sockets stay reachable by commands with the network off (see
+    /// [`PermissionEngine::with_socket_gap`]).
+    pub(super) socket_gap: SandboxGap,
     /// Whether the user trusted this project's skills and commands: only then do their
     /// `allowed-tools` grant.
     pub(super) project_trusted: std::sync::atomic::AtomicBool,
@@ -112,6 +115,7 @@ impl PermissionEngine {
             grants: RwLock::new(Vec::new()),
             sandboxed: false,
             sandbox_gap: SandboxGap::default(),
+            socket_gap: SandboxGap::default(),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
             settings_applied: std::sync::atomic::AtomicBool::new(false),
         }
@@ -168,6 +172,15 @@ impl PermissionEngine {
     #[must_use]
     pub fn with_sandbox_gap(mut self, gap: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
         self.sandbox_gap = SandboxGap(Some(std::sync::Arc::new(gap)));
+        self
+    }
+
+    /// Asks the sandbox why the daemons' named sockets stay within commands' reach with the
+    /// network off (`None`: they do not): then a command that talks to a daemon (`docker`,
+    /// `systemctl`, `nc -U`, …) is asked about in every mode.
+    #[must_use]
+    pub fn with_socket_gap(mut self, gap: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+        self.socket_gap = SandboxGap(Some(std::sync::Arc::new(gap)));
         self
     }
 

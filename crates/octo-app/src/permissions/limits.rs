@@ -105,20 +105,29 @@ impl PermissionEngine {
 }
 
 impl PermissionEngine {
-    /// Where only Landlock confines commands (no mount namespace), modes, owners and times of
-    /// files outside the workspace are not held by the sandbox: a command that changes them there
-    /// (`chmod 000 ~`, `touch -d … ../x`, `os.chmod` in a one-liner) is asked about in every mode,
-    /// auto included, as a write outside the workspace would be.
+    /// What the sandbox here does not hold, for a command that relies on it: where only Landlock
+    /// confines commands (no mount namespace), modes, owners and times of files outside the
+    /// workspace (`chmod 000 ~`, `touch -d … ../x`, `os.chmod` in a one-liner), and, with the
+    /// network off, the daemons' named sockets (`docker run -v /:/host`, `systemctl`, `nc -U`).
+    /// Such a command is asked about in every mode, auto included, as a write outside the
+    /// workspace would be.
     fn unheld_metadata(&self, cmd: &str, q: &PermissionQuery<'_>) -> Option<Limit> {
         if !self.sandboxed {
             return None;
         }
-        let gap = self.sandbox_gap.get()?;
-        let why = octo_tools::shell::changes_metadata_outside(cmd, q.cwd, self.secrets.home(), q.cwd)?;
-        Some(Limit::Ask {
-            reason: format!("{why}, and the sandbox here cannot stop that ({gap})"),
-            lift: Lift::RuleOrRemembered,
-        })
+        let home = self.secrets.home();
+        let socket = || {
+            let gap = self.socket_gap.get()?;
+            let why = octo_tools::shell::reaches_local_daemon(cmd, q.cwd, home)?;
+            Some(format!("{why}, and {gap}: a daemon can act outside the sandbox"))
+        };
+        let metadata = || {
+            let gap = self.sandbox_gap.get()?;
+            let why = octo_tools::shell::changes_metadata_outside(cmd, q.cwd, home, q.cwd)?;
+            Some(format!("{why}, and the sandbox here cannot stop that ({gap})"))
+        };
+        let reason = metadata().or_else(socket)?;
+        Some(Limit::Ask { reason, lift: Lift::RuleOrRemembered })
     }
 
     /// A file tool writing a protected file is asked about in every mode: one git runs (a hook,

@@ -460,3 +460,22 @@ fn where_the_sandbox_cannot_hold_modes_a_mode_change_outside_is_asked_even_in_au
     let none = engine(&[], &[], &[], Mode::Auto).with_sandbox_gap(|| Some("the sandbox is off".into()));
     assert_eq!(decide(&none, "terminal", json!({"command": "chmod 000 .."}), false), D::Allow);
 }
+
+#[test]
+fn where_the_daemons_sockets_stay_reachable_a_daemon_client_is_asked_even_in_auto() {
+    let open = engine(&[], &[], &[], Mode::Auto)
+        .with_sandbox(true)
+        .with_socket_gap(|| Some("the sandbox here cannot hide the daemons' sockets".into()));
+    for cmd in ["docker run -v /:/host alpine", "nc -U /var/run/docker.sock", "systemctl --user start x"] {
+        let m = meta("terminal");
+        let input = json!({ "command": cmd });
+        let PermissionDecision::Ask { reason: Some(r), .. } = open.check(&query("terminal", &input, &m))
+        else {
+            panic!("{cmd}: asked with a reason")
+        };
+        assert!(r.contains("daemon"), "{cmd}: {r}");
+    }
+    assert_eq!(decide(&open, "terminal", json!({"command": "cargo test"}), false), D::Allow);
+    let hidden = engine(&[], &[], &[], Mode::Auto).with_sandbox(true);
+    assert_eq!(decide(&hidden, "terminal", json!({"command": "docker ps"}), false), D::Allow);
+}

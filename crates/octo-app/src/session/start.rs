@@ -208,6 +208,10 @@ fn engine(
                 let sandbox = Arc::clone(sandbox);
                 move || sandbox.accept_edits_gap()
             })
+            .with_socket_gap({
+                let sandbox = Arc::clone(sandbox);
+                move || sandbox.socket_gap()
+            })
             .with_protected(prompt_sources)
             .with_protected_dirs(place.protected_dirs()),
     )

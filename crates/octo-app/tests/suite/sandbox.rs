@@ -238,3 +238,14 @@ async fn without_namespaces_auto_asks_before_a_mode_change_outside() {
     let after = std::fs::metadata(&t.out).unwrap().permissions().mode() & 0o777;
     assert_eq!(after, before, "{results:?}");
 }
+
+#[tokio::test]
+async fn without_namespaces_auto_asks_before_a_command_talks_to_a_daemon() {
+    // With the network off and no mount namespace to hide `/run`, the Docker socket (a way out:
+    // `docker run -v /:/host`) stays reachable: asked about even in auto mode.
+    let call = json!({"command": "docker run --rm -v /:/host alpine cat /host/etc/shadow"});
+    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces")).await;
+    let (asked, _) = drive(&t.session, false).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("daemon") && asked[0].contains("sockets"), "{asked:?}");
+}

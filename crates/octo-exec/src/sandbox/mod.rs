@@ -170,6 +170,17 @@ impl Sandbox {
         false
     }
 
+    /// Why named sockets of local daemons stay within commands' reach though the network is off
+    /// (no mount namespace hides `/run`), for the permission engine to ask before a command
+    /// that talks to one; `None` when they are hidden, the network is allowed anyway, or no
+    /// sandbox confines commands (a state said at start).
+    pub fn socket_gap(&self) -> Option<String> {
+        if self.state != State::Active || self.policy.network || self.sockets_hidden() {
+            return None;
+        }
+        Some("the sandbox here cannot hide the daemons' sockets (no mount namespace)".to_owned())
+    }
+
     /// Whether commands run in a mount namespace of their own (Linux, where a user namespace, or
     /// as root a mount namespace, can be had; probed like [`Sandbox::accept_edits_gap`]). `false`
     /// means only Landlock confines: the fallback, with the limits [`Sandbox::promises`] names.

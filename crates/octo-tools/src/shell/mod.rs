@@ -7,7 +7,9 @@ pub mod syntax;
 mod undone;
 
 pub use background::BackgroundShells;
-pub use deny::{changes_metadata_outside, check, command_segments, hard_denied, Context, Verdict};
+pub use deny::{
+    changes_metadata_outside, check, command_segments, hard_denied, reaches_local_daemon, Context, Verdict,
+};
 pub use octo_exec::{
     env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running,
 };

@@ -33,6 +33,7 @@ mod meta;
 mod reach;
 mod rm;
 mod segments;
+mod socket;
 mod system;
 #[cfg(test)]
 mod tests;
@@ -42,4 +43,5 @@ mod words;
 pub use check::{check, hard_denied};
 pub use meta::changes_metadata_outside;
 pub use segments::command_segments;
+pub use socket::reaches_local_daemon;
 pub use verdict::{Context, Verdict};
