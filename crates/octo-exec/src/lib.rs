@@ -7,7 +7,8 @@
 //! - [`spawn`]: the command in its own process group, stdout and stderr merged in order into a
 //!   bounded [`Capture`], killed as a group ([`kill_group`], [`Running::terminate`]);
 //! - [`env::ShellEnv`]: the filtered environment commands see;
-//! - [`reaper`]: no process outlives octo;
+//! - [`reaper`]: no process outlives octo; [`tied`]: what octo starts dies with it, even when
+//!   octo is killed;
 //! - [`sandbox`]: the OS sandbox — on Linux Landlock for the file system, a seccomp filter for the
 //!   network and a private mount namespace that keeps `.git` read-only; on macOS a Seatbelt
 //!   profile. It is applied in the child between fork and exec, so octo itself is never confined.
@@ -34,6 +35,7 @@ mod process;
 pub mod reaper;
 pub mod sandbox;
 mod shell;
+pub mod tied;
 mod unique;
 
 pub use capture::Capture;

@@ -52,10 +52,9 @@ pub fn spawn(
     }
     let mut tokio_cmd = tokio::process::Command::from(cmd);
     tokio_cmd.kill_on_drop(true);
-    let child = tokio_cmd.spawn()?;
-    // The command object held the write ends; dropping it leaves only the child's copies, so the
-    // reader sees EOF when every process of the group has closed them.
-    drop(tokio_cmd);
+    // The command object held the write ends; [`crate::tied::spawn`] drops it, leaving only the
+    // child's copies, so the reader sees EOF when every process of the group has closed them.
+    let child = crate::tied::spawn(tokio_cmd)?;
     let group = child.id().unwrap_or(0);
     crate::reaper::set_managed(group, true);
     crate::reaper::record_group(group, tag);

@@ -67,7 +67,7 @@ impl Runner {
         }
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
-        let mut child = match cmd.spawn() {
+        let mut child = match octo_exec::tied::spawn(cmd) {
             Ok(c) => c,
             Err(e) => {
                 ran.problem = Some(format!("could not start: {e}"));

@@ -121,7 +121,8 @@ impl Server {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| LspError::Start(format!("{}: {e}", l.program.display())))?;
+        let mut child = octo_exec::tied::spawn(cmd)
+            .map_err(|e| LspError::Start(format!("{}: {e}", l.program.display())))?;
         let (Some(stdin), Some(stdout), stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

@@ -234,7 +234,7 @@ fn spawn(
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    cmd.spawn().map_err(|e| io_error(command, &e))
+    octo_exec::tied::spawn(cmd).map_err(|e| io_error(command, &e))
 }
 
 /// Initializes the MCP session with a started stdio server; its process group is killed when

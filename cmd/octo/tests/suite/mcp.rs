@@ -277,3 +277,56 @@ async fn one_mcp_login_makes_a_server_behind_oauth_usable() {
     assert!(!std::fs::read_to_string(&keys).unwrap().contains("mcp-oauth:remote:"));
     srv.stop.cancel();
 }
+
+/// An MCP server that ignores the end of its input (it never reads it) still dies with an octo
+/// killed by `SIGKILL`: what octo starts carries a parent-death signal.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_ignores_its_input_dies_with_an_octo_killed_by_sigkill() {
+    use octo_testkit::raw::{serve_sequence, After};
+    let hang =
+        serve_sequence(vec![(Vec::new(), After::Hang(std::time::Duration::from_secs(60)))]).await.unwrap();
+    let home = TempHome::new().unwrap();
+    let pid_file = home.home().join("server.pid");
+    let script = home
+        .write(
+            "stubborn.py",
+            format!(
+                "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n",
+                pid_file.display().to_string()
+            ),
+        )
+        .unwrap();
+    let config = format!(
+        "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n\n[mcp_servers.stubborn]\ncommand = \"python3\"\nargs = [{:?}]\nstartup_timeout = 1\n",
+        hang.base,
+        script.display().to_string()
+    );
+    std::fs::write(home.home().join("config.toml"), config).unwrap();
+    let mut c = super::common::octo_std(&home);
+    c.args(["--no-save", "say hi"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    let mut octo = c.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let server = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "the server never started");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(running(server));
+    // octo now waits for a model that never answers; kill it the hard way.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    octo.kill().unwrap();
+    let _ = octo.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(server) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let alive = running(server);
+    if alive {
+        let _ = std::process::Command::new("kill").args(["-9", &server.to_string()]).status();
+    }
+    assert!(!alive, "the MCP server outlived an octo killed with SIGKILL");
+}
