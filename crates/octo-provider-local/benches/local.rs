@@ -84,42 +84,62 @@ fn row(what: &str, octo: String, server: String, goal: &str) {
     println!("  {what:<44} {octo:>12} {server:>14}   {goal}");
 }
 
-fn table(threads: usize, octo: (Turn, Turn), server: Option<(Turn, Turn)>, source: &str) {
-    let (f, s) = octo;
+/// The median of `f` over the runs (`None` without runs).
+fn median(runs: &[(Turn, Turn)], f: &dyn Fn(&(Turn, Turn)) -> f64) -> Option<f64> {
+    let mut v: Vec<f64> = runs.iter().map(f).collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+fn table(threads: usize, octo: &[(Turn, Turn)], server: &[(Turn, Turn)], source: &str) {
     let cell = |v: Option<f64>, unit: &str| v.map_or("—".to_owned(), |v| format!("{v:.0}{unit}"));
-    let sv = |get: &dyn Fn(&(Turn, Turn)) -> f64| server.as_ref().map(get);
+    let both = |f: &dyn Fn(&(Turn, Turn)) -> f64, unit: &str| {
+        (cell(median(octo, f), unit), cell(median(server, f), unit))
+    };
     println!(
-        "local model against llama-server ({threads} threads, {} prompt tokens, server {source}):",
-        f.prompt_tokens
+        "local model against llama-server ({threads} threads, {} prompt tokens, median of {} alternating rounds, server {source}):",
+        octo.first().map_or(0, |t| t.0.prompt_tokens),
+        octo.len()
     );
     row("", "octo".into(), "llama-server".into(), "goal");
-    row(
-        "prompt processing, tokens/s",
-        cell(Some(f.prompt_rate()), ""),
-        cell(sv(&|t| t.0.prompt_rate()), ""),
-        "octo ≥ server",
-    );
-    row(
-        "generation, tokens/s",
-        cell(Some(f.generation()), ""),
-        cell(sv(&|t| t.0.generation()), ""),
-        "octo ≥ server",
-    );
-    row(
-        "time to first token, first turn",
-        cell(Some(f.ttft.as_secs_f64() * 1e3), " ms"),
-        cell(sv(&|t| t.0.ttft.as_secs_f64() * 1e3), " ms"),
-        "octo ≤ server",
-    );
-    row(
-        "time to first token, second turn",
-        cell(Some(s.ttft.as_secs_f64() * 1e3), " ms"),
-        cell(sv(&|t| t.1.ttft.as_secs_f64() * 1e3), " ms"),
-        "octo ≤ server",
-    );
-    let share = s.ttft.as_secs_f64() / f.ttft.as_secs_f64().max(1e-9);
+    let (o, s) = both(&|t| t.0.prompt_rate(), "");
+    row("prompt processing, tokens/s", o, s, "octo ≥ server");
+    let (o, s) = both(&|t| t.0.generation(), "");
+    row("generation, tokens/s", o, s, "octo ≥ server");
+    let (o, s) = both(&|t| t.0.ttft.as_secs_f64() * 1e3, " ms");
+    row("time to first token, first turn", o, s, "octo ≤ server");
+    let (o, s) = both(&|t| t.1.ttft.as_secs_f64() * 1e3, " ms");
+    row("time to first token, second turn", o, s, "octo ≤ server");
+    let share = median(octo, &|t| t.1.ttft.as_secs_f64() / t.0.ttft.as_secs_f64().max(1e-9)).unwrap_or(0.0);
     row("second turn's share of the first", format!("{:.0}%", share * 100.0), String::new(), "≤ 33%");
 }
+
+/// One round of octo: a fresh sender (nothing cached), two turns of one conversation.
+fn octo_round(rt: &tokio::runtime::Runtime, path: &Path, threads: usize, system: &str) -> (Turn, Turn) {
+    let s = sender(path, threads);
+    let (first, answer) = rt.block_on(octo_turn(&s, &[Message::user(Q1)], system));
+    let history = [Message::user(Q1), Message::assistant(answer), Message::user(Q2)];
+    let (second, _) = rt.block_on(octo_turn(&s, &history, system));
+    (first, second)
+}
+
+/// One round of the server: started fresh (an empty prompt cache), two turns; where it came
+/// from, or why there is no round.
+fn server_round(
+    rt: &tokio::runtime::Runtime,
+    path: &Path,
+    threads: usize,
+    system: &str,
+) -> Result<((Turn, Turn), String), String> {
+    let mut srv = server::start(path, threads)?;
+    let source = srv.source.clone();
+    rt.block_on(server::turns(&srv.url, system, Q1, Q2))
+        .map(|t| (t, source.clone()))
+        .map_err(|e| format!("{source}; its request failed: {e}, the server {}", srv.state()))
+}
+
+const Q1: &str = "Explain what a hash map is.";
+const Q2: &str = "And a B-tree?";
 
 fn main() {
     let Some(path) = model() else {
@@ -127,29 +147,30 @@ fn main() {
         return;
     };
     let threads = octo_provider_local::physical_cores();
+    let rounds: usize = std::env::var("LOCAL_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let system = system();
-    let q1 = "Explain what a hash map is.";
-    let q2 = "And a B-tree?";
-    // Warm up (page the model in), then a fresh sender for the measured turns.
+    // Warm up (page the model in), then fresh senders for the measured rounds.
     rt.block_on(octo_turn(&sender(&path, threads), &[Message::user("hi")], "x"));
-    let s = sender(&path, threads);
-    let (first, answer) = rt.block_on(octo_turn(&s, &[Message::user(q1)], &system));
-    let history = [Message::user(q1), Message::assistant(answer), Message::user(q2)];
-    let (second, _) = rt.block_on(octo_turn(&s, &history, &system));
-    drop(s);
-    let (server, source) = match server::start(&path, threads) {
-        Ok(mut srv) => {
-            let measured = rt.block_on(server::turns(&srv.url, &system, q1, q2));
-            let source = srv.source.clone();
-            match measured {
-                Ok(t) => (Some(t), source),
-                Err(e) => (None, format!("{source}; its request failed: {e}, the server {}", srv.state())),
+    let (mut octo, mut server, mut source) = (Vec::new(), Vec::new(), String::new());
+    // Alternating who goes first, so neither always runs on a cooler (or warmer) machine.
+    for round in 0..rounds {
+        let mut serve = || match server_round(&rt, &path, threads, &system) {
+            Ok((t, from)) => {
+                server.push(t);
+                source = from;
             }
+            Err(why) => source = format!("skipped: {why}"),
+        };
+        if round % 2 == 1 {
+            serve();
+            octo.push(octo_round(&rt, &path, threads, &system));
+        } else {
+            octo.push(octo_round(&rt, &path, threads, &system));
+            serve();
         }
-        Err(why) => (None, format!("skipped: {why}")),
-    };
-    table(threads, (first, second), server, &source);
+    }
+    table(threads, &octo, &server, &source);
 }
 
 mod server {

@@ -116,9 +116,10 @@ impl State {
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
         let backend = crate::engine::backend().map_err(|e| e.to_string())?;
-        let ctx = model
+        let mut ctx = model
             .new_context(backend, params)
             .map_err(|e| format!("cannot make a context of {} tokens: {e}", settings.n_ctx))?;
+        warm_up(&mut ctx, model);
         let native_tools = supports_tools(model, &template);
         Ok(Self { model, template, ctx, cached: Vec::new(), settings, stats, seed: 0x5eed, native_tools })
     }
@@ -501,6 +502,20 @@ impl Answer<'_> {
         }
         Ok(stop)
     }
+}
+
+/// One decode on the new context, then an empty cache again, as llama-server does when it
+/// starts: the first one allocates and touches what every later one uses, so the first request
+/// does not pay for it.
+fn warm_up(ctx: &mut llama_cpp_2::context::LlamaContext<'_>, model: &LlamaModel) {
+    let token = [model.token_bos(), model.token_eos()].into_iter().find(|t| t.0 >= 0);
+    let mut batch = LlamaBatch::new(1, 1);
+    if let Some(t) = token {
+        if batch.add(t, 0, &[0], true).is_ok() {
+            let _ = ctx.decode(&mut batch);
+        }
+    }
+    ctx.clear_kv_cache();
 }
 
 /// The longest answer in the JSON tool-call scheme: beyond it a call's arguments are runaway.
