@@ -1,11 +1,45 @@
 //! The scripts a command runs inside it: `sh -c`, `eval`, `source`, a shell fed by a pipeline, a
 //! here-string or a here-document, and `env -S`.
 
-use super::words::{basename, SHELLS};
-use crate::shell::syntax::{Feed, Simple, Word};
+use super::words::{basename, strip_wrappers, SHELLS};
+use crate::shell::syntax::{self, Feed, Simple, Word};
+use std::path::Path;
 
 /// How deep inner scripts (`sh -c 'sh -c …'`) are followed.
 pub(super) const MAX_DEPTH: usize = 4;
+
+/// The first answer `f` gives for a simple command of `command` run in `cwd` (its words behind
+/// their wrappers), the scripts it runs inside included, as deep as [`MAX_DEPTH`].
+pub(super) fn first_command<T>(
+    command: &str,
+    cwd: &Path,
+    home: &Path,
+    f: &dyn Fn(&Simple, &[Word]) -> Option<T>,
+) -> Option<T> {
+    fn at<T>(
+        command: &str,
+        cwd: &Path,
+        home: &Path,
+        depth: usize,
+        f: &dyn Fn(&Simple, &[Word]) -> Option<T>,
+    ) -> Option<T> {
+        for c in &syntax::parse(command, cwd, home).commands {
+            let words = strip_wrappers(&c.words);
+            if let Some(found) = f(c, words) {
+                return Some(found);
+            }
+            if depth < MAX_DEPTH {
+                if let Some(found) =
+                    inner_script(c, words).flatten().and_then(|s| at(&s, &c.cwd, home, depth + 1, f))
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+    at(command, cwd, home, 0, f)
+}
 
 /// The script a shell, `eval` or `source` will run: `Some(Some(text))` when it is known before
 /// running, `Some(None)` when it is only known at run time, `None` when the command runs no

@@ -4,9 +4,9 @@
 //! confines alone (no mount namespace) octo asks before such a command reaches outside the
 //! workspace ([`changes_metadata_outside`]).
 
-use super::inner::{inner_script, MAX_DEPTH};
+use super::inner::first_command;
 use super::interp::one_liner;
-use super::words::{basename, strip_wrappers};
+use super::words::basename;
 use crate::shell::syntax::{self, Simple, Word};
 use std::path::{Path, PathBuf};
 
@@ -20,25 +20,7 @@ const CALLS: &[&str] = &["chmod", "chown", "utime", "chflags", "setfacl", "chatt
 /// of one only known at run time), as a reason to ask; `None` when nothing does.
 pub fn changes_metadata_outside(command: &str, cwd: &Path, home: &Path, workspace: &Path) -> Option<String> {
     let ws = crate::path::real_path(workspace);
-    at(command, cwd, home, &ws, 0)
-}
-
-fn at(command: &str, cwd: &Path, home: &Path, ws: &Path, depth: usize) -> Option<String> {
-    let script = syntax::parse(command, cwd, home);
-    for c in &script.commands {
-        let words = strip_wrappers(&c.words);
-        if let Some(why) = simple(c, words, ws) {
-            return Some(why);
-        }
-        if depth < MAX_DEPTH {
-            if let Some(Some(inner)) = inner_script(c, words) {
-                if let Some(why) = at(&inner, &c.cwd, home, ws, depth + 1) {
-                    return Some(why);
-                }
-            }
-        }
-    }
-    None
+    first_command(command, cwd, home, &|c, words| simple(c, words, &ws))
 }
 
 fn simple(c: &Simple, words: &[Word], ws: &Path) -> Option<String> {

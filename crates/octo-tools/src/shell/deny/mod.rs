@@ -22,7 +22,9 @@
 //! program behind its wrappers) → `inner` (the scripts a command runs inside it), `reach` (the
 //! secret locations a word reaches), `rm` (recursive deletes), `kill` (killing octo or every
 //! process) and `system` (formatting, writing onto devices) → `check` (the verdict on a whole
-//! command line) and `segments` (the programs a line runs, for rules). This module only names
+//! command line) and `segments` (the programs a line runs, for rules); beside them `meta` (mode,
+//! owner and time changes outside the workspace) and `socket` (talking to a local daemon), which
+//! the permission engine asks about where the sandbox cannot hold them. This module only names
 //! them.
 
 mod check;

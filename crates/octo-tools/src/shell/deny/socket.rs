@@ -4,10 +4,10 @@
 //! Docker socket starts a container with the host's root mounted), so where the sandbox cannot
 //! hide the daemons' sockets octo asks before such a command ([`reaches_local_daemon`]).
 
-use super::inner::{inner_script, MAX_DEPTH};
+use super::inner::first_command;
 use super::interp::one_liner;
-use super::words::{basename, strip_wrappers};
-use crate::shell::syntax::{self, Word};
+use super::words::basename;
+use crate::shell::syntax::Word;
 use std::path::Path;
 
 /// Programs whose work is talking to a daemon over its socket.
@@ -33,25 +33,7 @@ const CLIENTS: &[&str] = &[
 /// What in `command` would reach a local daemon's named socket, as a reason to ask; `None`
 /// when nothing does.
 pub fn reaches_local_daemon(command: &str, cwd: &Path, home: &Path) -> Option<String> {
-    at(command, cwd, home, 0)
-}
-
-fn at(command: &str, cwd: &Path, home: &Path, depth: usize) -> Option<String> {
-    let script = syntax::parse(command, cwd, home);
-    for c in &script.commands {
-        let words = strip_wrappers(&c.words);
-        if let Some(why) = simple(words) {
-            return Some(why);
-        }
-        if depth < MAX_DEPTH {
-            if let Some(Some(inner)) = inner_script(c, words) {
-                if let Some(why) = at(&inner, &c.cwd, home, depth + 1) {
-                    return Some(why);
-                }
-            }
-        }
-    }
-    None
+    first_command(command, cwd, home, &|_, words| simple(words))
 }
 
 fn simple(words: &[Word]) -> Option<String> {
