@@ -52,6 +52,8 @@ mod sender;
 #[cfg(feature = "engine")]
 mod serve;
 mod stats;
+#[cfg(feature = "engine")]
+mod template;
 mod wire;
 #[cfg(feature = "engine")]
 mod worker;

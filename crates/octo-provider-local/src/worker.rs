@@ -4,16 +4,16 @@
 
 use crate::chat::Deltas;
 use crate::stats::Stats;
+use crate::template::{render, supports_tools};
 use crate::wire::WireJob;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::{AddBos, ChatTemplateResult, GrammarTriggerType, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::openai::OpenAIChatTemplateParams;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use octo_agent::{ProviderError, StopReason, StreamEvent, Usage};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -534,50 +534,6 @@ fn stop_in(text: &str, from: usize, stops: &[String]) -> Option<usize> {
             text[start..].find(s.as_str()).map(|p| start + p)
         })
         .min()
-}
-
-/// The chat template applied: `tools` (OpenAI JSON) for templates that render them, `schema`
-/// for the generic JSON answer.
-fn render(
-    model: &LlamaModel,
-    template: &LlamaChatTemplate,
-    messages: &str,
-    tools: Option<&str>,
-    tool_choice: &str,
-    schema: Option<&str>,
-) -> Result<ChatTemplateResult, ProviderError> {
-    let params = OpenAIChatTemplateParams {
-        messages_json: messages,
-        tools_json: tools,
-        tool_choice: tools.map(|_| tool_choice),
-        json_schema: schema,
-        grammar: None,
-        reasoning_format: Some("deepseek"),
-        chat_template_kwargs: None,
-        add_generation_prompt: true,
-        use_jinja: true,
-        parallel_tool_calls: true,
-        enable_thinking: true,
-        add_bos: false,
-        add_eos: false,
-        parse_tool_calls: tools.is_some(),
-    };
-    model.apply_chat_template_oaicompat(template, &params).map_err(|e| ProviderError::InvalidRequest {
-        status: None,
-        message: format!("the model's chat template failed: {e}"),
-    })
-}
-
-/// Whether the template renders tool definitions (llama.cpp then knows how the model calls
-/// them): a probe tool must show up in the prompt or yield a grammar.
-fn supports_tools(model: &LlamaModel, template: &LlamaChatTemplate) -> bool {
-    let tools = json!([{"type": "function", "function": {
-        "name": "octo_probe_tool", "description": "probe", "parameters": {"type": "object", "properties": {}}
-    }}])
-    .to_string();
-    let messages = json!([{"role": "user", "content": "hi"}]).to_string();
-    render(model, template, &messages, Some(&tools), "auto", None)
-        .is_ok_and(|r| r.grammar.is_some() || r.prompt.contains("octo_probe_tool"))
 }
 
 /// `text` up to the first stop string.
