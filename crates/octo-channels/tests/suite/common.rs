@@ -63,9 +63,11 @@ impl Env {
     }
 }
 
-/// Polls `f` until it holds, for up to 20 seconds.
+/// Polls `f` until it holds, for up to 60 seconds.
 pub async fn wait(what: &str, f: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // Generous: a bridge's turn goes through a real session, which a loaded 2-core machine
+    // (a build beside the tests) can slow many times over.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !f() {
         assert!(Instant::now() < deadline, "never saw {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
