@@ -70,6 +70,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut policy = Policy::new(Mode::WorkspaceWrite, dir.path());
         policy.simulate_no_namespaces = true;
+        policy.simulate_no_supervisor = true;
         let fallback = Sandbox::new(policy);
         if !fallback.is_active() {
             return;

@@ -455,10 +455,20 @@ async fn doctor_checks_config_key_and_reachability() {
             .await
             .success()
             .stdout(predicate::str::contains("warn sandbox: none (the kernel has no Landlock"));
-        // Without namespaces (the home lies in the temp dir here): what Landlock alone cannot
-        // hold is named, and accept-edits asks.
+        // Without namespaces (the home lies in the temp dir here): the seccomp supervisor
+        // holds what Landlock has no right for; without it too, what is not held is named, and
+        // accept-edits asks.
         let mut c = octo(&home);
         c.env("OCTO_SANDBOX_SIMULATE", "no-namespaces").arg("doctor");
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains("ok   sandbox holds: modes, owners and times"))
+            .stdout(predicate::str::contains("a seccomp supervisor makes mode"))
+            .stdout(predicate::str::contains("ok   sandbox holds: named Unix sockets"))
+            .stdout(predicate::str::contains("accept-edits asks").not());
+        let mut c = octo(&home);
+        c.env("OCTO_SANDBOX_SIMULATE", "no-namespaces,no-supervisor").arg("doctor");
         assert_async(c)
             .await
             .success()

@@ -170,6 +170,7 @@ impl SandboxSettings {
             simulate.map(|s| s.split(',').map(str::trim).collect()).unwrap_or_default();
         p.simulate_no_landlock = simulated.contains(&"no-landlock");
         p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
+        p.simulate_no_supervisor = simulated.contains(&"no-supervisor");
         p.private_tmp = Some(output.join("tmp"));
         p.quarantine = Some(output.join("quarantine"));
         p.protected_entries = crate::protected::sandbox_names().map(str::to_owned).collect();

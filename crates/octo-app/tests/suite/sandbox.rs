@@ -79,9 +79,17 @@ async fn setup_with(
     Setup { _root: root, ws, out, session, _llm: llm }
 }
 
-/// Whether this host gives the sandbox a mount namespace; without one (the Landlock-only
-/// fallback) accept-edits asks about commands and no new entry can be made at the workspace's
-/// root, as the session says.
+/// Whether accept-edits must ask before commands on this host: only where no mount namespace
+/// can be had and no seccomp supervisor stands in for it (then the session says so). Without a
+/// namespace no new entry can be made at the workspace's root either.
+fn accept_edits_asks(ws: &std::path::Path) -> bool {
+    use octo_tools::shell::sandbox::{Mode as Confine, Policy, Sandbox};
+    let mut policy = Policy::new(Confine::WorkspaceWrite, ws);
+    policy.protected_entries = vec!["AGENTS.md".into()];
+    Sandbox::new(policy).accept_edits_gap().is_some()
+}
+
+/// Whether this host gives the sandbox a mount namespace.
 fn namespaced(ws: &std::path::Path) -> bool {
     use octo_tools::shell::sandbox::{Mode as Confine, Policy, Sandbox};
     let mut policy = Policy::new(Confine::WorkspaceWrite, ws);
@@ -115,20 +123,39 @@ async fn drive(s: &Session, yes: bool) -> (Vec<String>, Vec<String>) {
 
 #[tokio::test]
 async fn accept_edits_runs_sandboxed_commands_without_asking() {
-    let t = setup(vec![json!({"command": "echo hi > made.txt"})], Mode::AcceptEdits, "", false).await;
+    // In a folder: without a namespace nothing new can be made at the workspace's root.
+    let call = json!({"command": "echo hi > src/made.txt"});
+    let t = setup_with(&[("src/main.rs", "")], vec![call], Mode::AcceptEdits, "", None).await;
     assert!(
         t.session.status().sandbox.starts_with("workspace-write, no network"),
         "{}",
         t.session.status().sandbox
     );
-    if !namespaced(&t.ws) {
+    if accept_edits_asks(&t.ws) {
         let (asked, _) = drive(&t.session, false).await;
         assert!(asked.len() == 1 && asked[0].contains("does not hold everything"), "{asked:?}");
         return;
     }
     let (asked, results) = drive(&t.session, false).await;
     assert!(asked.is_empty(), "{asked:?}");
-    assert!(t.ws.join("made.txt").is_file(), "{results:?}");
+    assert!(t.ws.join("src/made.txt").is_file(), "{results:?}");
+}
+
+#[tokio::test]
+async fn without_namespaces_the_supervisor_lets_accept_edits_run_commands_unasked() {
+    use std::os::unix::fs::PermissionsExt;
+    let calls = vec![json!({"command": "echo hi > src/made.txt && chmod 000 ../outside"})];
+    let t = setup_with(&[("src/main.rs", "")], calls, Mode::AcceptEdits, "", Some("no-namespaces")).await;
+    if !t.session.status().sandbox.contains("checked by a seccomp supervisor") {
+        eprintln!("SKIPPED: no supervisor here: {}", t.session.status().sandbox);
+        return;
+    }
+    let before = std::fs::metadata(&t.out).unwrap().permissions().mode();
+    let (asked, results) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert!(t.ws.join("src/made.txt").is_file(), "{results:?}");
+    assert!(results[0].contains("Operation not permitted"), "{results:?}");
+    assert_eq!(std::fs::metadata(&t.out).unwrap().permissions().mode(), before, "{results:?}");
 }
 
 #[tokio::test]
@@ -229,8 +256,9 @@ async fn a_file_the_rules_import_stays_read_only_for_commands() {
 #[tokio::test]
 async fn without_namespaces_auto_asks_before_a_mode_change_outside() {
     use std::os::unix::fs::PermissionsExt;
+    // Without the seccomp supervisor too: then nothing in the kernel stops it.
     let call = json!({"command": "chmod 000 ../outside"});
-    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces")).await;
+    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces,no-supervisor")).await;
     let before = std::fs::metadata(&t.out).unwrap().permissions().mode() & 0o777;
     let (asked, results) = drive(&t.session, false).await;
     assert_eq!(asked.len(), 1, "{asked:?}");
@@ -243,8 +271,9 @@ async fn without_namespaces_auto_asks_before_a_mode_change_outside() {
 async fn without_namespaces_auto_asks_before_a_command_talks_to_a_daemon() {
     // With the network off and no mount namespace to hide `/run`, the Docker socket (a way out:
     // `docker run -v /:/host`) stays reachable: asked about even in auto mode.
+    // Without the seccomp supervisor, which would refuse the connection.
     let call = json!({"command": "docker run --rm -v /:/host alpine cat /host/etc/shadow"});
-    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces")).await;
+    let t = setup_with(&[], vec![call], Mode::Auto, "", Some("no-namespaces,no-supervisor")).await;
     let (asked, _) = drive(&t.session, false).await;
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].contains("daemon") && asked[0].contains("sockets"), "{asked:?}");

@@ -47,6 +47,9 @@ pub struct Policy {
     /// Pretend no user or mount namespace can be had, as on hosts that restrict them (to test
     /// the Landlock-only fallback; `OCTO_SANDBOX_SIMULATE=no-namespaces`).
     pub simulate_no_namespaces: bool,
+    /// Pretend the seccomp supervisor that stands in for the namespaces cannot be had (a kernel
+    /// before 5.9, a nested octo; `OCTO_SANDBOX_SIMULATE=no-supervisor`).
+    pub simulate_no_supervisor: bool,
     /// Names of workspace entries commands may not change (files read into later prompts or
     /// configuring the agent: `AGENTS.md`, `.claude`, …), kept read-only like `.git` when they
     /// exist; without a mount namespace they cannot be created at the workspace's root either.
@@ -78,6 +81,7 @@ impl Policy {
             read_only: Vec::new(),
             simulate_no_landlock: false,
             simulate_no_namespaces: false,
+            simulate_no_supervisor: false,
             protected_entries: Vec::new(),
             private_tmp: None,
             quarantine: None,

@@ -15,7 +15,7 @@ pub struct Promise {
 }
 
 /// What the promises depend on beyond the policy (probed by the platform's sandbox).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct Facts {
     /// The Landlock ABI (0 elsewhere).
     pub abi: u8,
@@ -25,6 +25,15 @@ pub(super) struct Facts {
     pub no_filter: Option<String>,
     /// Whether the daemons' socket folders are hidden.
     pub sockets_hidden: bool,
+    /// Whether the seccomp supervisor checks metadata changes and connections (`Ok`), or why
+    /// not (empty: it is not needed, a namespace is had).
+    pub guard: Result<(), String>,
+}
+
+impl Default for Facts {
+    fn default() -> Self {
+        Self { abi: 0, no_namespace: None, no_filter: None, sockets_hidden: false, guard: Err(String::new()) }
+    }
 }
 
 fn held(what: &'static str, how: impl Into<String>) -> Promise {
@@ -75,18 +84,34 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
     }
     // `.git` and the prompt files lie in the workspace; the surroundings and homes outside it.
     let ws = std::fs::canonicalize(&policy.workspace).unwrap_or_else(|_| policy.workspace.clone());
+    let guarded = facts.guard.is_ok();
+    // Why the supervisor does not stand in for the namespace, when it was tried.
+    let no_guard = match &facts.guard {
+        Err(why) if !why.is_empty() => format!("; {why}"),
+        _ => String::new(),
+    };
     if policy.read_only_paths().iter().any(|p| !p.starts_with(&ws)) {
         out.push(match ns {
             None => held(AROUND, "read-only binds in the command's mount namespace"),
+            Some(_) if guarded => held(
+                AROUND,
+                "Landlock keeps their files from being written; a seccomp supervisor refuses changes to their modes, owners and times",
+            ),
             Some(why) => not_held(
                 AROUND,
-                format!("their files are not written, but Landlock has no right for chmod and chown ({why})"),
+                format!("their files are not written, but Landlock has no right for chmod and chown ({why}{no_guard})"),
             ),
         });
     }
     out.push(match ns {
         None => held(MODES, "the rest of the file system is read-only in the command's mount namespace"),
-        Some(why) => not_held(MODES, format!("Landlock has no right for chmod, chown or touch -d ({why})")),
+        Some(_) if guarded => held(
+            MODES,
+            "a seccomp supervisor makes mode, owner, time and attribute changes only inside the writable roots",
+        ),
+        Some(why) => {
+            not_held(MODES, format!("Landlock has no right for chmod, chown or touch -d ({why}{no_guard})"))
+        }
     });
     if policy.mode == Mode::WorkspaceWrite && !policy.protected_entries.is_empty() {
         out.push(match ns {
@@ -110,6 +135,11 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
         });
         out.push(if facts.sockets_hidden {
             held(SOCKETS, "/run is covered by an empty file system in the command's mount namespace")
+        } else if guarded {
+            held(
+                SOCKETS,
+                "a seccomp supervisor connects commands only to sockets inside the writable roots and refuses Unix datagram sockets",
+            )
         } else {
             let why = ns.map(|w| format!(" and {w}")).unwrap_or_default();
             not_held(
@@ -135,11 +165,22 @@ mod tests {
         let full =
             list(&policy, None, &Facts { abi: 6, sockets_hidden: true, ..Facts::default() }, "Landlock");
         assert!(full.iter().all(|p| p.held), "{full:?}");
-        let fallback = Facts { abi: 6, no_namespace: Some("no user namespace".into()), ..Facts::default() };
+        let fallback = Facts {
+            abi: 6,
+            no_namespace: Some("no user namespace".into()),
+            guard: Err("the seccomp supervisor does not work here".into()),
+            ..Facts::default()
+        };
         let fb = list(&policy, None, &fallback, "Landlock");
         let missing: Vec<&str> = fb.iter().filter(|p| !p.held).map(|p| p.what).collect();
         assert_eq!(missing, [MODES, SOCKETS]);
+        assert!(fb.iter().any(|p| p.what == MODES && p.how.contains("supervisor does not work")), "{fb:?}");
         assert!(fb.iter().any(|p| p.what == GIT && p.held));
+        // The supervisor stands in for the namespace.
+        let guarded = Facts { guard: Ok(()), ..fallback };
+        let gd = list(&policy, None, &guarded, "Landlock");
+        assert!(gd.iter().all(|p| p.held), "{gd:?}");
+        assert!(gd.iter().any(|p| p.what == MODES && p.how.contains("supervisor")), "{gd:?}");
         let off = list(&policy, Some("the sandbox is off"), &Facts::default(), "");
         assert!(off.iter().any(|p| p.what == WRITES && !p.held && p.how.contains("off")));
         assert!(off.iter().any(|p| p.what == SURVIVORS && p.held));

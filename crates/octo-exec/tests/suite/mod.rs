@@ -1,2 +1,4 @@
 #[cfg(target_os = "linux")]
+mod guard;
+#[cfg(target_os = "linux")]
 mod sandbox;

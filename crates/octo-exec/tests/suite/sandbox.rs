@@ -335,10 +335,16 @@ fn without_namespaces_the_temp_dir_does_not_undo_the_workspace_protection() {
     let (ok, text) = run(&s, &ws, "echo in > main.rs && echo t > \"$TMPDIR/scratch\" && echo \"$TMPDIR\"");
     assert!(ok, "the workspace and the private temp dir are writable: {text}");
     assert!(text.contains(&private.display().to_string()) && private.join("scratch").is_file(), "{text}");
-    // Landlock has no right for mode changes: what it cannot hold is said, and accept-edits
-    // must not rely on it.
-    let gap = s.accept_edits_gap().expect("the fallback cannot promise the surroundings");
-    assert!(gap.contains("chmod"), "{gap}");
+    // Landlock has no right for mode changes: the seccomp supervisor holds them, or what
+    // cannot be held is said and accept-edits does not rely on it.
+    use std::os::unix::fs::PermissionsExt;
+    let before = std::fs::metadata(&home).unwrap().permissions().mode();
+    let (ok, text) = run(&s, &ws, "chmod 000 ../home");
+    let after = std::fs::metadata(&home).unwrap().permissions().mode();
+    match s.accept_edits_gap() {
+        None => assert!(!ok && before == after, "the home's mode changed: {text}"),
+        Some(gap) => assert!(gap.contains("chmod"), "{gap}"),
+    }
 }
 
 #[test]
@@ -401,37 +407,52 @@ fn a_nested_prompt_file_stays_read_only_with_and_without_namespaces() {
 }
 
 #[test]
-fn modes_owners_and_times_outside_stay_as_they_are_where_a_namespace_is_had() {
+fn modes_owners_and_times_outside_stay_as_they_are_with_and_without_namespaces() {
     use std::os::unix::fs::PermissionsExt;
     let p = place();
     let secret = p.out.join("secret.txt");
     let mode = |f: &Path| std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
     let mtime = |f: &Path| std::fs::metadata(f).unwrap().modified().unwrap();
-    let before = (mode(&secret), mode(&p.out), mtime(&secret));
-    let s = sandbox(&p, Mode::WorkspaceWrite);
-    if !namespaced(&s) {
-        let modes = s.promises().into_iter().find(|x| x.what.starts_with("modes, owners")).unwrap();
-        assert!(!modes.held && modes.how.contains("chmod"), "the fallback says it does not hold: {modes:?}");
-        return;
-    }
-    for cmd in [
-        "chmod 000 \"$OUT/secret.txt\"",
-        "chmod 000 \"$OUT\"",
-        "touch -d 2000-01-01 \"$OUT/secret.txt\"",
-        "python3 -c \"import os; fd=os.open(os.environ['OUT']+'/secret.txt', os.O_RDONLY); os.fchmod(fd, 0)\"",
-    ] {
-        let (ok, text) = run(&s, &p.ws, cmd);
-        assert!(!ok, "{cmd} got through: {text}");
-    }
-    assert_eq!((mode(&secret), mode(&p.out), mtime(&secret)), before);
-    let (ok, text) = run(&s, &p.ws, "touch run.sh && chmod 755 run.sh && touch -d 2000-01-01 run.sh");
-    assert!(ok && mode(&p.ws.join("run.sh")) == 0o755, "modes inside the workspace change: {text}");
+    let before = (mode(&secret), mode(&p.out), mtime(&secret), mode(&p.ws.join(".git")));
+    std::fs::create_dir(p.ws.join("src")).unwrap();
     let modes = |s: &Sandbox| s.promises().into_iter().find(|x| x.what.starts_with("modes, owners")).unwrap();
-    assert!(modes(&s).held, "{:?}", modes(&s));
-    // Where only Landlock confines, this is not held, and the promise says so.
+    // This host's own setup (a namespace, or the real fallback under `octo-no-userns`), and the
+    // fallback simulated, where the seccomp supervisor stands in for the namespace.
+    let here = sandbox(&p, Mode::WorkspaceWrite);
     let fallback =
         Sandbox::new(Policy { simulate_no_namespaces: true, ..Policy::new(Mode::WorkspaceWrite, &p.ws) });
-    assert!(!modes(&fallback).held && modes(&fallback).how.contains("chmod"), "{:?}", modes(&fallback));
+    for s in [&here, &fallback] {
+        if !modes(s).held {
+            // No namespace and no supervisor (an old kernel, a nested octo): said, and asked about.
+            assert!(modes(s).how.contains("chmod") && s.accept_edits_gap().is_some(), "{:?}", modes(s));
+            continue;
+        }
+        for cmd in [
+            "chmod 000 \"$OUT/secret.txt\"",
+            "chmod 000 \"$OUT\"",
+            "chmod 000 .git",
+            "touch -d 2000-01-01 \"$OUT/secret.txt\"",
+            "touch -h -d 2000-01-01 \"$OUT/secret.txt\"",
+            "ln -sfn \"$OUT/secret.txt\" link && chmod 000 link",
+            "python3 -c \"import os; fd=os.open(os.environ['OUT']+'/secret.txt', os.O_RDONLY); os.fchmod(fd, 0)\"",
+            "python3 -c \"import os; os.utime(os.environ['OUT']+'/secret.txt', (0, 0))\"",
+            "python3 -c \"import os; os.chown(os.environ['OUT']+'/secret.txt', -1, os.getgid())\"",
+            "python3 -c \"import os; os.chmod('secret.txt', 0, dir_fd=os.open(os.environ['OUT'], os.O_RDONLY))\"",
+            "python3 -c \"import os; os.chmod('/proc/self/cwd/../outside/secret.txt', 0)\"",
+        ] {
+            let (ok, text) = run(s, &p.ws, cmd);
+            assert!(!ok, "{cmd} got through ({}): {text}", s.describe());
+        }
+        assert_eq!((mode(&secret), mode(&p.out), mtime(&secret), mode(&p.ws.join(".git"))), before);
+        let _ = std::fs::remove_file(p.ws.join("link"));
+        // In a folder: without a namespace nothing new is made at a root holding `.git`.
+        let inside = "cd src && touch run.sh && chmod 755 run.sh && touch -d 2000-01-01 run.sh && mkdir -p d && \
+                      python3 -c \"import os; os.chmod('d', 0o700); fd=os.open('run.sh', os.O_RDONLY); os.fchmod(fd, 0o750); os.utime('run.sh', (1, 1))\"";
+        let (ok, text) = run(s, &p.ws, inside);
+        assert!(ok && mode(&p.ws.join("src/run.sh")) == 0o750, "modes inside the workspace change: {text}");
+        assert_eq!(mode(&p.ws.join("src/d")), 0o700);
+        assert!(s.accept_edits_gap().is_none(), "{:?}", s.accept_edits_gap());
+    }
     let (ok, _) = run(&sandbox(&p, Mode::Off), &p.ws, "chmod 600 \"$OUT/secret.txt\"");
     assert!(ok && mode(&secret) == 0o600, "without the sandbox modes change");
 }
@@ -455,17 +476,23 @@ fn daemon_sockets_are_out_of_reach_with_the_network_off() {
     let connect =
         format!("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{path}')\"");
     let confined = sandbox(&p, Mode::WorkspaceWrite);
-    if !namespaced(&confined) {
+    let sockets = confined.promises().into_iter().find(|x| x.what.contains("socket")).unwrap();
+    if !sockets.held {
         let _ = std::fs::remove_file(&path);
-        let sockets = confined.promises().into_iter().find(|x| x.what.contains("socket")).unwrap();
-        assert!(
-            !sockets.held && !confined.sockets_hidden(),
-            "the fallback says it does not hold: {sockets:?}"
-        );
+        assert!(!namespaced(&confined) && !confined.sockets_hidden(), "the fallback says so: {sockets:?}");
         return;
     }
     let (ok, text) = run(&confined, &p.ws, &connect);
     let described = confined.describe();
+    if !namespaced(&confined) {
+        // The fallback's seccomp supervisor refuses it instead.
+        let (open_ok, open_text) = run(&sandbox(&p, Mode::Off), &p.ws, &connect);
+        let _ = std::fs::remove_file(&path);
+        assert!(!ok && text.contains("Permission denied"), "{text}");
+        assert!(described.contains("sockets checked by a seccomp supervisor"), "{described}");
+        assert!(open_ok, "without the sandbox it connects: {open_text}");
+        return;
+    }
     let (open_ok, open_text) = run(&sandbox(&p, Mode::Off), &p.ws, &connect);
     let _ = std::fs::remove_file(&path);
     assert!(!ok, "a daemon's socket in /run was reached with the network off: {text}");
@@ -474,9 +501,11 @@ fn daemon_sockets_are_out_of_reach_with_the_network_off() {
 }
 
 #[test]
-fn the_fallback_never_promises_modes_even_without_protected_folders() {
+fn the_fallback_holds_modes_only_through_its_supervisor_even_without_protected_folders() {
+    use std::os::unix::fs::PermissionsExt;
     // A workspace with no .git and no prompt files: nothing to bind read-only, yet without a
-    // namespace a command can still chmod what lies outside the writable roots.
+    // namespace a command could still chmod what lies outside the writable roots, were it not
+    // for the seccomp supervisor.
     let root = tempfile::Builder::new().prefix("sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let ws = root.path().join("plain");
     std::fs::create_dir_all(&ws).unwrap();
@@ -488,11 +517,16 @@ fn the_fallback_never_promises_modes_even_without_protected_folders() {
         return;
     }
     assert!(s.policy().mounts().is_empty(), "nothing to protect: {:?}", s.policy().mounts());
-    let gap = s.accept_edits_gap().expect("accept-edits must not run commands unasked in the fallback");
-    assert!(gap.contains("chmod") && gap.contains("outside the writable roots"), "{gap}");
-    // With namespaces the same workspace holds the promise.
-    let full = Sandbox::new(Policy::new(Mode::WorkspaceWrite, &ws));
-    if full.unheld().is_empty() {
-        assert_eq!(full.accept_edits_gap(), None);
+    let modes = s.promises().into_iter().find(|x| x.what.starts_with("modes, owners")).unwrap();
+    if !modes.held {
+        let gap = s.accept_edits_gap().expect("accept-edits must not run commands unasked in the fallback");
+        assert!(gap.contains("chmod") && gap.contains("outside the writable roots"), "{gap}");
+        return;
     }
+    assert!(modes.how.contains("supervisor"), "{modes:?}");
+    assert_eq!(s.accept_edits_gap(), None);
+    let before = std::fs::metadata(root.path()).unwrap().permissions().mode();
+    let (ok, text) = run(&s, &ws, "chmod 000 ..");
+    assert!(!ok, "{text}");
+    assert_eq!(std::fs::metadata(root.path()).unwrap().permissions().mode(), before);
 }

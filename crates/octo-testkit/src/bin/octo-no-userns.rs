@@ -4,16 +4,21 @@
 //! namespace with `EPERM`, and `clone3` with `ENOSYS` (its flags sit in memory a filter cannot
 //! read, so callers fall back to `clone`). octo's sandbox then finds no namespace for real and
 //! takes its Landlock-only fallback, the setup `scripts/sandbox-as-user` tests.
+//!
+//! `octo-no-userns --no-supervisor COMMAND …` also refuses a seccomp filter with a listener
+//! (`SECCOMP_FILTER_FLAG_NEW_LISTENER`, with `EINVAL`, as a kernel before 5.0 answers), so the
+//! fallback runs without the seccomp supervisor that stands in for the namespace.
 
 #[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {
     use std::os::unix::process::CommandExt;
-    let mut args = std::env::args_os().skip(1);
+    let mut args = std::env::args_os().skip(1).peekable();
+    let no_supervisor = args.next_if(|a| a == "--no-supervisor").is_some();
     let Some(program) = args.next() else {
-        eprintln!("usage: octo-no-userns COMMAND [ARGS...]");
+        eprintln!("usage: octo-no-userns [--no-supervisor] COMMAND [ARGS...]");
         return std::process::ExitCode::from(2);
     };
-    if let Err(e) = deny_namespaces() {
+    if let Err(e) = deny_namespaces(no_supervisor) {
         eprintln!("octo-no-userns: the seccomp filter could not be installed: {e}");
         return std::process::ExitCode::from(2);
     }
@@ -23,7 +28,7 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(target_os = "linux")]
-fn deny_namespaces() -> Result<(), seccompiler::Error> {
+fn deny_namespaces(no_supervisor: bool) -> Result<(), seccompiler::Error> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule,
@@ -51,6 +56,19 @@ fn deny_namespaces() -> Result<(), seccompiler::Error> {
         (libc::SYS_setns, Vec::new()),
         (libc::SYS_clone, clone_rules),
     ]);
+    let mut einval: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    if no_supervisor {
+        let bit = libc::SECCOMP_FILTER_FLAG_NEW_LISTENER;
+        let cond = SeccompCondition::new(1, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(bit), bit)
+            .map_err(seccompiler::Error::Backend)?;
+        einval.insert(
+            libc::SYS_seccomp,
+            vec![SeccompRule::new(vec![cond]).map_err(seccompiler::Error::Backend)?],
+        );
+    }
+    let einval =
+        SeccompFilter::new(einval, SeccompAction::Allow, SeccompAction::Errno(libc::EINVAL as u32), arch)
+            .map_err(seccompiler::Error::Backend)?;
     let eperm =
         SeccompFilter::new(eperm, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
             .map_err(seccompiler::Error::Backend)?;
@@ -61,7 +79,7 @@ fn deny_namespaces() -> Result<(), seccompiler::Error> {
         arch,
     )
     .map_err(seccompiler::Error::Backend)?;
-    for filter in [eperm, enosys] {
+    for filter in [eperm, enosys, einval] {
         let program: BpfProgram = filter.try_into().map_err(seccompiler::Error::Backend)?;
         seccompiler::apply_filter(&program)?;
     }

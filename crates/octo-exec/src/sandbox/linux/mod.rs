@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+mod guard;
 mod ns;
 use ns::{Namespaces, NsPlan};
 
@@ -40,6 +41,9 @@ struct Isolation {
     ns: Namespaces,
     /// Whether the syscall filter loads (`None`: fine; `Some`: why not).
     seccomp_error: Option<String>,
+    /// Whether the seccomp supervisor works (`None`: it does; `Some`: why not). Only tried, and
+    /// only used, where no namespace can be had.
+    guard_error: Option<String>,
 }
 
 /// The probed Linux sandbox.
@@ -111,6 +115,11 @@ impl Linux {
         if self.hides_sockets(policy) {
             parts.push("daemon sockets hidden (/run)".into());
         }
+        if self.guarded(policy) {
+            let what =
+                if policy.network { "modes, owners and times" } else { "modes, owners, times and sockets" };
+            parts.push(format!("{what} checked by a seccomp supervisor"));
+        }
         parts.join(", ")
     }
 
@@ -126,7 +135,18 @@ impl Linux {
             },
             no_filter: if policy.network { None } else { iso.seccomp_error.clone() },
             sockets_hidden: self.hides_sockets(policy),
+            guard: match (&iso.ns, &iso.guard_error) {
+                (Namespaces::None(_), None) => Ok(()),
+                (Namespaces::None(_), Some(why)) => Err(why.clone()),
+                _ => Err(String::new()),
+            },
         }
+    }
+
+    /// Whether commands run under the seccomp supervisor (no namespace, and it works here).
+    fn guarded(&self, policy: &Policy) -> bool {
+        let iso = self.isolation(policy);
+        matches!(iso.ns, Namespaces::None(_)) && iso.guard_error.is_none()
     }
 
     /// Whether a mount namespace hides the daemons' socket folders for this policy.
@@ -139,6 +159,9 @@ impl Linux {
     /// Without a namespace nothing stops a mode, owner or time change anywhere (Landlock has no
     /// right for them), protected folders or not.
     pub(super) fn namespace_gap(&self, policy: &Policy) -> Option<String> {
+        if self.guarded(policy) {
+            return None;
+        }
         match &self.isolation(policy).ns {
             Namespaces::User | Namespaces::MountOnly => None,
             Namespaces::None(why) if policy.mounts().is_empty() => Some(format!(
@@ -174,7 +197,20 @@ impl Linux {
         let ruleset = ruleset(&writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
         let filter = if iso.seccomp_error.is_none() { self.filter.clone() } else { None };
-        install(cmd, ns, ruleset, filter);
+        let guard = if self.guarded(policy) {
+            let rules = guard::Rules {
+                roots: guard::Roots::new(&writable, &policy.workspace),
+                sockets: !policy.network,
+                abstract_scoped: self.abi >= 6,
+            };
+            Some(
+                guard::prepare(rules)
+                    .map_err(|e| SandboxError::Setup(format!("the seccomp supervisor: {e}")))?,
+            )
+        } else {
+            None
+        };
+        install(cmd, ns, ruleset, filter, guard);
         Ok(())
     }
 
@@ -183,13 +219,15 @@ impl Linux {
     }
 }
 
-/// Adds the child-side steps to `cmd`: namespaces, then Landlock, then the syscall filter.
+/// Adds the child-side steps to `cmd`: namespaces, then Landlock, then the syscall filter, then
+/// the supervisor's filter (last: its listener goes to octo before exec).
 #[allow(unsafe_code)]
 fn install(
     cmd: &mut std::process::Command,
     ns: Option<NsPlan>,
     ruleset: RulesetCreated,
     filter: Option<Arc<BpfProgram>>,
+    guard: Option<guard::ChildSide>,
 ) {
     use std::os::unix::process::CommandExt;
     let mut ruleset = Some(ruleset);
@@ -206,6 +244,9 @@ fn install(
         }
         if let Some(f) = &filter {
             seccompiler::apply_filter(f).map_err(|_| std::io::Error::last_os_error())?;
+        }
+        if let Some(g) = &guard {
+            g.enter()?;
         }
         Ok(())
     };
@@ -354,7 +395,14 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
             Err(user) => Namespaces::None(format!("no user namespace with mounts: {user}")),
         }
     };
-    Isolation { ns, seccomp_error }
+    let guard_error = match &ns {
+        Namespaces::None(_) if policy.simulate_no_supervisor => {
+            Some("no seccomp supervisor (simulated by OCTO_SANDBOX_SIMULATE)".to_owned())
+        }
+        Namespaces::None(_) => guard::probe().err(),
+        Namespaces::User | Namespaces::MountOnly => None,
+    };
+    Isolation { ns, seccomp_error, guard_error }
 }
 
 /// Starts `true` with `setup` run in the child; the error says why it failed.
