@@ -39,18 +39,24 @@ impl ChildSide {
             len: u16::try_from(self.prog.len()).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?,
             filter: self.prog.as_ptr().cast_mut(),
         };
-        // SAFETY: plain prctl and seccomp calls; `prog` points at the live program for the call.
-        let listener = unsafe {
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                return Err(io::Error::last_os_error());
+        // Once octo has read a stopped call, only a fatal signal may interrupt the wait for its
+        // answer (Linux 5.19): an interrupted call would be made again after octo made it.
+        const WAIT_KILLABLE_RECV: libc::c_ulong = 1 << 5;
+        let install = |flags: libc::c_ulong| {
+            // SAFETY: a plain seccomp call; `prog` points at the live program for the call.
+            unsafe {
+                libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, std::ptr::from_ref(&prog))
             }
-            libc::syscall(
-                libc::SYS_seccomp,
-                libc::SECCOMP_SET_MODE_FILTER,
-                libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                std::ptr::from_ref(&prog),
-            )
         };
+        // SAFETY: a plain prctl call.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV);
+        if listener < 0 {
+            // An older kernel, which does not know the flag.
+            listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        }
         let listener = RawFd::try_from(listener).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
         if listener < 0 {
             return Err(io::Error::last_os_error());
