@@ -3,25 +3,14 @@
 //! sockets outside the writable roots, a symlink swapped while a mode changes, a background
 //! process after its shell ended, and a process that hides its memory.
 
+use super::common::{place_with, run, Place};
 use octo_exec::sandbox::{Mode, Policy, Sandbox};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-struct Place {
-    _root: tempfile::TempDir,
-    ws: PathBuf,
-    out: PathBuf,
-}
-
+/// No `.git`: without a namespace its presence keeps new entries off the workspace's root.
 fn place() -> Place {
-    let root = tempfile::Builder::new().prefix("guard-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let (ws, out) = (root.path().join("ws"), root.path().join("outside"));
-    // No `.git`: without a namespace its presence keeps new entries off the workspace's root.
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("secret.txt"), "outside\n").unwrap();
-    std::fs::set_permissions(out.join("secret.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    Place { _root: root, ws, out }
+    place_with("guard-", &[])
 }
 
 /// The fallback with its supervisor, or `None` (said) where it cannot be had.
@@ -32,18 +21,6 @@ fn guarded(ws: &Path) -> Option<Sandbox> {
         return None;
     }
     Some(s)
-}
-
-fn run(s: &Sandbox, ws: &Path, command: &str) -> (bool, String) {
-    let out = s
-        .shell_command(command)
-        .unwrap()
-        .current_dir(ws)
-        .env("OUT", ws.parent().unwrap().join("outside"))
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
 }
 
 fn mode(f: &Path) -> u32 {

@@ -1,24 +1,11 @@
 //! The sandbox on this machine's kernel: every escape fails with it on and works with it off.
 
+use super::common::{place_with, run, Place};
 use octo_exec::sandbox::{Mode, Policy, Sandbox};
-use std::path::{Path, PathBuf};
-
-/// A workspace and a directory outside it, both outside the temp dir (which the sandbox lets
-/// commands write).
-struct Place {
-    _root: tempfile::TempDir,
-    ws: PathBuf,
-    out: PathBuf,
-}
+use std::path::Path;
 
 fn place() -> Place {
-    let root = tempfile::Builder::new().prefix("sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let ws = root.path().join("ws");
-    let out = root.path().join("outside");
-    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("secret.txt"), "outside\n").unwrap();
-    Place { _root: root, ws, out }
+    place_with("sandbox-", &[".git/hooks"])
 }
 
 fn sandbox(p: &Place, mode: Mode) -> Sandbox {
@@ -38,19 +25,6 @@ fn namespaced(s: &Sandbox) -> bool {
         eprintln!("this host has no namespace for the sandbox: the Landlock-only fallback is tested");
     }
     ns
-}
-
-/// Runs `command` in the workspace; its exit status and output.
-fn run(s: &Sandbox, ws: &Path, command: &str) -> (bool, String) {
-    let out = s
-        .shell_command(command)
-        .unwrap()
-        .current_dir(ws)
-        .env("OUT", ws.parent().unwrap().join("outside"))
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
 }
 
 /// `command` fails in the sandbox and leaves `path` absent; it works with the sandbox off.

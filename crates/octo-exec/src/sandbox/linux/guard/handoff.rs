@@ -45,7 +45,12 @@ impl ChildSide {
         let install = |flags: libc::c_ulong| {
             // SAFETY: a plain seccomp call; `prog` points at the live program for the call.
             unsafe {
-                libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, std::ptr::from_ref(&prog))
+                libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    flags,
+                    std::ptr::from_ref(&prog),
+                )
             }
         };
         // SAFETY: a plain prctl call.
@@ -73,23 +78,35 @@ impl ChildSide {
     }
 }
 
+/// Room for one descriptor's control message, aligned as `cmsghdr` needs (CMSG_SPACE of one
+/// int is 24 bytes on 64-bit targets).
+type Control = [u64; 4];
+
+/// A message of one byte (`iov`) with `control_len` bytes of `control`, all on the caller's
+/// stack.
+#[allow(unsafe_code)]
+fn message(iov: &mut libc::iovec, control: &mut Control, control_len: usize) -> libc::msghdr {
+    // SAFETY: `msghdr` is plain data for which all zeroes is valid.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = std::ptr::from_mut(iov);
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = control_len.min(std::mem::size_of::<Control>()) as _;
+    msg
+}
+
 /// Sends `fd` over `sock`, with its control message on the stack (no allocation: this runs
 /// between fork and exec).
 #[allow(unsafe_code)]
 fn send_fd(sock: RawFd, fd: RawFd) -> io::Result<()> {
-    // Room for one descriptor's control message, aligned as `cmsghdr` needs.
-    let mut control = [0u64; 4];
+    let mut control: Control = [0; 4];
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-    // SAFETY: `msghdr` is plain data for which all zeroes is valid; every pointer set below
-    // refers to a stack buffer that outlives the sendmsg call, and the control length fits the
-    // buffer (CMSG_SPACE of one int is 24 bytes on 64-bit targets, the buffer 32).
+    // SAFETY: the header's pointers refer to the stack buffers above, which outlive the
+    // sendmsg call, and its control length fits the buffer.
     unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &raw mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+        let msg =
+            message(&mut iov, &mut control, libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as usize);
         let cmsg = libc::CMSG_FIRSTHDR(&raw const msg);
         if cmsg.is_null() {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
@@ -108,17 +125,13 @@ fn send_fd(sock: RawFd, fd: RawFd) -> io::Result<()> {
 /// Receives one descriptor from `sock`: `Ok(None)` at end of stream (every child side closed).
 #[allow(unsafe_code)]
 pub(super) fn recv_fd(sock: RawFd) -> io::Result<Option<OwnedFd>> {
-    let mut control = [0u64; 4];
+    let mut control: Control = [0; 4];
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
     // SAFETY: as in `send_fd`; the kernel writes at most `msg_controllen` bytes of control data
     // into the buffer, and a descriptor it passes is ours to own.
     unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &raw mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        let mut msg = message(&mut iov, &mut control, std::mem::size_of::<Control>());
         let n = libc::recvmsg(sock, &raw mut msg, libc::MSG_CMSG_CLOEXEC);
         if n < 0 {
             return Err(io::Error::last_os_error());
