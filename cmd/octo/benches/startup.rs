@@ -27,7 +27,8 @@ fn peak_rss_mb() -> f64 {
 
 /// Runs a one-shot to its end: its wall time and its own peak RSS in MiB (`wait4`'s
 /// `ru_maxrss`, which counts every page it touched, the binary's shared ones too).
-#[allow(unsafe_code)]
+// `wait4` reaps the child: clippy cannot see that.
+#[allow(unsafe_code, clippy::zombie_processes)]
 fn measured(mut c: Command) -> (Duration, f64) {
     let t = Instant::now();
     let child = c.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();

@@ -38,10 +38,7 @@ pub fn spawn(
     // Tools run unattended: no pager or editor may wait for a keypress.
     cmd.env("PAGER", "cat").env("GIT_PAGER", "cat").env("GIT_TERMINAL_PROMPT", "0");
     #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
+    own_session(&mut cmd);
     #[cfg(target_os = "linux")]
     crate::limit::cap_processes(&mut cmd);
     #[cfg(windows)]
@@ -69,6 +66,20 @@ pub fn spawn(
         }
     })?;
     Ok(Running { child, group, reader: Some(reader) })
+}
+
+/// Starts the command in a session of its own (`setsid`), which is also its own process group:
+/// it has no controlling terminal, so it cannot push keystrokes into the terminal octo runs in
+/// (`TIOCSTI` on `/dev/tty`): they would be read by octo's prompt, or by the user's shell after
+/// octo ends.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn own_session(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec and makes one system call.
+    unsafe {
+        cmd.pre_exec(|| nix::unistd::setsid().map(drop).map_err(std::io::Error::from));
+    }
 }
 
 impl Running {

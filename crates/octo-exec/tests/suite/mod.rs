@@ -4,3 +4,5 @@ mod common;
 mod guard;
 #[cfg(target_os = "linux")]
 mod sandbox;
+#[cfg(target_os = "linux")]
+mod terminal;

@@ -21,7 +21,9 @@ use std::sync::{Arc, OnceLock};
 
 mod guard;
 mod ns;
+mod probe;
 use ns::{Namespaces, NsPlan};
+use probe::try_child;
 
 /// The Landlock ABI whose rights octo asks for (newer kernels enforce all of it; older ones what
 /// they can).
@@ -55,7 +57,7 @@ pub(super) struct Linux {
 }
 
 impl Linux {
-    /// Finds Landlock (and builds the network filter when the network is off).
+    /// Finds Landlock, and builds the syscall filter.
     pub(super) fn probe(policy: &Policy) -> Result<Self, String> {
         let abi = landlock_abi();
         if abi == 0 {
@@ -64,13 +66,9 @@ impl Linux {
                     .into(),
             );
         }
-        let filter = if policy.network {
-            None
-        } else {
-            Some(Arc::new(
-                network_filter().map_err(|e| format!("the network filter could not be built: {e}"))?,
-            ))
-        };
+        let filter = Some(Arc::new(
+            base_filter(policy.network).map_err(|e| format!("the syscall filter could not be built: {e}"))?,
+        ));
         Ok(Self { abi, filter, isolation: OnceLock::new() })
     }
 
@@ -342,24 +340,35 @@ fn ruleset(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, Rulese
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(TARGET)))
 }
 
-/// The network filter: no sockets but Unix ones, and no io_uring (which could open them).
-fn network_filter() -> Result<BpfProgram, seccompiler::Error> {
+/// The syscall filter: never keystrokes pushed into a terminal (`TIOCSTI`) or a virtual console
+/// driven (`TIOCLINUX`) — a command has no controlling terminal, but root could open the user's
+/// by name — and, without the network, no sockets but Unix ones and no io_uring (which could
+/// open them).
+fn base_filter(network: bool) -> Result<BpfProgram, seccompiler::Error> {
     let arch =
         seccompiler::TargetArch::try_from(std::env::consts::ARCH).map_err(seccompiler::Error::Backend)?;
-    let not_unix = || {
-        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
+    let arg_is = |i: u8, v: u64, op: SeccompCmpOp| {
+        SeccompCondition::new(i, SeccompCmpArgLen::Dword, op, v)
             .and_then(|c| SeccompRule::new(vec![c]))
             .map_err(seccompiler::Error::Backend)
     };
+    const TIOCSTI: u64 = 0x5412;
+    const TIOCLINUX: u64 = 0x541C;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(libc::SYS_socket, vec![not_unix()?]);
-    rules.insert(libc::SYS_io_uring_setup, Vec::new());
     // The x32 ABI numbers its system calls with this bit set; the same filter must cover them.
     #[cfg(target_arch = "x86_64")]
-    {
-        const X32: i64 = 0x4000_0000;
-        rules.insert(libc::SYS_socket | X32, vec![not_unix()?]);
-        rules.insert(libc::SYS_io_uring_setup | X32, Vec::new());
+    let abis: [i64; 2] = [0, 0x4000_0000];
+    #[cfg(not(target_arch = "x86_64"))]
+    let abis: [i64; 1] = [0];
+    for abi in abis {
+        rules.insert(
+            libc::SYS_ioctl | abi,
+            vec![arg_is(1, TIOCSTI, SeccompCmpOp::Eq)?, arg_is(1, TIOCLINUX, SeccompCmpOp::Eq)?],
+        );
+        if !network {
+            rules.insert(libc::SYS_socket | abi, vec![arg_is(0, libc::AF_UNIX as u64, SeccompCmpOp::Ne)?]);
+            rules.insert(libc::SYS_io_uring_setup | abi, Vec::new());
+        }
     }
     let filter =
         SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
@@ -405,36 +414,16 @@ fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
     Isolation { ns, seccomp_error, guard_error }
 }
 
-/// Starts `true` with `setup` run in the child; the error says why it failed.
-#[allow(unsafe_code)]
-fn try_child<F>(setup: F) -> Result<(), String>
-where
-    F: FnMut() -> std::io::Result<()> + Send + Sync + 'static,
-{
-    use std::os::unix::process::CommandExt;
-    let mut cmd = crate::shell::shell_command("exit 0");
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    // SAFETY: as in `install`: the probes' closures make only system calls on prepared data.
-    unsafe {
-        cmd.pre_exec(setup);
-    }
-    match cmd.status() {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("the probe exited with {s}")),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_filter_builds_for_this_machine() {
-        let prog = network_filter().unwrap();
-        assert!(prog.len() > 4);
+        for network in [false, true] {
+            let prog = base_filter(network).unwrap();
+            assert!(prog.len() > 4);
+        }
     }
 
     #[test]

@@ -65,13 +65,12 @@ impl NsPlan {
         let (flags, maps) = match kind {
             Namespaces::User => {
                 let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
-                // Root may map every id (so files of other users stay writable as before); a
-                // user maps only itself.
-                let (deny, uid_map, gid_map) = if uid == 0 {
-                    (false, "0 0 4294967295".to_owned(), "0 0 4294967295".to_owned())
-                } else {
-                    (true, format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
-                };
+                // Each maps only itself, root too: a map of every id can only be written from
+                // the parent namespace, which the child cannot ask for between fork and exec.
+                // Root inside then has no capability outside (no module loading, no keystrokes
+                // pushed into another terminal), at the price that files of other users are
+                // not writable to it there.
+                let (deny, uid_map, gid_map) = (true, format!("{uid} {uid} 1"), format!("{gid} {gid} 1"));
                 (
                     CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS,
                     Some((deny, uid_map.into_bytes(), gid_map.into_bytes())),

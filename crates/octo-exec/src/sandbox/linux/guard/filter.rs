@@ -20,6 +20,12 @@ pub(super) const SYS_SETXATTRAT: i64 = 463;
 pub(super) const SYS_REMOVEXATTRAT: i64 = 466;
 pub(super) const SYS_FILE_SETATTR: i64 = 469;
 
+/// `ioctl` requests that push input into a terminal (`TIOCSTI`) or drive a virtual console
+/// (`TIOCLINUX`): refused outright. A command has no controlling terminal (it runs in a session
+/// of its own), but root could still open the user's terminal by name.
+pub(super) const TIOCSTI: u32 = 0x5412;
+pub(super) const TIOCLINUX: u32 = 0x541C;
+
 /// `ioctl` requests that change an inode's flags or attributes (`chattr`, `xfs_io`).
 pub(super) const FS_IOC_SETFLAGS: u32 = 0x4008_6602;
 pub(super) const FS_IOC32_SETFLAGS: u32 = 0x4004_6602;
@@ -57,8 +63,8 @@ fn metadata_calls() -> Vec<i64> {
 enum Act {
     /// Ask the supervisor.
     Notify,
-    /// Ask the supervisor when argument `.0`'s low 32 bits are one of `.1`.
-    NotifyIfArg(u32, Vec<u32>),
+    /// By argument `.0`'s low 32 bits: the return for each listed value, else allow.
+    ByArg(u32, Vec<(u32, u32)>),
     /// Refuse with this errno.
     Errno(u32),
     /// Refuse a Unix datagram socket (`socket` and `socketpair`: domain, then type).
@@ -94,15 +100,17 @@ fn body(act: &Act) -> Vec<sock_filter> {
     match act {
         Act::Notify => vec![ret(RET_NOTIFY)],
         Act::Errno(e) => vec![ret(libc::SECCOMP_RET_ERRNO | (e & libc::SECCOMP_RET_DATA))],
-        Act::NotifyIfArg(i, values) => {
-            let n = values.len();
+        Act::ByArg(i, cases) => {
+            // load; a comparison per case, each jumping to its own return; allow; the returns.
+            let n = cases.len();
             let mut out = vec![load(arg(*i))];
-            for (j, v) in values.iter().enumerate() {
-                // To the notify return after the allow one.
-                out.push(jeq(*v, u8::try_from(n - j).unwrap_or(0), 0));
+            for (v, _) in cases {
+                // From comparison j to return j: past the n - j - 1 comparisons after it, the
+                // allow, and the j returns before its own — n in all.
+                out.push(jeq(*v, u8::try_from(n).unwrap_or(0), 0));
             }
             out.push(ret(RET_ALLOW));
-            out.push(ret(RET_NOTIFY));
+            out.extend(cases.iter().map(|(_, r)| ret(*r)));
             out
         }
         Act::NoUnixDatagrams => vec![
@@ -123,9 +131,19 @@ fn body(act: &Act) -> Vec<sock_filter> {
 /// architecture kill the process: their numbers mean other calls.
 pub(super) fn program(sockets: bool) -> Vec<sock_filter> {
     let mut table: Vec<(i64, Act)> = metadata_calls().into_iter().map(|nr| (nr, Act::Notify)).collect();
+    let refuse = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
     table.push((
         libc::SYS_ioctl,
-        Act::NotifyIfArg(1, vec![FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR]),
+        Act::ByArg(
+            1,
+            vec![
+                (FS_IOC_SETFLAGS, RET_NOTIFY),
+                (FS_IOC32_SETFLAGS, RET_NOTIFY),
+                (FS_IOC_FSSETXATTR, RET_NOTIFY),
+                (TIOCSTI, refuse),
+                (TIOCLINUX, refuse),
+            ],
+        ),
     ));
     for nr in [SYS_FCHMODAT2, SYS_SETXATTRAT, SYS_REMOVEXATTRAT, SYS_FILE_SETATTR] {
         table.push((nr, Act::Errno(libc::ENOSYS as u32)));
@@ -209,7 +227,11 @@ mod tests {
         assert_eq!(run(&prog, libc::SYS_openat, [0; 6]), RET_ALLOW);
         assert_eq!(run(&prog, SYS_FCHMODAT2, [0; 6]), libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32);
         assert_eq!(run(&prog, libc::SYS_ioctl, [1, u64::from(FS_IOC_SETFLAGS), 0, 0, 0, 0]), RET_NOTIFY);
+        assert_eq!(run(&prog, libc::SYS_ioctl, [1, u64::from(FS_IOC_FSSETXATTR), 0, 0, 0, 0]), RET_NOTIFY);
         assert_eq!(run(&prog, libc::SYS_ioctl, [1, 0x5401, 0, 0, 0, 0]), RET_ALLOW);
+        let refused = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        assert_eq!(run(&prog, libc::SYS_ioctl, [0, u64::from(TIOCSTI), 0, 0, 0, 0]), refused);
+        assert_eq!(run(&prog, libc::SYS_ioctl, [0, u64::from(TIOCLINUX), 0, 0, 0, 0]), refused);
         let dgram = [libc::AF_UNIX as u64, (libc::SOCK_DGRAM | libc::SOCK_CLOEXEC) as u64, 0, 0, 0, 0];
         let stream = [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
         assert_eq!(run(&prog, libc::SYS_socket, dgram), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);

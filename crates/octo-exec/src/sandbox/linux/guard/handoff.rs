@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// The child's side: the filter and the socket to send the listener over.
 #[derive(Debug)]
-pub(in crate::sandbox::linux) struct ChildSide {
+pub(crate) struct ChildSide {
     sock: OwnedFd,
     prog: Arc<Vec<libc::sock_filter>>,
 }
@@ -34,7 +34,7 @@ impl ChildSide {
     /// Runs in the forked child, before exec: installs the filter and sends its listener to
     /// octo. System calls only, on data prepared before the fork.
     #[allow(unsafe_code)]
-    pub(in crate::sandbox::linux) fn enter(&self) -> io::Result<()> {
+    pub(crate) fn enter(&self) -> io::Result<()> {
         let prog = libc::sock_fprog {
             len: u16::try_from(self.prog.len()).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?,
             filter: self.prog.as_ptr().cast_mut(),

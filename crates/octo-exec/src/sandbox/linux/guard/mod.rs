@@ -44,7 +44,7 @@ pub(super) fn probe() -> Result<(), String> {
     let rules =
         Rules { roots: Roots::new(&[], std::path::Path::new("/")), sockets: false, abstract_scoped: false };
     let child = prepare(rules).map_err(|e| format!("the supervisor could not start: {e}"))?;
-    super::try_child(move || {
+    super::probe::try_child(move || {
         child.enter()?;
         // SAFETY: two plain system calls on a descriptor this child holds and a literal path.
         unsafe {

@@ -119,14 +119,14 @@ fn split_entry(path: &[u8]) -> Option<(Vec<u8>, CString)> {
 /// Where commands may change files' metadata and reach sockets: inside a writable root (its
 /// entries, not the root itself, unless the root lies in the workspace).
 #[derive(Debug, Clone)]
-pub(in crate::sandbox::linux) struct Roots {
+pub(crate) struct Roots {
     roots: Vec<PathBuf>,
     workspace: PathBuf,
 }
 
 impl Roots {
     /// `roots` and `workspace` are resolved here.
-    pub(in crate::sandbox::linux) fn new(roots: &[PathBuf], workspace: &Path) -> Self {
+    pub(crate) fn new(roots: &[PathBuf], workspace: &Path) -> Self {
         let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         Self { roots: roots.iter().map(|r| real(r)).collect(), workspace: real(workspace) }
     }

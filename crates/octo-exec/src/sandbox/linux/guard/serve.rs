@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 /// What a command's supervisor allows.
 #[derive(Debug, Clone)]
-pub(in crate::sandbox::linux) struct Rules {
+pub(crate) struct Rules {
     /// Where metadata may change and sockets may be reached.
-    pub(in crate::sandbox::linux) roots: Roots,
+    pub(crate) roots: Roots,
     /// Whether `connect` is checked (the network is off).
-    pub(in crate::sandbox::linux) sockets: bool,
+    pub(crate) sockets: bool,
     /// Whether Landlock keeps abstract sockets to the command's own (ABI 6); else they are
     /// refused.
-    pub(in crate::sandbox::linux) abstract_scoped: bool,
+    pub(crate) abstract_scoped: bool,
 }
 
 /// The answer to one stopped call.
