@@ -62,8 +62,14 @@ fmt:
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
+# The start-up bench measures the binary `make build` ships (`cargo bench` builds its own octo
+# with the dev-dependencies' features, about 1 MiB heavier at start). A hard link, not a copy:
+# a copy's page cache is filled by `cp`'s writes, in large folios that a start maps whole
+# (about 1.5 MiB more; dev-docs/performance.md).
 bench:
-	$(CARGO) bench $(WS)
+	@$(MAKE) --no-print-directory build
+	ln -f target/release/octo target/release/octo-shipped
+	OCTO_STARTUP_BIN=$(CURDIR)/target/release/octo-shipped $(CARGO) bench $(WS)
 
 run:
 	$(CARGO) run -q -p octo-cli $(BIN) -- $(ARGS)

@@ -10,7 +10,12 @@ use octo_testkit::{MockLlm, Scripted, TempHome};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_octo");
+/// The binary measured: `OCTO_STARTUP_BIN` (`make bench` sets it to the release build `make
+/// build` ships), else the one cargo built for this bench — which has the dev-dependencies'
+/// features unified in, and is about 1 MiB heavier at start.
+fn bin() -> std::path::PathBuf {
+    std::env::var_os("OCTO_STARTUP_BIN").map_or_else(|| env!("CARGO_BIN_EXE_octo").into(), Into::into)
+}
 
 fn peak_rss_mb() -> f64 {
     #[cfg(unix)]
@@ -81,8 +86,9 @@ fn main() {
     if args.len() == 4 && args[1] == "--raw-client" {
         raw_client(&args[2], &args[3]);
     }
+    println!("startup: measuring {}", bin().display());
     let (min, median) = time(50, || {
-        let mut c = Command::new(BIN);
+        let mut c = Command::new(bin());
         c.arg("--version");
         c
     });
@@ -97,9 +103,9 @@ fn main() {
     let runs = 20;
     let llm = rt.block_on(async {
         let llm = MockLlm::start().await;
-        // Every octo run and every raw request gets the same streamed answer.
+        // Every octo run, raw request and curl request gets the same streamed answer.
         llm.script_anthropic(
-            (0..3 * runs).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())),
+            (0..4 * runs + 2).map(|_| Scripted::sse(Reply::new().text("The answer is 42.").sse())),
         )
         .await;
         llm
@@ -111,7 +117,7 @@ fn main() {
     )
     .unwrap();
     let one_shot = || {
-        let mut c = Command::new(BIN);
+        let mut c = Command::new(bin());
         c.arg("what is the answer?")
             .env("OCTO_HOME", home.home())
             .env("OCTO_NO_KEYRING", "1")
@@ -234,7 +240,7 @@ fn skills(rt: &tokio::runtime::Runtime) {
         .collect();
     times.sort();
     let one_shot = |home: &TempHome| {
-        let mut c = Command::new(BIN);
+        let mut c = Command::new(bin());
         c.arg("what is the answer?")
             .env("OCTO_HOME", home.home())
             .env("OCTO_NO_KEYRING", "1")
@@ -268,13 +274,13 @@ fn skills(rt: &tokio::runtime::Runtime) {
 /// within 200 ms of none).
 fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
     use rmcp::ServiceExt;
-    let bin = octo_testkit::mcp::server_bin();
+    let server = octo_testkit::mcp::server_bin();
     let runs = 10;
     let mut starts = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
         rt.block_on(async {
-            let child = rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&bin)).unwrap();
+            let child = rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&server)).unwrap();
             let client = ().serve(child).await.unwrap();
             client.list_all_tools().await.unwrap();
             starts.push(t.elapsed());
@@ -294,12 +300,12 @@ fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
     let home = TempHome::new().unwrap();
     let mut config = format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri());
     for name in ["a", "b", "c", "d", "e", "f"] {
-        config.push_str(&format!("[mcp_servers.{name}]\ncommand = \"{}\"\n", bin.display()));
+        config.push_str(&format!("[mcp_servers.{name}]\ncommand = \"{}\"\n", server.display()));
     }
     std::fs::write(home.home().join("config.toml"), config).unwrap();
     let kept = home.home().join("mcp-tools");
     let one_shot = || {
-        let mut c = Command::new(BIN);
+        let mut c = Command::new(bin());
         c.arg("what is the answer?")
             .env("OCTO_HOME", home.home())
             .env("OCTO_NO_KEYRING", "1")
