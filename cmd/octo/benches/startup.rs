@@ -280,7 +280,8 @@ fn mcp(rt: &tokio::runtime::Runtime, without: Duration) {
     for _ in 0..runs {
         let t = Instant::now();
         rt.block_on(async {
-            let child = rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&server)).unwrap();
+            let child =
+                rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&server)).unwrap();
             let client = ().serve(child).await.unwrap();
             client.list_all_tools().await.unwrap();
             starts.push(t.elapsed());

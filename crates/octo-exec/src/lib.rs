@@ -4,14 +4,17 @@
 //! hook scripts and for anything else that runs a command line:
 //!
 //! - [`shell_command`]: the platform shell (`sh -c` on Unix, PowerShell on Windows);
-//! - [`spawn`]: the command in its own process group, stdout and stderr merged in order into a
-//!   bounded [`Capture`], killed as a group ([`kill_group`], [`Running::terminate`]);
+//! - [`spawn`]: the command in a session and process group of its own (no controlling terminal:
+//!   it cannot type into the user's), stdout and stderr merged in order into a bounded
+//!   [`Capture`], killed as a group ([`kill_group`], [`Running::terminate`]);
 //! - [`env::ShellEnv`]: the filtered environment commands see;
 //! - [`reaper`]: no process outlives octo; [`tied`]: what octo starts dies with it, even when
 //!   octo is killed;
 //! - [`sandbox`]: the OS sandbox — on Linux Landlock for the file system, a seccomp filter for the
-//!   network and a private mount namespace that keeps `.git` read-only; on macOS a Seatbelt
-//!   profile. It is applied in the child between fork and exec, so octo itself is never confined.
+//!   network and a private mount namespace that keeps `.git` read-only, or where no namespace
+//!   can be had a seccomp supervisor that makes mode, owner and time changes and socket
+//!   connections only inside the writable roots; on macOS a Seatbelt profile. It is applied in
+//!   the child between fork and exec, so octo itself is never confined.
 //!
 //! **Layer:** shared plumbing. Depends on no other octo crate.
 //!

@@ -13,7 +13,7 @@
 //!
 //! | platform | files | network | `.git` read-only |
 //! |---|---|---|---|
-//! | Linux | Landlock (best effort up to ABI 6) | seccomp: no sockets but Unix ones; Landlock TCP rules | a read-only bind mount in a private user + mount namespace; else Landlock rules per top-level entry |
+//! | Linux | Landlock (best effort up to ABI 6); modes, owners and times by the mount namespace's read-only base, else by a seccomp supervisor | seccomp: no sockets but Unix ones; Landlock TCP rules; named sockets hidden (`/run`) or checked by the supervisor | a read-only bind mount in a private user + mount namespace; else Landlock rules per top-level entry |
 //! | macOS | Seatbelt (`sandbox-exec`) | Seatbelt | Seatbelt |
 //! | others | none: [`Sandbox::is_active`] is false and [`Sandbox::describe`] says why | | |
 
