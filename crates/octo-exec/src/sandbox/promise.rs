@@ -14,8 +14,20 @@ pub struct Promise {
     pub how: String,
 }
 
+/// Whether the seccomp supervisor stands in for a missing namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) enum Supervisor {
+    /// Not needed (a namespace is had) or not applicable (no Linux sandbox).
+    #[default]
+    NotNeeded,
+    /// It checks metadata changes and connections.
+    Works,
+    /// It cannot be had here, and why.
+    Missing(String),
+}
+
 /// What the promises depend on beyond the policy (probed by the platform's sandbox).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Facts {
     /// The Landlock ABI (0 elsewhere).
     pub abi: u8,
@@ -25,15 +37,8 @@ pub(super) struct Facts {
     pub no_filter: Option<String>,
     /// Whether the daemons' socket folders are hidden.
     pub sockets_hidden: bool,
-    /// Whether the seccomp supervisor checks metadata changes and connections (`Ok`), or why
-    /// not (empty: it is not needed, a namespace is had).
-    pub guard: Result<(), String>,
-}
-
-impl Default for Facts {
-    fn default() -> Self {
-        Self { abi: 0, no_namespace: None, no_filter: None, sockets_hidden: false, guard: Err(String::new()) }
-    }
+    /// Whether the seccomp supervisor stands in for a missing namespace.
+    pub supervisor: Supervisor,
 }
 
 fn held(what: &'static str, how: impl Into<String>) -> Promise {
@@ -84,11 +89,11 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
     }
     // `.git` and the prompt files lie in the workspace; the surroundings and homes outside it.
     let ws = std::fs::canonicalize(&policy.workspace).unwrap_or_else(|_| policy.workspace.clone());
-    let guarded = facts.guard.is_ok();
+    let guarded = facts.supervisor == Supervisor::Works;
     // Why the supervisor does not stand in for the namespace, when it was tried.
-    let no_guard = match &facts.guard {
-        Err(why) if !why.is_empty() => format!("; {why}"),
-        _ => String::new(),
+    let no_guard = match &facts.supervisor {
+        Supervisor::Missing(why) => format!("; {why}"),
+        Supervisor::NotNeeded | Supervisor::Works => String::new(),
     };
     if policy.read_only_paths().iter().any(|p| !p.starts_with(&ws)) {
         out.push(match ns {
@@ -168,7 +173,7 @@ mod tests {
         let fallback = Facts {
             abi: 6,
             no_namespace: Some("no user namespace".into()),
-            guard: Err("the seccomp supervisor does not work here".into()),
+            supervisor: Supervisor::Missing("the seccomp supervisor does not work here".into()),
             ..Facts::default()
         };
         let fb = list(&policy, None, &fallback, "Landlock");
@@ -177,7 +182,7 @@ mod tests {
         assert!(fb.iter().any(|p| p.what == MODES && p.how.contains("supervisor does not work")), "{fb:?}");
         assert!(fb.iter().any(|p| p.what == GIT && p.held));
         // The supervisor stands in for the namespace.
-        let guarded = Facts { guard: Ok(()), ..fallback };
+        let guarded = Facts { supervisor: Supervisor::Works, ..fallback };
         let gd = list(&policy, None, &guarded, "Landlock");
         assert!(gd.iter().all(|p| p.held), "{gd:?}");
         assert!(gd.iter().any(|p| p.what == MODES && p.how.contains("supervisor")), "{gd:?}");

@@ -52,7 +52,7 @@ struct Isolation {
 #[derive(Debug)]
 pub(super) struct Linux {
     abi: u8,
-    filter: Option<Arc<BpfProgram>>,
+    filter: Arc<BpfProgram>,
     isolation: OnceLock<Isolation>,
 }
 
@@ -66,9 +66,9 @@ impl Linux {
                     .into(),
             );
         }
-        let filter = Some(Arc::new(
+        let filter = Arc::new(
             base_filter(policy.network).map_err(|e| format!("the syscall filter could not be built: {e}"))?,
-        ));
+        );
         Ok(Self { abi, filter, isolation: OnceLock::new() })
     }
 
@@ -133,10 +133,10 @@ impl Linux {
             },
             no_filter: if policy.network { None } else { iso.seccomp_error.clone() },
             sockets_hidden: self.hides_sockets(policy),
-            guard: match (&iso.ns, &iso.guard_error) {
-                (Namespaces::None(_), None) => Ok(()),
-                (Namespaces::None(_), Some(why)) => Err(why.clone()),
-                _ => Err(String::new()),
+            supervisor: match (&iso.ns, &iso.guard_error) {
+                (Namespaces::None(_), None) => super::promise::Supervisor::Works,
+                (Namespaces::None(_), Some(why)) => super::promise::Supervisor::Missing(why.clone()),
+                _ => super::promise::Supervisor::NotNeeded,
             },
         }
     }
@@ -194,7 +194,7 @@ impl Linux {
         let writable = writable_paths(policy, &roots, per_entry);
         let ruleset = ruleset(&writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
-        let filter = if iso.seccomp_error.is_none() { self.filter.clone() } else { None };
+        let filter = iso.seccomp_error.is_none().then(|| Arc::clone(&self.filter));
         let guard = if self.guarded(policy) {
             let rules = guard::Rules {
                 roots: guard::Roots::new(&writable, &policy.workspace),
@@ -213,7 +213,7 @@ impl Linux {
     }
 
     fn isolation(&self, policy: &Policy) -> &Isolation {
-        self.isolation.get_or_init(|| probe_isolation(policy, self.filter.as_deref()))
+        self.isolation.get_or_init(|| probe_isolation(policy, &self.filter))
     }
 }
 
@@ -378,11 +378,10 @@ fn base_filter(network: bool) -> Result<BpfProgram, seccompiler::Error> {
 
 /// Tries, once, what the first command needs: the syscall filter, then the namespaces (a user
 /// and mount namespace; as root without user namespaces, a mount namespace alone).
-fn probe_isolation(policy: &Policy, filter: Option<&BpfProgram>) -> Isolation {
-    let seccomp_error = filter.and_then(|f| {
-        let f = Arc::new(f.clone());
-        try_child(move || seccompiler::apply_filter(&f).map_err(|_| std::io::Error::last_os_error())).err()
-    });
+fn probe_isolation(policy: &Policy, filter: &Arc<BpfProgram>) -> Isolation {
+    let f = Arc::clone(filter);
+    let seccomp_error =
+        try_child(move || seccompiler::apply_filter(&f).map_err(|_| std::io::Error::last_os_error())).err();
     let mounts = policy.mounts();
     let hidden = policy.hidden();
     let root = nix::unistd::geteuid().is_root();

@@ -44,7 +44,8 @@ pub(super) fn entry_path(dir: &OwnedFd, name: &CStr) -> CString {
     CString::new(bytes).unwrap_or_default()
 }
 
-fn where_is(fd: &OwnedFd) -> Result<PathBuf, Errno> {
+/// Where the handle `fd` lies (its `/proc/self/fd` link).
+pub(super) fn where_is(fd: &OwnedFd) -> Result<PathBuf, Errno> {
     std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(super::remote::io_errno)
 }
 

@@ -4,7 +4,7 @@
 
 use super::filter::{FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETFLAGS};
 use super::ops::{apply, connect, cstring, Change};
-use super::place::{locate, open_fd, Found, Place, Roots};
+use super::place::{locate, open_fd, where_is, Found, Place, Roots};
 use super::remote::{Tracee, PATH_MAX};
 use nix::errno::Errno;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -238,8 +238,7 @@ fn find(t: &mut Tracee, target: &Target) -> Result<Found, Errno> {
             match (p.is_empty(), empty_ok) {
                 (true, true) if dirfd == libc::AT_FDCWD => {
                     let fd = t.dir(dirfd)?;
-                    let at = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-                        .map_err(super::remote::io_errno)?;
+                    let at = where_is(&fd)?;
                     Ok(Found { place: Place::Object(fd), at })
                 }
                 (true, true) => open_fd(t, dirfd),
