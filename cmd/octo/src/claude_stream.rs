@@ -3,11 +3,12 @@
 //! tools, MCP servers, permission mode), then one `assistant` line per model message and one
 //! `user` line per batch of tool results (content blocks as the Messages API writes them, tool
 //! names and arguments as Claude Code names them), `stream_event` deltas with
-//! `--include-partial-messages`, and the `result` object last. Approval and question events
-//! (octo's, for `--permission-prompt stdio`) pass through unchanged; octo's own event stream is
-//! `--output-format events`.
+//! `--include-partial-messages` (a `message_start` before each new reply, and again when a reply
+//! broke off and starts over, so a reader keeps only the last), and the `result` object last.
+//! Approval and question events (octo's, for `--permission-prompt stdio`) pass in octo's event
+//! shape; octo's own event stream is `--output-format events`.
 
-use octo_app::{AgentEvent, ContentBlock, Message, Role, Session};
+use octo_app::{Change, ContentBlock, Message, Role, Session};
 use serde_json::{json, Value};
 
 /// What the `init` line says about the session.
@@ -65,8 +66,8 @@ impl ClaudeStream {
         Self { init: Some(init), partial, messages: 0 }
     }
 
-    /// The lines for one event (none for most).
-    pub fn lines(&mut self, event: &AgentEvent, session_id: &str) -> Vec<Value> {
+    /// The lines for one change of the turn (none for most).
+    pub fn lines(&mut self, change: &Change<'_>, session_id: &str) -> Vec<Value> {
         let mut out = Vec::new();
         if let Some(init) = self.init.take() {
             out.push(json!({
@@ -82,30 +83,40 @@ impl ClaudeStream {
                 "output_style": "default",
             }));
         }
-        match event {
-            AgentEvent::Committed { messages } => {
-                for m in messages {
+        let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id});
+        match change {
+            Change::Committed(messages) => {
+                for m in *messages {
                     if let Some(line) = self.message(m, session_id) {
                         out.push(line);
                     }
                 }
             }
-            AgentEvent::TextDelta { text } if self.partial => out.push(json!({
-                "type": "stream_event",
-                "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-                "parent_tool_use_id": null,
-                "session_id": session_id,
-            })),
-            AgentEvent::ThinkingDelta { text } if self.partial => out.push(json!({
-                "type": "stream_event",
-                "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": text}},
-                "parent_tool_use_id": null,
-                "session_id": session_id,
-            })),
-            AgentEvent::ApprovalRequired { .. }
-            | AgentEvent::ApprovalResolved { .. }
-            | AgentEvent::QuestionAsked { .. }
-            | AgentEvent::QuestionAnswered { .. } => out.push(serde_json::to_value(event).unwrap_or_default()),
+            Change::Request { continues: false } | Change::AnswerRestarted { .. } if self.partial => {
+                out.push(partial(json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}})));
+            }
+            Change::AnswerDelta(text) if self.partial => out.push(partial(
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            )),
+            Change::Thinking(text) if self.partial => out.push(partial(
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": text}}),
+            )),
+            Change::Approval { id, request } => {
+                out.push(json!({"type": "approval_required", "approval_id": id, "request": request}));
+            }
+            Change::ApprovalResolved { id, decision } => {
+                out.push(json!({"type": "approval_resolved", "approval_id": id, "decision": decision}));
+            }
+            Change::Question { id, call, question, options } => {
+                let mut q = json!({"type": "question_asked", "question_id": id, "tool_use_id": call, "question": question});
+                if !options.is_empty() {
+                    q["options"] = json!(options);
+                }
+                out.push(q);
+            }
+            Change::QuestionAnswered { id, answer } => {
+                out.push(json!({"type": "question_answered", "question_id": id, "answer": answer}));
+            }
             _ => {}
         }
         out

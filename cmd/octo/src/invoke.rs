@@ -30,28 +30,16 @@ pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
     ))
 }
 
-/// Runs `/name args` with nobody to ask: a step that needs a yes stops it with a message saying
-/// how to allow it. `None` when there is no such skill or command.
+/// Runs `/name args` with nobody to ask (see [`Session::invoke_unattended`]); Ctrl-C stops the
+/// running step (its process group killed) rather than killing octo. `None` when there is no
+/// such skill or command.
 pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result<Prepared, String>> {
-    let invocation = match session.invoke(name.trim_start_matches('/'), arg).await? {
-        Ok(i) => i,
-        Err(e) => return Some(Err(e.to_string())),
-    };
-    if let Some(step) = invocation.questions().next() {
-        return Some(Err(format!(
-            "{name} would {}, which needs your yes ({}), and nobody can answer in a headless run: allow it with a \
-             permission rule (for a command: allow = [\"terminal(COMMAND*)\"] in [permissions]), or run {name} in the REPL",
-            step.action,
-            step.ask.as_deref().unwrap_or("asks first")
-        )));
-    }
-    // Ctrl-C stops the running step (its process group killed) rather than killing octo.
     let cancel = octo_app::CancellationToken::new();
-    let finish = session.finish_invocation_with(invocation, cancel.clone());
+    let finish = session.invoke_unattended(name, arg, "in a headless run", cancel.clone());
     tokio::pin!(finish);
     loop {
         tokio::select! {
-            r = &mut finish => return Some(r.map_err(|e| e.to_string())),
+            r = &mut finish => return r.map(|r| r.map_err(|e| e.to_string())),
             _ = tokio::signal::ctrl_c() => cancel.cancel(),
         }
     }

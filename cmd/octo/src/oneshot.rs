@@ -90,13 +90,14 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => anyhow::bail!("the session ended unexpectedly"),
         };
-        let done = fold.push(&event);
-        if !closed_stdout && !renderer.event(&event, &fold) {
+        if closed_stdout {
+            fold.push(&event);
+        } else if !renderer.event(&mut fold, &event) {
             // The reader went away: stop working for nobody.
             closed_stdout = true;
             session.abort();
         }
-        if done {
+        if fold.is_done() {
             break;
         }
     }

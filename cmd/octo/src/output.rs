@@ -1,17 +1,46 @@
-//! The outputs of a headless run, each a [`TurnRenderer`] over the events and the turn summary:
-//! text (the answer on stdout, status on stderr), json (one result object) and stream-json (every
-//! event as a JSON line). None of them derives an outcome: the fold did.
+//! The outputs of a headless run: text (the answer on stdout, status on stderr), json (one result
+//! object) and stream-json (Claude Code's lines), each a [`TurnRenderer`] over the fold's changes
+//! and the turn summary; and `events`, octo's own events as they came, one JSON line each. None
+//! of them derives an outcome: the fold did.
 
 use crate::cli::{Cli, OutputFormat};
 use crate::out;
 use crate::sanitize::{clean, visible, Mode};
-use octo_app::{AgentEvent, TurnEndReason, TurnFold, TurnRenderer, TurnSummary};
+use octo_app::{AgentEvent, Change, TurnEndReason, TurnFold, TurnRenderer, TurnSummary};
 use serde_json::json;
 use std::time::Instant;
 
-/// The renderer for the chosen `--output-format`.
-pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Box<dyn TurnRenderer> {
-    match cli.output_format {
+/// What a headless run prints: a renderer of the fold's changes, or the events themselves.
+pub enum Output {
+    /// Text, json or stream-json.
+    Render(Box<dyn TurnRenderer>),
+    /// Every event as one JSON line, as it happens (`--output-format events`).
+    Events,
+}
+
+impl Output {
+    /// Takes in one event (the fold takes it in either way); `false` when stdout is gone.
+    pub fn event(&mut self, fold: &mut TurnFold, event: &AgentEvent) -> bool {
+        match self {
+            Self::Render(r) => fold.render(event, r.as_mut()),
+            Self::Events => {
+                fold.push(event);
+                out::stdout(&format!("{}\n", serde_json::to_string(event).unwrap_or_default()))
+            }
+        }
+    }
+
+    /// The turn is over.
+    pub fn finish(&mut self, summary: &TurnSummary) {
+        if let Self::Render(r) = self {
+            r.finish(summary);
+        }
+    }
+}
+
+/// The output for the chosen `--output-format`.
+pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Output {
+    Output::Render(match cli.output_format {
         OutputFormat::Text => {
             use std::io::IsTerminal;
             // The answer on a terminal shows escapes as `^[`; piped, they are dropped; `--raw`
@@ -34,8 +63,8 @@ pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Box<
             id: session.session_id_handle(),
             started,
         }),
-        OutputFormat::Events => Box::new(StreamJson),
-    }
+        OutputFormat::Events => return Output::Events,
+    })
 }
 
 /// The first line of `text`, at most `max` characters.
@@ -52,27 +81,28 @@ struct Text {
 }
 
 impl TurnRenderer for Text {
-    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+    fn change(&mut self, change: &Change<'_>) -> bool {
         if self.quiet {
             return true;
         }
-        match event {
-            AgentEvent::ToolCallStart { name, summary, .. } => out::status(&visible(&format!("● {name} {summary}"))),
-            AgentEvent::ToolCallEnd { name, outcome, duration_ms, output, .. } if self.verbose => {
-                let mark = if *outcome == octo_app::ToolOutcome::Ran { "✓" } else { "✗" };
-                let how = if *outcome == octo_app::ToolOutcome::Ran { String::new() } else { format!(" [{outcome}]") };
+        match change {
+            Change::ToolStarted { name, summary, .. } => out::status(&visible(&format!("● {name} {summary}"))),
+            Change::ToolEnded { record, output, .. } if self.verbose => {
+                let (name, outcome, duration_ms) = (&record.name, record.outcome, record.duration_ms);
+                let mark = if outcome == octo_app::ToolOutcome::Ran { "✓" } else { "✗" };
+                let how = if outcome == octo_app::ToolOutcome::Ran { String::new() } else { format!(" [{outcome}]") };
                 out::status(&visible(&format!(
                     "  {mark} {name}{how} ({duration_ms} ms) {}",
                     first_line(output, 120)
                 )));
             }
-            AgentEvent::Notice { message } => out::status(&visible(&format!("octo: {message}"))),
-            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason, restart } => out::status(&visible(&format!(
+            Change::Notice(message) => out::status(&visible(&format!("octo: {message}"))),
+            Change::Retry { attempt, max_attempts, delay_ms, reason, restart } => out::status(&visible(&format!(
                 "octo: {} in {:.1}s (attempt {attempt}/{max_attempts}): {reason}",
                 if *restart { "the reply broke off; starting it again" } else { "retrying" },
                 *delay_ms as f64 / 1000.0
             ))),
-            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, .. } => out::status(&format!(
+            Change::Compacted { tokens_after, messages_folded, reclaimed, .. } => out::status(&format!(
                 "octo: compacted the conversation to ~{tokens_after} tokens ({messages_folded} messages summarized, {reclaimed} old outputs dropped)"
             )),
             _ => {}
@@ -117,7 +147,7 @@ struct Json {
 }
 
 impl TurnRenderer for Json {
-    fn event(&mut self, _event: &AgentEvent, _fold: &TurnFold) -> bool {
+    fn change(&mut self, _change: &Change<'_>) -> bool {
         true
     }
 
@@ -196,9 +226,9 @@ struct ClaudeLines {
 }
 
 impl TurnRenderer for ClaudeLines {
-    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
+    fn change(&mut self, change: &Change<'_>) -> bool {
         let sid = (self.id)().unwrap_or_default();
-        for line in self.stream.lines(event, &sid) {
+        for line in self.stream.lines(change, &sid) {
             if !out::stdout(&format!("{line}\n")) {
                 return false;
             }
@@ -209,16 +239,4 @@ impl TurnRenderer for ClaudeLines {
     fn finish(&mut self, s: &TurnSummary) {
         out::stdout(&format!("{}\n", result_object(s, self.started)));
     }
-}
-
-/// Every event as one JSON line, as it happens.
-struct StreamJson;
-
-impl TurnRenderer for StreamJson {
-    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
-        let line = serde_json::to_string(event).unwrap_or_default();
-        out::stdout(&format!("{line}\n"))
-    }
-
-    fn finish(&mut self, _summary: &TurnSummary) {}
 }

@@ -149,17 +149,21 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 if matches!(event, AgentEvent::TurnStart { .. }) {
                     started = Instant::now();
                 }
-                let done = fold.push(&event);
+                let changes = fold.push(&event);
                 let shown = match claude.as_mut() {
-                    Some(c) => c.lines(&event, &session.session_id().unwrap_or_default()),
+                    Some(c) => {
+                        let sid = session.session_id().unwrap_or_default();
+                        changes.iter().flat_map(|change| c.lines(change, &sid)).collect()
+                    }
                     None => vec![serde_json::to_value(&event).unwrap_or_default()],
                 };
+                drop(changes);
                 if !shown.iter().all(emit) {
                     // Nobody reads stdout any more.
                     session.abort();
                     return Ok(ExitCode::from(EXIT_ERROR));
                 }
-                if done {
+                if fold.is_done() {
                     let summary = session.summarize(&fold);
                     last_failed = summary.failed();
                     emit(&crate::output::result_object(&summary, started));

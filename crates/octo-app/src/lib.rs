@@ -121,7 +121,7 @@ pub mod worktree;
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).
 pub use octo_session as session_store;
 
-pub use fold::{McpProblem, ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
+pub use fold::{Change, McpProblem, ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
 pub use home::Home;
 pub use launcher::{Env, Launch, LaunchError, Launcher, Resume};
 /// Memory entries, scopes and indexes (`octo-memory`).

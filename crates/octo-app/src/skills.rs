@@ -172,6 +172,22 @@ pub enum InvokeError {
         /// Why.
         reason: String,
     },
+    /// A step needs the user's yes and nobody can be asked where it was run (a headless run, a
+    /// chat, the web before a skill starts).
+    #[error(
+        "/{skill} would {action}, which needs your yes ({ask}), and nobody can answer {place}: allow it with a \
+         permission rule (for a command: allow = [\"terminal(COMMAND*)\"] in [permissions]), or run /{skill} in the REPL"
+    )]
+    NeedsYes {
+        /// The skill.
+        skill: String,
+        /// The step (`run `x``).
+        action: String,
+        /// Why it asks.
+        ask: String,
+        /// Where it was run, in words (`in a headless run`).
+        place: String,
+    },
     /// Ctrl-C while a step ran.
     #[error("/{skill}: cancelled")]
     Cancelled {

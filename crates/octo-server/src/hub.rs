@@ -194,43 +194,58 @@ impl Hub {
     }
 }
 
-/// Numbers the session's events into the log and sends them on to the clients following.
+/// Numbers the session's events into the log and sends them on to the clients following. The
+/// turn's fold reads them too: what it says changed in the history is kept, and a reply that
+/// broke off is announced (`answer_restarted`, with the answer that stands) before the retry, so
+/// a client replaces what it showed instead of adding to it.
 async fn pump(
     mut rx: broadcast::Receiver<octo_app::AgentEvent>,
     log: Arc<Mutex<Log>>,
     live: broadcast::Sender<Numbered>,
 ) {
+    let mut fold = octo_app::TurnFold::new();
     loop {
-        let (json, commit, starts): (Arc<str>, _, bool) = match rx.recv().await {
-            Ok(ev) => {
-                let commit = match &ev {
-                    octo_app::AgentEvent::Committed { messages } => Some((false, messages.clone())),
-                    octo_app::AgentEvent::HistoryReplaced { messages } => Some((true, messages.clone())),
-                    _ => None,
-                };
-                let starts = matches!(ev, octo_app::AgentEvent::TurnStart { .. });
-                (serde_json::to_string(&ev).unwrap_or_default().into(), commit, starts)
-            }
+        let ev = match rx.recv().await {
+            Ok(ev) => ev,
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 // Told to every client as the event stream tells one that fell behind: what
                 // the lost events said is in the history, which is read again.
-                lock(&log).stale = true;
-                (lagged(n), None, false)
+                let mut l = lock(&log);
+                l.stale = true;
+                push(&mut l, &live, lagged(n));
+                continue;
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        let mut l = lock(&log);
-        let committed = commit.is_some();
-        match commit {
-            Some((true, m)) => l.history = m,
-            Some((false, m)) => l.history.extend(m),
-            None => {}
+        if matches!(ev, octo_app::AgentEvent::TurnStart { .. }) {
+            fold = octo_app::TurnFold::new();
         }
-        push(&mut l, &live, json);
+        let mut l = lock(&log);
+        let mut committed = false;
+        for change in fold.push(&ev) {
+            match change {
+                octo_app::Change::Committed(m) => {
+                    l.history.extend_from_slice(m);
+                    committed = true;
+                }
+                octo_app::Change::HistoryReplaced(m) => {
+                    l.history = m.to_vec();
+                    committed = true;
+                }
+                octo_app::Change::AnswerRestarted { kept }
+                    if matches!(ev, octo_app::AgentEvent::Retry { .. }) =>
+                {
+                    let restarted = serde_json::json!({"type": "answer_restarted", "kept": kept});
+                    push(&mut l, &live, restarted.to_string().into());
+                }
+                _ => {}
+            }
+        }
+        push(&mut l, &live, serde_json::to_string(&ev).unwrap_or_default().into());
         if committed {
             l.committed_at = l.last;
         }
-        if starts {
+        if matches!(ev, octo_app::AgentEvent::TurnStart { .. }) {
             if let Some(p) = l.prompts.pop_front() {
                 push(&mut l, &live, p.to_string().into());
             }

@@ -19,6 +19,9 @@ pub enum TodoStatus {
     Completed,
 }
 
+/// The tool-update kind the task list arrives as (its whole list, each time it changes).
+pub const TODOS_UPDATE: &str = "todos";
+
 /// One task of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Todo {
@@ -94,7 +97,7 @@ impl ToolExecutor for TodoWrite {
         let count = |s: TodoStatus| input.todos.iter().filter(|t| t.status == s).count();
         let (pending, doing, done) =
             (count(TodoStatus::Pending), count(TodoStatus::InProgress), count(TodoStatus::Completed));
-        ctx.emit_update("todos", json!(input.todos));
+        ctx.emit_update(TODOS_UPDATE, json!(input.todos));
         let mut out =
             format!("Todo list updated: {pending} pending, {doing} in progress, {done} completed.\n");
         for t in &input.todos {

@@ -52,7 +52,7 @@ pub mod web;
 
 pub use config::{Buffers, SearchEndpoints, ToolsConfig, WebConfig};
 pub use error::ToolError;
-pub use interact::{AskUser, Todo, TodoStatus, TodoWrite};
+pub use interact::{AskUser, Todo, TodoStatus, TodoWrite, TODOS_UPDATE};
 
 use octo_agent::ToolRegistry;
 use std::sync::Arc;

@@ -6,6 +6,7 @@ use super::content;
 use agent_client_protocol::v1::schema::{
     SessionUpdate, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
+use octo_app::subagents::{SubagentProgress, SubagentStep};
 use octo_app::{ApprovalRequest, Session};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -86,7 +87,7 @@ impl Calls {
     }
 
     /// A sub-agent's progress, as its `task` call's content (the last 20 lines).
-    pub fn progress(&mut self, call: String, data: &Value) -> SessionUpdate {
+    pub fn progress(&mut self, call: String, data: &SubagentProgress) -> SessionUpdate {
         let lines = self.progress.entry(call.clone()).or_default();
         lines.push(progress_line(data));
         let shown = lines.iter().rev().take(20).rev().cloned().collect::<Vec<_>>().join("\n");
@@ -98,14 +99,12 @@ impl Calls {
 }
 
 /// One line of a sub-agent's progress.
-fn progress_line(data: &Value) -> String {
-    let s = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let who = format!("sub-agent {} ({})", s("id"), s("agent"));
-    match s("event").as_str() {
-        "start" => format!("{who} started: {}", s("description")),
-        "tool" => format!("{who}: {}", s("summary")),
-        "end" if data.get("ok").and_then(Value::as_bool) == Some(true) => format!("{who} finished"),
-        "end" => format!("{who} failed"),
-        other => format!("{who}: {other}"),
+fn progress_line(p: &SubagentProgress) -> String {
+    let who = format!("sub-agent {} ({})", p.id, p.agent);
+    match &p.step {
+        SubagentStep::Start { description } => format!("{who} started: {description}"),
+        SubagentStep::Tool { summary, .. } => format!("{who}: {summary}"),
+        SubagentStep::End { ok: true, .. } => format!("{who} finished"),
+        SubagentStep::End { ok: false, .. } => format!("{who} failed"),
     }
 }

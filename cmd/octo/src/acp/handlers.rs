@@ -2,7 +2,7 @@
 //! modes. Work that takes time (starting a session, a turn) runs in a task of its own, so the
 //! dispatch loop keeps answering.
 
-use super::state::{Acp, OFFERED};
+use super::state::{Acp, FRONT};
 use super::{replay, turn};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -360,8 +360,8 @@ fn modes(current: Mode) -> SessionModeState {
 /// commands the user can invoke.
 fn announce_commands(acp: &Acp, cx: &Cx, id: &str) -> Result<(), Error> {
     let Some(live) = acp.get(id) else { return Ok(()) };
-    let mut commands: Vec<AvailableCommand> = octo_app::commands::offered(OFFERED)
-        .into_iter()
+    let mut commands: Vec<AvailableCommand> = FRONT
+        .offered()
         .map(|c| {
             let hint = c.usage.split_once(' ').map(|(_, rest)| rest.to_owned());
             let cmd = AvailableCommand::new(c.name.trim_start_matches('/'), c.about);

@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The shared commands an editor can run here (their replies are complete in themselves; the
-/// editor starts sessions and cancels turns itself).
-pub(super) const OFFERED: &[&str] = octo_app::commands::SELF_CONTAINED;
+/// An editor, as the command table sees it: it shows a command's reply and nothing more (it
+/// starts sessions and cancels turns itself, and a prompt cannot stop to ask a yes before a
+/// command acts).
+pub(super) const FRONT: octo_app::commands::FrontEnd =
+    octo_app::commands::FrontEnd::new("an editor", octo_app::commands::Capabilities::NONE);
 
 /// One ACP session: the octo session behind it, and whether a prompt is running.
 pub(crate) struct Live {

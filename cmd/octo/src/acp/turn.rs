@@ -1,18 +1,21 @@
 //! One prompt: a `/command` line runs through the shared vocabulary (or a skill), a message is a
-//! turn whose events stream to the editor as `session/update`s; approvals and the model's
-//! questions go to the editor as `session/request_permission`.
+//! turn whose fold changes stream to the editor as `session/update`s; approvals and the model's
+//! questions go to the editor as `session/request_permission`. Each reply's chunks carry a
+//! message id of their own; a reply that broke off and starts again does so under a new one
+//! (ACP has no way to take back what was sent: a new `messageId` starts a new message), after a
+//! line in the broken one saying it is discarded.
 
 use super::calls::Calls;
 use super::content::{self, Input};
-use super::state::{Acp, Live, OFFERED};
+use super::state::{Acp, Live, FRONT};
 use agent_client_protocol::v1::schema::{
     ContentChunk, Cost, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
     PlanEntryStatus, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, SessionNotification,
     SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use agent_client_protocol::{v1, Client, Error};
-use octo_app::commands::{parse, Parsed};
-use octo_app::{AgentEvent, ApprovalRequest, Session, TurnEndReason};
+use octo_app::commands::Parsed;
+use octo_app::{ApprovalRequest, Change, Session, ToolOutcome, TurnEndReason, TurnFold};
 use tokio::sync::broadcast::error::RecvError;
 
 /// What a prompt answers.
@@ -26,6 +29,35 @@ fn update(cx: &Cx, id: &str, u: SessionUpdate) -> Result<(), Error> {
 
 fn say(cx: &Cx, id: &str, text: impl Into<String>) -> Result<(), Error> {
     update(cx, id, SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into().into())))
+}
+
+/// The message the answer's chunks belong to: a new one for each reply, and for a reply that
+/// starts again.
+struct Reply {
+    prefix: String,
+    number: u32,
+    said: bool,
+}
+
+impl Reply {
+    fn new(session: &str) -> Self {
+        let nonce =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        Self { prefix: format!("{session}-{nonce:x}"), number: 0, said: false }
+    }
+
+    fn next(&mut self) {
+        self.number += 1;
+        self.said = false;
+    }
+
+    fn say(&mut self, cx: &Cx, id: &str, text: &str) -> Result<(), Error> {
+        self.said = true;
+        let message =
+            agent_client_protocol::v1::schema::MessageId::new(format!("{}-{}", self.prefix, self.number));
+        let chunk = ContentChunk::new(text.to_owned().into()).message_id(message);
+        update(cx, id, SessionUpdate::AgentMessageChunk(chunk))
+    }
 }
 
 /// Runs one prompt to its end.
@@ -49,61 +81,112 @@ pub(super) async fn run(
     };
     let mut rx = session.subscribe();
     session.prompt_prepared(prepared).map_err(|e| Error::new(-32603, e.to_string()))?;
-    let mut error = None;
-    let mut calls = Calls::default();
+    let mut turn =
+        Turn { error: None, calls: Calls::default(), reply: Reply::new(id), fold: TurnFold::new() };
     loop {
         let ev = match rx.recv().await {
             Ok(ev) => ev,
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => return Err(Error::new(-32603, "the session ended")),
         };
-        match ev {
-            AgentEvent::TextDelta { text } => say(cx, id, text)?,
-            AgentEvent::ThinkingDelta { text } => {
-                update(cx, id, SessionUpdate::AgentThoughtChunk(ContentChunk::new(text.into())))?;
-            }
-            AgentEvent::ToolCallStart { id: call, name, input, summary } => {
-                update(cx, id, calls.started(session, call, &name, input, summary))?;
-            }
-            AgentEvent::ToolCallEnd { id: call, name, output, is_error, summary, .. } => {
-                update(cx, id, calls.ended(session, call, name, &output, is_error, summary))?;
-            }
-            AgentEvent::ToolUpdate { kind, .. } if kind == "todos" => update(cx, id, plan(session))?,
-            AgentEvent::ToolUpdate { tool_use_id, kind, data }
-                if kind == octo_app::subagents::PROGRESS_UPDATE =>
-            {
-                update(cx, id, calls.progress(tool_use_id, &data))?;
-            }
-            AgentEvent::ApprovalRequired { approval_id, request } => {
-                if let Some(pending) = calls.asked(session, &request) {
-                    update(cx, id, pending)?;
-                }
-                approve(cx, id, session, &approval_id, request).await;
-            }
-            AgentEvent::QuestionAsked { question_id, question, options, .. } => {
-                ask(cx, id, session, &question_id, &question, &options).await?;
-            }
-            AgentEvent::Usage { .. } => update(cx, id, usage(session))?,
-            AgentEvent::Error { message, .. } => error = Some(message),
-            AgentEvent::TurnEnd { reason, stop_reason, .. } => {
+        for change in turn.fold.push(&ev) {
+            if let Some(end) = turn.change(cx, id, session, &change).await? {
                 for failure in live.new_failures() {
                     say(cx, id, format!("\n\n(octo: {failure}; the session goes on without it)"))?;
                 }
-                return match reason {
+                return end;
+            }
+        }
+    }
+}
+
+/// A turn as the editor sees it.
+struct Turn {
+    error: Option<String>,
+    calls: Calls,
+    reply: Reply,
+    fold: TurnFold,
+}
+
+impl Turn {
+    /// Sends what one change means to the editor; the prompt's answer once the turn is over.
+    async fn change(
+        &mut self,
+        cx: &Cx,
+        id: &str,
+        session: &Session,
+        change: &Change<'_>,
+    ) -> Result<Option<Result<PromptResponse, Error>>, Error> {
+        match change {
+            Change::Request { continues: false } => self.reply.next(),
+            Change::AnswerDelta(text) => self.reply.say(cx, id, text)?,
+            Change::AnswerRestarted { .. } => {
+                if self.reply.said {
+                    self.reply.say(
+                        cx,
+                        id,
+                        " — (the reply broke off here; it is discarded and starts again)",
+                    )?;
+                }
+                self.reply.next();
+            }
+            Change::Thinking(text) => {
+                update(cx, id, SessionUpdate::AgentThoughtChunk(ContentChunk::new(text.to_string().into())))?;
+            }
+            Change::ToolStarted { id: call, name, input, summary } => {
+                let u = self.calls.started(
+                    session,
+                    call.to_string(),
+                    name,
+                    (*input).clone(),
+                    summary.to_string(),
+                );
+                update(cx, id, u)?;
+            }
+            Change::ToolEnded { record, output, .. } => {
+                let failed = record.outcome != ToolOutcome::Ran;
+                let u = self.calls.ended(
+                    session,
+                    record.id.clone(),
+                    record.name.clone(),
+                    output,
+                    failed,
+                    record.summary.clone(),
+                );
+                update(cx, id, u)?;
+            }
+            Change::Todos(todos) => update(cx, id, plan(todos))?,
+            Change::Subagent { call, progress } => {
+                update(cx, id, self.calls.progress(call.to_string(), progress))?;
+            }
+            Change::Approval { id: approval_id, request } => {
+                if let Some(pending) = self.calls.asked(session, request) {
+                    update(cx, id, pending)?;
+                }
+                approve(cx, id, session, approval_id, (*request).clone()).await;
+            }
+            Change::Question { id: question_id, question, options, .. } => {
+                ask(cx, id, session, question_id, question, options).await?;
+            }
+            Change::Usage(_) => update(cx, id, usage(session))?,
+            Change::Error(message) => self.error = Some(message.to_string()),
+            Change::Ended { reason, stop_reason } => {
+                return Ok(Some(match reason {
                     TurnEndReason::Cancelled => Ok(PromptResponse::new(StopReason::Cancelled)),
                     TurnEndReason::MaxTurns => Ok(PromptResponse::new(StopReason::MaxTurnRequests)),
                     TurnEndReason::Failed => {
-                        Err(Error::new(-32603, error.unwrap_or_else(|| "the turn failed".into())))
+                        Err(Error::new(-32603, self.error.take().unwrap_or_else(|| "the turn failed".into())))
                     }
                     _ => Ok(PromptResponse::new(match stop_reason {
                         Some(octo_app::StopReason::MaxTokens) => StopReason::MaxTokens,
                         Some(octo_app::StopReason::Refusal) => StopReason::Refusal,
                         _ => StopReason::EndTurn,
                     })),
-                };
+                }));
             }
             _ => {}
         }
+        Ok(None)
     }
 }
 
@@ -116,20 +199,17 @@ async fn line_command(
     session: &Session,
     line: &str,
 ) -> Result<Option<octo_app::skills::Prepared>, Error> {
-    match parse(line) {
-        Parsed::Command(c) if OFFERED.contains(&c.name()) => {
+    match FRONT.read(line) {
+        Parsed::Command(c) => {
             let text = match session.command(&acp.launcher, c).await {
+                Ok(octo_app::commands::Reply::Help(_)) => FRONT.help_lines().join("\n"),
                 Ok(reply) => reply.lines().join("\n"),
                 Err(e) => e.to_string(),
             };
             say(cx, id, text)?;
             Ok(None)
         }
-        Parsed::Command(c) => {
-            say(cx, id, format!("{} needs octo's terminal; run it in the REPL", c.name()))?;
-            Ok(None)
-        }
-        Parsed::Invalid(why) => {
+        Parsed::Refused(why) | Parsed::Invalid(why) => {
             say(cx, id, why)?;
             Ok(None)
         }
@@ -140,11 +220,13 @@ async fn line_command(
                 Ok(None)
             }
             None => {
-                say(
-                    cx,
-                    id,
-                    format!("{word} is not a command, skill or custom command here; /help lists them"),
-                )?;
+                let skills: Vec<String> = session
+                    .skills()
+                    .iter()
+                    .filter(|s| s.user_invocable)
+                    .map(|s| format!("/{}", s.name))
+                    .collect();
+                say(cx, id, FRONT.unknown(word, skills.iter().map(String::as_str)))?;
                 Ok(None)
             }
         },
@@ -237,10 +319,10 @@ async fn ask(
 }
 
 /// The model's task list as the editor's plan.
-fn plan(session: &Session) -> SessionUpdate {
-    let entries = session
-        .todos()
-        .into_iter()
+fn plan(todos: &[octo_app::Todo]) -> SessionUpdate {
+    let entries = todos
+        .iter()
+        .cloned()
         .map(|t| {
             let status = match t.status {
                 octo_app::TodoStatus::InProgress => PlanEntryStatus::InProgress,

@@ -5,7 +5,7 @@
 
 use super::editor::{read_line, Ed};
 use super::paint::{checklist, paint};
-use super::vocabulary::{OFFERED, OWN};
+use super::vocabulary::{FRONT, OWN};
 use crate::out;
 use crate::sanitize::visible;
 use octo_app::commands::{self, Parsed, Reply, SessionCommand};
@@ -30,12 +30,9 @@ pub(super) enum Line<'a> {
 
 /// Reads `line`.
 pub(super) fn read(line: &str) -> Line<'_> {
-    match commands::parse(line) {
-        Parsed::Command(c) if OFFERED.contains(&c.name()) => Line::Shared(c),
-        Parsed::Command(c) => {
-            Line::Invalid(format!("{} is not a REPL command (Ctrl-C cancels a running turn)", c.name()))
-        }
-        Parsed::Invalid(why) => Line::Invalid(why),
+    match FRONT.read(line) {
+        Parsed::Command(c) => Line::Shared(c),
+        Parsed::Refused(why) | Parsed::Invalid(why) => Line::Invalid(why),
         Parsed::Other(name @ ("/expand" | "/exit" | "/quit"), arg) => {
             if !arg.is_empty() {
                 Line::Invalid(format!("{name} takes no argument (got `{arg}`). Usage: {name}"))
@@ -143,13 +140,8 @@ fn show(reply: &Reply) {
 /// `/help`: the shared commands the REPL offers, its own, and what else a line can be, in two
 /// columns fitted to the terminal.
 fn help(specs: &[&commands::CommandSpec]) {
-    let mut rows: Vec<(&str, &str)> = specs
-        .iter()
-        .copied()
-        .filter(|c| OFFERED.contains(&c.name))
-        .chain(OWN)
-        .map(|c| (c.usage, c.about))
-        .collect();
+    let mut rows: Vec<(&str, &str)> =
+        specs.iter().copied().filter(|c| FRONT.offers(c)).chain(OWN).map(|c| (c.usage, c.about)).collect();
     rows.push(("@path", "attach a file (text, or an image: png, jpeg, gif, webp)"));
     rows.push(("\\ at the end", "a line ending in \\ continues on the next line"));
     rows.push(("Ctrl-C", "cancels a running turn; twice on an empty line leaves (as Ctrl-D does)"));
@@ -180,6 +172,11 @@ mod tests {
         assert!(matches!(read("/cost please"), Line::Invalid(_)));
         assert!(matches!(read("/exit now"), Line::Invalid(m) if m.contains("Usage: /exit")));
         assert!(matches!(read("/stop"), Line::Invalid(m) if m.contains("Ctrl-C")));
+        assert_eq!(
+            read("/lsp"),
+            Line::Shared(SessionCommand::Lsp),
+            "every command the REPL can offer is offered"
+        );
         assert_eq!(read("/quit"), Line::Exit);
         assert_eq!(read("/expand"), Line::Expand);
         assert_eq!(read("/compactx the widget"), Line::Other("/compactx", "the widget"));

@@ -1,15 +1,21 @@
 //! One turn in the REPL: streamed rendering, spinner, inline approvals and questions, Ctrl-C.
 //!
-//! [`ReplOutput`] renders events (it is the REPL's [`TurnRenderer`]); the loop here adds what only
-//! an interactive terminal does: the spinner, reading answers to approvals and questions, Ctrl-C.
+//! [`ReplOutput`] renders the fold's changes (it is the REPL's [`TurnRenderer`]); the loop here
+//! adds what only an interactive terminal does: the spinner, reading answers to approvals and
+//! questions, Ctrl-C. A reply that broke off mid-stream is taken off the screen before it starts
+//! again ([`shown`]).
 
 use super::editor::{read_line, read_line_with, Ed};
 use super::key::Key;
 use super::paint::{checklist, paint};
+mod calls;
+mod shown;
+
 use crate::out;
-use crate::output::first_line;
 use crate::sanitize::{visible, Filter, Mode};
-use octo_app::{AgentEvent, OutputKind, Session, ToolOutcome, TurnFold, TurnRenderer, TurnSummary};
+use calls::{show_request, subagent_progress, tool_end};
+use octo_app::{AgentEvent, Change, Session, TurnFold, TurnRenderer, TurnSummary};
+use shown::Shown;
 use std::io::Write;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -21,6 +27,10 @@ const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"
 /// Renders a turn's events on the terminal.
 pub(super) struct ReplOutput {
     md: crate::render::Renderer,
+    /// Colour on stdout, and its width: a restarted reply gets a fresh Markdown renderer.
+    color: bool,
+    /// What the current request's answer put on the terminal.
+    shown: Shown,
     /// The model's text and thinking come from outside: made inert before rendering.
     text: Filter,
     thinking: Filter,
@@ -44,6 +54,8 @@ impl ReplOutput {
         let color = std::env::var_os("NO_COLOR").is_none() && stdout.is_terminal();
         Self {
             md: crate::render::Renderer::with_width(color, crate::layout::stdout_width()),
+            color,
+            shown: Shown::default(),
             text: Filter::new(Mode::Visible),
             thinking: Filter::new(Mode::Visible),
             stdout,
@@ -55,129 +67,100 @@ impl ReplOutput {
         }
     }
 
-    /// Whether anything of `event` goes to stderr (then the answer's line is finished first, so a
-    /// half-streamed line never lends its bold or color to it).
-    fn prints_on_stderr(&self, event: &AgentEvent) -> bool {
-        match event {
-            AgentEvent::ThinkingDelta { .. } => self.show_thinking,
-            AgentEvent::ToolCallStart { .. }
-            | AgentEvent::ToolCallEnd { .. }
-            | AgentEvent::ApprovalRequired { .. }
-            | AgentEvent::ToolUpdate { .. }
-            | AgentEvent::QuestionAsked { .. }
-            | AgentEvent::Retry { .. }
-            | AgentEvent::Notice { .. }
-            | AgentEvent::CompactionStart { .. }
-            | AgentEvent::CompactionEnd { .. }
-            | AgentEvent::Error { .. } => true,
-            _ => false,
+    /// Whether anything of `change` goes to stderr (then the answer's line is finished first, so
+    /// a half-streamed line never lends its bold or color to it).
+    fn prints_on_stderr(&self, change: &Change<'_>) -> bool {
+        match change {
+            Change::Thinking(_) => self.show_thinking,
+            Change::Approval { .. } => true,
+            other => other.is_status(),
         }
     }
-}
 
-/// Prints a tool's diff output, coloured, at most 40 lines; returns whether the output is still
-/// there (always, for the renderer's `event`).
-fn print_diff(output: &str) -> bool {
-    let output = visible(output);
-    for (i, l) in output.lines().enumerate() {
-        if i >= 40 {
-            out::status(&format!("  … {} more lines", output.lines().count() - 40));
-            break;
+    /// The reply broke off: what it showed since its request began is taken off the screen
+    /// (or, where that cannot be done, marked as discarded), and the Markdown starts afresh.
+    fn restart(&mut self) {
+        if self.shown.is_empty() {
+            return;
         }
-        let colored = if l.starts_with('+') && !l.starts_with("+++") {
-            paint("32", l)
-        } else if l.starts_with('-') && !l.starts_with("---") {
-            paint("31", l)
-        } else {
-            l.to_owned()
-        };
-        out::status(&format!("  {colored}"));
+        let size =
+            terminal_size::terminal_size_of(&self.stdout).map(|(w, h)| (usize::from(w.0), usize::from(h.0)));
+        match size.and_then(|size| self.shown.eraser(size)) {
+            Some(erase) => {
+                let _ = write!(self.stdout, "{erase}");
+                let _ = self.stdout.flush();
+            }
+            None => {
+                if !self.md.at_line_start() {
+                    self.md.finish(&mut self.stdout);
+                }
+                out::status(&paint("2", "  (the reply above broke off; it is discarded)"));
+            }
+        }
+        self.md = crate::render::Renderer::with_width(self.color, crate::layout::stdout_width());
+        self.text = Filter::new(Mode::Visible);
+        self.shown.reset();
     }
-    true
 }
 
 impl TurnRenderer for ReplOutput {
-    fn event(&mut self, event: &AgentEvent, _fold: &TurnFold) -> bool {
-        if self.prints_on_stderr(event) && !self.md.at_line_start() {
-            self.md.finish(&mut self.stdout);
+    fn change(&mut self, change: &Change<'_>) -> bool {
+        if self.prints_on_stderr(change) {
+            if !self.md.at_line_start() {
+                self.md.finish(&mut self.stdout);
+            }
+            self.shown.interrupted();
         }
-        match event {
-            AgentEvent::RequestStart { .. } => self.wait_for("the model"),
-            AgentEvent::Progress { message } => {
+        match change {
+            Change::Request { .. } => {
+                self.shown.reset();
+                self.wait_for("the model");
+            }
+            Change::Progress(message) => {
                 if let Some((what, _)) = &mut self.awaiting {
                     *what = format!("the model, {}", visible(message));
                 }
             }
-            AgentEvent::Usage { usage } => self.tokens += usage.output_tokens,
-            AgentEvent::TextDelta { text } => self.text(text),
-            AgentEvent::ThinkingDelta { text } => self.thinking(text),
-            AgentEvent::ToolCallStart { name, summary, .. } => {
+            Change::Usage(usage) => self.tokens += usage.output_tokens,
+            Change::AnswerDelta(text) => self.text(text),
+            Change::AnswerRestarted { .. } => self.restart(),
+            Change::Thinking(text) => self.thinking(text),
+            Change::ToolStarted { name, summary, .. } => {
                 self.running.push(visible(name));
                 self.wait_for_tools();
                 out::status(&paint("36", &visible(&format!("● {name} {summary}"))));
             }
-            AgentEvent::ToolUpdate { kind, data, .. } if kind == octo_app::subagents::PROGRESS_UPDATE => {
-                subagent_progress(data);
-            }
-            AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
-                if let Ok(todos) = serde_json::from_value::<Vec<octo_app::Todo>>(data.clone()) {
-                    for line in checklist(&todos) {
-                        out::status(&line);
-                    }
+            Change::Subagent { progress, .. } => subagent_progress(progress),
+            Change::Todos(todos) => {
+                for line in checklist(todos) {
+                    out::status(&line);
                 }
             }
-            AgentEvent::ApprovalResolved { .. } => self.wait_for_tools(),
-            AgentEvent::ToolCallEnd { name, output, outcome, duration_ms, kind, .. } => {
-                if let Some(i) = self.running.iter().position(|r| *r == visible(name)) {
+            Change::ApprovalResolved { .. } => self.wait_for_tools(),
+            Change::ToolEnded { record, output, kind } => {
+                if let Some(i) = self.running.iter().position(|r| *r == visible(&record.name)) {
                     self.running.remove(i);
                 }
                 self.wait_for_tools();
-                tool_end(name, output, *outcome, *duration_ms, *kind, self.tail);
+                tool_end(&record.name, output, record.outcome, record.duration_ms, *kind, self.tail);
             }
-            AgentEvent::ApprovalRequired { request, .. } => {
+            Change::Approval { request, .. } => {
                 self.awaiting = None;
                 show_request(request);
             }
-            AgentEvent::QuestionAsked { question, options, .. } => {
+            Change::Question { question, options, .. } => {
                 out::status(&paint("33", &visible(&format!("? {question}"))));
                 for (i, o) in options.iter().enumerate() {
                     out::status(&visible(&format!("  {}. {o}", i + 1)));
                 }
             }
-            AgentEvent::Retry { attempt, max_attempts, delay_ms, reason, restart } => {
-                let what = if *restart {
-                    "the reply broke off and is discarded; starting it again"
-                } else {
-                    "retrying"
-                };
-                let secs = *delay_ms as f64 / 1000.0;
-                out::status(&paint(
-                    "2",
-                    &visible(&format!("  {what} in {secs:.1}s ({attempt}/{max_attempts}): {reason}")),
-                ));
+            Change::Retry { restart, .. } => {
+                notice(change);
                 if *restart {
                     self.wait_for("the model");
                 }
             }
-            AgentEvent::Notice { message } => out::status(&paint("2", &visible(&format!("  {message}")))),
-            AgentEvent::CompactionStart { reason, tokens_before } => out::status(&paint(
-                "2",
-                &format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…"),
-            )),
-            AgentEvent::CompactionEnd { tokens_after, messages_folded, reclaimed, archive } => {
-                let archived = archive
-                    .as_ref()
-                    .map(|a| format!("; folded messages saved to {}", visible(a)))
-                    .unwrap_or_default();
-                out::status(&paint(
-                    "2",
-                    &format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}"),
-                ));
-            }
-            AgentEvent::Error { message, .. } => {
-                out::status(&paint("31", &visible(&format!("error: {message}"))));
-            }
-            _ => {}
+            other => notice(other),
         }
         true
     }
@@ -217,7 +200,11 @@ impl ReplOutput {
         self.awaiting = None;
         let mut safe = String::with_capacity(text.len());
         self.text.push(text, &mut safe);
-        self.md.text(&safe, &mut self.stdout);
+        let mut rendered = Vec::new();
+        self.md.text(&safe, &mut rendered);
+        self.shown.wrote(&rendered);
+        let _ = self.stdout.write_all(&rendered);
+        let _ = self.stdout.flush();
     }
 
     /// Thinking, dimmed on stderr when asked for (else the spinner keeps turning).
@@ -237,124 +224,27 @@ impl ReplOutput {
     }
 }
 
-/// One indented line when a sub-agent starts and one when it ends; its own stream stays out of
-/// the parent's.
-fn subagent_progress(data: &serde_json::Value) {
-    let field = |k: &str| data.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_owned();
-    let calls = data.get("tool_calls").and_then(serde_json::Value::as_u64).unwrap_or(0);
-    match field("event").as_str() {
-        "start" => out::status(&paint(
-            "2",
-            &visible(&format!("  ↳ {} started: {}", field("id"), field("description"))),
-        )),
-        "end" => {
-            let ok = data.get("ok").and_then(serde_json::Value::as_bool).unwrap_or(false);
-            let how = if ok { "done" } else { "ended without an answer" };
-            out::status(&paint("2", &visible(&format!("  ↳ {} {how} · {calls} tool call(s)", field("id")))));
+/// A dimmed line for a retry, a notice or a compaction; an error in red.
+fn notice(change: &Change<'_>) {
+    let line = match change {
+        Change::Retry { attempt, max_attempts, delay_ms, reason, restart } => {
+            let what = if *restart { "the reply broke off; starting it again" } else { "retrying" };
+            let secs = *delay_ms as f64 / 1000.0;
+            visible(&format!("  {what} in {secs:.1}s ({attempt}/{max_attempts}): {reason}"))
         }
-        _ => {}
-    }
-}
-
-/// An approval: what the call would do (the command and where it runs, the diff of an edit, the
-/// head of a new file) before the question.
-fn show_request(request: &octo_app::ApprovalRequest) {
-    let line = format!("? {} wants to {}: {}", request.tool, request.action, request.summary);
-    out::status(&paint("33", &visible(&line)));
-    if let Some(cwd) = &request.cwd {
-        out::status(&paint("2", &visible(&format!("  in {cwd}"))));
-    }
-    if let Some(r) = &request.reason {
-        out::status(&visible(&format!("  ({r})")));
-    }
-    if let Some(p) = &request.preview {
-        match p.kind {
-            OutputKind::Diff => {
-                print_diff(&p.text);
-            }
-            _ => {
-                // A command is shown whole (what is approved is what runs); a file's head is cut.
-                let max = if request.editable.is_some() { usize::MAX } else { 40 };
-                for l in visible(&p.text).lines().take(max) {
-                    out::status(&paint("2", &format!("  {l}")));
-                }
-            }
+        Change::Notice(message) => visible(&format!("  {message}")),
+        Change::CompactionStarted { reason, tokens_before } => {
+            format!("  compacting the conversation ({reason}, ~{tokens_before} tokens)…")
         }
-    }
-}
-
-/// How a tool call ended: its diff, a tick, or why it did not run.
-fn tool_end(name: &str, output: &str, outcome: ToolOutcome, duration_ms: u64, kind: OutputKind, tail: usize) {
-    let (body, status) = split_status(output);
-    match (outcome, kind) {
-        (ToolOutcome::Ran, OutputKind::Diff) => {
-            print_diff(output);
-            return;
+        Change::Compacted { tokens_after, messages_folded, reclaimed, archive } => {
+            let archived =
+                archive.map(|a| format!("; folded messages saved to {}", visible(a))).unwrap_or_default();
+            format!("  compacted: ~{tokens_after} tokens, {messages_folded} messages summarized, {reclaimed} old outputs dropped{archived}")
         }
-        // The checklist was shown when it changed.
-        (ToolOutcome::Ran, OutputKind::Todos) => return,
-        (ToolOutcome::Ran, _) => {
-            out::status(&paint("2", &visible(&format!("  ✓ {name} ({duration_ms} ms)"))));
-        }
-        (ToolOutcome::Failed, _) => {
-            let how = status.map_or_else(|| first_line(body, 200), str::to_owned);
-            out::status(&paint("31", &visible(&format!("  ✗ {name} failed: {how} ({duration_ms} ms)"))));
-        }
-        (other, _) => {
-            out::status(&paint("31", &visible(&format!("  ✗ {name} [{other}]: {}", first_line(body, 200)))));
-            return;
-        }
-    }
-    let (lines, sandbox) = tail_of(body, if outcome == ToolOutcome::Failed { tail.max(6) } else { tail });
-    for l in &lines {
-        out::status(&paint("2", &visible(&format!("    {l}"))));
-    }
-    if let Some(what) = sandbox {
-        out::status(&paint("33", &visible(&format!(
-            "    ⛔ the OS sandbox likely stopped it: {what}. The model may run it again outside the sandbox (you will be asked), or set `sandbox` in config.toml"
-        ))));
-    }
-}
-
-/// A command's output and its closing status line (`[exit code 1]`, `[timed out …]`).
-fn split_status(output: &str) -> (&str, Option<&str>) {
-    let trimmed = output.trim_end();
-    match trimmed.rsplit_once('\n') {
-        Some((body, last))
-            if last.starts_with('[')
-                && last.ends_with(']')
-                && !last.starts_with("[This may be the OS sandbox") =>
-        {
-            (body, Some(last.trim_matches(['[', ']'])))
-        }
-        _ => (trimmed, None),
-    }
-}
-
-/// The last `n` lines of a tool's output (what the sandbox note says taken out), and what the
-/// sandbox refused when the output says it is the likely cause.
-fn tail_of(body: &str, n: usize) -> (Vec<String>, Option<String>) {
-    let mut sandbox = None;
-    let mut lines: Vec<&str> = Vec::new();
-    for l in body.lines() {
-        match l.strip_prefix("[This may be the OS sandbox: ") {
-            Some(rest) => sandbox = rest.split(". If").next().map(str::to_owned),
-            None => lines.push(l),
-        }
-    }
-    while lines.last().is_some_and(|l| l.trim().is_empty() || l.starts_with("[exit code")) {
-        lines.pop();
-    }
-    if lines.first() == Some(&"(no output)") {
-        lines.clear();
-    }
-    let skip = lines.len().saturating_sub(n);
-    let mut out: Vec<String> = Vec::new();
-    if skip > 0 && n > 0 {
-        out.push(format!("… {skip} more lines (Ctrl-O or /expand shows them)"));
-    }
-    out.extend(lines[skip..].iter().map(|l| first_line(l, 200)));
-    (if n == 0 { Vec::new() } else { out }, sandbox)
+        Change::Error(message) => return out::status(&paint("31", &visible(&format!("error: {message}")))),
+        _ => return,
+    };
+    out::status(&paint("2", &line));
 }
 
 /// Clears the spinner line if one is drawn.
@@ -490,8 +380,7 @@ pub(super) async fn turn_summarized(
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => anyhow::bail!("the session ended unexpectedly"),
         };
-        let done = fold.push(&event);
-        view.event(&event, &fold);
+        fold.render(&event, &mut view);
         match event {
             AgentEvent::ApprovalRequired { approval_id, request } => {
                 ed = approve(session, ed, &approval_id, &request).await;
@@ -507,7 +396,7 @@ pub(super) async fn turn_summarized(
             }
             _ => {}
         }
-        if done {
+        if fold.is_done() {
             let summary = session.summarize(&fold);
             view.finish(&summary);
             let notify = session.config().map(|c| c.notify).unwrap_or_default();

@@ -1232,3 +1232,44 @@ async fn allowed_and_disallowed_tools_as_claude_code_spells_them() {
     assert_eq!(denials.len(), 1, "{v}");
     assert_eq!(denials[0]["tool_name"], "Bash");
 }
+
+/// A reply that broke off mid-stream and started again is in every output once: text, json,
+/// and Claude Code's stream-json, whose partial deltas begin a new message at the restart.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_reply_is_in_every_output_once() {
+    for format in ["text", "json", "stream-json"] {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic(super::common::broken_then("Hello world.")).await;
+        let home = home_for(&llm);
+        let mut c = octo(&home);
+        c.env("OCTO_MAX_ATTEMPTS", "3").args([
+            "--output-format",
+            format,
+            "--include-partial-messages",
+            "say hello",
+        ]);
+        let out = String::from_utf8(assert_async(c).await.success().get_output().stdout.clone()).unwrap();
+        match format {
+            "text" => assert_eq!(out, "Hello world.\n"),
+            "json" => assert_eq!(json_of(out.as_bytes())["result"], "Hello world."),
+            _ => {
+                let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+                let said: Vec<&Value> = lines.iter().filter(|l| l["type"] == "assistant").collect();
+                assert_eq!(said.len(), 1, "{lines:#?}");
+                assert_eq!(said[0]["message"]["content"][0]["text"], "Hello world.");
+                // What a reader keeps of the deltas: those after the last message_start.
+                let events: Vec<&Value> =
+                    lines.iter().filter(|l| l["type"] == "stream_event").map(|l| &l["event"]).collect();
+                let start = events.iter().rposition(|e| e["type"] == "message_start").unwrap();
+                let kept: String =
+                    events[start..].iter().filter_map(|e| e["delta"]["text"].as_str()).collect();
+                assert_eq!(kept, "Hello world.", "{lines:#?}");
+                let all: String = events.iter().filter_map(|e| e["delta"]["text"].as_str()).collect();
+                assert!(
+                    all.starts_with("Hello wor") && all.len() > kept.len(),
+                    "the broken part came first: {all}"
+                );
+            }
+        }
+    }
+}

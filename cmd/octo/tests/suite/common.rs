@@ -63,3 +63,13 @@ pub fn without_status_line(home: &TempHome) {
     std::fs::write(&path, format!("{config}\n[status_line]\nenabled = false\n"))
         .unwrap_or_else(|e| panic!("config: {e}"));
 }
+
+/// A reply that broke off mid-stream (an overloaded error after part of its text).
+pub fn broken_then(answer: &str) -> [octo_testkit::Scripted; 2] {
+    let broken = octo_testkit::anthropic::Reply::new().text("Hello wor").sse_truncated()
+        + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"busy\"}}\n\n";
+    [
+        octo_testkit::Scripted::sse(broken),
+        octo_testkit::Scripted::sse(octo_testkit::anthropic::Reply::new().text(answer).sse()),
+    ]
+}

@@ -1,7 +1,7 @@
 //! The REPL in a pseudo-terminal: a streamed answer, slash commands, Ctrl-C and Ctrl-D.
 
 #![cfg(unix)]
-use super::common::{home_for, leave, without_status_line};
+use super::common::{broken_then, home_for, leave, without_status_line};
 
 use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
@@ -585,7 +585,7 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
         p.exp_string("session: not saved yet").unwrap();
         p.exp_string("usage: 0 turns").unwrap();
         p.send_line("/stop").unwrap();
-        p.exp_string("/stop is not a REPL command").unwrap();
+        p.exp_string("/stop is not available in the REPL").unwrap();
         p.send_line("/mode default").unwrap();
         p.exp_string("permission mode: default").unwrap();
         p.exp_string("\r\u{1b}[Kocto> ").unwrap();
@@ -880,4 +880,43 @@ async fn a_background_childs_request_waits_at_the_prompt_for_allow() {
     })
     .await
     .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_restarted_mid_stream_is_on_the_screen_once() {
+    let llm = MockLlm::start().await;
+    let [broken, good] = broken_then("Hello world.");
+    llm.script_anthropic([broken, good, Scripted::sse(Reply::new().text("A title").sse())]).await;
+    let home = home_for(&llm);
+    let mut cmd = octo(&home, &[]);
+    cmd.env("OCTO_BIN", assert_cmd::cargo::cargo_bin("octo")).env("OCTO_MAX_ATTEMPTS", "3");
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c").arg("stty cols 80 rows 24; exec \"$OCTO_BIN\"");
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            sh.env(k, v);
+        }
+    }
+    sh.current_dir(home.workspace());
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(sh, Some(20_000)).unwrap();
+        let mut seen = p.exp_string("octo> ").unwrap() + "octo> ";
+        p.send_line("say hello").unwrap();
+        seen += &(p.exp_string("Hello world.").unwrap() + "Hello world.");
+        seen += &(p.exp_string("octo> ").unwrap() + "octo> ");
+        leave(&mut p);
+        let size = |n: u16| std::num::NonZeroU16::new(n).unwrap();
+        let mut term = vt100::Parser::new(size(24), size(80), 0);
+        term.process(seen.as_bytes());
+        (seen, term.screen().contents())
+    })
+    .await
+    .unwrap();
+    let (bytes, screen) = screen;
+    assert!(
+        bytes.contains("Hello wor\r") || bytes.contains("Hello wor\x1b"),
+        "the broken part was shown first: {bytes:?}"
+    );
+    assert_eq!(screen.matches("Hello wor").count(), 1, "the broken reply is gone from the screen:\n{screen}");
+    assert!(screen.contains("the reply broke off; starting it again"), "{screen}");
 }

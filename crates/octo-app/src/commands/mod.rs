@@ -1,9 +1,11 @@
 //! One command vocabulary for every front end. The REPL, the chat bridges, the web UI and the
 //! editor agent read a line with [`parse`], run the [`SessionCommand`] with
 //! [`crate::Session::command`], and render the typed [`Reply`] (or its plain
-//! [`Reply::lines`]). A front end offers the subset it can render and says which
-//! ([`offered`]); commands only one front end has (`/exit`, terminal paste, a chat's `/file`)
-//! stay in that front end.
+//! [`Reply::lines`]). Each command is one row of one table ([`COMMANDS`]): its name, usage,
+//! help, argument and what a front end must be able to do to offer it. A front end declares its
+//! [`Capabilities`] as a [`FrontEnd`] and asks the table what it offers, how to read a line
+//! ([`FrontEnd::read`]) and why a command is refused there; commands only one front end has
+//! (`/exit`, terminal paste, a chat's `/file`) stay in that front end.
 //!
 //! ```
 //! use octo_app::commands::{parse, Parsed, SessionCommand};
@@ -13,14 +15,16 @@
 //! assert!(matches!(parse("/plan now"), Parsed::Invalid(why) if why.contains("Usage: /plan")));
 //! ```
 //!
-//! Its rooms, leaf first: `spec` (the table) → `parse` → `reply` → `run`.
+//! Its rooms, leaf first: `spec` (the table) → `parse` → `front` → `reply` → `run`.
 
+mod front;
 mod parse;
 mod reply;
 mod run;
 mod spec;
 
+pub use front::FrontEnd;
 pub use parse::{parse, MemoryAction, Parsed, PermissionsChange, SessionCommand};
 pub use reply::{review_lines, todo_mark, Reply, StatusReport};
 pub use run::CommandError;
-pub use spec::{find, offered, CommandSpec, Takes, COMMANDS, SELF_CONTAINED};
+pub use spec::{find, Capabilities, CommandSpec, ParseFn, Takes, COMMANDS};

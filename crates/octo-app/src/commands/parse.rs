@@ -106,6 +106,9 @@ pub enum Parsed<'a> {
     /// A shared command with an argument it does not take: the message says what is wrong and
     /// shows the usage.
     Invalid(String),
+    /// A shared command the front end that read the line cannot offer: why, and where it can be
+    /// run (see [`super::FrontEnd::read`]).
+    Refused(String),
     /// Another `/word` and its argument: a skill, a custom command, an MCP prompt, a front end's
     /// own command, or unknown.
     Other(&'a str, &'a str),
@@ -202,7 +205,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
 }
 
 /// `/rewind`'s words: a number of turns and what to put back, in either order.
-fn rewind(arg: &str) -> Result<SessionCommand, String> {
+pub(super) fn rewind(arg: &str) -> Result<SessionCommand, String> {
     use crate::session::RewindWhat;
     let (mut n, mut what) = (None, RewindWhat::Both);
     for word in arg.split_whitespace() {
@@ -223,69 +226,50 @@ fn rewind(arg: &str) -> Result<SessionCommand, String> {
     Ok(SessionCommand::Rewind(n, what))
 }
 
-/// The command `spec` names, with `arg` checked.
+/// `/skills [reload]`.
+pub(super) fn skills(arg: &str) -> Result<SessionCommand, String> {
+    match arg {
+        "" => Ok(SessionCommand::Skills { reload: false }),
+        "reload" => Ok(SessionCommand::Skills { reload: true }),
+        other => Err(format!("`/skills {other}` is not a skills command")),
+    }
+}
+
+/// `/memory [QUERY | edit | --here]`.
+pub(super) fn memory(arg: &str) -> MemoryAction {
+    match arg {
+        "" => MemoryAction::Show,
+        "edit" => MemoryAction::Edit,
+        "--here" => MemoryAction::Here,
+        query => MemoryAction::Search(query.to_owned()),
+    }
+}
+
+/// The command `spec` names, with `arg` checked: an error says what is wrong and shows the
+/// usage.
 fn command(spec: &CommandSpec, arg: &str) -> Result<SessionCommand, String> {
     let name = spec.name;
-    let bad = |what: String| format!("{what}. Usage: {}", spec.usage);
+    let with_usage = |what: String| {
+        if what.contains("Usage: ") {
+            what
+        } else {
+            format!("{what}. Usage: {}", spec.usage)
+        }
+    };
     match spec.takes {
         Takes::Nothing if !arg.is_empty() => {
-            return Err(bad(format!("{name} takes no argument (got `{arg}`)")))
+            return Err(with_usage(format!("{name} takes no argument (got `{arg}`)")))
         }
         Takes::Count if !arg.is_empty() && !arg.parse::<usize>().is_ok_and(|n| n >= 1) => {
-            return Err(bad(format!("{name} takes a number of turns, at least 1 (got `{arg}`)")))
+            return Err(with_usage(format!("{name} takes a number of turns, at least 1 (got `{arg}`)")))
         }
         _ => {}
     }
-    let text = || Some(arg.to_owned()).filter(|a| !a.is_empty());
-    Ok(match name {
-        "/help" => SessionCommand::Help,
-        "/status" => SessionCommand::Status,
-        "/model" => SessionCommand::Model(text()),
-        "/mode" if arg.is_empty() => SessionCommand::Mode(None),
-        "/mode" => SessionCommand::Mode(Some(
-            arg.parse::<Mode>().map_err(|e| format!("{e}. Usage: {}", spec.usage))?,
-        )),
-        "/plan" => SessionCommand::Plan,
-        "/build" => SessionCommand::Build,
-        "/permissions" => SessionCommand::Permissions(permissions(arg)?),
-        "/tools" => SessionCommand::Tools,
-        "/mcp" => SessionCommand::Mcp,
-        "/lsp" => SessionCommand::Lsp,
-        "/skills" => match arg {
-            "" => SessionCommand::Skills { reload: false },
-            "reload" => SessionCommand::Skills { reload: true },
-            other => {
-                return Err(format!("`/skills {other}` is not a skills command. Usage: /skills [reload]"))
-            }
-        },
-        "/remember" => SessionCommand::Remember(arg.to_owned()),
-        "/memory" => SessionCommand::Memory(match arg {
-            "" => MemoryAction::Show,
-            "edit" => MemoryAction::Edit,
-            "--here" => MemoryAction::Here,
-            query => MemoryAction::Search(query.to_owned()),
-        }),
-        "/dream" => SessionCommand::Dream,
-        "/agents" => SessionCommand::Agents,
-        "/hooks" => SessionCommand::Hooks,
-        "/todos" => SessionCommand::Todos,
-        "/cost" => SessionCommand::Cost,
-        "/context" => SessionCommand::Context,
-        "/export" => SessionCommand::Export(text()),
-        "/review" => SessionCommand::Review(arg.to_owned()),
-        "/init" => SessionCommand::Init,
-        "/compact" => SessionCommand::Compact(text()),
-        "/rewind" => rewind(arg).map_err(bad)?,
-        "/history" => SessionCommand::History,
-        "/resume" => SessionCommand::Resume(text()),
-        "/clear" => SessionCommand::Clear,
-        "/new" => SessionCommand::New,
-        _ => SessionCommand::Stop,
-    })
+    (spec.parse)(arg).map_err(with_usage)
 }
 
 /// `/permissions [allow|ask|deny RULE | remove RULE]`.
-fn permissions(arg: &str) -> Result<PermissionsChange, String> {
+pub(super) fn permissions(arg: &str) -> Result<PermissionsChange, String> {
     if arg.is_empty() {
         return Ok(PermissionsChange::List);
     }
@@ -358,9 +342,12 @@ mod tests {
                 Takes::Count => format!("{} 1", spec.name),
                 _ => spec.name.to_owned(),
             };
-            match parse(&line) {
-                Parsed::Command(c) => assert_eq!(c.name(), spec.name),
-                other => panic!("{line}: {other:?}"),
+            for name in std::iter::once(&spec.name).chain(spec.aliases) {
+                let line = line.replacen(spec.name, name, 1);
+                match parse(&line) {
+                    Parsed::Command(c) => assert_eq!(c.name(), spec.name),
+                    other => panic!("{line}: {other:?}"),
+                }
             }
         }
         assert!(

@@ -4,6 +4,7 @@
 use super::options::State;
 use super::setup::{Flags, Setup, TaskParts};
 use super::state::{Command, Core};
+use crate::fold::Change;
 use crate::permissions::{PermissionEngine, Scope};
 use futures_util::StreamExt;
 use octo_agent::{
@@ -248,8 +249,12 @@ impl Task {
         // The first commit of a turn carries its input: after it, nothing can be lost.
         let mut input_committed = false;
         let mut title_prompt = None;
+        // What the session keeps is read from the same fold every front end draws.
+        let mut fold = crate::fold::TurnFold::new();
         while let Some(ev) = stream.next().await {
-            self.track(&ev, &mut input_committed, &mut title_prompt);
+            for change in fold.push(&ev) {
+                self.track(&change, &mut input_committed, &mut title_prompt);
+            }
             self.notify_hooks(&ev);
             self.log(&ev);
             // Nobody listening is fine: the turn goes on.
@@ -262,27 +267,18 @@ impl Task {
         }
     }
 
-    /// What one event of a turn changes in the session: usage, the task list, the turn count,
+    /// What one change of a turn means for the session: usage, the task list, the turn count,
     /// what is saved.
-    fn track(&mut self, ev: &AgentEvent, input_committed: &mut bool, title_prompt: &mut Option<String>) {
-        match ev {
-            AgentEvent::Usage { usage } => {
+    fn track(&mut self, change: &Change<'_>, input_committed: &mut bool, title_prompt: &mut Option<String>) {
+        match change {
+            Change::Usage(usage) => {
                 let mut s = self.core.lock();
                 s.usage += *usage;
                 s.context_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
             }
-            AgentEvent::ToolUpdate { kind, data, .. } if kind == crate::subagents::USAGE_UPDATE => {
-                if let Ok(u) = serde_json::from_value::<octo_agent::Usage>(data.clone()) {
-                    let cost = data.get(crate::subagents::COST_FIELD).and_then(serde_json::Value::as_f64);
-                    self.core.add_child_usage(u, cost);
-                }
-            }
-            AgentEvent::ToolUpdate { kind, data, .. } if kind == "todos" => {
-                if let Ok(todos) = serde_json::from_value::<Vec<octo_tools::Todo>>(data.clone()) {
-                    self.core.lock().todos = todos;
-                }
-            }
-            AgentEvent::TurnEnd { reason, .. } => {
+            Change::SubagentUsage { usage, cost_usd, .. } => self.core.add_child_usage(*usage, *cost_usd),
+            Change::Todos(todos) => self.core.lock().todos = todos.clone(),
+            Change::Ended { reason, .. } => {
                 self.core.lock().turns += 1;
                 let why = match reason {
                     TurnEndReason::Cancelled => Some("cancelled"),
@@ -293,7 +289,7 @@ impl Task {
                     p.rolled_back(why);
                 }
             }
-            AgentEvent::Committed { messages } => {
+            Change::Committed(messages) => {
                 *input_committed = true;
                 if let Some(p) = self.persist.as_mut() {
                     let (notice, first_prompt) = p.committed(messages);
@@ -303,12 +299,12 @@ impl Task {
                     *title_prompt = title_prompt.take().or(first_prompt);
                 }
             }
-            AgentEvent::HistoryReplaced { messages } => {
+            Change::HistoryReplaced(messages) => {
                 if let Some(p) = self.persist.as_mut() {
                     p.replaced(messages);
                 }
             }
-            AgentEvent::CompactionEnd { tokens_after, .. } => self.core.lock().context_tokens = *tokens_after,
+            Change::Compacted { tokens_after, .. } => self.core.lock().context_tokens = *tokens_after,
             _ => {}
         }
     }

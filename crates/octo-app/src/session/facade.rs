@@ -102,7 +102,8 @@ impl Session {
         loop {
             match rx.recv().await {
                 Ok(event) => {
-                    if fold.push(&event) {
+                    fold.push(&event);
+                    if fold.is_done() {
                         return Ok(self.summarize(&fold));
                     }
                 }

@@ -125,6 +125,31 @@ impl Session {
         self.runner().finish(invocation, cancel).await
     }
 
+    /// `/name args` where nobody can be asked (`place`: `in a headless run`, `in a chat`): a
+    /// step that needs a yes stops it before anything runs ([`InvokeError::NeedsYes`]); `cancel`
+    /// stops the running step. `None` when there is no such skill or command.
+    pub async fn invoke_unattended(
+        &self,
+        name: &str,
+        arguments: &str,
+        place: &str,
+        cancel: octo_agent::CancellationToken,
+    ) -> Option<Result<Prepared, InvokeError>> {
+        let invocation = match self.invoke(name.trim_start_matches('/'), arguments).await? {
+            Ok(i) => i,
+            Err(e) => return Some(Err(e)),
+        };
+        if let Some(step) = invocation.questions().next() {
+            return Some(Err(InvokeError::NeedsYes {
+                skill: name.trim_start_matches('/').to_owned(),
+                action: step.action.to_string(),
+                ask: step.ask.clone().unwrap_or_else(|| "it asks first".to_owned()),
+                place: place.to_owned(),
+            }));
+        }
+        Some(self.runner().finish(invocation, cancel).await)
+    }
+
     fn runner(&self) -> Runner<'_> {
         Runner {
             engine: &self.engine,

@@ -2,7 +2,9 @@
 //! filtered by its type), and its run — approvals forwarded to the parent's front end, progress
 //! reported as tool updates, the outcome turned into a result.
 
-use super::record::{Child, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
+use super::record::{
+    Child, SubagentProgress, SubagentStep, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE,
+};
 use super::spawner::Spawner;
 use crate::permissions::{PermissionEngine, Scope};
 use futures_util::StreamExt;
@@ -216,15 +218,13 @@ pub(crate) async fn run(
     let mut usage = Usage::default();
     let mut error = None;
     let mut reason = TurnEndReason::Failed;
-    let update = |ctx: &Option<ToolContext>, data: serde_json::Value| {
+    let update = |ctx: &Option<ToolContext>, step: SubagentStep| {
         if let Some(c) = ctx {
-            c.emit_update(PROGRESS_UPDATE, data);
+            let progress = SubagentProgress { id: child.id.clone(), agent: child.agent.clone(), step };
+            c.emit_update(PROGRESS_UPDATE, serde_json::to_value(progress).unwrap_or_default());
         }
     };
-    update(
-        &ctx,
-        json!({"id": child.id, "agent": child.agent, "event": "start", "description": child.description}),
-    );
+    update(&ctx, SubagentStep::Start { description: child.description.clone() });
     {
         let input = Message::user(prompt);
         // A background child asks between turns when a front end answers then.
@@ -256,10 +256,7 @@ pub(crate) async fn run(
                 }
                 AgentEvent::ToolCallStart { name, summary, .. } => {
                     let n = child.count_call();
-                    update(
-                        &ctx,
-                        json!({"id": child.id, "agent": child.agent, "event": "tool", "tool": name, "summary": summary, "tool_calls": n}),
-                    );
+                    update(&ctx, SubagentStep::Tool { tool: name, summary, tool_calls: n });
                 }
                 AgentEvent::Usage { usage: u } => {
                     usage += u;
@@ -298,10 +295,7 @@ pub(crate) async fn run(
         }
     };
     let tool_calls = child.info().tool_calls;
-    update(
-        &ctx,
-        json!({"id": child.id, "agent": child.agent, "event": "end", "ok": result.is_ok(), "tool_calls": tool_calls}),
-    );
+    update(&ctx, SubagentStep::End { ok: result.is_ok(), tool_calls });
     Outcome { result, usage, tool_calls, history }
 }
 

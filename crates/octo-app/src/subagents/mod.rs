@@ -16,7 +16,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use record::{ChildInfo, ChildModel, ChildState, COST_FIELD, PROGRESS_UPDATE, TASK_TOOLS, USAGE_UPDATE};
+pub use record::{
+    ChildInfo, ChildModel, ChildState, SubagentProgress, SubagentStep, COST_FIELD, PROGRESS_UPDATE,
+    TASK_TOOLS, USAGE_UPDATE,
+};
 pub use spawner::{LateAnswer, LateApprovals, Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 

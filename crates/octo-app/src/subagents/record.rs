@@ -22,6 +22,53 @@ pub struct ChildModel {
 pub const USAGE_UPDATE: &str = "subagent_usage";
 /// The tool-update kind of a child's progress (`start`, `tool`, `end`).
 pub const PROGRESS_UPDATE: &str = "subagent";
+/// A child's progress, as its `subagent` tool update carries it (one shape, written by the child
+/// and read by every front end through the fold).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SubagentProgress {
+    /// The child's id (`explore-1`).
+    pub id: String,
+    /// Its agent type.
+    #[serde(default)]
+    pub agent: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub step: SubagentStep,
+}
+
+/// One step of a child's progress.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SubagentStep {
+    /// It started on its task.
+    Start {
+        /// The short description it was given.
+        #[serde(default)]
+        description: String,
+    },
+    /// It called a tool.
+    Tool {
+        /// The tool's name.
+        #[serde(default)]
+        tool: String,
+        /// The call in one line.
+        #[serde(default)]
+        summary: String,
+        /// Its calls so far.
+        #[serde(default)]
+        tool_calls: u32,
+    },
+    /// It ended, with an answer (`ok`) or without.
+    End {
+        /// Whether it ended with an answer.
+        #[serde(default)]
+        ok: bool,
+        /// Its calls in all.
+        #[serde(default)]
+        tool_calls: u32,
+    },
+}
+
 /// The names of the sub-agent tools (a child gets them only when the depth limit allows).
 pub const TASK_TOOLS: &[&str] = &["task", "task_output"];
 

@@ -65,7 +65,8 @@ async fn a_tool_from_outside_gets_its_prompt_rules_outcome_and_rendering() {
         if let AgentEvent::ToolCallEnd { kind, .. } = &ev {
             assert_eq!(*kind, OutputKind::Diff, "front ends render it as the diff it declares");
         }
-        if fold.push(&ev) {
+        fold.push(&ev);
+        if fold.is_done() {
             break;
         }
     }

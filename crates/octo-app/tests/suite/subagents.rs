@@ -443,7 +443,8 @@ async fn priced_at_its_own_rate(model: &str, extra: &str) {
     t.session.prompt("go").unwrap();
     let mut fold = octo_app::TurnFold::new();
     while let Ok(e) = rx.recv().await {
-        if fold.push(&e) {
+        fold.push(&e);
+        if fold.is_done() {
             break;
         }
     }

@@ -1,76 +1,115 @@
-//! Chat commands: the shared vocabulary of `octo-app` that a chat can render, run on the chat's
-//! session and sent back as text, and the chat's own `/file PATH` (and Telegram's `/start`).
-//! Those that change the session, and `/file`, are the owner's.
+//! Chat commands: the shared commands the table offers a chat (one that can start over and stop
+//! a turn by command; those needing a terminal or a yes first are refused with the reason), run
+//! on the chat's session and sent back as text; the chat's own `/file PATH` (and Telegram's
+//! `/start`); and skills and custom commands, run where nothing needs a yes. Those that change
+//! the session, and `/file`, are the owner's.
 
 use super::{lock, Bridge, Chat};
-use octo_app::commands::{self, CommandSpec, Parsed, SessionCommand, Takes};
+use octo_app::commands::{Capabilities, CommandSpec, FrontEnd, Parsed, SessionCommand, Takes};
 use octo_app::Mode;
 use std::io::Read;
 use std::sync::Arc;
 
-/// The shared commands a chat offers.
-const OFFERED: &[&str] = &[
-    "/help", "/status", "/cost", "/context", "/todos", "/tools", "/model", "/mode", "/plan", "/build",
-    "/compact", "/new", "/stop",
-];
+/// A chat, as the command table sees it.
+pub(super) const FRONT: FrontEnd =
+    FrontEnd::new("a chat", Capabilities::START_OVER.and(Capabilities::STOP_BY_COMMAND));
 
 /// The chat's own commands.
 const OWN: &[CommandSpec] = &[CommandSpec {
     name: "/file",
+    aliases: &[],
     usage: "/file PATH",
     about: "send a file of the workspace",
     takes: Takes::Text,
+    needs: Capabilities::NONE,
+    parse: |_| Err("read by the chat itself".to_owned()),
 }];
 
 /// `/help` in a chat.
 fn help() -> String {
     let mut out = vec!["Send a task and octo works on it in this chat's session.".to_owned()];
-    for c in commands::offered(OFFERED).into_iter().chain(OWN) {
-        out.push(format!("{} — {}", c.usage, c.about));
-    }
+    out.extend(FRONT.help_lines());
+    out.extend(OWN.iter().map(|c| format!("{} — {}", c.usage, c.about)));
+    out.push("/name args — a skill or custom command of the workspace".to_owned());
     out.join("\n")
+}
+
+/// What a chat message that starts with `/` turned out to be.
+pub(super) enum Slash<'a> {
+    /// A command, answered.
+    Handled,
+    /// Another `/word`: a skill or custom command, or unknown.
+    Other(&'a str, &'a str),
+    /// Not a command.
+    Message,
 }
 
 const OWNER_ONLY: &str = "Only the person who started this chat's session can do that.";
 
 impl Bridge {
-    /// Runs `text` as a command if it is one; whether it was.
-    pub(super) async fn command(
+    /// Runs `text` as a command if it is one.
+    pub(super) async fn command<'a>(
         &self,
         chat: &str,
         user: &str,
-        text: &str,
+        text: &'a str,
         existing: Option<&Arc<Chat>>,
-    ) -> bool {
+    ) -> Slash<'a> {
         let not_owner = existing.is_some_and(|c| c.owner != user);
-        let reply = match commands::parse(text) {
-            Parsed::Message => return false,
+        let reply = match FRONT.read(text) {
+            Parsed::Message => return Slash::Message,
             Parsed::Invalid(why) => why,
+            Parsed::Refused(why) => format!("{why}. /help lists what a chat offers."),
             // `/file@my_bot` in a Telegram group is `/file`.
             Parsed::Other(word, arg) => match word.split('@').next().unwrap_or(word) {
                 "/start" => help(),
                 "/file" if not_owner => OWNER_ONLY.to_owned(),
                 "/file" => match self.send_file(chat, arg).await {
-                    Ok(()) => return true,
+                    Ok(()) => return Slash::Handled,
                     Err(why) => why,
                 },
-                _ => return false,
+                word => return Slash::Other(word, arg),
             },
-            Parsed::Command(c) if !OFFERED.contains(&c.name()) => {
-                format!("{} is not available in a chat; /help lists what is.", c.name())
-            }
             Parsed::Command(c) if c.changes_session() && not_owner => OWNER_ONLY.to_owned(),
             Parsed::Command(c) => self.shared(chat, c, existing).await,
         };
         self.say(chat, &reply).await;
-        true
+        Slash::Handled
+    }
+
+    /// `/word args` on the chat's session: a skill or custom command becomes the prompt (when
+    /// nothing in it needs a yes); anything else is answered with the nearest names.
+    pub(super) async fn skill(
+        &self,
+        chat: &str,
+        c: &Chat,
+        word: &str,
+        arg: &str,
+    ) -> Option<octo_app::skills::Prepared> {
+        let cancel = octo_app::CancellationToken::new();
+        match c.session.invoke_unattended(word, arg, "in a chat", cancel).await {
+            Some(Ok(prepared)) => return Some(prepared),
+            Some(Err(e)) => self.say(chat, &e.to_string()).await,
+            None => {
+                let skills: Vec<String> = c
+                    .session
+                    .skills()
+                    .iter()
+                    .filter(|s| s.user_invocable)
+                    .map(|s| format!("/{}", s.name))
+                    .collect();
+                let names = skills.iter().map(String::as_str).chain(OWN.iter().map(|o| o.name));
+                self.say(chat, &FRONT.unknown(word, names)).await;
+            }
+        }
+        None
     }
 
     /// A shared command on the chat's session.
     async fn shared(&self, chat: &str, command: SessionCommand, existing: Option<&Arc<Chat>>) -> String {
         match (command, existing) {
             (SessionCommand::Help, _) => help(),
-            (SessionCommand::New, _) => {
+            (SessionCommand::New | SessionCommand::Clear, _) => {
                 let old = lock(&self.chats).remove(chat);
                 if let Some(c) = old {
                     // Stopped for good: the running turn and anything queued behind it.

@@ -210,9 +210,11 @@ impl Bridge {
             return self.say(&chat, &msg).await;
         }
         let existing = lock(&self.chats).get(&chat).cloned();
-        if self.command(&chat, &user, &text, existing.as_ref()).await {
-            return;
-        }
+        let slash = match self.command(&chat, &user, &text, existing.as_ref()).await {
+            commands::Slash::Handled => return,
+            commands::Slash::Other(word, arg) => Some((word, arg)),
+            commands::Slash::Message => None,
+        };
         if let Some(c) = &existing {
             // A question the model asked takes the owner's next message as its answer.
             if user == c.owner {
@@ -231,8 +233,15 @@ impl Bridge {
                 Err(e) => return self.say(&chat, &format!("octo could not start a session: {e}")).await,
             },
         };
+        let prepared = match slash {
+            Some((word, arg)) => match self.skill(&chat, &c, word, arg).await {
+                Some(p) => p,
+                None => return,
+            },
+            None => octo_app::Message::user(text.as_str()).into(),
+        };
         let queued = c.pending.fetch_add(1, Ordering::SeqCst) > 0;
-        if let Err(e) = c.session.prompt(text) {
+        if let Err(e) = c.session.prompt_prepared(prepared) {
             c.pending.fetch_sub(1, Ordering::SeqCst);
             return self.say(&chat, &e.to_string()).await;
         }

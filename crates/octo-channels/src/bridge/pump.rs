@@ -3,7 +3,7 @@
 
 use super::{lock, Bridge, Chat};
 use crate::Sent;
-use octo_app::{AgentEvent, TurnFold};
+use octo_app::{AgentEvent, Change, TurnFold};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -66,13 +66,14 @@ impl Live {
     }
 
     /// Takes in `ev`: a new response (not a continuation) starts the answer over.
-    fn push(&mut self, ev: &AgentEvent) {
-        self.fold.push(ev);
-        if matches!(ev, AgentEvent::RequestStart { continues: false, .. })
+    fn push<'a>(&mut self, ev: &'a AgentEvent) -> Vec<Change<'a>> {
+        let changes = self.fold.push(ev);
+        if changes.iter().any(|c| matches!(c, Change::Request { continues: false }))
             || self.fold.answer().len() < self.done
         {
             self.done = 0;
         }
+        changes
     }
 }
 
@@ -105,29 +106,27 @@ impl Bridge {
     }
 
     async fn render(&self, chat: &str, c: &Chat, live: &mut Live, ev: AgentEvent) {
-        if matches!(ev, AgentEvent::TurnStart { .. }) {
-            *live = Live::new(self.platform.send(chat, "…", &[]).await.ok());
-        }
-        live.push(&ev);
-        match ev {
-            AgentEvent::TextDelta { .. } | AgentEvent::Retry { restart: true, .. } => {
-                self.stream(chat, live).await;
+        for change in live.push(&ev) {
+            match change {
+                Change::Started => *live = Live::new(self.platform.send(chat, "…", &[]).await.ok()),
+                Change::AnswerDelta(_) | Change::AnswerRestarted { .. } => self.stream(chat, live).await,
+                Change::ToolStarted { name, summary, .. } => self.tool_line(chat, live, name, summary).await,
+                Change::Approval { id, request } => {
+                    self.approval(chat, c, id.to_owned(), request.clone()).await;
+                }
+                Change::Question { id, question, options, .. } => {
+                    *lock(&c.question) = Some(id.to_owned());
+                    let opts = if options.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\n({})", options.join(" / "))
+                    };
+                    self.say(chat, &format!("{question}{opts}")).await;
+                }
+                Change::Error(message) => self.say(chat, &format!("Error: {message}")).await,
+                Change::Ended { .. } => self.turn_end(chat, c, live).await,
+                _ => {}
             }
-            AgentEvent::ToolCallStart { name, summary, .. } => {
-                self.tool_line(chat, live, &name, &summary).await;
-            }
-            AgentEvent::ApprovalRequired { approval_id, request } => {
-                self.approval(chat, c, approval_id, request).await;
-            }
-            AgentEvent::QuestionAsked { question_id, question, options, .. } => {
-                *lock(&c.question) = Some(question_id);
-                let opts =
-                    if options.is_empty() { String::new() } else { format!("\n({})", options.join(" / ")) };
-                self.say(chat, &format!("{question}{opts}")).await;
-            }
-            AgentEvent::Error { message, .. } => self.say(chat, &format!("Error: {message}")).await,
-            AgentEvent::TurnEnd { .. } => self.turn_end(chat, c, live).await,
-            _ => {}
         }
     }
 

@@ -1,27 +1,24 @@
-//! Slash commands from the web: the shared vocabulary's commands whose reply is complete in
-//! itself, and skills and custom commands (their `` !`…` `` steps run only when nothing needs a
-//! yes, as in a headless run); the list the input's completion offers.
+//! Slash commands from the web: the shared commands the table offers a front end that can start
+//! a conversation over and stop a turn by command (those that need a terminal or a yes first are
+//! refused with the reason; `/rewind` is a turn's button), and skills and custom commands (their
+//! `` !`…` `` steps run only when nothing needs a yes, as in a headless run); the list the
+//! input's completion offers.
 
 use super::error::{entry, err, ApiError, Body};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
+use octo_app::commands::{Capabilities, FrontEnd};
 use octo_app::skills::Prepared;
 use octo_app::Session;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The shared commands the server runs beyond those any front end can
-/// ([`octo_app::commands::SELF_CONTAINED`]); the ones that need a terminal are not offered here,
-/// and `/rewind` has its own route.
-const ALSO: &[&str] = &["/clear", "/new", "/stop"];
-
-/// Whether the server runs the shared command `name`.
-pub fn offered(name: &str) -> bool {
-    octo_app::commands::SELF_CONTAINED.contains(&name) || ALSO.contains(&name)
-}
+/// The web UI and the API, as the command table sees them.
+pub const FRONT: FrontEnd =
+    FrontEnd::new("the web UI", Capabilities::START_OVER.and(Capabilities::STOP_BY_COMMAND));
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,21 +33,22 @@ pub async fn command(
     Path(id): Path<String>,
     Body(c): Body<CommandLine>,
 ) -> Result<Json<Value>, ApiError> {
-    use octo_app::commands::{parse, Parsed};
+    use octo_app::commands::Parsed;
     let e = entry(&state, &id)?;
-    let cmd = match parse(&c.line) {
-        Parsed::Command(cmd) if offered(cmd.name()) => cmd,
-        Parsed::Command(cmd) => {
-            return Err(err(StatusCode::BAD_REQUEST, format!("{} is not offered over the API", cmd.name())))
-        }
-        Parsed::Invalid(why) => return Err(err(StatusCode::BAD_REQUEST, why)),
+    let cmd = match FRONT.read(&c.line) {
+        Parsed::Command(cmd) => cmd,
+        Parsed::Refused(why) | Parsed::Invalid(why) => return Err(err(StatusCode::BAD_REQUEST, why)),
         Parsed::Other(word, _) => {
+            let skills = skill_names(&e.session);
+            let is_skill = skills.iter().any(|s| s == word);
             return Err(err(
                 StatusCode::NOT_FOUND,
-                format!(
-                "{word} is not a command (a skill or custom command is sent as a prompt); /help lists them"
-            ),
-            ))
+                if is_skill {
+                    format!("{word} is a skill or custom command: send it as a prompt")
+                } else {
+                    FRONT.unknown(word, skills.iter().map(String::as_str))
+                },
+            ));
         }
         Parsed::Message => {
             return Err(err(StatusCode::BAD_REQUEST, "a command starts with `/`; send prompts to /prompt"))
@@ -63,9 +61,7 @@ pub async fn command(
         .await
         .map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
     let lines = match &reply {
-        octo_app::commands::Reply::Help(specs) => {
-            specs.iter().filter(|c| offered(c.name)).map(|c| format!("{} — {}", c.usage, c.about)).collect()
-        }
+        octo_app::commands::Reply::Help(_) => FRONT.help_lines(),
         other => other.lines(),
     };
     Ok(Json(json!({"command": name, "kind": reply.kind(), "lines": lines})))
@@ -78,9 +74,8 @@ pub async fn list(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let mut out: Vec<Value> = octo_app::commands::COMMANDS
-        .iter()
-        .filter(|c| offered(c.name))
+    let mut out: Vec<Value> = FRONT
+        .offered()
         .map(|c| {
             let hint = c.usage.split_once(' ').map(|(_, rest)| rest);
             json!({"name": c.name, "about": c.about, "hint": hint, "kind": "command"})
@@ -99,29 +94,24 @@ pub async fn list(
 }
 
 /// `/name args` for a skill or custom command, prepared as the prompt it becomes; a step that
-/// needs a yes stops it with a message saying how to allow it.
+/// needs a yes stops it with a message saying how to allow it (the web cannot ask before a skill
+/// starts).
 pub async fn invoke(session: &Session, word: &str, arg: &str) -> Result<Prepared, ApiError> {
-    let name = word.trim_start_matches('/');
-    let Some(invocation) = session.invoke(name, arg).await else {
-        return Err(err(
+    let cancel = octo_app::CancellationToken::new();
+    match session.invoke_unattended(word, arg, "before a skill starts in the web UI", cancel).await {
+        None => Err(err(
             StatusCode::NOT_FOUND,
-            format!("{word} is not a command, skill or custom command here; type / to see them"),
-        ));
-    };
-    let invocation = invocation.map_err(|e| err(StatusCode::BAD_REQUEST, e.to_string()))?;
-    if let Some(step) = invocation.questions().next() {
-        return Err(err(
-            StatusCode::CONFLICT,
-            format!(
-                "{word} would {}, which needs your yes ({}), and the web cannot ask before a skill starts: allow it \
-                 with a permission rule, or run {word} in the REPL",
-                step.action,
-                step.ask.as_deref().unwrap_or("asks first")
-            ),
-        ));
+            FRONT.unknown(word, skill_names(session).iter().map(String::as_str)),
+        )),
+        Some(Ok(p)) => Ok(p),
+        Some(Err(e @ octo_app::skills::InvokeError::NeedsYes { .. })) => {
+            Err(err(StatusCode::CONFLICT, e.to_string()))
+        }
+        Some(Err(e)) => Err(err(StatusCode::BAD_REQUEST, e.to_string())),
     }
-    session
-        .finish_invocation_with(invocation, octo_app::CancellationToken::new())
-        .await
-        .map_err(|e| err(StatusCode::BAD_REQUEST, e.to_string()))
+}
+
+/// The names of the skills and custom commands the user may run, as `/name`.
+fn skill_names(session: &Session) -> Vec<String> {
+    session.skills().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
 }

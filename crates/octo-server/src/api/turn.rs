@@ -154,12 +154,13 @@ pub async fn model(
     Body(m): Body<ModelChoice>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let launcher = state.hub.launcher();
-    let label = e
-        .session
-        .set_model(&m.model, launcher.credentials(), launcher.env())
-        .map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
-    Ok(Json(json!({"model": label})))
+    // The same command path as `/model endpoint:model`.
+    let command = octo_app::commands::SessionCommand::Model(Some(m.model));
+    match e.session.command(state.hub.launcher(), command).await {
+        Ok(octo_app::commands::Reply::Model { label, .. }) => Ok(Json(json!({"model": label}))),
+        Ok(other) => Err(err(StatusCode::INTERNAL_SERVER_ERROR, other.lines().join("\n"))),
+        Err(x) => Err(err(StatusCode::BAD_REQUEST, x.to_string())),
+    }
 }
 
 #[derive(Deserialize)]
@@ -175,6 +176,11 @@ pub async fn mode(
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
     let mode = m.mode.parse::<Mode>().map_err(|x| err(StatusCode::BAD_REQUEST, x.to_string()))?;
-    e.session.set_mode(mode);
-    Ok(Json(json!({"mode": mode.to_string()})))
+    // The same command path as `/mode MODE`.
+    let command = octo_app::commands::SessionCommand::Mode(Some(mode));
+    match e.session.command(state.hub.launcher(), command).await {
+        Ok(octo_app::commands::Reply::Mode(mode)) => Ok(Json(json!({"mode": mode.to_string()}))),
+        Ok(other) => Err(err(StatusCode::INTERNAL_SERVER_ERROR, other.lines().join("\n"))),
+        Err(x) => Err(err(StatusCode::BAD_REQUEST, x.to_string())),
+    }
 }

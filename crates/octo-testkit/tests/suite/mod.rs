@@ -1,3 +1,4 @@
+mod allowance;
 mod architecture;
 mod house;
 mod mock_server;

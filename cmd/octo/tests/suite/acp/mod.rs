@@ -36,12 +36,14 @@ struct Seen {
 const BUFFER: &str = "fn unsaved() {} // only in the editor\n";
 
 fn agent(home: &TempHome) -> AcpAgent {
+    // A test that needs retries writes how many attempts a request gets to `attempts`.
+    let attempts = std::fs::read_to_string(home.home().join("attempts")).unwrap_or_else(|_| "1".into());
     let config = AcpAgentConfig::new(assert_cmd::cargo::cargo_bin("octo"))
         .arg("acp")
         .env("HOME", home.home().display().to_string())
         .env("OCTO_HOME", home.home().display().to_string())
         .env("OCTO_NO_KEYRING", "1")
-        .env("OCTO_MAX_ATTEMPTS", "1")
+        .env("OCTO_MAX_ATTEMPTS", attempts.trim())
         .env("MOCK_KEY", "sk-mock")
         .env("NO_COLOR", "1");
     AcpAgent::new(config)
@@ -563,4 +565,39 @@ async fn stdin_closed_mid_turn_and_a_corrupt_session_file() {
         Ok(())
     })
     .await;
+}
+
+/// A reply that broke off mid-stream starts again as a new message (ACP cannot take back what
+/// was sent; a new `messageId` starts a new message): the answer's message holds it once, and
+/// the broken one says it was discarded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_reply_is_a_new_message_holding_it_once() {
+    let llm = MockLlm::start().await;
+    let [broken, good] = super::common::broken_then("Hello world.");
+    llm.script_anthropic([broken, good, Scripted::sse(Reply::new().text("A title").sse())]).await;
+    let home = home_for(&llm);
+    std::fs::write(home.home().join("attempts"), "3").unwrap();
+    let h = &home;
+    let seen = drive(&home, None, async move |cx, _seen| {
+        let id = new_session(&cx, h).await;
+        let r = cx.send_request(PromptRequest::new(id, vec![text("say hello")])).block_task().await?;
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+        Ok(())
+    })
+    .await;
+    let s = seen.lock().unwrap();
+    let mut messages: Vec<(String, String)> = Vec::new();
+    for u in &s.updates {
+        if let SessionUpdate::AgentMessageChunk(c) = u {
+            let ContentBlock::Text(t) = &c.content else { continue };
+            let id = c.message_id.as_ref().map(|m| m.0.to_string()).expect("every chunk names its message");
+            match messages.last_mut() {
+                Some((last, text)) if *last == id => text.push_str(&t.text),
+                _ => messages.push((id, t.text.clone())),
+            }
+        }
+    }
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[1].1, "Hello world.", "{messages:?}");
+    assert!(messages[0].1.starts_with("Hello wor") && messages[0].1.contains("discarded"), "{messages:?}");
 }

@@ -81,7 +81,21 @@ async function render(b, last) {
   } catch (_) { /* the text stays as it is */ }
   // A slow render waits longer before the next one.
   b._wait = Math.max(RENDER_EVERY_MS, 2 * (performance.now() - started));
-  if (!last && b._src.length > src.length && !b.pending) b.pending = setTimeout(() => render(b, false), b._wait);
+  if (!last && !b._dead && b._src.length > src.length && !b.pending) b.pending = setTimeout(() => render(b, false), b._wait);
+}
+
+// The reply broke off and starts again: the answer being streamed is taken away and what
+// stands of it (an earlier part it continued) shown again, so the new reply is shown once.
+function restartBubble(kept) {
+  const b = state.bubble;
+  if (b) {
+    clearTimeout(b.pending);
+    if (b._frame) cancelAnimationFrame(b._frame);
+    b.pending = null; b._frame = null; b._dead = true;
+    b.remove();
+  }
+  state.bubble = null;
+  if (kept) streamText(kept);
 }
 
 function endBubble() {
@@ -137,7 +151,8 @@ export function onEvent(ev) {
     case "question_asked": { endBubble(); const c = cards.questionCard(ev, (t) => answerQuestion(c, ev.question_id, t)); add(c); break; }
     case "question_answered": cards.resolveCard(byId(".question", ev.question_id), `Answered: ${ev.answer}`); break;
     case "notice": say(ev.message); break;
-    case "retry": say(`retrying (attempt ${ev.attempt} of ${ev.max_attempts}): ${ev.reason}`); break;
+    case "answer_restarted": restartBubble(ev.kept || ""); break;
+    case "retry": say(`${ev.restart ? "the reply broke off; starting it again" : "retrying"} (attempt ${ev.attempt} of ${ev.max_attempts}): ${ev.reason}`); break;
     case "compaction_start": say("compacting the conversation…"); break;
     case "compaction_end": say(`compacted: ${ev.messages_folded} messages folded, about ${ev.tokens_after} tokens now`); break;
     case "lagged": if (state.current) open(state.current); break;

@@ -193,3 +193,35 @@ async fn a_reload_mid_turn_shows_the_same_cards_and_the_pending_approval_two_tab
         other.errors
     );
 }
+
+/// A reply that broke off mid-stream (an overloaded error after part of its text) and started
+/// again is shown once: the page replaces the broken bubble, live and after a reload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_restarted_mid_stream_is_shown_once() {
+    let Some(bin) = chromium() else { return };
+    let broken = Reply::new().text("Hello wor").sse_truncated()
+        + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"busy\"}}\n\n";
+    let s = start(vec![]).await;
+    s.llm
+        .script_anthropic_matching(
+            "say hello",
+            [Scripted::sse(broken), Scripted::sse(Reply::new().text("Hello world.").sse())],
+        )
+        .await;
+    let browser = launch(&bin);
+    let mut page = Page::open(browser.port).await;
+    login(&mut page, &s).await;
+    page.wait("a session", "!!document.querySelector('#meter').textContent").await;
+    send(&mut page, "say hello").await;
+    page.wait("the retry notice", "document.querySelector('#log').innerText.includes('the reply broke off')")
+        .await;
+    page.wait("the turn's end", "document.querySelector('#stop').disabled && document.querySelector('#log').innerText.includes('Hello world.')")
+        .await;
+    let answers = "[...document.querySelectorAll('.msg.assistant')].map(e => e.innerText.trim()).join('|')";
+    assert_eq!(page.eval(answers).await, json!("Hello world."), "one bubble, the new reply alone");
+    page.screenshot("restarted-reply").await;
+    page.call("Page.reload", json!({})).await;
+    page.wait("the history", "document.querySelector('#log').innerText.includes('Hello world.')").await;
+    assert_eq!(page.eval(answers).await, json!("Hello world."), "after a reload too");
+    assert!(page.errors.is_empty(), "the page threw: {:?}", page.errors);
+}
