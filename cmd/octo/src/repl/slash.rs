@@ -186,4 +186,26 @@ mod tests {
         assert_eq!(read("/"), Line::Message);
         assert_eq!(read("hello /help"), Line::Message);
     }
+
+    #[test]
+    fn every_command_of_the_table_is_offered_or_refused_with_a_reason() {
+        for spec in commands::COMMANDS {
+            let line = if spec.takes == commands::Takes::Count {
+                format!("{} 1", spec.name)
+            } else {
+                spec.name.to_owned()
+            };
+            match read(&line) {
+                Line::Shared(_) => assert!(FRONT.offers(spec), "{line}"),
+                Line::Invalid(why) => {
+                    assert!(
+                        !FRONT.offers(spec)
+                            && why.starts_with(&format!("{} is not available in the REPL: ", spec.name)),
+                        "{why}"
+                    );
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
 }

@@ -15,16 +15,19 @@
 //! assert!(matches!(parse("/plan now"), Parsed::Invalid(why) if why.contains("Usage: /plan")));
 //! ```
 //!
-//! Its rooms, leaf first: `spec` (the table) → `parse` → `front` → `reply` → `run`.
+//! Its rooms, leaf first: `command` (the typed commands and their argument readers) → `spec`
+//! (the table) → `parse` → `front` → `reply` → `run`.
 
+mod command;
 mod front;
 mod parse;
 mod reply;
 mod run;
 mod spec;
 
+pub use command::{MemoryAction, PermissionsChange, SessionCommand};
 pub use front::FrontEnd;
-pub use parse::{parse, MemoryAction, Parsed, PermissionsChange, SessionCommand};
+pub use parse::{parse, Parsed};
 pub use reply::{review_lines, todo_mark, Reply, StatusReport};
 pub use run::CommandError;
 pub use spec::{find, Capabilities, CommandSpec, ParseFn, Takes, COMMANDS};

@@ -2,7 +2,7 @@
 //! (and, for the few that need a yes first — `/dream`, `/rewind` — ask, then call the
 //! session's verb that carries it out).
 
-use super::parse::{permissions_usage, MemoryAction, PermissionsChange, SessionCommand};
+use super::command::{permissions_usage, MemoryAction, PermissionsChange, SessionCommand};
 use super::reply::{Reply, StatusReport};
 use super::spec::COMMANDS;
 use crate::launcher::{LaunchError, Launcher};

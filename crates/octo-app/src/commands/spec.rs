@@ -4,7 +4,7 @@
 //! a command all come from this table; no front end keeps a list of names
 //! ([`super::FrontEnd`]).
 
-use super::parse::{memory, permissions, rewind, skills, SessionCommand};
+use super::command::{memory, permissions, rewind, skills, SessionCommand};
 use crate::permissions::Mode;
 
 /// What a command takes after its name.

@@ -8,10 +8,25 @@
 
 use crate::subagents::SubagentProgress;
 use crate::{
-    ApprovalDecision, ApprovalRequest, CompactReason, Message, OutputKind, StopReason, Todo, ToolCallRecord,
+    ApprovalDecision, ApprovalRequest, CompactReason, Message, OutputKind, StopReason, Todo, ToolOutcome,
     TurnEndReason, Usage,
 };
 use std::borrow::Cow;
+
+/// One tool call of a turn.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolCallRecord {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// One line: the command, path or URL (empty when the call never got that far).
+    pub summary: String,
+    /// How it ended.
+    pub outcome: ToolOutcome,
+    /// Wall time in milliseconds (0 when it never ran).
+    pub duration_ms: u64,
+}
 
 /// One change a turn's event made, borrowed from the event where it can be.
 #[derive(Debug, Clone, PartialEq)]

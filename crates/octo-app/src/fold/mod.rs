@@ -8,26 +8,11 @@
 
 mod change;
 
-pub use change::Change;
+pub use change::{Change, ToolCallRecord};
 
-use crate::{AgentEvent, Message, Role, StopReason, ToolOutcome, TurnEndReason, Usage};
+use crate::{AgentEvent, Message, Role, StopReason, TurnEndReason, Usage};
 use std::borrow::Cow;
 use std::collections::HashMap;
-
-/// One tool call of a turn.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ToolCallRecord {
-    /// Call id.
-    pub id: String,
-    /// Tool name.
-    pub name: String,
-    /// One line: the command, path or URL (empty when the call never got that far).
-    pub summary: String,
-    /// How it ended.
-    pub outcome: ToolOutcome,
-    /// Wall time in milliseconds (0 when it never ran).
-    pub duration_ms: u64,
-}
 
 /// What a turn amounted to, for outputs and front ends.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -343,6 +328,7 @@ impl TurnFold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ToolOutcome;
 
     fn end(id: &str, name: &str, outcome: ToolOutcome) -> AgentEvent {
         AgentEvent::ToolCallEnd {

@@ -4,6 +4,7 @@
 //! `/start`); and skills and custom commands, run where nothing needs a yes. Those that change
 //! the session, and `/file`, are the owner's.
 
+use super::slash::Slash;
 use super::{lock, Bridge, Chat};
 use octo_app::commands::{Capabilities, CommandSpec, FrontEnd, Parsed, SessionCommand, Takes};
 use octo_app::Mode;
@@ -32,16 +33,6 @@ fn help() -> String {
     out.extend(OWN.iter().map(|c| format!("{} — {}", c.usage, c.about)));
     out.push("/name args — a skill or custom command of the workspace".to_owned());
     out.join("\n")
-}
-
-/// What a chat message that starts with `/` turned out to be.
-pub(super) enum Slash<'a> {
-    /// A command, answered.
-    Handled,
-    /// Another `/word`: a skill or custom command, or unknown.
-    Other(&'a str, &'a str),
-    /// Not a command.
-    Message,
 }
 
 const OWNER_ONLY: &str = "Only the person who started this chat's session can do that.";

@@ -10,6 +10,7 @@
 mod commands;
 mod press;
 mod pump;
+mod slash;
 
 use crate::platform::{lock, Incoming, Platform, PlatformError};
 use octo_app::{Launch, Launcher, Mode, Session, SessionOptions};
@@ -211,9 +212,9 @@ impl Bridge {
         }
         let existing = lock(&self.chats).get(&chat).cloned();
         let slash = match self.command(&chat, &user, &text, existing.as_ref()).await {
-            commands::Slash::Handled => return,
-            commands::Slash::Other(word, arg) => Some((word, arg)),
-            commands::Slash::Message => None,
+            slash::Slash::Handled => return,
+            slash::Slash::Other(word, arg) => Some((word, arg)),
+            slash::Slash::Message => None,
         };
         if let Some(c) = &existing {
             // A question the model asked takes the owner's next message as its answer.

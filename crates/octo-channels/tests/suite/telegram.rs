@@ -420,9 +420,22 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
     t.fake.push_message(7, 42, "/dream");
     t.fake
         .wait("what a chat does not offer", |f| {
-            texts(f).iter().any(|t| t.contains("not available in a chat"))
+            texts(f).iter().any(|t| t.contains("/dream is not available in a chat: "))
         })
         .await;
+    // Help lists what the table offers a chat, and nothing else; an unknown word gets the
+    // nearest name instead of going to the model.
+    use octo_app::commands::{Capabilities, FrontEnd, COMMANDS};
+    let chat = FrontEnd::new("a chat", Capabilities::START_OVER.and(Capabilities::STOP_BY_COMMAND));
+    t.fake.push_message(7, 42, "/help");
+    t.fake.wait("the help", |f| texts(f).iter().any(|t| t.contains("/file PATH"))).await;
+    let help = texts(&t.fake).into_iter().find(|t| t.contains("/file PATH")).unwrap();
+    for spec in COMMANDS {
+        let line = format!("{} — {}", spec.usage, spec.about);
+        assert_eq!(help.contains(&line), chat.offers(spec), "{}: {help}", spec.name);
+    }
+    t.fake.push_message(7, 42, "/stauts");
+    t.fake.wait("the nearest name", |f| texts(f).iter().any(|t| t.contains("did you mean /status?"))).await;
 }
 
 /// The bridge dies after a poll handed a batch on and before the next poll acknowledged it: the

@@ -335,9 +335,44 @@ async fn status_and_mode_plan_run_through_the_shared_commands() {
     let (status, body) = run("/mode sideways").await;
     assert!(status == 400 && body["error"].as_str().unwrap().contains("Usage: /mode"), "{body}");
     let (status, body) = run("/rewind").await;
-    assert!(status == 400 && body["error"].as_str().unwrap().contains("not offered"), "{body}");
-    let (status, _) = run("/no-such-thing").await;
-    assert_eq!(status, 404);
+    assert!(
+        status == 400 && body["error"].as_str().unwrap().contains("not available in the web UI: "),
+        "{body}"
+    );
+    let (status, body) = run("/statsu").await;
+    assert!(status == 404 && body["error"].as_str().unwrap().contains("did you mean /status?"), "{body}");
+}
+
+/// The table decides what the web offers: every command whose needs the web meets is in the
+/// menu, and every other is refused with the reason, never "not a command".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_table_is_walked_through_the_api() {
+    use octo_app::commands::{Capabilities, FrontEnd, Takes, COMMANDS};
+    let web = FrontEnd::new("the web UI", Capabilities::START_OVER.and(Capabilities::STOP_BY_COMMAND));
+    let s = start(vec![]).await;
+    let id = s.session().await;
+    let (_, menu) = s.get(&format!("/api/sessions/{id}/commands")).await;
+    let listed: Vec<&str> = menu.as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    for spec in COMMANDS {
+        if web.offers(spec) {
+            assert!(listed.contains(&spec.name), "{} is offered: {listed:?}", spec.name);
+            continue;
+        }
+        let line = if spec.takes == Takes::Count { format!("{} 1", spec.name) } else { spec.name.to_owned() };
+        let r = s
+            .req(reqwest::Method::POST, &format!("/api/sessions/{id}/command"))
+            .json(&json!({ "line": line }))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let body = r.json::<Value>().await.unwrap();
+        let why = body["error"].as_str().unwrap_or_default();
+        assert!(
+            status == 400 && why.starts_with(&format!("{} is not available in the web UI: ", spec.name)),
+            "{body}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

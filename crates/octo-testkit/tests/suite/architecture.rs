@@ -298,3 +298,20 @@ fn no_tool_is_known_by_name_outside_octo_tools() {
         found.join("\n")
     );
 }
+
+/// The README's "use octo as a library" example is the program CI builds and runs
+/// (`examples/library`), word for word.
+#[test]
+fn the_readme_library_example_is_the_program_ci_runs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let lib = std::fs::read_to_string(root.join("examples/library/src/lib.rs")).unwrap();
+    let code: Vec<&str> = lib.lines().filter(|l| !l.starts_with("//!")).collect();
+    let code = code.join("\n");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(code.trim()),
+        "README.md's library example differs from examples/library/src/lib.rs"
+    );
+    let manifest = std::fs::read_to_string(root.join("examples/library/Cargo.toml")).unwrap();
+    assert!(!manifest.contains("octo-app ="), "the example uses the crates without octo-app");
+}

@@ -180,6 +180,9 @@ async fn a_prompt_streams_to_its_end_and_the_session_loads_again() {
         // A /command runs through the shared vocabulary without reaching the model.
         let r = cx.send_request(PromptRequest::new(id.clone(), vec![text("/status")])).block_task().await?;
         assert_eq!(r.stop_reason, StopReason::EndTurn);
+        // One the editor cannot offer is refused with the reason; an unknown one gets the nearest.
+        cx.send_request(PromptRequest::new(id.clone(), vec![text("/dream")])).block_task().await?;
+        cx.send_request(PromptRequest::new(id.clone(), vec![text("/stauts")])).block_task().await?;
         Ok(())
     })
     .await;
@@ -188,6 +191,29 @@ async fn a_prompt_streams_to_its_end_and_the_session_loads_again() {
         let said = answer(&s);
         assert!(said.contains("Hello from octo over ACP."), "{said}");
         assert!(said.contains("permission mode: default"), "/status answered: {said}");
+        assert!(said.contains("/dream is not available in an editor: "), "{said}");
+        assert!(said.contains("did you mean /status?"), "{said}");
+        // The commands announced are the table's for a front end that only shows replies.
+        use octo_app::commands::{Capabilities, FrontEnd, COMMANDS};
+        let editor = FrontEnd::new("an editor", Capabilities::NONE);
+        let announced: Vec<String> = s
+            .updates
+            .iter()
+            .find_map(|u| match u {
+                SessionUpdate::AvailableCommandsUpdate(c) => {
+                    Some(c.available_commands.iter().map(|c| format!("/{}", c.name)).collect())
+                }
+                _ => None,
+            })
+            .unwrap();
+        for spec in COMMANDS {
+            assert_eq!(
+                announced.contains(&spec.name.to_owned()),
+                editor.offers(spec),
+                "{}: {announced:?}",
+                spec.name
+            );
+        }
         assert!(
             s.updates.iter().any(|u| matches!(u, SessionUpdate::AvailableCommandsUpdate(c) if c.available_commands.iter().any(|c| c.name == "status"))),
             "the shared commands are offered"

@@ -217,7 +217,8 @@ async fn a_reply_restarted_mid_stream_is_shown_once() {
         .await;
     page.wait("the turn's end", "document.querySelector('#stop').disabled && document.querySelector('#log').innerText.includes('Hello world.')")
         .await;
-    let answers = "[...document.querySelectorAll('.msg.assistant')].map(e => e.innerText.trim()).join('|')";
+    // Each answer's text, without its copy button's label.
+    let answers = r"[...document.querySelectorAll('.msg.assistant')].map(e => e.innerText.replace(/\s*Copy\s*$/, '').trim()).join('|')";
     assert_eq!(page.eval(answers).await, json!("Hello world."), "one bubble, the new reply alone");
     page.screenshot("restarted-reply").await;
     page.call("Page.reload", json!({})).await;
