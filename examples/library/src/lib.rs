@@ -24,7 +24,7 @@ pub async fn ask(
     let config = AnthropicConfig::new(model, api_key).with_base_url(base_url);
     let sender = AnthropicSender::new(config)?;
     let mut tools = ToolRegistry::new();
-    tools.register(Arc::new(octo_tools::ReadFile::new(200)));
+    tools.register(Arc::new(octo_tools::fs::ReadFile::new(200)));
     let mut agent = Agent::builder(Arc::new(sender))
         .system_prompt("You answer questions about the files of the current directory.")
         .cwd(workspace)
