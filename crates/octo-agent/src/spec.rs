@@ -189,6 +189,14 @@ pub struct ToolMeta {
     /// default is not the right one ([`ToolMeta::verb`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// Arguments other agents' files name differently, as `(octo's name, theirs)`: a hook
+    /// written for Claude Code sees `read_file`'s `path` as `file_path`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_args: Vec<(String, String)>,
+    /// Arguments the tool takes in seconds that other agents' files give in milliseconds (a
+    /// command's `timeout`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub millisecond_args: Vec<String>,
 }
 
 impl ToolMeta {
@@ -255,6 +263,18 @@ impl ToolMeta {
             (None, Subject::Path { .. }) => "read",
             (None, _) => "use",
         }
+    }
+
+    /// Sets the arguments other agents' files name differently, as `(octo's name, theirs)`.
+    pub fn renamed_args(mut self, pairs: &[(&str, &str)]) -> Self {
+        self.renamed_args = pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+        self
+    }
+
+    /// Sets the arguments other agents' files give in milliseconds (the tool takes seconds).
+    pub fn millisecond_args(mut self, fields: &[&str]) -> Self {
+        self.millisecond_args = fields.iter().map(|f| (*f).to_owned()).collect();
+        self
     }
 
     /// Sets the tool this one comes with.

@@ -1,9 +1,11 @@
 //! Claude Code's tool names, as skills, commands, agent files and hooks write them
 //! (`Read`, `Edit`, `Bash(git:*)`, `WebFetch(domain:docs.rs)`), mapped to octo's tools and
-//! permission rules. Nothing here is a hand-kept table: each built-in tool declares the names it
-//! answers to ([`octo_agent::ToolMeta::aliases`]) and the tool it comes with
-//! ([`octo_agent::ToolMeta::follows`]); the mapping is read from the default registry. octo's
-//! own names and `mcp__server__tool` names pass through.
+//! permission rules, and calls shown to hooks written for Claude Code. Nothing here is a
+//! hand-kept table: each built-in tool declares the names it answers to
+//! ([`octo_agent::ToolMeta::aliases`]), the tool it comes with ([`octo_agent::ToolMeta::follows`]),
+//! the arguments Claude Code names differently ([`octo_agent::ToolMeta::renamed_args`]) and those
+//! it gives in milliseconds ([`octo_agent::ToolMeta::millisecond_args`]); the mapping is read from
+//! the default registry. octo's own names and `mcp__server__tool` names pass through.
 
 use octo_agent::{Subject, ToolMeta};
 use std::sync::OnceLock;
@@ -78,34 +80,30 @@ pub fn claude_names(tool: &str) -> &'static [String] {
     builtin().iter().find(|(n, _)| n == tool).map_or(&[], |(_, m)| m.aliases.as_slice())
 }
 
-/// Arguments whose names differ between an octo tool and its Claude Code counterpart
-/// (`read_file`'s `path` is `Read`'s `file_path`); every other argument has the same name.
-fn renamed(tool: &str) -> &'static [(&'static str, &'static str)] {
-    match tool {
-        "read_file" | "write_file" | "edit_file" => &[("path", "file_path")],
-        "terminal_output" => &[("id", "bash_id")],
-        "kill_shell" => &[("id", "shell_id")],
-        _ => &[],
-    }
+/// The built-in tool `tool`'s metadata.
+fn meta_of(tool: &str) -> Option<&'static ToolMeta> {
+    builtin().iter().find(|(n, _)| n == tool).map(|(_, m)| m)
 }
 
-/// A call as Claude Code's hooks see it: the Claude Code name and the arguments under Claude's
-/// names and units (`Bash`'s `timeout` is in milliseconds, octo's in seconds); `None` for a
-/// tool Claude Code does not have (it keeps octo's name and arguments).
+/// A call as Claude Code's hooks see it: the Claude Code name and the arguments under the names
+/// and units the tool declares for it (`read_file`'s `path` is `file_path`; `Bash`'s `timeout` is
+/// in milliseconds, octo's in seconds); `None` for a tool Claude Code does not have (it keeps
+/// octo's name and arguments).
 pub fn hook_call(tool: &str, input: &serde_json::Value) -> Option<(String, serde_json::Value)> {
-    let names = claude_names(tool);
-    let multi = tool == "edit_file" && input.get("edits").is_some();
-    let name = if multi { "MultiEdit" } else { names.first()?.as_str() };
+    let meta = meta_of(tool)?;
+    // An edit with a list of edits is Claude Code's MultiEdit (one of the tool's names).
+    let multi = input.get("edits").is_some() && meta.aliases.iter().any(|a| a == "MultiEdit");
+    let name = if multi { "MultiEdit" } else { meta.aliases.first()?.as_str() };
     let mut out = input.clone();
     if let Some(obj) = out.as_object_mut() {
-        for (ours, theirs) in renamed(tool) {
-            if let Some(v) = obj.remove(*ours) {
-                obj.insert((*theirs).to_owned(), v);
+        for (ours, theirs) in &meta.renamed_args {
+            if let Some(v) = obj.remove(ours) {
+                obj.insert(theirs.clone(), v);
             }
         }
-        if tool == "terminal" {
-            if let Some(secs) = obj.get("timeout").and_then(serde_json::Value::as_f64) {
-                obj.insert("timeout".into(), serde_json::json!((secs * 1000.0).round() as u64));
+        for field in &meta.millisecond_args {
+            if let Some(secs) = obj.get(field).and_then(serde_json::Value::as_f64) {
+                obj.insert(field.clone(), serde_json::json!((secs * 1000.0).round() as u64));
             }
         }
     }
@@ -116,27 +114,25 @@ pub fn hook_call(tool: &str, input: &serde_json::Value) -> Option<(String, serde
 /// back (a hook written for Claude Code answers in them); octo's own names pass through.
 pub fn hook_input(tool: &str, updated: serde_json::Value) -> serde_json::Value {
     let mut out = updated;
-    if claude_names(tool).is_empty() {
-        return out;
-    }
+    let Some(meta) = meta_of(tool).filter(|m| !m.aliases.is_empty()) else { return out };
     if let Some(obj) = out.as_object_mut() {
-        for (ours, theirs) in renamed(tool) {
-            if let Some(v) = obj.remove(*theirs) {
-                obj.insert((*ours).to_owned(), v);
+        for (ours, theirs) in &meta.renamed_args {
+            if let Some(v) = obj.remove(theirs) {
+                obj.insert(ours.clone(), v);
             }
         }
-        if tool == "terminal" {
-            if let Some(ms) = obj.get("timeout").and_then(serde_json::Value::as_f64) {
-                obj.insert("timeout".into(), serde_json::json!(((ms / 1000.0).ceil() as u64).max(1)));
+        for field in &meta.millisecond_args {
+            if let Some(ms) = obj.get(field).and_then(serde_json::Value::as_f64) {
+                obj.insert(field.clone(), serde_json::json!(((ms / 1000.0).ceil() as u64).max(1)));
             }
         }
     }
     out
 }
 
-/// What a PostToolUse hook sees as `tool_response`, in the shape Claude Code gives that tool
-/// (`Bash`: `stdout`, `stderr`, `interrupted`; the file tools: `filePath`, `success`), with
-/// octo's own `output` and `is_error` beside.
+/// What a PostToolUse hook sees as `tool_response`, in the shape Claude Code gives that kind of
+/// tool (a command: `stdout`, `stderr`, `interrupted`; a file tool Claude Code has: `filePath`,
+/// `success`), with octo's own `output` and `is_error` beside.
 pub fn hook_response(
     tool: &str,
     input: &serde_json::Value,
@@ -145,15 +141,16 @@ pub fn hook_response(
 ) -> serde_json::Value {
     let mut r = serde_json::json!({"output": output, "is_error": is_error});
     let Some(obj) = r.as_object_mut() else { return r };
-    match tool {
-        "terminal" => {
+    let Some(meta) = meta_of(tool).filter(|m| !m.aliases.is_empty()) else { return r };
+    match &meta.subject {
+        Subject::Command { .. } => {
             obj.insert("stdout".into(), output.into());
             obj.insert("stderr".into(), "".into());
             obj.insert("interrupted".into(), false.into());
             obj.insert("isImage".into(), false.into());
         }
-        "read_file" | "write_file" | "edit_file" => {
-            if let Some(p) = input.get("path") {
+        Subject::Path { field, .. } if meta.renamed_args.iter().any(|(_, theirs)| theirs == "file_path") => {
+            if let Some(p) = input.get(field) {
                 obj.insert("filePath".into(), p.clone());
             }
             obj.insert("success".into(), (!is_error).into());
@@ -193,6 +190,18 @@ mod tests {
             hook_input("octo_only_tool", serde_json::json!({"file_path": 1})),
             serde_json::json!({"file_path": 1})
         );
+    }
+
+    #[test]
+    fn responses_take_the_shape_of_the_tool_kind() {
+        let bash = super::hook_response("terminal", &serde_json::json!({"command": "ls"}), "a\n", false);
+        assert_eq!((bash["stdout"].as_str(), bash["interrupted"].as_bool()), (Some("a\n"), Some(false)));
+        let read = super::hook_response("read_file", &serde_json::json!({"path": "a.rs"}), "x", false);
+        assert_eq!((read["filePath"].as_str(), read["success"].as_bool()), (Some("a.rs"), Some(true)));
+        let own = super::hook_response("octo_only_tool", &serde_json::json!({}), "x", true);
+        assert_eq!(own, serde_json::json!({"output": "x", "is_error": true}));
+        let (_, id) = hook_call("terminal_output", &serde_json::json!({"id": "b1"})).unwrap();
+        assert_eq!(id, serde_json::json!({"bash_id": "b1"}));
     }
 
     #[test]

@@ -279,7 +279,9 @@ impl ToolExecutor for EditFile {
     }
 
     fn meta(&self) -> ToolMeta {
-        edit_meta().aliases(&["Edit", "MultiEdit", "NotebookEdit", "multi_edit"])
+        edit_meta()
+            .aliases(&["Edit", "MultiEdit", "NotebookEdit", "multi_edit"])
+            .renamed_args(&[("path", "file_path")])
     }
 
     fn preview(&self, input: &Value, cwd: &Path) -> Option<Preview> {
@@ -359,7 +361,7 @@ impl ToolExecutor for MultiEdit {
     }
 
     fn meta(&self) -> ToolMeta {
-        edit_meta().aliases(&["MultiEdit", "Edit", "NotebookEdit"])
+        edit_meta().aliases(&["MultiEdit", "Edit", "NotebookEdit"]).renamed_args(&[("path", "file_path")])
     }
 
     fn preview(&self, input: &Value, cwd: &Path) -> Option<Preview> {

@@ -67,7 +67,10 @@ impl ToolExecutor for ReadFile {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().subject(Subject::path("path", Access::Read)).aliases(&["Read", "NotebookRead"])
+        ToolMeta::reads()
+            .subject(Subject::path("path", Access::Read))
+            .aliases(&["Read", "NotebookRead"])
+            .renamed_args(&[("path", "file_path")])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {

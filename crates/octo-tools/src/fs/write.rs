@@ -64,6 +64,7 @@ impl ToolExecutor for WriteFile {
             .reclaimable(&["content"])
             .output(OutputKind::Diff)
             .aliases(&["Write"])
+            .renamed_args(&[("path", "file_path")])
             .action("write")
     }
 

@@ -225,7 +225,10 @@ impl ToolExecutor for Terminal {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::writes().subject(Subject::command("command")).aliases(&["Bash"])
+        ToolMeta::writes()
+            .subject(Subject::command("command"))
+            .aliases(&["Bash"])
+            .millisecond_args(&["timeout"])
     }
 
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
@@ -379,7 +382,11 @@ impl ToolExecutor for TerminalOutput {
 
     // Reading advances the shell's read position, so two reads at once would race.
     fn meta(&self) -> ToolMeta {
-        ToolMeta::reads().concurrency_safe(false).aliases(&["BashOutput"]).follows("terminal")
+        ToolMeta::reads()
+            .concurrency_safe(false)
+            .aliases(&["BashOutput"])
+            .follows("terminal")
+            .renamed_args(&[("id", "bash_id")])
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
@@ -422,7 +429,10 @@ impl ToolExecutor for KillShell {
     }
 
     fn meta(&self) -> ToolMeta {
-        ToolMeta::writes().aliases(&["KillShell", "KillBash"]).follows("terminal")
+        ToolMeta::writes()
+            .aliases(&["KillShell", "KillBash"])
+            .follows("terminal")
+            .renamed_args(&[("id", "shell_id")])
     }
 
     async fn execute(&self, input: Value, _ctx: &ToolContext) -> ToolOutput {
