@@ -112,7 +112,7 @@ impl Survey {
         }
         let after = file_in(&summary.answer).ok_or(InitError::NoFile)?;
         let diff =
-            octo_tools::fs::atomic::unified_diff(AGENTS_FILE, self.before.as_deref().unwrap_or(""), &after);
+            octo_tools::atomic::unified_diff(AGENTS_FILE, self.before.as_deref().unwrap_or(""), &after);
         let repository = self.path.parent().is_some_and(|w| w.join(".git").exists());
         Ok(InitProposal { path: self.path, before: self.before, after, diff, repository })
     }
@@ -143,7 +143,7 @@ impl Session {
                 .record(&proposal.path, Some(old.as_bytes()), proposal.after.as_bytes(), "init")
                 .map_err(|e| failed(e.to_string()))?;
         }
-        octo_tools::fs::atomic::write_atomic(&proposal.path, proposal.after.as_bytes())
+        octo_tools::atomic::write_atomic(&proposal.path, proposal.after.as_bytes())
             .map_err(|e| failed(e.to_string()))
     }
 }

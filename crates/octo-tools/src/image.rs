@@ -57,9 +57,9 @@ pub enum ImageError {
 /// Checks `bytes` and makes them fit: recognised by magic bytes, refused above [`MAX_INPUT`],
 /// downscaled when above [`MAX_BYTES`] or [`MAX_SIDE`].
 pub fn prepare(bytes: &[u8]) -> Result<Prepared, ImageError> {
-    use crate::fs::sniff::{binary_kind, human_size, image_type};
+    use crate::sniff::{binary_kind, human_size, image_type};
     let Some(media_type) = image_type(bytes) else {
-        let kind = if crate::fs::sniff::looks_binary(bytes) { binary_kind(bytes) } else { "text" };
+        let kind = if crate::sniff::looks_binary(bytes) { binary_kind(bytes) } else { "text" };
         return Err(ImageError::NotAnImage(kind));
     };
     if bytes.len() > MAX_INPUT {

@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+pub mod atomic;
 pub mod claude;
 pub mod clipboard;
 pub mod config;
@@ -47,6 +48,7 @@ mod private;
 pub mod search;
 pub mod secrets;
 pub mod shell;
+pub mod sniff;
 pub mod trash;
 pub mod web;
 

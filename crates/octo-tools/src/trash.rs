@@ -185,7 +185,7 @@ impl Trash {
             Some(name) => {
                 let old = std::fs::read(self.dir.join(name))
                     .map_err(|_| UndoError::CopyMissing(change.path.clone()))?;
-                crate::fs::atomic::write_atomic(&change.path, &old).map_err(|e| {
+                crate::atomic::write_atomic(&change.path, &old).map_err(|e| {
                     UndoError::Io(format!("could not restore {}: {e}", change.path.display()))
                 })?;
             }

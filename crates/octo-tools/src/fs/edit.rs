@@ -1,6 +1,6 @@
 //! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
 
-use super::atomic::unified_diff;
+use crate::atomic::unified_diff;
 use super::sink::Sink;
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};

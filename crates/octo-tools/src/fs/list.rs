@@ -1,6 +1,6 @@
 //! `list_dir`: what is in a directory, with types and sizes, ignore rules respected.
 
-use super::sniff::human_size;
+use crate::sniff::human_size;
 use crate::path::resolve;
 use octo_agent::{
     async_trait, parse_input, Access, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta,

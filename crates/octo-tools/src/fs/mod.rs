@@ -1,11 +1,9 @@
 //! File tools: read, write, edit, list.
 
-pub mod atomic;
 mod edit;
 mod list;
 mod read;
 mod sink;
-pub mod sniff;
 mod write;
 
 pub use edit::{apply_edit, Edit, EditFile, MultiEdit};

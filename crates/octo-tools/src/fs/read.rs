@@ -1,6 +1,6 @@
 //! `read_file`: a text file with line numbers, in pages; images as images; binaries described.
 
-use super::sniff::{binary_kind, human_size, image_type, looks_binary};
+use crate::sniff::{binary_kind, human_size, image_type, looks_binary};
 use crate::path::resolve;
 use base64::Engine;
 use octo_agent::{

@@ -3,7 +3,7 @@
 //! editor's undo, unsaved edits included), otherwise the disk, atomically. Either way the
 //! permission check has already passed and the old content goes to octo's trash first.
 
-use super::atomic::write_atomic;
+use crate::atomic::write_atomic;
 use crate::config::Buffers;
 use crate::error::ToolError;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
 
-use super::atomic::unified_diff;
+use crate::atomic::unified_diff;
 use super::sink::Sink;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{

@@ -4,7 +4,7 @@ use super::host;
 use super::html::to_markdown;
 use crate::config::WebConfig;
 use crate::error::ToolError;
-use crate::fs::sniff::human_size;
+use crate::sniff::human_size;
 use octo_agent::{
     async_trait, parse_input, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta, ToolOutput,
 };
