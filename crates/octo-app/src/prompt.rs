@@ -83,7 +83,7 @@ pub struct PromptParts {
 
 /// The project's rule files read into every prompt, in this order. The permission engine
 /// protects the same names (a file tool writing one is asked about in every mode).
-pub const PROJECT_RULES: &[&str] = &[".octorules", "AGENTS.md", "CLAUDE.md"];
+pub use octo_permissions::protected::PROJECT_RULES;
 
 /// Builds the system prompt for a session in `cwd`, reading the user's rules (`octorules.md` in
 /// octo's home) and the project's

@@ -24,12 +24,14 @@ fn layer(name: &str) -> Option<u8> {
         | "octo-mcp"
         | "octo-lsp"
         | "octo-repomap" => 2,
-        "octo-app" => 3,
+        // The permission engine reads a URL's host and the secret locations from the tools.
+        "octo-permissions" => 3,
+        "octo-app" => 4,
         // Front ends: the binary hosts the server (`octo serve`), which hosts the chat bridges.
-        "octo-channels" | "octo-eval" => 4,
-        "octo-server" => 5,
-        "octo-cli" => 6,
-        "octo-testkit" => 7,
+        "octo-channels" | "octo-eval" => 5,
+        "octo-server" => 6,
+        "octo-cli" => 7,
+        "octo-testkit" => 8,
         _ => return None,
     })
 }

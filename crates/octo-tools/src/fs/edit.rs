@@ -1,7 +1,7 @@
 //! `edit_file` and `multi_edit`: exact string replacement with helpful failures.
 
-use crate::atomic::unified_diff;
 use super::sink::Sink;
+use crate::atomic::unified_diff;
 use crate::error::ToolError;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{

@@ -1,7 +1,7 @@
 //! `list_dir`: what is in a directory, with types and sizes, ignore rules respected.
 
-use crate::sniff::human_size;
 use crate::path::resolve;
+use crate::sniff::human_size;
 use octo_agent::{
     async_trait, parse_input, Access, Subject, ToolContext, ToolDefinition, ToolExecutor, ToolMeta,
     ToolOutput,

@@ -1,7 +1,7 @@
 //! `read_file`: a text file with line numbers, in pages; images as images; binaries described.
 
-use crate::sniff::{binary_kind, human_size, image_type, looks_binary};
 use crate::path::resolve;
+use crate::sniff::{binary_kind, human_size, image_type, looks_binary};
 use base64::Engine;
 use octo_agent::{
     async_trait, parse_input, Access, ImageSource, Subject, ToolContext, ToolDefinition, ToolExecutor,

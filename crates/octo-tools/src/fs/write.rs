@@ -1,7 +1,7 @@
 //! `write_file`: create or overwrite a file, atomically, with a diff of what changed.
 
-use crate::atomic::unified_diff;
 use super::sink::Sink;
+use crate::atomic::unified_diff;
 use crate::path::{check_writable, display_relative, resolve};
 use octo_agent::{
     async_trait, parse_input, Access, OutputKind, Preview, Subject, ToolContext, ToolDefinition,

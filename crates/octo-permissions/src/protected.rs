@@ -2,7 +2,7 @@
 //! configuration, what octo (or Claude Code) reads as its own configuration, and what is read
 //! into a later session's prompt. The readers name their files through the constants here
 //! (the project config folder, `.mcp.json`, `SKILLS`, the rule files in
-//! [`crate::prompt::PROJECT_RULES`]), and both guards take their list from [`entries`]: the
+//! [`PROJECT_RULES`]), and both guards take their list from [`entries`]: the
 //! permission engine, which asks before a file tool writes one in every mode, and the sandbox,
 //! which keeps them read-only for commands. A new prompt source added here is guarded by both.
 
@@ -20,6 +20,9 @@ pub const MCP_JSON: &str = ".mcp.json";
 pub const SKILLS_DIR: &str = "SKILLS";
 /// Claude Code's personal project instructions, read into its prompt beside `CLAUDE.md`.
 pub const CLAUDE_LOCAL: &str = "CLAUDE.local.md";
+/// The project's rule files read into every prompt, in this order (octo-app's prompt reads
+/// them; the engine and the sandbox protect the same names).
+pub const PROJECT_RULES: &[&str] = &[".octorules", "AGENTS.md", "CLAUDE.md"];
 
 /// Where a protected name counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +58,8 @@ pub fn entries() -> Vec<Entry> {
         (CLAUDE_LOCAL, Reach::Anywhere, "read into Claude Code's prompt"),
         (SKILLS_DIR, Reach::Root, "skills listed in every prompt"),
     ];
-    let rules = crate::prompt::PROJECT_RULES.iter().map(|n| (*n, Reach::Anywhere, "read into every prompt"));
+    let rules =
+        crate::protected::PROJECT_RULES.iter().map(|n| (*n, Reach::Anywhere, "read into every prompt"));
     fixed.into_iter().chain(rules).map(|(name, reach, why)| Entry { name, reach, why }).collect()
 }
 
@@ -77,7 +81,7 @@ mod tests {
     #[test]
     fn every_prompt_rule_file_is_protected_everywhere() {
         let names: Vec<String> = anywhere_names().collect();
-        for rule in crate::prompt::PROJECT_RULES {
+        for rule in crate::protected::PROJECT_RULES {
             assert!(names.contains(&rule.to_ascii_lowercase()), "{rule}");
         }
         assert!(sandbox_names().any(|n| n == SKILLS_DIR));
