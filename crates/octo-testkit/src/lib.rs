@@ -38,6 +38,7 @@ pub mod oauth;
 pub mod openai;
 pub mod raw;
 pub mod responses;
+pub mod scenario;
 pub mod sender;
 pub mod sse;
 
@@ -298,10 +299,24 @@ pub struct TempHome {
 impl TempHome {
     /// Creates `home/` and `workspace/` in a fresh temporary directory.
     pub fn new() -> std::io::Result<Self> {
-        let root = tempfile::tempdir()?;
+        Self::made(tempfile::tempdir()?)
+    }
+
+    /// [`TempHome::new`], with the temporary directory made under `dir`.
+    pub fn new_in(dir: impl AsRef<Path>) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir.as_ref())?;
+        Self::made(tempfile::Builder::new().prefix("octo-test-").tempdir_in(dir)?)
+    }
+
+    fn made(root: tempfile::TempDir) -> std::io::Result<Self> {
         std::fs::create_dir_all(root.path().join("home"))?;
         std::fs::create_dir_all(root.path().join("workspace"))?;
         Ok(Self { root })
+    }
+
+    /// The temporary directory holding the home and the workspace.
+    pub fn root(&self) -> &Path {
+        self.root.path()
     }
 
     /// The directory to use as `OCTO_HOME`.

@@ -294,3 +294,28 @@ pub fn whole(m: Message) -> Response {
     let stop_reason = if m.has_tool_use() { StopReason::ToolUse } else { StopReason::EndTurn };
     Response { message: m, usage: Usage::default(), stop_reason }
 }
+
+/// Streams one request of any streaming sender with tools and assembles it: the items seen, and
+/// the assembled reply (or the error that ended the stream). The provider crates' wire tests
+/// share it.
+pub async fn stream_once(
+    s: &dyn ToolStreamingSender,
+    req: Request<'_>,
+) -> (Vec<StreamEvent>, Result<octo_agent::Assembled, ProviderError>) {
+    let mut seen = Vec::new();
+    let mut stream = match s.send_stream_with_tools(req).await {
+        Ok(st) => st,
+        Err(e) => return (seen, Err(e)),
+    };
+    let mut asm = Assembler::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(ev) => {
+                seen.push(ev.clone());
+                asm.push(ev).unwrap();
+            }
+            Err(e) => return (seen, Err(e)),
+        }
+    }
+    (seen, Ok(asm.finish()))
+}

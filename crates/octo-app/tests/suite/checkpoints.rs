@@ -3,36 +3,22 @@
 //! kept, and it works after the session is resumed.
 
 use octo_app::commands::{parse, Parsed, Reply, SessionCommand};
-use octo_app::credentials::{KeyStore, MemoryStore};
-use octo_app::{Home, Launch, Launcher, Mode, Resume, Session, SessionOptions};
+use octo_app::{Launch, Launcher, Mode, Resume, Session, SessionOptions};
 use octo_testkit::anthropic::Reply as Answer;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 fn has_git() -> bool {
     std::process::Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
-async fn setup(replies: Vec<Scripted>) -> (tempfile::TempDir, Launcher, PathBuf, MockLlm) {
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
-    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
-    let l = Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
-    (tmp, l, ws, llm)
+async fn setup(replies: Vec<Scripted>) -> (TempHome, Launcher, PathBuf, MockLlm) {
+    let Built { home, llm, .. } = Scenario::new().replies(replies).build().await;
+    let l = super::common::launcher(&home);
+    let ws = home.workspace();
+    (home, l, ws, llm)
 }
 
 fn start(l: &Launcher, ws: &std::path::Path, resume: Resume) -> Session {
@@ -151,10 +137,8 @@ async fn a_corrupt_store_turns_checkpoints_off_with_a_notice_and_the_turn_goes_o
     ])
     .await;
     let canonical = std::fs::canonicalize(&ws).unwrap();
-    let store = tmp
-        .path()
-        .join("home/checkpoints")
-        .join(octo_app::session_store::checkpoint::workspace_id(&canonical));
+    let store =
+        tmp.home().join("checkpoints").join(octo_app::session_store::checkpoint::workspace_id(&canonical));
     std::fs::create_dir_all(&store).unwrap();
     std::fs::write(store.join("HEAD"), "not a ref").unwrap();
     let s = start(&l, &ws, Resume::New);

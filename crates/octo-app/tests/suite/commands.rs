@@ -2,32 +2,17 @@
 //! what a command changes.
 
 use octo_app::commands::{parse, Parsed, Reply, SessionCommand};
-use octo_app::credentials::{KeyStore, MemoryStore};
-use octo_app::{Home, Launch, Launcher, Mode, SessionOptions};
+use octo_app::{Launch, Launcher, Mode, SessionOptions};
 use octo_testkit::anthropic::Reply as Answer;
-use octo_testkit::{MockLlm, Scripted};
-use std::sync::Arc;
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 
-async fn setup(replies: Vec<Scripted>) -> (tempfile::TempDir, Launcher, octo_app::Session, MockLlm) {
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
-    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
-    let l = Launcher::new(Home::new(&home), KeyStore::None, Arc::new(MemoryStore::default()), Arc::new(env));
+async fn setup(replies: Vec<Scripted>) -> (TempHome, Launcher, octo_app::Session, MockLlm) {
+    let Built { home, llm, .. } = Scenario::new().replies(replies).build().await;
+    let l = super::common::launcher(&home);
     let options = SessionOptions { save: true, ..SessionOptions::default() };
-    let s = l.start(Launch { workspace: Some(ws), options, ..Launch::default() }).unwrap();
-    (tmp, l, s, llm)
+    let s = l.start(Launch { workspace: Some(home.workspace()), options, ..Launch::default() }).unwrap();
+    (home, l, s, llm)
 }
 
 fn command(line: &str) -> SessionCommand {
@@ -109,7 +94,7 @@ async fn context_and_todos_follow_resume_and_rewind() {
     // Resumed, the conversation counts in the context and its task list is back.
     let resumed = l
         .start(Launch {
-            workspace: Some(tmp.path().join("ws")),
+            workspace: Some(tmp.workspace()),
             resume: octo_app::Resume::Id(id),
             options: SessionOptions { save: true, ..SessionOptions::default() },
             ..Launch::default()
@@ -183,7 +168,7 @@ async fn model_reads_the_configuration_again_for_an_endpoint_added_since() {
     let (tmp, l, s, llm) = setup(vec![]).await;
     let err = s.command(&l, command("/model other:m2")).await.unwrap_err();
     assert!(err.to_string().contains("unknown endpoint `other`"), "{err}");
-    let config = tmp.path().join("home/config.toml");
+    let config = tmp.home().join("config.toml");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str(&format!(
         "[endpoints.other]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
@@ -249,7 +234,7 @@ async fn export_before_any_conversation_says_so() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_in_a_worktree_names_it_and_shares_the_repositorys_memory() {
     let (tmp, l, main_session, _llm) = setup(vec![]).await;
-    let ws = std::fs::canonicalize(tmp.path().join("ws")).unwrap();
+    let ws = std::fs::canonicalize(tmp.workspace()).unwrap();
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
             .current_dir(&ws)

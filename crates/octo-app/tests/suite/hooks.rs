@@ -5,13 +5,14 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome, TurnEndReason};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _tmp: TempHome,
     home: PathBuf,
     ws: PathBuf,
     llm: MockLlm,
@@ -29,23 +30,12 @@ fn write(path: &Path, text: &str) {
 }
 
 async fn setup(files: &[(&str, &str)], user_config: &str, replies: Vec<Scripted>) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
+    let Built { home: tmp, llm, .. } = Scenario::new().config(user_config).replies(replies).build().await;
+    let (home, ws) = (tmp.home(), tmp.workspace());
+    // Hook scripts must be executable: written here rather than by the scenario.
     for (p, t) in files {
         write(&ws.join(p), t);
     }
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    write(
-        &home.join("config.toml"),
-        &format!(
-            "default = \"mock:claude-sonnet-4-5\"\n{user_config}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    );
     Setup { _tmp: tmp, home, ws, llm }
 }
 

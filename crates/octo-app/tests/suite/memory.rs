@@ -5,13 +5,14 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 
 struct Setup {
-    tmp: tempfile::TempDir,
+    tmp: TempHome,
     home: PathBuf,
     ws: PathBuf,
     llm: MockLlm,
@@ -22,21 +23,8 @@ fn env(k: &str) -> Option<String> {
 }
 
 async fn setup(replies: Vec<Scripted>) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
+    let Built { home: tmp, llm, .. } = Scenario::new().replies(replies).build().await;
+    let (home, ws) = (tmp.home(), tmp.workspace());
     Setup { tmp, home, ws, llm }
 }
 

@@ -1,5 +1,6 @@
 mod checkpoints;
 mod commands;
+mod common;
 mod config;
 mod extension;
 #[cfg(unix)]

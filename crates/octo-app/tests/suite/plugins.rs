@@ -6,7 +6,8 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -51,7 +52,7 @@ fn plugin(dir: &Path) {
 }
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _tmp: TempHome,
     home: PathBuf,
     ws: PathBuf,
     user: PathBuf,
@@ -59,19 +60,9 @@ struct Setup {
 }
 
 async fn setup(replies: Vec<Scripted>) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, ws, user) = (tmp.path().join("octo"), tmp.path().join("ws"), tmp.path().join("user"));
-    std::fs::create_dir_all(&ws).unwrap();
+    let Built { home: tmp, llm, .. } = Scenario::new().replies(replies).build().await;
+    let (home, ws, user) = (tmp.home(), tmp.workspace(), tmp.root().join("user"));
     std::fs::create_dir_all(&user).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    write(
-        &home.join("config.toml"),
-        &format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    );
     Setup { _tmp: tmp, home, ws, user, llm }
 }
 
@@ -138,7 +129,7 @@ async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
         Scripted::sse(Reply::new().text("Hello.").sse()),
     ])
     .await;
-    let dir = t._tmp.path().join("plugins/team-kit");
+    let dir = t._tmp.root().join("plugins/team-kit");
     plugin(&dir);
     let root = std::fs::canonicalize(&dir).unwrap();
     let config = t.config(vec![dir.clone()]);
@@ -182,11 +173,11 @@ async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
 #[tokio::test]
 async fn broken_plugins_are_named_and_the_rest_still_load() {
     let t = setup(Vec::new()).await;
-    let none = t._tmp.path().join("none");
+    let none = t._tmp.root().join("none");
     std::fs::create_dir_all(none.join("commands")).unwrap();
-    let broken = t._tmp.path().join("broken");
+    let broken = t._tmp.root().join("broken");
     write(&broken.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",");
-    let missing = t._tmp.path().join("missing");
+    let missing = t._tmp.root().join("missing");
     write(&missing.join(".claude-plugin/plugin.json"), r#"{"name": "missing", "commands": ["../../etc"]}"#);
     write(
         &missing.join("hooks/hooks.json"),
@@ -216,7 +207,7 @@ async fn broken_plugins_are_named_and_the_rest_still_load() {
 #[tokio::test]
 async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_read() {
     let t = setup(Vec::new()).await;
-    let src = t._tmp.path().join("src-kit");
+    let src = t._tmp.root().join("src-kit");
     plugin(&src);
     let home = octo_app::Home::new(&t.home);
     let installed = octo_app::plugins::install(&home, src.to_str().unwrap()).unwrap();
@@ -225,7 +216,7 @@ async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_r
         octo_app::plugins::install(&home, src.to_str().unwrap()),
         Err(octo_app::plugins::PluginError::Exists(..))
     ));
-    let not_one = t._tmp.path().join("plain");
+    let not_one = t._tmp.root().join("plain");
     std::fs::create_dir_all(&not_one).unwrap();
     assert!(octo_app::plugins::install(&home, not_one.to_str().unwrap()).is_err());
 

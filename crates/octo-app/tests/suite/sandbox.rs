@@ -6,13 +6,14 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
 struct Setup {
-    _root: tempfile::TempDir,
+    _root: TempHome,
     ws: PathBuf,
     out: PathBuf,
     session: Session,
@@ -34,35 +35,18 @@ async fn setup_with(
     extra: &str,
     simulate: Option<&'static str>,
 ) -> Setup {
-    let root =
-        tempfile::Builder::new().prefix("app-sandbox-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let home = root.path().join("home");
-    let ws = root.path().join("ws");
-    let out = root.path().join("outside");
-    for d in [&home, &ws, &out] {
-        std::fs::create_dir_all(d).unwrap();
+    let mut scenario = Scenario::new().under(env!("CARGO_TARGET_TMPDIR")).config(extra);
+    for (i, input) in calls.into_iter().enumerate() {
+        scenario = scenario
+            .reply(Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", input).sse()));
     }
+    scenario = scenario.reply(Scripted::sse(Reply::new().text("Done.").sse()));
     for (name, text) in files {
-        let path = ws.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        scenario = scenario.file(name, text);
     }
-    let llm = MockLlm::start().await;
-    let mut replies: Vec<Scripted> = calls
-        .into_iter()
-        .enumerate()
-        .map(|(i, input)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", input).sse()))
-        .collect();
-    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n{extra}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    )
-    .unwrap();
+    let Built { home: root, llm, .. } = scenario.build().await;
+    let (home, ws, out) = (root.home(), root.workspace(), root.root().join("outside"));
+    std::fs::create_dir_all(&out).unwrap();
     let env = move |k: &str| match k {
         "MOCK_KEY" => Some("sk-mock".to_owned()),
         "OCTO_SANDBOX_SIMULATE" => simulate.map(str::to_owned),

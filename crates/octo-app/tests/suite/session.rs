@@ -5,12 +5,13 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions, State, TurnEndReason};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{openai, MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{openai, MockLlm, Scripted, TempHome};
 use serde_json::json;
 use std::time::Duration;
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _tmp: TempHome,
     ws: std::path::PathBuf,
     llm: MockLlm,
     session: Session,
@@ -21,32 +22,15 @@ fn env(k: &str) -> Option<String> {
 }
 
 async fn setup(replies: Vec<Scripted>, options: SessionOptions) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n\
-             [endpoints.compat]\nprotocol = \"openai\"\nbase_url = \"{}/v1\"\n",
-            llm.uri(),
-            llm.uri()
-        ),
-    )
-    .unwrap();
-    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
-    let session = Session::start(
-        config,
-        SessionOptions { workspace: Some(ws.clone()), ..options },
-        &MemoryStore::default(),
-        &env,
-    )
-    .unwrap();
-    Setup { _tmp: tmp, ws, llm, session }
+    let built = Scenario::new()
+        .config("[endpoints.compat]\nprotocol = \"openai\"\nbase_url = \"{mock}/v1\"")
+        .replies(replies)
+        .build()
+        .await;
+    let session = super::common::started(&built, options);
+    let ws = built.workspace();
+    let Built { home, llm, .. } = built;
+    Setup { _tmp: home, ws, llm, session }
 }
 
 fn write_call() -> Scripted {

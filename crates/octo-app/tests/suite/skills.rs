@@ -6,13 +6,14 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _tmp: TempHome,
     ws: PathBuf,
     llm: MockLlm,
     session: Session,
@@ -29,32 +30,20 @@ fn write(path: &Path, text: &str) {
 
 /// A session whose workspace has `files` (relative path, text) before it starts.
 async fn setup(files: &[(&str, &str)], replies: Vec<Scripted>, rules: &str, mode: Mode) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
+    let mut scenario = Scenario::new().config(rules).replies(replies);
     for (p, t) in files {
         // `~octo/…` is in octo's home (the user's own skills), the rest in the workspace.
-        match p.strip_prefix("~octo/") {
-            Some(rel) => write(&home.join(rel), t),
-            None => write(&ws.join(p), t),
-        }
+        scenario = match p.strip_prefix("~octo/") {
+            Some(rel) => scenario.home_file(rel, t),
+            None => scenario.file(p, t),
+        };
     }
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    write(
-        &home.join("config.toml"),
-        &format!(
-            "default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n{rules}",
-            llm.uri()
-        ),
-    );
-    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
-    let options =
-        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), ..SessionOptions::default() };
-    let session = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
-    Setup { _tmp: tmp, ws, llm, session }
+    let built = scenario.build().await;
+    let session =
+        super::common::started(&built, SessionOptions { mode: Some(mode), ..SessionOptions::default() });
+    let ws = built.workspace();
+    let Built { home, llm, .. } = built;
+    Setup { _tmp: home, ws, llm, session }
 }
 
 fn answer(t: &str) -> Scripted {

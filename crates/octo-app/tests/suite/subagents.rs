@@ -5,13 +5,14 @@ use octo_app::config::{Config, Overrides};
 use octo_app::credentials::MemoryStore;
 use octo_app::{AgentEvent, Mode, Session, SessionOptions, ToolOutcome, TurnEndReason};
 use octo_testkit::anthropic::Reply;
-use octo_testkit::{MockLlm, Scripted};
+use octo_testkit::scenario::{Built, Scenario};
+use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 struct Setup {
-    _tmp: tempfile::TempDir,
+    _tmp: TempHome,
     ws: PathBuf,
     llm: MockLlm,
     session: Session,
@@ -19,11 +20,6 @@ struct Setup {
 
 fn env(k: &str) -> Option<String> {
     (k == "MOCK_KEY").then(|| "sk-mock".to_owned())
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 async fn setup(files: &[(&str, &str)], replies: Vec<Scripted>, extra: &str, mode: Mode) -> Setup {
@@ -36,27 +32,15 @@ async fn setup_with(
     extra: &str,
     options: SessionOptions,
 ) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
+    let mut scenario = Scenario::new().config(extra).replies(replies);
     for (p, t) in files {
-        write(&ws.join(p), t);
+        scenario = scenario.file(p, t);
     }
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    write(
-        &home.join("config.toml"),
-        &format!(
-            "default = \"mock:claude-sonnet-4-5\"\n{extra}\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n",
-            llm.uri()
-        ),
-    );
-    let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
-    let options = SessionOptions { workspace: Some(ws.clone()), ..options };
-    let session = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
-    Setup { _tmp: tmp, ws, llm, session }
+    let built = scenario.build().await;
+    let session = super::common::started(&built, options);
+    let ws = built.workspace();
+    let Built { home, llm, .. } = built;
+    Setup { _tmp: home, ws, llm, session }
 }
 
 fn answer(t: &str) -> Scripted {

@@ -5,6 +5,7 @@ use futures_util::{SinkExt, StreamExt};
 use octo_app::credentials::{KeyStore, MemoryStore};
 use octo_app::{Home, Launcher, Mode};
 use octo_channels::BridgeConfig;
+use octo_testkit::scenario::{Built, Scenario};
 use octo_testkit::{MockLlm, Scripted};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -17,32 +18,22 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// A home, a workspace and a launcher whose model is a scripted mock.
 pub struct Env {
-    pub _tmp: tempfile::TempDir,
+    pub _tmp: octo_testkit::TempHome,
     pub ws: PathBuf,
     pub launcher: Arc<Launcher>,
     pub llm: MockLlm,
 }
 
 pub async fn env(replies: Vec<Scripted>) -> Env {
-    let tmp = tempfile::tempdir().unwrap();
-    let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
-    let llm = MockLlm::start().await;
-    llm.script_anthropic(replies).await;
-    std::fs::write(
-        home.join("config.toml"),
-        format!("default = \"mock:claude-sonnet-4-5\"\n[endpoints.mock]\nprotocol = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"MOCK_KEY\"\n", llm.uri()),
-    )
-    .unwrap();
-    let env = |k: &str| (k == "MOCK_KEY").then(|| "sk-mock".to_owned());
+    let Built { home, llm, .. } = Scenario::new().replies(replies).build().await;
+    let ws = home.workspace();
     let launcher = Arc::new(Launcher::new(
-        Home::new(&home),
+        Home::new(home.home()),
         KeyStore::None,
         Arc::new(MemoryStore::default()),
-        Arc::new(env),
+        Arc::new(Built::env),
     ));
-    Env { _tmp: tmp, ws, launcher, llm }
+    Env { _tmp: home, ws, launcher, llm }
 }
 
 impl Env {

@@ -165,7 +165,7 @@ async fn a_conversation_with_a_button_survives_a_socket_drop() {
     assert!(String::from_utf8_lossy(&slot.raw).contains("filename=hello.txt"));
     assert!(rest.calls("/upload/F1").iter().any(|c| String::from_utf8_lossy(&c.raw).contains("hi\n")));
     assert_eq!(rest.calls("files.completeUploadExternal")[0].body["channel_id"], "D1");
-    std::fs::write(e._tmp.path().join("secret.txt"), "no").unwrap();
+    std::fs::write(e._tmp.root().join("secret.txt"), "no").unwrap();
     gateway.send_json(dm("env-6", "Ev6", "U42", "/file ../secret.txt"));
     wait("the refusal", || rest.saw("chat.postMessage", "outside the workspace")).await;
     assert_eq!(rest.calls("files.getUploadURLExternal").len(), 1);

@@ -2,7 +2,6 @@
 
 #![allow(dead_code)]
 
-use futures_util::StreamExt;
 use octo_agent::*;
 use octo_provider::RetryPolicy;
 use octo_provider_anthropic::{AnthropicConfig, AnthropicSender};
@@ -26,25 +25,12 @@ pub fn sender(base: &str) -> AnthropicSender {
     AnthropicSender::new(config(base)).unwrap()
 }
 
-/// Streams one request and assembles it, returning the items seen and the result.
+/// Streams one request and assembles it, returning the items seen and the result (the kit's,
+/// for this sender).
 pub async fn stream_once(
     s: &AnthropicSender,
     req: Request<'_>,
 ) -> (Vec<StreamEvent>, Result<Response, ProviderError>) {
-    let mut seen = Vec::new();
-    let mut stream = match s.send_stream_with_tools(req).await {
-        Ok(st) => st,
-        Err(e) => return (seen, Err(e)),
-    };
-    let mut asm = Assembler::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(ev) => {
-                seen.push(ev.clone());
-                asm.push(ev).unwrap();
-            }
-            Err(e) => return (seen, Err(e)),
-        }
-    }
-    (seen, Ok(asm.finish().response))
+    let (seen, assembled) = octo_testkit::sender::stream_once(s, req).await;
+    (seen, assembled.map(|a| a.response))
 }

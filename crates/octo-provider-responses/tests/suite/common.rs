@@ -2,7 +2,6 @@
 
 #![allow(dead_code)]
 
-use futures_util::StreamExt;
 use octo_agent::*;
 use octo_provider::RetryPolicy;
 use octo_provider_responses::{preset_by_id, ResponsesConfig, ResponsesSender};
@@ -38,27 +37,12 @@ pub async fn start(replies: Vec<Scripted>) -> MockLlm {
     llm
 }
 
-/// Streams one request and assembles it.
+/// Streams one request and assembles it (the kit's, for this sender).
 pub async fn stream_once(
     s: &ResponsesSender,
     req: Request<'_>,
 ) -> (Vec<StreamEvent>, Result<Assembled, ProviderError>) {
-    let mut seen = Vec::new();
-    let mut stream = match s.send_stream_with_tools(req).await {
-        Ok(st) => st,
-        Err(e) => return (seen, Err(e)),
-    };
-    let mut asm = Assembler::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(ev) => {
-                seen.push(ev.clone());
-                asm.push(ev).unwrap();
-            }
-            Err(e) => return (seen, Err(e)),
-        }
-    }
-    (seen, Ok(asm.finish()))
+    octo_testkit::sender::stream_once(s, req).await
 }
 
 pub struct Echo;
