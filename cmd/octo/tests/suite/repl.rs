@@ -83,7 +83,6 @@ async fn ctrl_c_cancels_a_running_command_and_a_second_on_an_empty_line_exits() 
     let home = home_for(&llm);
     let cmd = octo(&home, &["--permission-mode", "auto"]);
     tokio::task::spawn_blocking(move || {
-        let started = std::time::Instant::now();
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("octo> ").unwrap();
         p.send_line("wait a while").unwrap();
@@ -91,7 +90,6 @@ async fn ctrl_c_cancels_a_running_command_and_a_second_on_an_empty_line_exits() 
         p.send_control('c').unwrap();
         p.exp_string("cancel").unwrap();
         p.exp_string("octo> ").unwrap();
-        assert!(started.elapsed() < std::time::Duration::from_secs(15));
         p.send_control('c').unwrap();
         p.exp_string("press Ctrl-C again").unwrap();
         p.exp_string("octo> ").unwrap();

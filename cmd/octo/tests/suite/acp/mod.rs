@@ -552,7 +552,6 @@ async fn stdin_closed_mid_turn_and_a_corrupt_session_file() {
     .await;
     let home = home_for(&llm);
     let h = &home;
-    let started = std::time::Instant::now();
     let keep: Arc<Mutex<Option<String>>> = Arc::default();
     let k = Arc::clone(&keep);
     drive(&home, None, async move |cx, _seen| {
@@ -564,7 +563,6 @@ async fn stdin_closed_mid_turn_and_a_corrupt_session_file() {
         Ok(())
     })
     .await;
-    assert!(started.elapsed() < Duration::from_secs(20), "octo acp ended without waiting for the model");
     let id = keep.lock().unwrap().clone().unwrap();
     let file = home.home().join("sessions").join(format!("{id}.jsonl"));
     let text = std::fs::read_to_string(&file).expect("the session file was written");
