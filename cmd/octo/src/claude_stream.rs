@@ -30,12 +30,13 @@ impl Init {
     pub fn of(session: &Session) -> Self {
         let status = session.status();
         let tools = session
-            .tool_names()
+            .tools()
+            .names()
             .iter()
             .map(|t| octo_app::claude_tool_name(t).unwrap_or_else(|| t.clone()))
             .collect();
         let mcp_servers =
-            session.mcp_status().iter().map(|s| json!({"name": s.name, "status": s.state})).collect();
+            session.servers().mcp().iter().map(|s| json!({"name": s.name, "status": s.state})).collect();
         let permission_mode = match status.mode {
             octo_app::Mode::Default => "default",
             octo_app::Mode::AcceptEdits => "acceptEdits",

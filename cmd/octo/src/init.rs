@@ -20,7 +20,7 @@ async fn init(cli: &Cli, write: bool) -> anyhow::Result<ExitCode> {
     if !cli.quiet {
         out::status("octo: surveying the repository in plan mode…");
     }
-    let proposal = session.init_proposal().await;
+    let proposal = octo_app::init::propose(&session).await;
     launch::finish(&session).await;
     let proposal = match proposal {
         Ok(p) => p,
@@ -42,7 +42,7 @@ async fn init(cli: &Cli, write: bool) -> anyhow::Result<ExitCode> {
         ));
         return Ok(ExitCode::SUCCESS);
     }
-    match session.write_init(&proposal) {
+    match octo_app::init::write(&session, &proposal) {
         Ok(()) => {
             out::status(&format!("octo: wrote {}", proposal.path.display()));
             Ok(ExitCode::SUCCESS)

@@ -8,13 +8,13 @@ use octo_app::Session;
 /// The error for `/word` that is no command, skill or custom command.
 pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
     let catalog = session.skills();
-    if catalog.get(name.trim_start_matches('/')).is_some_and(|s| !s.user_invocable) {
+    if catalog.catalog().get(name.trim_start_matches('/')).is_some_and(|s| !s.user_invocable) {
         return visible(&format!(
             "{name} is a skill for the model only (user-invocable: false in its SKILL.md); ask for the task in words and the model loads it"
         ));
     }
     let skills: Vec<String> =
-        catalog.iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect();
+        catalog.catalog().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect();
     let near = octo_app::skill_files::near_matches(
         name,
         builtin.iter().copied().chain(skills.iter().map(String::as_str)),
@@ -30,12 +30,12 @@ pub fn unknown(session: &Session, name: &str, builtin: &[&str]) -> String {
     ))
 }
 
-/// Runs `/name args` with nobody to ask (see [`Session::invoke_unattended`]); Ctrl-C stops the
+/// Runs `/name args` with nobody to ask (see [`octo_app::session::Skills::invoke_unattended`]); Ctrl-C stops the
 /// running step (its process group killed) rather than killing octo. `None` when there is no
 /// such skill or command.
 pub async fn headless(session: &Session, name: &str, arg: &str) -> Option<Result<Prepared, String>> {
     let cancel = octo_app::CancellationToken::new();
-    let finish = session.invoke_unattended(name, arg, "in a headless run", cancel.clone());
+    let finish = session.skills().invoke_unattended(name, arg, "in a headless run", cancel.clone());
     tokio::pin!(finish);
     loop {
         tokio::select! {

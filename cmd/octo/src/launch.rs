@@ -108,7 +108,7 @@ pub async fn finish(session: &octo_app::Session) {
 /// Stops what the session's commands left running and names the background commands that were
 /// still running, so nothing outlives octo unnoticed.
 pub fn stop_processes(session: &octo_app::Session) {
-    for shell in session.stop_processes() {
+    for shell in session.tools().stop_processes() {
         crate::out::status(&format!("octo: stopped background command {shell}"));
     }
 }

@@ -83,7 +83,7 @@ async fn dream(launcher: &Launcher, cli: &Cli, yes: bool) -> anyhow::Result<Exit
             return Ok(ExitCode::from(crate::launch::exit_code(&e)));
         }
     };
-    let plan = match session.dream().await {
+    let plan = match session.memories().dream().await {
         Ok(p) => p,
         Err(e) => {
             out::error(&visible(&e.to_string()));
@@ -109,7 +109,7 @@ async fn dream(launcher: &Launcher, cli: &Cli, yes: bool) -> anyhow::Result<Exit
     if !write {
         return Ok(ExitCode::SUCCESS);
     }
-    match session.apply_dream(&plan) {
+    match session.memories().apply_dream(&plan) {
         Ok(()) => {
             out::status(&visible(&format!(
                 "wrote {} (undo: octo trash restore {})",

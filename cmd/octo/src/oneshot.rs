@@ -27,10 +27,10 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
         }
     };
     if !cli.quiet {
-        for n in session.notes() {
+        for n in session.conversation().notes() {
             out::status(&crate::sanitize::visible(&format!("octo: note: {n}")));
         }
-        if let Some(text) = session.unanswered() {
+        if let Some(text) = session.approvals().unanswered() {
             out::status(&crate::sanitize::visible(&format!(
                 "octo: note: the last message of this session was never answered (octo stopped before \
                  it could be); it is not in the conversation:\n  > {}",
@@ -71,7 +71,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     // Listen for Ctrl-C before the request starts, so an early one is not lost to the default
     // handler (which would end the process without the usual cleanup and exit code).
     let mut interrupts = Interrupts::new();
-    session.prompt_prepared(prepared)?;
+    session.prompt(prepared)?;
     let mut renderer = output::for_cli(cli, started, &session);
     let mut fold = TurnFold::new();
     let mut interrupted = false;
@@ -101,7 +101,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    let summary = session.summarize(&fold);
+    let summary = session.conversation().summarize(&fold);
     if !closed_stdout {
         renderer.finish(&summary);
     }
@@ -145,7 +145,7 @@ fn report_denials(session: &octo_app::Session, summary: &TurnSummary) {
             c.name,
             c.summary,
             c.outcome,
-            session.allow_hint(c)
+            session.tools().allow_hint(c)
         )));
     }
 }

@@ -60,7 +60,7 @@ pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Outp
                 crate::claude_stream::Init::of(session),
                 cli.include_partial_messages,
             ),
-            id: session.session_id_handle(),
+            id: session.conversation().id_handle(),
             started,
         }),
         OutputFormat::Events => return Output::Events,

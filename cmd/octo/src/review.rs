@@ -36,7 +36,7 @@ async fn review(cli: &Cli, args: Args) -> anyhow::Result<ExitCode> {
     if !cli.quiet && !json_out {
         out::status(&format!("octo: reviewing {} in plan mode…", target.describe()));
     }
-    let outcome = session.review(&target).await;
+    let outcome = octo_app::review::run(&session, &target).await;
     launch::finish(&session).await;
     let outcome = match outcome {
         Ok(Some(o)) => o,

@@ -129,7 +129,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     match parse(&line) {
                         Ok(Input::Prompt(m)) => {
                             pending += 1;
-                            session.prompt_message(m)?;
+                            session.prompt(m)?;
                         }
                         Ok(Input::Approval { id, decision, message }) => answer(&session, &id, &decision, message, number),
                         Ok(Input::Interrupt) => session.abort(),
@@ -152,7 +152,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 let changes = fold.push(&event);
                 let shown = match claude.as_mut() {
                     Some(c) => {
-                        let sid = session.session_id().unwrap_or_default();
+                        let sid = session.conversation().id().unwrap_or_default();
                         changes.iter().flat_map(|change| c.lines(change, &sid)).collect()
                     }
                     None => vec![serde_json::to_value(&event).unwrap_or_default()],
@@ -164,7 +164,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(EXIT_ERROR));
                 }
                 if fold.is_done() {
-                    let summary = session.summarize(&fold);
+                    let summary = session.conversation().summarize(&fold);
                     last_failed = summary.failed();
                     emit(&crate::output::result_object(&summary, started));
                     fold = TurnFold::new();
@@ -179,10 +179,10 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
 
 fn answer(session: &Session, id: &str, decision: &str, message: Option<String>, number: usize) {
     let r = match decision {
-        "allow" => session.approve(id),
-        "allow_always" => session.approve_always(id),
-        "deny_always" => session.reject_always(id, message),
-        _ => session.reject(id, message),
+        "allow" => session.approvals().approve(id),
+        "allow_always" => session.approvals().approve_always(id),
+        "deny_always" => session.approvals().reject_always(id, message),
+        _ => session.approvals().reject(id, message),
     };
     if let Err(e) = r {
         emit(&json!({"type": "error", "message": format!("input line {number}: {e}")}));

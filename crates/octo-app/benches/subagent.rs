@@ -46,7 +46,7 @@ async fn median(runs: usize, extra: &str, replies: impl Fn() -> Vec<Scripted>) -
         if i >= 2 {
             times.push(t.elapsed());
         }
-        session.clear().unwrap();
+        session.conversation().clear().unwrap();
     }
     times.sort();
     times[times.len() / 2]

@@ -1,7 +1,7 @@
 //! `/init`, `octo init`: the model surveys the repository with read-only tools (plan mode) and
 //! proposes its `AGENTS.md` — how to build and test it, how it is laid out, the conventions the
 //! code follows — or changes to the one there is, shown as a diff. Nothing is written until the
-//! user says yes ([`Session::write_init`]); the file it replaces goes to octo's trash.
+//! user says yes ([`crate::init::write`]); the file it replaces goes to octo's trash.
 
 use crate::permissions::Mode;
 use crate::session::{Session, SessionError};
@@ -118,34 +118,32 @@ impl Survey {
     }
 }
 
-impl Session {
-    /// Surveys the workspace (in plan mode; the mode is put back after) and proposes its
-    /// `AGENTS.md`. Writes nothing.
-    pub async fn init_proposal(&self) -> Result<InitProposal, InitError> {
-        let survey = Survey::of(self.workspace())?;
-        let mode = self.status().mode;
-        self.set_mode(Mode::Plan);
-        let summary = self.run(survey.prompt.clone()).await;
-        self.set_mode(mode);
-        survey.proposal(&summary?)
-    }
+/// Surveys the workspace (in plan mode; the mode is put back after) and proposes its
+/// `AGENTS.md`. Writes nothing.
+pub async fn propose(session: &Session) -> Result<InitProposal, InitError> {
+    let survey = Survey::of(session.workspace())?;
+    let mode = session.status().mode;
+    session.permissions().set_mode(Mode::Plan);
+    let summary = session.run(survey.prompt.clone()).await;
+    session.permissions().set_mode(mode);
+    survey.proposal(&summary?)
+}
 
-    /// Writes what [`Session::init_proposal`] proposed, once the user said yes; the file it
-    /// replaces is kept in octo's trash. Refuses when the file changed since the proposal.
-    pub fn write_init(&self, proposal: &InitProposal) -> Result<(), InitError> {
-        let failed = |message: String| InitError::Write { path: proposal.path.clone(), message };
-        let now = std::fs::read_to_string(&proposal.path).ok();
-        if now != proposal.before {
-            return Err(failed("it changed since the proposal; run /init again".into()));
-        }
-        if let (Some(trash), Some(old)) = (self.trash(), proposal.before.as_deref()) {
-            trash
-                .record(&proposal.path, Some(old.as_bytes()), proposal.after.as_bytes(), "init")
-                .map_err(|e| failed(e.to_string()))?;
-        }
-        octo_tools::atomic::write_atomic(&proposal.path, proposal.after.as_bytes())
-            .map_err(|e| failed(e.to_string()))
+/// Writes what [`propose`] proposed, once the user said yes; the file it
+/// replaces is kept in octo's trash. Refuses when the file changed since the proposal.
+pub fn write(session: &Session, proposal: &InitProposal) -> Result<(), InitError> {
+    let failed = |message: String| InitError::Write { path: proposal.path.clone(), message };
+    let now = std::fs::read_to_string(&proposal.path).ok();
+    if now != proposal.before {
+        return Err(failed("it changed since the proposal; run /init again".into()));
     }
+    if let (Some(trash), Some(old)) = (session.trash(), proposal.before.as_deref()) {
+        trash
+            .record(&proposal.path, Some(old.as_bytes()), proposal.after.as_bytes(), "init")
+            .map_err(|e| failed(e.to_string()))?;
+    }
+    octo_tools::atomic::write_atomic(&proposal.path, proposal.after.as_bytes())
+        .map_err(|e| failed(e.to_string()))
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ pub use octo_tools::image;
 pub use octo_tools::trash;
 /// What undoing a file change does.
 pub use octo_tools::trash::Undo;
-/// The model's task list, as [`Session::todos`] returns it.
+/// The model's task list, as [`crate::session::Conversation::todos`] returns it.
 pub use octo_tools::{Todo, TodoStatus};
 pub use permissions::{Mode, PermissionEngine};
 pub use session::{

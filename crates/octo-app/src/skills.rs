@@ -252,6 +252,24 @@ impl From<Message> for Prepared {
     }
 }
 
+impl From<String> for Prepared {
+    fn from(text: String) -> Self {
+        Message::user(text).into()
+    }
+}
+
+impl From<&str> for Prepared {
+    fn from(text: &str) -> Self {
+        Message::user(text).into()
+    }
+}
+
+impl From<&String> for Prepared {
+    fn from(text: &String) -> Self {
+        Message::user(text.as_str()).into()
+    }
+}
+
 /// What an invocation may use to check and run its steps.
 pub(crate) struct Runner<'a> {
     pub engine: &'a PermissionEngine,

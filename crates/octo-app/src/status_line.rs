@@ -15,77 +15,60 @@ const MAX_OUTPUT: usize = 64 * 1024;
 /// The most characters shown.
 const MAX_SHOWN: usize = 300;
 
-impl Session {
-    /// The status line as configured (`None`: off).
-    pub fn status_line_setting(&self) -> StatusLine {
-        self.config().and_then(|c| c.status_line.clone()).unwrap_or_default()
-    }
+/// The status line as configured (`None`: off).
+pub fn setting(session: &Session) -> StatusLine {
+    session.config().and_then(|c| c.status_line.clone()).unwrap_or_default()
+}
 
-    /// Background commands and sub-agents still running.
-    pub fn running_in_background(&self) -> usize {
-        let shells = self.background_shells();
-        let children = self
-            .subagents()
-            .map(|s| {
-                s.children()
-                    .iter()
-                    .filter(|c| c.background && c.state == crate::subagents::ChildState::Running)
-                    .count()
-            })
-            .unwrap_or(0);
-        shells + children
-    }
+/// octo's own status line from `template`.
+pub fn text(session: &Session, template: &str) -> String {
+    let s = session.status();
+    let context = match s.context_window {
+        Some(w) if w > 0 => format!("{:.0}% context", s.context_tokens as f64 * 100.0 / w as f64),
+        _ => format!("{} tokens", s.context_tokens),
+    };
+    let cost = s.cost_usd.map_or_else(|| "price unknown".to_owned(), |c| format!("${c:.2}"));
+    let branch = crate::git_head::describe(session.workspace())
+        .map(|b| format!(" · {}", b.trim_start_matches("branch ")))
+        .unwrap_or_default();
+    let background = match session.tools().in_background() {
+        0 => String::new(),
+        n => format!(" · {n} in background"),
+    };
+    template
+        .replace("{model}", &s.model)
+        .replace("{context}", &context)
+        .replace("{cost}", &cost)
+        .replace("{mode}", &s.mode.to_string())
+        .replace("{branch}", &branch)
+        .replace("{background}", &background)
+        .replace("{session}", session.conversation().id().as_deref().unwrap_or("new"))
+}
 
-    /// octo's own status line from `template`.
-    pub fn status_line_text(&self, template: &str) -> String {
-        let s = self.status();
-        let context = match s.context_window {
-            Some(w) if w > 0 => format!("{:.0}% context", s.context_tokens as f64 * 100.0 / w as f64),
-            _ => format!("{} tokens", s.context_tokens),
-        };
-        let cost = s.cost_usd.map_or_else(|| "price unknown".to_owned(), |c| format!("${c:.2}"));
-        let branch = crate::git_head::describe(self.workspace())
-            .map(|b| format!(" · {}", b.trim_start_matches("branch ")))
-            .unwrap_or_default();
-        let background = match self.running_in_background() {
-            0 => String::new(),
-            n => format!(" · {n} in background"),
-        };
-        template
-            .replace("{model}", &s.model)
-            .replace("{context}", &context)
-            .replace("{cost}", &cost)
-            .replace("{mode}", &s.mode.to_string())
-            .replace("{branch}", &branch)
-            .replace("{background}", &background)
-            .replace("{session}", self.session_id().as_deref().unwrap_or("new"))
-    }
-
-    /// What a `statusLine` command reads on stdin: Claude Code's shape.
-    pub fn status_line_input(&self) -> Value {
-        let s = self.status();
-        let workspace = self.workspace().display().to_string();
-        let model_id = s.model.split_once(':').map_or(s.model.as_str(), |(_, m)| m).to_owned();
-        let u = &s.usage;
-        json!({
-            "hook_event_name": "Status",
-            "session_id": self.session_id(),
-            "cwd": workspace,
-            "model": {"id": model_id, "display_name": s.model},
-            "workspace": {"current_dir": workspace, "project_dir": workspace},
-            "version": env!("CARGO_PKG_VERSION"),
-            "output_style": {"name": "default"},
-            "permission_mode": s.mode.to_string(),
-            "cost": {"total_cost_usd": s.cost_usd.unwrap_or(0.0)},
-            "context_window": {
-                "total_input_tokens": u.input_tokens + u.cache_read_tokens + u.cache_write_tokens,
-                "total_output_tokens": u.output_tokens,
-                "context_window_size": s.context_window,
-                "used_percentage": s.context_window.filter(|w| *w > 0).map(|w| s.context_tokens as f64 * 100.0 / w as f64),
-            },
-            "exceeds_200k_tokens": s.context_tokens > 200_000,
-        })
-    }
+/// What a `statusLine` command reads on stdin: Claude Code's shape.
+pub fn input(session: &Session) -> Value {
+    let s = session.status();
+    let workspace = session.workspace().display().to_string();
+    let model_id = s.model.split_once(':').map_or(s.model.as_str(), |(_, m)| m).to_owned();
+    let u = &s.usage;
+    json!({
+        "hook_event_name": "Status",
+        "session_id": session.conversation().id(),
+        "cwd": workspace,
+        "model": {"id": model_id, "display_name": s.model},
+        "workspace": {"current_dir": workspace, "project_dir": workspace},
+        "version": env!("CARGO_PKG_VERSION"),
+        "output_style": {"name": "default"},
+        "permission_mode": s.mode.to_string(),
+        "cost": {"total_cost_usd": s.cost_usd.unwrap_or(0.0)},
+        "context_window": {
+            "total_input_tokens": u.input_tokens + u.cache_read_tokens + u.cache_write_tokens,
+            "total_output_tokens": u.output_tokens,
+            "context_window_size": s.context_window,
+            "used_percentage": s.context_window.filter(|w| *w > 0).map(|w| s.context_tokens as f64 * 100.0 / w as f64),
+        },
+        "exceeds_200k_tokens": s.context_tokens > 200_000,
+    })
 }
 
 /// Why a `statusLine` command gave no line; worded to follow "status line".

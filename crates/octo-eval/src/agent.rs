@@ -164,7 +164,7 @@ impl Run {
     pub fn end(&self) {
         if let Self::Octo(s, _) = self {
             s.close();
-            let _ = s.stop_processes();
+            let _ = s.tools().stop_processes();
         }
     }
 }

@@ -80,7 +80,7 @@ impl Entry {
         if lock(&self.log).stale {
             // Events were lost on the way in (a Committed among them, maybe): the session's own
             // history is the truth. It is read after the running turn, if any, ends.
-            if let Ok(fresh) = self.session.history().await {
+            if let Ok(fresh) = self.session.conversation().history().await {
                 let mut log = lock(&self.log);
                 log.history = fresh;
                 log.committed_at = log.last;
@@ -152,7 +152,7 @@ impl Hub {
         // A resumed conversation: what the session starts with (it is idle, this is at once).
         let initial = tokio::runtime::Handle::try_current()
             .ok()
-            .and_then(|h| h.block_on(session.history()).ok())
+            .and_then(|h| h.block_on(session.conversation().history()).ok())
             .unwrap_or_default();
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = format!("s{n}");
@@ -171,7 +171,10 @@ impl Hub {
 
     /// The live session saved as `saved` (a session file's id).
     pub fn by_saved(&self, saved: &str) -> Option<Arc<Entry>> {
-        lock(&self.sessions).values().find(|e| e.session.session_id().as_deref() == Some(saved)).cloned()
+        lock(&self.sessions)
+            .values()
+            .find(|e| e.session.conversation().id().as_deref() == Some(saved))
+            .cloned()
     }
 
     /// Every session, oldest first.

@@ -32,7 +32,7 @@ impl Calls {
             let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
             return SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call, fields));
         }
-        let kind = content::kind(session.tool_meta(name).as_ref());
+        let kind = content::kind(session.tools().meta(name).as_ref());
         let (locations, diffs) = content::call_view(name, &input, session.workspace());
         let title = if summary.is_empty() { name.to_owned() } else { summary };
         SessionUpdate::ToolCall(
@@ -59,7 +59,7 @@ impl Calls {
         let shown = vec![content::output(output)];
         if self.announced.insert(call.clone()) {
             // Refused before it ran (plan mode, a deny rule): told once, as it ended.
-            let kind = content::kind(session.tool_meta(&name).as_ref());
+            let kind = content::kind(session.tools().meta(&name).as_ref());
             let title = if summary.is_empty() { name } else { summary };
             return SessionUpdate::ToolCall(
                 ToolCall::new(call, title).kind(kind).status(status).content(shown),
@@ -74,7 +74,7 @@ impl Calls {
         if !self.announced.insert(request.tool_use_id.clone()) {
             return None;
         }
-        let kind = content::kind(session.tool_meta(&request.tool).as_ref());
+        let kind = content::kind(session.tools().meta(&request.tool).as_ref());
         let (locations, diffs) = content::call_view(&request.tool, &request.input, session.workspace());
         Some(SessionUpdate::ToolCall(
             ToolCall::new(request.tool_use_id.clone(), request.summary.clone())

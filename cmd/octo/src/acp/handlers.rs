@@ -158,7 +158,7 @@ fn on_close(
         return responder.respond_with_error(unknown_session(&req.session_id.0));
     };
     live.session.abort();
-    let _ = live.session.stop_processes();
+    let _ = live.session.tools().stop_processes();
     responder.respond(CloseSessionResponse::new())
 }
 
@@ -201,7 +201,7 @@ fn on_mode(
         Ok(m) => m,
         Err(e) => return responder.respond_with_error(Error::new(-32602, format!("{e}"))),
     };
-    live.session.set_mode(mode);
+    live.session.permissions().set_mode(mode);
     responder.respond(SetSessionModeResponse::new())?;
     cx.send_notification(SessionNotification::new(
         id,
@@ -371,7 +371,7 @@ fn announce_commands(acp: &Acp, cx: &Cx, id: &str) -> Result<(), Error> {
             }
         })
         .collect();
-    for skill in live.session.skills().iter().filter(|s| s.user_invocable) {
+    for skill in live.session.skills().catalog().iter().filter(|s| s.user_invocable) {
         let cmd = AvailableCommand::new(skill.name.clone(), skill.description.clone());
         commands.push(match &skill.argument_hint {
             Some(h) => {

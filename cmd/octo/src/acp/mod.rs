@@ -31,7 +31,7 @@ pub fn run(launcher: Launcher, cli: &Cli) -> anyhow::Result<ExitCode> {
         for live in acp.all() {
             live.session.abort();
             live.session.settle().await;
-            let _ = live.session.stop_processes();
+            let _ = live.session.tools().stop_processes();
         }
         match result {
             Ok(()) => Ok(ExitCode::SUCCESS),

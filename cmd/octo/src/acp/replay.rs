@@ -12,7 +12,7 @@ use octo_app::{ContentBlock, Role, Session, ToolResultPart};
 /// Sends the session's history as updates.
 pub(super) async fn history(cx: &v1::ConnectionTo<Client>, id: &str, session: &Session) -> Result<(), Error> {
     let send = |u: SessionUpdate| cx.send_notification(SessionNotification::new(id.to_owned(), u));
-    let history = session.history().await.map_err(|e| Error::new(-32603, e.to_string()))?;
+    let history = session.conversation().history().await.map_err(|e| Error::new(-32603, e.to_string()))?;
     for m in &history {
         for b in &m.content {
             match (m.role, b) {
@@ -26,7 +26,7 @@ pub(super) async fn history(cx: &v1::ConnectionTo<Client>, id: &str, session: &S
                     send(SessionUpdate::AgentThoughtChunk(ContentChunk::new(thinking.clone().into())))?;
                 }
                 (_, ContentBlock::ToolUse { id: call, name, input }) => {
-                    let kind = content::kind(session.tool_meta(name).as_ref());
+                    let kind = content::kind(session.tools().meta(name).as_ref());
                     let (locations, diffs) = content::call_view(name, input, session.workspace());
                     let tc = ToolCall::new(call.clone(), name.clone())
                         .kind(kind)

@@ -77,7 +77,7 @@ impl Live {
     pub fn new_failures(&self) -> Vec<String> {
         let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out = Vec::new();
-        for s in self.session.mcp_status().into_iter().filter(|s| s.state == "failed") {
+        for s in self.session.servers().mcp().into_iter().filter(|s| s.state == "failed") {
             if !told.contains(&s.name) {
                 out.push(format!(
                     "the MCP server `{}` could not be used: {}",

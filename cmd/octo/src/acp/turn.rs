@@ -80,7 +80,7 @@ pub(super) async fn run(
         },
     };
     let mut rx = session.subscribe();
-    session.prompt_prepared(prepared).map_err(|e| Error::new(-32603, e.to_string()))?;
+    session.prompt(prepared).map_err(|e| Error::new(-32603, e.to_string()))?;
     let mut turn =
         Turn { error: None, calls: Calls::default(), reply: Reply::new(id), fold: TurnFold::new() };
     loop {
@@ -222,6 +222,7 @@ async fn line_command(
             None => {
                 let skills: Vec<String> = session
                     .skills()
+                    .catalog()
                     .iter()
                     .filter(|s| s.user_invocable)
                     .map(|s| format!("/{}", s.name))
@@ -243,7 +244,7 @@ async fn approve(cx: &Cx, id: &str, session: &Session, approval_id: &str, reques
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
         PermissionOption::new("never", "Always reject", PermissionOptionKind::RejectAlways),
     ];
-    let kind = content::kind(session.tool_meta(&request.tool).as_ref());
+    let kind = content::kind(session.tools().meta(&request.tool).as_ref());
     let (locations, diffs) = content::call_view(&request.tool, &request.input, session.workspace());
     let mut title = request.summary.clone();
     if let Some(reason) = &request.reason {
@@ -269,12 +270,17 @@ async fn approve(cx: &Cx, id: &str, session: &Session, approval_id: &str, reques
         Err(_) => None,
     };
     let _ = match chosen.as_deref() {
-        Some("allow") => session.approve(approval_id),
-        Some("always") => session.approve_always(approval_id),
+        Some("allow") => session.approvals().approve(approval_id),
+        Some("always") => session.approvals().approve_always(approval_id),
         Some("never") => session
+            .approvals()
             .reject_always(approval_id, Some("the user rejected this for the session in the editor".into())),
-        Some(_) => session.reject(approval_id, Some("the user rejected this in the editor".into())),
-        None => session.reject(approval_id, Some("the request was cancelled in the editor".into())),
+        Some(_) => {
+            session.approvals().reject(approval_id, Some("the user rejected this in the editor".into()))
+        }
+        None => {
+            session.approvals().reject(approval_id, Some("the request was cancelled in the editor".into()))
+        }
     };
 }
 
@@ -290,7 +296,7 @@ async fn ask(
 ) -> Result<(), Error> {
     if options.is_empty() {
         say(cx, id, format!("\n\n**octo asks:** {question}\n\n"))?;
-        let _ = session.answer(
+        let _ = session.approvals().answer(
             question_id,
             "(asked in an editor that cannot take a typed answer: go on with your best judgement and say what you assumed)",
         );
@@ -314,7 +320,7 @@ async fn ask(
             },
             Err(_) => None,
         };
-    let _ = session.answer(question_id, chosen.map_or("", String::as_str));
+    let _ = session.approvals().answer(question_id, chosen.map_or("", String::as_str));
     Ok(())
 }
 

@@ -82,9 +82,9 @@ impl Between {
             return Some("nothing is waiting for an answer".to_owned());
         };
         let done = match (word, rest) {
-            ("/allow", "always") => session.approve_always(&id),
-            ("/allow", _) => session.approve(&id),
-            (_, why) => session.reject(&id, (!why.is_empty()).then(|| why.to_owned())),
+            ("/allow", "always") => session.approvals().approve_always(&id),
+            ("/allow", _) => session.approvals().approve(&id),
+            (_, why) => session.approvals().reject(&id, (!why.is_empty()).then(|| why.to_owned())),
         };
         Some(match done {
             Ok(()) if word == "/allow" => format!("allowed: {what}"),

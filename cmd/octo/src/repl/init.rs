@@ -22,10 +22,10 @@ pub(super) async fn run(session: &Session, ed: Ed, show_thinking: bool) -> anyho
     }
     out::status(&paint("2", "  surveying the repository in plan mode…"));
     let before = session.status().mode;
-    session.set_mode(Mode::Plan);
+    session.permissions().set_mode(Mode::Plan);
     let message = octo_app::Message::user(survey.prompt.clone());
     let result = super::turn::turn_summarized(session, ed, message.into(), show_thinking).await;
-    session.set_mode(before);
+    session.permissions().set_mode(before);
     let (ed, summary) = result?;
     match survey.proposal(&summary) {
         Ok(p) => Ok(confirm(session, ed, &p).await),
@@ -58,7 +58,7 @@ async fn confirm(session: &Session, ed: Ed, p: &InitProposal) -> Ed {
     };
     let (ed, answer) = read_line(ed, question).await;
     if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        match session.write_init(p) {
+        match octo_app::init::write(session, p) {
             Ok(()) => out::status(&visible(&format!("wrote {}", p.path.display()))),
             Err(e) => out::error(&visible(&e.to_string())),
         }

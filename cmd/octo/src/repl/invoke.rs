@@ -10,7 +10,7 @@ use octo_app::Session;
 /// Runs `name` (`/review`) with `arg`, asking about steps that need a yes. `None` when it did
 /// not run (unknown, refused, declined or failed; the user was told).
 pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) -> (Ed, Option<Prepared>) {
-    let invocation = match session.invoke(name.trim_start_matches('/'), arg).await {
+    let invocation = match session.skills().invoke(name.trim_start_matches('/'), arg).await {
         None => {
             let builtin: Vec<&str> = super::vocabulary::names().collect();
             out::error(&crate::invoke::unknown(session, name, &builtin));
@@ -41,7 +41,7 @@ pub(super) async fn run(session: &Session, mut ed: Ed, name: &str, arg: &str) ->
     }
     // Ctrl-C stops the running step (its process group killed) and the command.
     let cancel = octo_app::CancellationToken::new();
-    let finish = session.finish_invocation_with(invocation, cancel.clone());
+    let finish = session.skills().finish_with(invocation, cancel.clone());
     tokio::pin!(finish);
     let result = loop {
         tokio::select! {

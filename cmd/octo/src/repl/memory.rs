@@ -37,7 +37,7 @@ pub(super) async fn dream(session: &Session, ed: Ed, plan: &DreamPlan) -> Ed {
     }
     let (ed, answer) = read_line(ed, "  write this index (the old one goes to octo's trash)? [y/N] ").await;
     if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        match session.apply_dream(plan) {
+        match session.memories().apply_dream(plan) {
             Ok(()) => out::status(&visible(&format!(
                 "wrote {} (undo: octo trash restore {})",
                 plan.path.display(),

@@ -130,15 +130,15 @@ fn messages(n: usize) -> String {
 /// What the user is told as the REPL opens: the continued session, the notes, the banner.
 async fn greet(cli: &Cli, session: &Session) {
     if cli.continue_session.is_some() || cli.resume.as_deref().is_some_and(|q| !q.is_empty()) {
-        let history = session.history().await.unwrap_or_default();
+        let history = session.conversation().history().await.unwrap_or_default();
         out::status(&format!(
             "octo: continuing session {} ({})",
-            session.session_id().unwrap_or_default(),
+            session.conversation().id().unwrap_or_default(),
             messages(history.len())
         ));
         recap::show(&history);
     }
-    for n in session.notes() {
+    for n in session.conversation().notes() {
         out::status(&visible(&format!("octo: note: {n}")));
     }
     let st = session.status();
@@ -267,7 +267,11 @@ impl Repl<'_> {
 
     /// A message for the model (with its `@path` mentions attached); with `-v`, the usage after.
     async fn message(&self, ed: Ed, line: &str) -> anyhow::Result<Ed> {
-        let message = expand_mentions(line, &self.workspace, self.session.accepts_images() != Some(false));
+        let message = expand_mentions(
+            line,
+            &self.workspace,
+            self.session.conversation().accepts_images() != Some(false),
+        );
         let ed = turn(&self.session, ed, message, self.cli.show_thinking).await?;
         if self.cli.verbose {
             let s = self.session.status();
@@ -289,7 +293,7 @@ impl Repl<'_> {
 
 /// `/expand`: the last tool call's output, whole.
 async fn expand(session: &Session) {
-    let history = session.history().await.unwrap_or_default();
+    let history = session.conversation().history().await.unwrap_or_default();
     let last = history.iter().rev().flat_map(|m| m.content.iter().rev()).find_map(|b| match b {
         octo_app::ContentBlock::ToolResult { content, .. } => Some(content),
         _ => None,
@@ -310,13 +314,13 @@ async fn expand(session: &Session) {
 
 /// The skills and commands the user may run, as `/name`, for completion.
 fn user_commands(session: &Session) -> Vec<String> {
-    session.skills().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
+    session.skills().catalog().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
 }
 
 /// Asks about each MCP server the project configures and the user has not approved yet: a
 /// repository must not start programs on its own. A yes is remembered for that exact command.
 async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
-    for s in session.mcp_status().into_iter().filter(|s| s.state == "needs approval") {
+    for s in session.servers().mcp().into_iter().filter(|s| s.state == "needs approval") {
         let from = match s.origin {
             octo_app::McpOrigin::ProjectJson => ".mcp.json",
             _ => ".octo/config.toml",
@@ -335,7 +339,7 @@ async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
         .await;
         ed = e;
         if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-            match session.approve_mcp(&s.name) {
+            match session.servers().approve_mcp(&s.name) {
                 Ok(()) => out::status(&visible(&format!(
                     "  starting `{}`; its tools join before your next message",
                     s.name
@@ -352,7 +356,7 @@ async fn approve_project_servers(session: &Session, mut ed: Ed) -> Ed {
 /// Asks once whether to run the hooks this project configures (a repository must not run
 /// programs on its own); a yes is remembered for these exact hooks.
 async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
-    let hooks = session.untrusted_hooks();
+    let hooks = session.trust().untrusted_hooks();
     if hooks.is_empty() {
         return ed;
     }
@@ -362,7 +366,7 @@ async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
     }
     let (ed, answer) = read_line(ed, "  run them (and remember this for these exact hooks)? [y/N] ").await;
     if matches!(answer.unwrap_or_default().trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        match session.trust_hooks() {
+        match session.trust().trust_hooks() {
             Ok(()) => out::status("  the project's hooks are on"),
             Err(e) => out::error(&visible(&e.to_string())),
         }
@@ -378,21 +382,21 @@ async fn trust_project_hooks(session: &Session, ed: Ed) -> Ed {
 async fn trust_project_grants(session: &Session, ed: Ed) -> Ed {
     let ed = ask_trust(
         ed,
-        &session.untrusted_grants(),
+        &session.trust().untrusted_grants(),
         "this project's commands and skills would run these tools without asking while active:",
         ("  their calls are asked about as usual", "  the project's commands and skills grant their tools"),
-        || session.trust_grants(),
+        || session.trust().trust_grants(),
     )
     .await;
     ask_trust(
         ed,
-        &session.untrusted_settings(),
+        &session.trust().untrusted_settings(),
         "this project's Claude Code settings allow these without asking:",
         (
             "  they are not applied (its deny and ask rules are)",
             "  applied (a defaultMode from the next session on)",
         ),
-        || session.trust_settings(),
+        || session.trust().trust_settings(),
     )
     .await
 }
@@ -429,7 +433,7 @@ async fn mcp_prompt(session: &Session, line: &str) -> Option<String> {
     let mut words = line.split_whitespace();
     let command = words.next()?;
     let args: Vec<String> = words.map(str::to_owned).collect();
-    let prompts = session.mcp_prompts().await;
+    let prompts = session.servers().prompts().await;
     let Some(p) = prompts.iter().find(|p| p.command == command) else {
         let known: Vec<&str> = prompts.iter().map(|p| p.command.as_str()).collect();
         out::error(&visible(&format!(
@@ -438,7 +442,7 @@ async fn mcp_prompt(session: &Session, line: &str) -> Option<String> {
         )));
         return None;
     };
-    match session.mcp_prompt_text(p, &args).await {
+    match session.servers().prompt_text(p, &args).await {
         Ok(text) => Some(text),
         Err(e) => {
             let usage: Vec<String> = p
@@ -466,7 +470,7 @@ fn save_history(ed: &mut Ed, path: &std::path::Path) {
 /// A resumed session whose last message was never answered (octo was killed, or its turn failed):
 /// show it and offer to send it again.
 async fn offer_unanswered(session: &Session, ed: Ed, show_thinking: bool) -> anyhow::Result<Ed> {
-    let Some(text) = session.unanswered().map(str::to_owned) else { return Ok(ed) };
+    let Some(text) = session.approvals().unanswered().map(str::to_owned) else { return Ok(ed) };
     out::status("octo: the last message of this session was never answered:");
     for line in text.lines().take(10) {
         out::status(&visible(&format!("  > {line}")));
@@ -490,7 +494,7 @@ async fn switch_to(
     match launch::start_repl(launcher, cli, Some(id.clone())) {
         Ok(s) => {
             drop(std::mem::replace(session, s));
-            let history = session.history().await.unwrap_or_default();
+            let history = session.conversation().history().await.unwrap_or_default();
             out::status(&format!("octo: resumed session {id} ({})", messages(history.len())));
             recap::show(&history);
             offer_unanswered(session, ed, cli.show_thinking).await

@@ -11,7 +11,7 @@ use octo_app::{Mode, Session};
 
 /// Runs the review of `arg` (or the user's `review` command with it).
 pub(super) async fn run(session: &Session, ed: Ed, arg: &str, show_thinking: bool) -> anyhow::Result<Ed> {
-    if session.has_own_review() {
+    if octo_app::review::has_own(session) {
         return Ok(match super::invoke::run(session, ed, "/review", arg).await {
             (ed, Some(p)) => super::turn::turn(session, ed, p, show_thinking).await?,
             (ed, None) => ed,
@@ -35,10 +35,10 @@ pub(super) async fn run(session: &Session, ed: Ed, arg: &str, show_thinking: boo
         &format!("  reviewing {} ({} file(s)) in plan mode…", diff.description, diff.files),
     ));
     let before = session.status().mode;
-    session.set_mode(Mode::Plan);
+    session.permissions().set_mode(Mode::Plan);
     let message = octo_app::Message::user(review::prompt(&diff, None));
     let result = super::turn::turn_summarized(session, ed, message.into(), show_thinking).await;
-    session.set_mode(before);
+    session.permissions().set_mode(before);
     let (ed, summary) = result?;
     if summary.failed() {
         return Ok(ed);

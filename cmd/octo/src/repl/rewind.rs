@@ -17,7 +17,7 @@ fn yes(answer: Result<String, rustyline::error::ReadlineError>) -> bool {
 /// Lists the last turns and asks which one to go back to and what to put back; `None` when
 /// there is nothing to rewind or the user backs out.
 pub(super) async fn pick(session: &Session, mut ed: Ed, what: RewindWhat) -> (Ed, Option<SessionCommand>) {
-    let turns = match session.rewind_turns(20).await {
+    let turns = match session.conversation().turns(20).await {
         Ok(t) => t,
         Err(e) => {
             out::error(&visible(&e.to_string()));
@@ -92,7 +92,7 @@ pub(super) async fn run(session: &Session, mut ed: Ed, plan: &RewindPlan) -> Ed 
             overwrite.push(f.path.clone());
         }
     }
-    match session.rewind(plan, &overwrite).await {
+    match session.conversation().rewind(plan, &overwrite).await {
         Ok(report) => {
             for p in &report.restored {
                 out::status(&visible(&format!("  restored {}", p.display())));

@@ -67,9 +67,9 @@ impl Status {
     /// Before the main prompt: the line brought up to date (a command waited for at most
     /// [`EVERY`]) and shown.
     pub(super) async fn before_prompt(&mut self, session: &Session) {
-        match session.status_line_setting() {
+        match octo_app::status_line::setting(session) {
             StatusLine::Off => self.shown.set(String::new()),
-            StatusLine::Template(t) => self.shown.set(session.status_line_text(&t)),
+            StatusLine::Template(t) => self.shown.set(octo_app::status_line::text(session, &t)),
             StatusLine::Command { command, from } => self.run(session, command, from).await,
         }
         self.shown.on.store(true, Ordering::SeqCst);
@@ -85,7 +85,7 @@ impl Status {
             return;
         }
         self.last_run = Some(Instant::now());
-        let input = session.status_line_input();
+        let input = octo_app::status_line::input(session);
         let cwd = session.workspace().to_path_buf();
         let shown = Arc::clone(&self.shown);
         let task = tokio::spawn(async move {

@@ -272,12 +272,12 @@ async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::Approv
             // Cancel first: then no further request can start between the refusal and the
             // cancellation.
             session.abort();
-            let _ = session.reject(id, Some("the user cancelled the turn".into()));
+            let _ = session.approvals().reject(id, Some("the user cancelled the turn".into()));
             out::status(&paint("2", "  cancelled"));
             return ed;
         }
-        (Key::Char('y'), _) => session.approve(id),
-        (Key::Char('a'), _) => session.approve_always(id),
+        (Key::Char('y'), _) => session.approvals().approve(id),
+        (Key::Char('a'), _) => session.approvals().approve_always(id),
         (Key::Char('e'), Some(field)) => {
             let current = request.input.get(&field).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
             let (e, edited) = read_line_with(ed, "  run instead: ", current).await;
@@ -286,12 +286,12 @@ async fn approve(session: &Session, ed: Ed, id: &str, request: &octo_app::Approv
                 Ok(text) if !text.is_empty() => {
                     let mut input = request.input.clone();
                     input[field.as_str()] = serde_json::Value::String(text);
-                    session.approve_edited(id, input)
+                    session.approvals().approve_edited(id, input)
                 }
-                _ => session.reject(id, Some("the user cancelled the edit".into())),
+                _ => session.approvals().reject(id, Some("the user cancelled the edit".into())),
             }
         }
-        _ => session.reject(id, None),
+        _ => session.approvals().reject(id, None),
     };
     ed
 }
@@ -339,7 +339,7 @@ pub(super) async fn turn_summarized(
 ) -> anyhow::Result<(Ed, TurnSummary)> {
     use std::io::IsTerminal;
     let mut rx = session.subscribe();
-    session.prompt_prepared(message)?;
+    session.prompt(message)?;
     let tail = session.config().map_or(DEFAULT_TAIL, |c| c.tool_output_lines);
     let mut view = ReplOutput::new(show_thinking, tail);
     let mut fold = TurnFold::new();
@@ -392,12 +392,12 @@ pub(super) async fn turn_summarized(
                 if let Some(o) = answer.parse::<usize>().ok().and_then(|n| options.get(n.wrapping_sub(1))) {
                     answer = o.clone();
                 }
-                let _ = session.answer(&question_id, &answer);
+                let _ = session.approvals().answer(&question_id, &answer);
             }
             _ => {}
         }
         if fold.is_done() {
-            let summary = session.summarize(&fold);
+            let summary = session.conversation().summarize(&fold);
             view.finish(&summary);
             let notify = session.config().map(|c| c.notify).unwrap_or_default();
             announce(notify, started.elapsed());

@@ -22,7 +22,7 @@ mod command;
 mod front;
 mod parse;
 mod reply;
-mod run;
+pub(crate) mod run;
 mod spec;
 
 pub use command::{MemoryAction, PermissionsChange, SessionCommand};

@@ -82,7 +82,7 @@ pub enum Reply {
     /// `/memory --here`: where the workspace's memory lives from the next session on.
     MemoryHere(PathBuf),
     /// `/dream`: what would change; the front end shows the diff and asks before
-    /// [`crate::Session::apply_dream`].
+    /// [`crate::session::Memories::apply_dream`].
     Dream(Box<DreamPlan>),
     /// `/agents`: the types (name, source, description) and the children so far.
     Agents {
@@ -100,7 +100,7 @@ pub enum Reply {
     /// `/cost`.
     Cost(Box<Status>),
     /// `/init`: the proposed `AGENTS.md`; the front end shows the diff and asks before
-    /// [`crate::Session::write_init`].
+    /// [`crate::init::write`].
     InitProposal(Box<crate::init::InitProposal>),
     /// `/review`: what the model found (or why its answer could not be read).
     Review(Box<crate::review::ReviewOutcome>),
@@ -130,7 +130,7 @@ pub enum Reply {
     },
     /// `/compact` that could not finish (the session ended, or it took over five minutes).
     CompactUnfinished,
-    /// `/rewind N`: what would be undone; the front end asks before [`crate::Session::rewind`].
+    /// `/rewind N`: what would be undone; the front end asks before [`crate::session::Conversation::rewind`].
     Rewind(Box<RewindPlan>),
     /// `/history`: this directory's saved sessions, newest first, and the current one.
     History {

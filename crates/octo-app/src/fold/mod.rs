@@ -2,7 +2,7 @@
 //!
 //! A [`TurnFold`] takes in [`AgentEvent`]s as they arrive and keeps what a turn amounts to: the
 //! answer so far, usage, each tool call with its outcome, the error, how it ended. When the turn
-//! is over, [`crate::Session::summarize`] turns it into a [`TurnSummary`] with the cost and the
+//! is over, [`crate::session::Conversation::summarize`] turns it into a [`TurnSummary`] with the cost and the
 //! session's identity. Front ends are [`TurnRenderer`]s over the events and that summary; none of
 //! them derives an outcome itself.
 
@@ -251,7 +251,7 @@ impl TurnFold {
         self.priced_apart
     }
 
-    /// The summary, with the session's part left empty (see [`crate::Session::summarize`]).
+    /// The summary, with the session's part left empty (see [`crate::session::Conversation::summarize`]).
     pub fn summary(&self) -> TurnSummary {
         let end_reason = self.end_reason();
         TurnSummary {

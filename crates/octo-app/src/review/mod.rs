@@ -63,53 +63,48 @@ pub fn prompt(diff: &Diff, custom: Option<&str>) -> String {
     )
 }
 
-impl Session {
-    /// Whether the user has a command or skill named `review` (which then wins over octo's).
-    pub fn has_own_review(&self) -> bool {
-        self.skills().get("review").is_some()
-    }
+/// Whether the user has a command or skill named `review` (which then wins over octo's).
+pub fn has_own(session: &Session) -> bool {
+    session.skills().catalog().get("review").is_some()
+}
 
-    /// Reviews `target` in this session: `None` when there is nothing to review (no model call).
-    /// The turn runs in plan mode, and the mode is put back after.
-    pub async fn review(&self, target: &ReviewTarget) -> Result<Option<ReviewOutcome>, ReviewError> {
-        let Some(diff) = gather(self.workspace(), target)? else { return Ok(None) };
-        let custom = self.own_review_prompt(target).await?;
-        let text = prompt(&diff, custom.as_deref());
-        let before = self.status().mode;
-        self.set_mode(Mode::Plan);
-        let summary = self.run(&text).await;
-        self.set_mode(before);
-        let summary = summary?;
-        let answer = summary.answer.clone();
-        let review = if summary.failed() {
-            Err(FindingsError::Turn(summary.error.clone().unwrap_or_else(|| "the review turn failed".into())))
-        } else {
-            parse(&answer)
-        };
-        Ok(Some(ReviewOutcome { diff, answer, review, summary }))
-    }
+/// Reviews `target` in this session: `None` when there is nothing to review (no model call).
+/// The turn runs in plan mode, and the mode is put back after.
+pub async fn run(session: &Session, target: &ReviewTarget) -> Result<Option<ReviewOutcome>, ReviewError> {
+    let Some(diff) = gather(session.workspace(), target)? else { return Ok(None) };
+    let custom = own_review_prompt(session, target).await?;
+    let text = prompt(&diff, custom.as_deref());
+    let before = session.status().mode;
+    session.permissions().set_mode(Mode::Plan);
+    let summary = session.run(&text).await;
+    session.permissions().set_mode(before);
+    let summary = summary?;
+    let answer = summary.answer.clone();
+    let review = if summary.failed() {
+        Err(FindingsError::Turn(summary.error.clone().unwrap_or_else(|| "the review turn failed".into())))
+    } else {
+        parse(&answer)
+    };
+    Ok(Some(ReviewOutcome { diff, answer, review, summary }))
+}
 
-    /// The user's `review` command's prompt, when there is one (its steps must need no yes).
-    async fn own_review_prompt(&self, target: &ReviewTarget) -> Result<Option<String>, ReviewError> {
-        if !self.has_own_review() {
-            return Ok(None);
-        }
-        let arg = match target {
-            ReviewTarget::WorkingTree => String::new(),
-            ReviewTarget::Staged => "--staged".into(),
-            ReviewTarget::Base(b) => b.clone(),
-            ReviewTarget::Commit(c) => c.clone(),
-        };
-        let Some(invocation) = self.invoke("review", &arg).await else { return Ok(None) };
-        let invocation = invocation.map_err(|e| ReviewError::Command(e.to_string()))?;
-        if let Some(step) = invocation.questions().next() {
-            return Err(ReviewError::Command(format!(
-                "it would {}, and nobody can answer here",
-                step.action
-            )));
-        }
-        let prepared =
-            self.finish_invocation(invocation).await.map_err(|e| ReviewError::Command(e.to_string()))?;
-        Ok(Some(prepared.message.text()))
+/// The user's `review` command's prompt, when there is one (its steps must need no yes).
+async fn own_review_prompt(session: &Session, target: &ReviewTarget) -> Result<Option<String>, ReviewError> {
+    if !has_own(session) {
+        return Ok(None);
     }
+    let arg = match target {
+        ReviewTarget::WorkingTree => String::new(),
+        ReviewTarget::Staged => "--staged".into(),
+        ReviewTarget::Base(b) => b.clone(),
+        ReviewTarget::Commit(c) => c.clone(),
+    };
+    let Some(invocation) = session.skills().invoke("review", &arg).await else { return Ok(None) };
+    let invocation = invocation.map_err(|e| ReviewError::Command(e.to_string()))?;
+    if let Some(step) = invocation.questions().next() {
+        return Err(ReviewError::Command(format!("it would {}, and nobody can answer here", step.action)));
+    }
+    let prepared =
+        session.skills().finish(invocation).await.map_err(|e| ReviewError::Command(e.to_string()))?;
+    Ok(Some(prepared.message.text()))
 }

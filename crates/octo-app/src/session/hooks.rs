@@ -1,6 +1,6 @@
 //! The session's hooks: trusting a project's, listing them, and SessionEnd.
 
-use super::facade::Session;
+use super::handles::Trust;
 use super::steps::hook_instance;
 use crate::hooks::TrustError;
 
@@ -19,11 +19,12 @@ pub struct HookInfo {
     pub active: bool,
 }
 
-impl Session {
+impl Trust<'_> {
     /// The project's hooks waiting for the user's trust (`event matcher: command (file)`); empty
     /// when there are none or they are trusted.
-    pub fn untrusted_hooks(&self) -> Vec<String> {
-        let pending = self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pub fn untrusted_hooks(self) -> Vec<String> {
+        let pending =
+            self.session.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some((_, set)) = pending.as_ref() else { return Vec::new() };
         set.iter()
             .filter(|(_, m)| m.project)
@@ -38,30 +39,38 @@ impl Session {
 
     /// Trusts the project's hooks as they are now (remembered by fingerprint: a change asks
     /// again) and makes them run from the next seat on.
-    pub fn trust_hooks(&self) -> Result<(), TrustError> {
+    pub fn trust_hooks(self) -> Result<(), TrustError> {
         let mut pending =
-            self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (Some(cell), Some(config)) = (self.setup.hooks.cell.as_ref(), self.setup.config.as_ref()) else {
+            self.session.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (Some(cell), Some(config)) =
+            (self.session.setup.hooks.cell.as_ref(), self.session.setup.config.as_ref())
+        else {
             return Err(TrustError::NoHooks);
         };
         let Some((fingerprint, _)) = pending.as_ref() else { return Ok(()) };
         let home = crate::home::Home::new(&config.home);
         // Remembered first: if that fails, the hooks stay pending and the user can try again.
-        crate::hooks::remember_trust(&home, fingerprint, &self.setup.workspace)
+        crate::hooks::remember_trust(&home, fingerprint, &self.session.setup.workspace)
             .map_err(TrustError::Remember)?;
         let Some((_, set)) = pending.take() else { return Ok(()) };
-        let sandbox = self.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
-        let runner = crate::hooks::runner(&self.setup.workspace, sandbox);
-        cell.set(hook_instance(set, runner, &home, &self.core, config.hooks_native));
+        let sandbox = self.session.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
+        let runner = crate::hooks::runner(&self.session.setup.workspace, sandbox);
+        cell.set(hook_instance(set, runner, &home, &self.session.core, config.hooks_native));
         Ok(())
     }
 
     /// Every configured hook and whether it runs.
-    pub fn hooks(&self) -> Vec<HookInfo> {
+    pub fn hooks(self) -> Vec<HookInfo> {
         let mut out = Vec::new();
-        let waiting =
-            self.setup.hooks.untrusted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        let set = match (&waiting, &self.setup.hooks.cell) {
+        let waiting = self
+            .session
+            .setup
+            .hooks
+            .untrusted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let set = match (&waiting, &self.session.setup.hooks.cell) {
             (Some((_, all)), _) => all.clone(),
             (None, Some(cell)) => cell.get().set().clone(),
             (None, None) => return out,

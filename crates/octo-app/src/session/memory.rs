@@ -1,6 +1,6 @@
 //! The session's memory: `/remember`, `/memory`, `/memory --here`, and the dream.
 
-use super::facade::Session;
+use super::handles::Memories;
 use crate::memory::MemoryActionError as E;
 use octo_agent::{Message, Role};
 use octo_memory::{dream, Memory};
@@ -23,28 +23,28 @@ pub struct DreamPlan {
     pub diff: String,
 }
 
-impl Session {
+impl<'a> Memories<'a> {
     /// The session's memory (user and workspace scopes).
-    pub fn memory(&self) -> Option<&Arc<Memory>> {
-        self.setup.memory.as_ref()
+    pub fn store(self) -> Option<&'a Arc<Memory>> {
+        self.session.setup.memory.as_ref()
     }
 
     /// `/remember TEXT`: adds a dated line to the workspace's Scratch Notes without a model call;
     /// the model hears of it with the next prompt. Returns the line.
-    pub fn remember(&self, text: &str) -> Result<String, E> {
-        let memory = self.memory().ok_or(E::NoMemory)?;
+    pub fn remember(self, text: &str) -> Result<String, E> {
+        let memory = self.store().ok_or(E::NoMemory)?;
         let line = crate::memory::remember(memory, text)?;
-        self.core.leave_note(format!("The user asked you to remember: {}", text.trim()));
+        self.session.core.leave_note(format!("The user asked you to remember: {}", text.trim()));
         Ok(line)
     }
 
     /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` (a linked
     /// worktree's: its main tree's) from the next session on (copying what is kept under octo's home there; the copy there stays as it was).
     /// Returns the folder.
-    pub fn memory_here(&self) -> Result<PathBuf, E> {
-        let memory = self.memory().ok_or(E::NoMemory)?;
+    pub fn here(self) -> Result<PathBuf, E> {
+        let memory = self.store().ok_or(E::NoMemory)?;
         // In a linked worktree, the repository's main tree: its memory is shared by all.
-        let workspace = crate::worktree::memory_path(&self.setup.workspace);
+        let workspace = crate::worktree::memory_path(&self.session.setup.workspace);
         let here = octo_memory::in_repository(&workspace);
         let from = memory.workspace.dir().to_path_buf();
         if from == here {
@@ -75,7 +75,7 @@ impl Session {
                 source,
             })?;
         }
-        let root = self.setup.config.as_ref().map(|c| crate::home::Home::new(&c.home).memory());
+        let root = self.session.setup.config.as_ref().map(|c| crate::home::Home::new(&c.home).memory());
         if let Some(root) = root {
             octo_memory::opt_in_here(&root, &workspace).map_err(E::Record)?;
         }
@@ -84,12 +84,18 @@ impl Session {
 
     /// Runs a dream: one model call (on the lite model when one is configured) that
     /// consolidates the workspace index with what this conversation established. Nothing is
-    /// written; [`Session::apply_dream`] does that once the user has seen the diff. A failed
+    /// written; [`Memories::apply_dream`] does that once the user has seen the diff. A failed
     /// call or an answer that is no index is an error.
-    pub async fn dream(&self) -> Result<DreamPlan, E> {
-        let memory = self.memory().ok_or(E::NoMemory)?;
-        let sender = self.setup.lite.clone().or_else(|| self.core.current_sender()).ok_or(E::NoModel)?;
-        let history = self.history().await?;
+    pub async fn dream(self) -> Result<DreamPlan, E> {
+        let memory = self.store().ok_or(E::NoMemory)?;
+        let sender = self
+            .session
+            .setup
+            .lite
+            .clone()
+            .or_else(|| self.session.core.current_sender())
+            .ok_or(E::NoModel)?;
+        let history = self.session.conversation().history().await?;
         // An index that exists but cannot be read is never replaced.
         let before = memory.workspace.read_index().map_err(E::Index)?;
         let current = before.clone().unwrap_or_else(octo_memory::index::empty);
@@ -113,9 +119,9 @@ impl Session {
 
     /// Writes a dream's index, keeping the previous one in octo's trash (`octo trash restore`
     /// undoes it). Refused when the index changed since the dream read it.
-    pub fn apply_dream(&self, plan: &DreamPlan) -> Result<(), E> {
-        let memory = self.memory().ok_or(E::NoMemory)?;
-        if let (Some(trash), Some(old)) = (self.setup.tools.trash.as_ref(), plan.before.as_deref()) {
+    pub fn apply_dream(self, plan: &DreamPlan) -> Result<(), E> {
+        let memory = self.store().ok_or(E::NoMemory)?;
+        if let (Some(trash), Some(old)) = (self.session.setup.tools.trash.as_ref(), plan.before.as_deref()) {
             trash
                 .record(&plan.path, Some(old.as_bytes()), plan.after.as_bytes(), "dream")
                 .map_err(|e| E::Trash(e.to_string()))?;

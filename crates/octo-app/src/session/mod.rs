@@ -7,19 +7,23 @@
 //! - `facade`: [`Session`] itself — prompts, events, approvals, status;
 //! - the start pipeline: `steps` and `tools_step` (each returns a part), `resume`, and
 //!   `start` (their composition);
-//! - the session's verbs by feature: `hooks`, `memory`, `mcp`, `rewind`, `skills`,
-//!   `lifecycle`.
+//! - `handles`: the sub-handles [`Session`] hands out for everything beyond its core, and
+//!   their verbs by feature: `approvals` (and the permission mode and rules), `conversation`,
+//!   `rewind`, `memory`, `mcp`, `skills` (and what waits for trust), `hooks`, `tools` (and the
+//!   end of a session).
 //!
 //! This module only names them.
 
 mod actor;
+mod approvals;
 mod budget;
 mod context;
+mod conversation;
 mod error;
 mod export;
 mod facade;
+mod handles;
 mod hooks;
-mod lifecycle;
 mod mcp;
 mod memory;
 mod options;
@@ -30,6 +34,7 @@ mod skills;
 mod start;
 mod state;
 mod steps;
+mod tools;
 mod tools_step;
 mod turns;
 
@@ -37,6 +42,7 @@ pub use context::{ContextPart, ContextReport, GLYPHS as CONTEXT_GLYPHS};
 pub use error::SessionError;
 pub use export::{to_markdown, ExportError};
 pub use facade::Session;
+pub use handles::{Approvals, Conversation, Memories, Permissions, Servers, Skills, Tools, Trust};
 pub use hooks::HookInfo;
 pub use memory::DreamPlan;
 pub use options::{RunResult, SessionOptions, State, Status};

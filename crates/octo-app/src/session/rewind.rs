@@ -4,7 +4,7 @@
 //! turns by someone else is named and left alone unless the user says to overwrite it.
 
 use super::error::SessionError;
-use super::facade::Session;
+use super::handles::Conversation;
 use super::state::Command;
 use super::turns::{first_line, starts};
 use octo_agent::{ContentBlock, Message, Subject, ToolRegistry};
@@ -130,15 +130,15 @@ fn commands(history: &[Message], tools: &ToolRegistry) -> Vec<String> {
     out
 }
 
-impl Session {
-    fn checkpoint_key(&self) -> Option<(Arc<crate::checkpoints::Recorder>, String)> {
-        let r = self.setup.tools.checkpoints.clone()?;
-        let key = r.key(self.core.session_id());
+impl Conversation<'_> {
+    fn checkpoint_key(self) -> Option<(Arc<crate::checkpoints::Recorder>, String)> {
+        let r = self.session.setup.tools.checkpoints.clone()?;
+        let key = r.key(self.session.core.session_id());
         Some((r, key))
     }
 
     /// The conversation's last turns (newest first, at most `limit`) with the files each changed.
-    pub async fn rewind_turns(&self, limit: usize) -> Result<Vec<TurnInfo>, SessionError> {
+    pub async fn turns(self, limit: usize) -> Result<Vec<TurnInfo>, SessionError> {
         let history = self.history().await?;
         let starts = starts(&history);
         let mut checkpoints = Vec::new();
@@ -166,7 +166,7 @@ impl Session {
 
     /// What going back over the last `n` turns would do: the files their checkpoints restore
     /// (and whether each was changed since), the turns dropped.
-    pub async fn rewind_plan(&self, n: usize, what: RewindWhat) -> Result<RewindPlan, SessionError> {
+    pub async fn rewind_plan(self, n: usize, what: RewindWhat) -> Result<RewindPlan, SessionError> {
         let history = self.history().await?;
         let starts = starts(&history);
         let turns = n.min(starts.len());
@@ -186,7 +186,7 @@ impl Session {
         }
         let Some((r, key)) = self.checkpoint_key() else {
             plan.note = Some("checkpoints are off, so files are not restored (`octo trash` keeps what octo's file tools replaced)".into());
-            plan.commands = commands(&history[keep..], &self.setup.tools.registry);
+            plan.commands = commands(&history[keep..], &self.session.setup.tools.registry);
             return Ok(plan);
         };
         let Some(store) = r.store().await else {
@@ -221,7 +221,7 @@ impl Session {
     /// in `overwrite`) and drops the turns from the conversation, the old one kept as a forked
     /// session. Fails with nothing done when the conversation moved on since the plan was made.
     pub async fn rewind(
-        &self,
+        self,
         plan: &RewindPlan,
         overwrite: &[PathBuf],
     ) -> Result<RewindReport, SessionError> {
@@ -256,7 +256,8 @@ impl Session {
         }
         if plan.what.conversation() && plan.turns > 0 {
             let (tx, rx) = oneshot::channel();
-            self.commands
+            self.session
+                .commands
                 .send(Command::Truncate { keep: plan.keep, expect: now.len(), fork: true, reply: tx })
                 .map_err(|_| SessionError::Closed)?;
             let (kept, fork) = rx.await.map_err(|_| SessionError::Closed)?;

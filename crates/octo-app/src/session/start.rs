@@ -121,7 +121,7 @@ impl Session {
             config: Some(config),
         };
         let session = Self::spawn(core, agent, engine, setup, task);
-        session.refresh_project_trust();
+        session.trust().refresh_project_trust();
         Ok(session)
     }
 }

@@ -78,12 +78,12 @@ async fn a_sub_agents_and_a_shell_commands_changes_are_undone_and_named() {
     assert!(child.by.as_deref().is_some_and(|b| b.starts_with("sub-agent")), "named: {child:?}");
     let text = Reply::Rewind(Box::new(p.clone())).text();
     assert!(text.contains("changed by sub-agent"), "{text}");
-    let report = s.rewind(&p, &[]).await.unwrap();
+    let report = s.conversation().rewind(&p, &[]).await.unwrap();
     assert_eq!(report.restored.len(), 3, "{report:?}");
     assert!(!ws.join("child.txt").exists() && !ws.join("shell.txt").exists());
     assert_eq!(std::fs::read_to_string(ws.join("keep.txt")).unwrap(), "precious");
     assert_eq!(report.turns, 0, "code only: the conversation stays");
-    assert_eq!(s.rewind_turns(10).await.unwrap().len(), 1);
+    assert_eq!(s.conversation().turns(10).await.unwrap().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,29 +101,29 @@ async fn the_conversation_goes_back_with_a_branch_kept_after_a_resume() {
     let s = start(&l, &ws, Resume::New);
     s.run("write one").await.unwrap();
     s.run("write two").await.unwrap();
-    let id = s.session_id().unwrap();
+    let id = s.conversation().id().unwrap();
     drop(s);
     // Resumed (`octo -c`): the same call id in both turns does not confuse anything.
     let s = start(&l, &ws, Resume::Id(id.clone()));
-    let turns = s.rewind_turns(10).await.unwrap();
+    let turns = s.conversation().turns(10).await.unwrap();
     assert_eq!(
         turns.iter().map(|t| (t.back, t.files.clone())).collect::<Vec<_>>(),
         [(1, vec!["a.txt".to_owned()]), (2, vec!["a.txt".to_owned()])]
     );
     let p = plan(&s, &l, "/rewind 1").await;
-    let report = s.rewind(&p, &[]).await.unwrap();
+    let report = s.conversation().rewind(&p, &[]).await.unwrap();
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one");
     assert_eq!(report.turns, 1);
     let fork = report.fork.clone().expect("the old conversation is kept as a branch");
     let store = l.sessions();
     assert_eq!(store.load(&id).unwrap().messages.len(), 4, "the session file is loadable and rewound");
     assert_eq!(store.load(&fork).unwrap().messages.len(), 8, "the branch has both turns");
-    assert_eq!(s.history().await.unwrap().len(), 4);
+    assert_eq!(s.conversation().history().await.unwrap().len(), 4);
     // Going back once more takes the files to before the first turn.
     let p = plan(&s, &l, "/rewind").await;
-    s.rewind(&p, &[]).await.unwrap();
+    s.conversation().rewind(&p, &[]).await.unwrap();
     assert!(!ws.join("a.txt").exists());
-    assert!(s.history().await.unwrap().is_empty());
+    assert!(s.conversation().history().await.unwrap().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

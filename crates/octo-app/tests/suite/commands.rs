@@ -58,7 +58,7 @@ async fn status_mode_and_permissions_run_through_one_call() {
 async fn history_resume_clear_and_stop_are_replies_a_front_end_acts_on() {
     let (_tmp, l, s, llm) = setup(vec![Scripted::sse(Answer::new().text("Hi.").sse())]).await;
     s.run("hello").await.unwrap();
-    let id = s.session_id().unwrap();
+    let id = s.conversation().id().unwrap();
     let Reply::History { sessions, current } = s.command(&l, command("/history")).await.unwrap() else {
         panic!()
     };
@@ -71,7 +71,7 @@ async fn history_resume_clear_and_stop_are_replies_a_front_end_acts_on() {
     let err = s.command(&l, command("/resume no such words")).await.unwrap_err();
     assert!(err.to_string().contains("no such words") || err.to_string().contains("no session"), "{err}");
     assert!(matches!(s.command(&l, command("/clear")).await.unwrap(), Reply::Cleared));
-    assert!(s.history().await.unwrap().is_empty(), "/clear forgot the conversation");
+    assert!(s.conversation().history().await.unwrap().is_empty(), "/clear forgot the conversation");
     assert!(matches!(s.command(&l, command("/stop")).await.unwrap(), Reply::Stopped));
     assert!(matches!(s.command(&l, command("/todos")).await.unwrap(), Reply::Todos(t) if t.is_empty()));
     assert_eq!(llm.request_bodies().await.len(), 1, "no command reached the model");
@@ -88,8 +88,8 @@ async fn context_and_todos_follow_resume_and_rewind() {
     .await;
     s.run("make a plan").await.unwrap();
     s.run("and then?").await.unwrap();
-    assert_eq!(s.todos().len(), 1);
-    let id = s.session_id().unwrap();
+    assert_eq!(s.conversation().todos().len(), 1);
+    let id = s.conversation().id().unwrap();
     drop(s);
     // Resumed, the conversation counts in the context and its task list is back.
     let resumed = l
@@ -102,17 +102,21 @@ async fn context_and_todos_follow_resume_and_rewind() {
         .unwrap();
     let status = resumed.status();
     assert!(status.context_tokens > 0, "a resumed conversation is not an empty context");
-    assert_eq!(resumed.todos().len(), 1, "the task list the history left");
+    assert_eq!(resumed.conversation().todos().len(), 1, "the task list the history left");
     let text = resumed.command(&l, command("/status")).await.unwrap().text();
     assert!(!text.contains("context: empty"), "{text}");
     // Rewinding the second turn keeps the list; rewinding the first forgets it.
     let Reply::Rewind(plan) = resumed.command(&l, command("/rewind 1")).await.unwrap() else { panic!() };
-    resumed.rewind(&plan, &[]).await.unwrap();
-    assert_eq!(resumed.todos().len(), 1);
+    resumed.conversation().rewind(&plan, &[]).await.unwrap();
+    assert_eq!(resumed.conversation().todos().len(), 1);
     let Reply::Rewind(plan) = resumed.command(&l, command("/rewind 1")).await.unwrap() else { panic!() };
-    resumed.rewind(&plan, &[]).await.unwrap();
-    assert!(resumed.history().await.unwrap().is_empty());
-    assert!(resumed.todos().is_empty(), "the rewound turn's list is gone: {:?}", resumed.todos());
+    resumed.conversation().rewind(&plan, &[]).await.unwrap();
+    assert!(resumed.conversation().history().await.unwrap().is_empty());
+    assert!(
+        resumed.conversation().todos().is_empty(),
+        "the rewound turn's list is gone: {:?}",
+        resumed.conversation().todos()
+    );
     assert!(matches!(resumed.command(&l, command("/todos")).await.unwrap(), Reply::Todos(t) if t.is_empty()));
 }
 
@@ -152,7 +156,7 @@ async fn permissions_lists_what_was_allowed_always() {
     loop {
         let e = tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
         if let octo_agent::AgentEvent::ApprovalRequired { approval_id, .. } = &e {
-            s.approve_always(approval_id).unwrap();
+            s.approvals().approve_always(approval_id).unwrap();
         }
         if matches!(e, octo_agent::AgentEvent::TurnEnd { .. }) {
             break;

@@ -60,7 +60,7 @@ async fn a_tool_from_outside_gets_its_prompt_rules_outcome_and_rendering() {
         let ev = rx.recv().await.unwrap();
         if let AgentEvent::ApprovalRequired { approval_id, request } = &ev {
             asked = Some(request.summary.clone());
-            s.approve(approval_id).unwrap();
+            s.approvals().approve(approval_id).unwrap();
         }
         if let AgentEvent::ToolCallEnd { kind, .. } = &ev {
             assert_eq!(*kind, OutputKind::Diff, "front ends render it as the diff it declares");
@@ -71,7 +71,7 @@ async fn a_tool_from_outside_gets_its_prompt_rules_outcome_and_rendering() {
         }
     }
     assert_eq!(asked, Some(ws.join("notes.md").display().to_string()), "the prompt names the resolved path");
-    let summary = s.summarize(&fold);
+    let summary = s.conversation().summarize(&fold);
     assert_eq!(summary.tool_calls[0].outcome, ToolOutcome::Ran);
     assert_eq!(summary.tool_calls[0].summary, "notes.md");
     assert_eq!(std::fs::read_to_string(ws.join("notes.md")).unwrap(), "hello");
@@ -94,7 +94,7 @@ async fn a_tool_from_outside_gets_its_prompt_rules_outcome_and_rendering() {
         match rx.recv().await.unwrap() {
             AgentEvent::ApprovalRequired { approval_id, .. } => {
                 asked = true;
-                s.reject(&approval_id, Some("not there".into())).unwrap();
+                s.approvals().reject(&approval_id, Some("not there".into())).unwrap();
             }
             AgentEvent::ToolCallEnd { outcome, .. } => assert_eq!(outcome, ToolOutcome::DeniedByUser),
             AgentEvent::TurnEnd { .. } => break,
@@ -106,8 +106,10 @@ async fn a_tool_from_outside_gets_its_prompt_rules_outcome_and_rendering() {
     // A rule added during the session is checked against what the tool declares.
     use octo_app::permissions::{Action, Rule};
     let bad = Rule::parse("publish(notes/[)", Action::Deny, "/permissions").unwrap();
-    let err = s.add_rule(bad).unwrap_err().to_string();
+    let err = s.permissions().add_rule(bad).unwrap_err().to_string();
     assert!(err.contains("invalid pattern"), "{err}");
-    s.add_rule(Rule::parse("publish(notes/**)", Action::Deny, "/permissions").unwrap()).unwrap();
-    assert!(s.rules().describe().contains("deny publish(notes/**)"));
+    s.permissions()
+        .add_rule(Rule::parse("publish(notes/**)", Action::Deny, "/permissions").unwrap())
+        .unwrap();
+    assert!(s.permissions().rules().describe().contains("deny publish(notes/**)"));
 }

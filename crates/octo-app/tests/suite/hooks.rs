@@ -59,7 +59,7 @@ async fn turn(s: &Session, text: &str) -> Vec<AgentEvent> {
     loop {
         let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
         if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
-            s.approve(approval_id).unwrap();
+            s.approvals().approve(approval_id).unwrap();
         }
         let end = matches!(e, AgentEvent::TurnEnd { .. });
         events.push(e);
@@ -124,7 +124,11 @@ async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untruste
     std::fs::create_dir_all(t.ws.join("build")).unwrap();
     // Headless, untrusted: skipped with a note; the command runs (auto mode).
     let s = t.session(Mode::Auto, true);
-    assert!(s.notes().iter().any(|n| n.contains("project's hooks were not run")), "{:?}", s.notes());
+    assert!(
+        s.conversation().notes().iter().any(|n| n.contains("project's hooks were not run")),
+        "{:?}",
+        s.conversation().notes()
+    );
     let events = turn(&s, "clean").await;
     assert_eq!(result(&events, "t1").0, ToolOutcome::Ran);
     assert!(!t.ws.join("build").exists());
@@ -132,23 +136,23 @@ async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untruste
     std::fs::create_dir_all(t.ws.join("build")).unwrap();
     // Trusted (as the REPL asks): the hook blocks, with its reason for the model.
     let s = t.session(Mode::Auto, false);
-    let waiting = s.untrusted_hooks();
+    let waiting = s.trust().untrusted_hooks();
     assert!(
         waiting.len() == 1
             && waiting[0].starts_with("PreToolUse Bash: \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/validate.sh"),
         "{waiting:?}"
     );
-    s.trust_hooks().unwrap();
+    s.trust().trust_hooks().unwrap();
     let events = turn(&s, "clean again").await;
     let (o, text) = result(&events, "t2");
     assert_ne!(o, ToolOutcome::Ran);
     assert!(text.contains("Blocked: rm -rf is not allowed here"), "{text}");
     assert!(t.ws.join("build").exists());
     // Remembered: the next session does not ask.
-    assert!(t.session(Mode::Auto, true).untrusted_hooks().is_empty());
+    assert!(t.session(Mode::Auto, true).trust().untrusted_hooks().is_empty());
     // A changed script is asked about again.
     write(&t.ws.join(".claude/hooks/validate.sh"), "#!/bin/sh\nexit 0\n");
-    assert_eq!(t.session(Mode::Auto, true).untrusted_hooks().len(), 1);
+    assert_eq!(t.session(Mode::Auto, true).trust().untrusted_hooks().len(), 1);
     // So is the same hook set in another repository.
     let other = t.ws.parent().unwrap().join("other");
     write(&other.join(".claude/settings.json"), SETTINGS);
@@ -156,7 +160,7 @@ async fn claude_code_settings_hooks_run_once_trusted_and_never_headless_untruste
     let config = Config::load(&t.home, &other, &env, &Overrides::default()).unwrap();
     let options = SessionOptions { workspace: Some(other), unattended: true, ..SessionOptions::default() };
     let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
-    assert_eq!(s.untrusted_hooks().len(), 1, "trust belongs to one workspace");
+    assert_eq!(s.trust().untrusted_hooks().len(), 1, "trust belongs to one workspace");
 }
 
 #[tokio::test]
@@ -189,7 +193,7 @@ async fn a_hooks_allow_never_beats_a_deny_rule_or_plan_mode_and_ask_is_a_deny_he
     assert_eq!(result(&events, "t1").0, ToolOutcome::DeniedByRule, "deny rule holds over a hook's allow");
     assert_ne!(result(&events, "t2").0, ToolOutcome::Ran, "ask is a deny when nobody can answer");
     assert!(!t.ws.join("a.txt").exists());
-    s.set_mode(Mode::Plan);
+    s.permissions().set_mode(Mode::Plan);
     let events = turn(&s, "plan").await;
     assert_ne!(result(&events, "t3").0, ToolOutcome::Ran, "plan mode holds over a hook's allow");
     assert!(!t.ws.join("plan.txt").exists());
@@ -235,7 +239,7 @@ async fn prompt_stop_post_tool_and_session_start_hooks_shape_the_turn() {
     assert!(tool_result.contains("formatted with rustfmt"), "{tool_result}");
     assert_eq!(bodies.len(), 3, "the Stop hook made the turn go on once");
     assert!(bodies[2]["messages"].to_string().contains("run the tests before you finish"));
-    let history = s.history().await.unwrap();
+    let history = s.conversation().history().await.unwrap();
     assert!(
         !history.iter().any(|m| m.text().contains("hunter2")),
         "the refused prompt is not in the history"
@@ -346,7 +350,7 @@ async fn claude_codes_example_hooks_see_claude_names_and_arguments() {
     )
     .await;
     let s = t.session(Mode::Auto, false);
-    s.trust_hooks().unwrap();
+    s.trust().trust_hooks().unwrap();
     let events = turn(&s, "go").await;
     let (o, text) = result(&events, "t1");
     assert_ne!(o, ToolOutcome::Ran, "the Bash validator fired: {text}");
@@ -370,7 +374,7 @@ async fn a_saved_session_is_named_from_its_first_event_in_its_log_and_its_hooks(
     let options = SessionOptions { workspace: Some(t.ws.clone()), save: true, ..SessionOptions::default() };
     let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
     turn(&s, "hello").await;
-    let id = s.session_id().expect("saved after the first answer");
+    let id = s.conversation().id().expect("saved after the first answer");
     let logs: Vec<String> = std::fs::read_dir(t.home.join("logs"))
         .unwrap()
         .flatten()

@@ -340,7 +340,7 @@ async fn run(w: &World, mode: Mode, tool: &str, args: &str) -> (Got, Option<Stri
             AgentEvent::ApprovalRequired { approval_id, request } => {
                 asked = true;
                 reason = request.reason.clone();
-                s.reject(&approval_id, None).unwrap();
+                s.approvals().reject(&approval_id, None).unwrap();
             }
             AgentEvent::ToolCallEnd { outcome: o, output: text, .. } => {
                 outcome = Some(o);

@@ -42,12 +42,12 @@ async fn one_call_builds_a_session_that_saves_where_the_home_says() {
     };
     let s = l.start(launch(Resume::New)).unwrap();
     assert_eq!(s.run("hello").await.unwrap().answer, "first");
-    let id = s.session_id().unwrap();
+    let id = s.conversation().id().unwrap();
     drop(s);
     assert!(l.sessions().load(&id).is_ok(), "saved under the launcher's home");
     let s = l.start(launch(Resume::Find("last".into()))).unwrap();
-    assert_eq!(s.session_id().as_deref(), Some(id.as_str()), "-c continues the last one");
-    assert_eq!(s.history().await.unwrap().len(), 2);
+    assert_eq!(s.conversation().id().as_deref(), Some(id.as_str()), "-c continues the last one");
+    assert_eq!(s.conversation().history().await.unwrap().len(), 2);
     assert_eq!(s.run("again").await.unwrap().answer, "second");
 
     let err =

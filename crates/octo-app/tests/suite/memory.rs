@@ -47,7 +47,7 @@ async fn turn(s: &Session, text: &str) -> Vec<AgentEvent> {
     loop {
         let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
         if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
-            s.approve(approval_id).unwrap();
+            s.approvals().approve(approval_id).unwrap();
         }
         let end = matches!(e, AgentEvent::TurnEnd { .. });
         events.push(e);
@@ -99,10 +99,15 @@ async fn remember_reaches_the_model_in_the_next_message_and_the_prefix_holds() {
     let t = setup(vec![answer("one"), answer("two")]).await;
     let s = t.session(Mode::Default);
     turn(&s, "first").await;
-    let line = s.remember("the staging db is read-only on fridays").unwrap();
+    let line = s.memories().remember("the staging db is read-only on fridays").unwrap();
     assert!(line.contains("the staging db is read-only on fridays"));
-    assert!(s.remember("token = abcdefghijklmnop1234").unwrap_err().to_string().contains("credential"));
-    assert!(s.remember("   ").is_err());
+    assert!(s
+        .memories()
+        .remember("token = abcdefghijklmnop1234")
+        .unwrap_err()
+        .to_string()
+        .contains("credential"));
+    assert!(s.memories().remember("   ").is_err());
     turn(&s, "second").await;
     let bodies = t.llm.request_bodies().await;
     assert_eq!(bodies[0]["system"], bodies[1]["system"], "the system prompt is not rewritten");
@@ -113,7 +118,7 @@ async fn remember_reaches_the_model_in_the_next_message_and_the_prefix_holds() {
         last.contains("second") && last.contains("remember: the staging db is read-only on fridays"),
         "{last}"
     );
-    let index = std::fs::read_to_string(s.memory().unwrap().workspace.index_path()).unwrap();
+    let index = std::fs::read_to_string(s.memories().store().unwrap().workspace.index_path()).unwrap();
     assert!(index.contains("## Scratch Notes\n- 20") && index.contains("read-only on fridays"), "{index}");
 }
 
@@ -130,18 +135,18 @@ async fn a_dream_shows_a_diff_keeps_the_old_index_and_failures_write_nothing() {
     ])
     .await;
     let s = t.session(Mode::Default);
-    s.remember("staging db is read-only on fridays").unwrap();
-    let path = s.memory().unwrap().workspace.index_path();
+    s.memories().remember("staging db is read-only on fridays").unwrap();
+    let path = s.memories().store().unwrap().workspace.index_path();
     let before = std::fs::read_to_string(&path).unwrap();
-    let err = s.dream().await.unwrap_err().to_string();
+    let err = s.memories().dream().await.unwrap_err().to_string();
     assert!(err.contains("not an index") && err.contains("nothing was written"), "{err}");
-    let err = s.dream().await.unwrap_err().to_string();
+    let err = s.memories().dream().await.unwrap_err().to_string();
     assert!(err.contains("nothing was written"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
-    let plan = s.dream().await.unwrap();
+    let plan = s.memories().dream().await.unwrap();
     assert!(plan.diff.contains("+- staging db is read-only on fridays"), "{}", plan.diff);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "nothing written before the user says so");
-    s.apply_dream(&plan).unwrap();
+    s.memories().apply_dream(&plan).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), dreamed);
     // The previous index is in octo's trash, so the dream can be undone.
     let trash = octo_app::trash::Trash::new(t.home.join("trash"));

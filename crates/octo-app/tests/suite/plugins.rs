@@ -97,7 +97,7 @@ impl Setup {
 
 async fn run_turn(s: &Session, prepared: impl Into<octo_app::skills::Prepared>) -> Vec<AgentEvent> {
     let mut rx = s.subscribe();
-    s.prompt_prepared(prepared.into()).unwrap();
+    s.prompt(prepared.into()).unwrap();
     let mut events = Vec::new();
     loop {
         let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
@@ -138,15 +138,15 @@ async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
     assert_eq!(server.spec.args, ["--data".to_owned(), root.join("data").display().to_string()]);
     assert_eq!(server.spec.enabled, Some(false), "`disabled` in the plugin's .mcp.json");
     let s = t.session(config);
-    let catalog = s.skills();
+    let catalog = s.skills().catalog();
     let hello = catalog.get("kit:hello").expect("the command, by the plugin's name");
     assert_eq!(catalog.get("hello").map(|c| c.name.as_str()), Some("kit:hello"), "and by its own name");
     assert!(catalog.get("kit:style").is_some(), "the skill");
     assert_eq!(hello.plugin_root.as_deref(), Some(root.as_path()));
 
-    let inv = s.invoke("hello", "world").await.unwrap().unwrap();
+    let inv = s.skills().invoke("hello", "world").await.unwrap().unwrap();
     assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
-    let prepared = s.finish_invocation(inv).await.unwrap();
+    let prepared = s.skills().finish(inv).await.unwrap();
     let events = run_turn(&s, prepared).await;
     let sent = t.llm.request_bodies().await;
     let first = sent[0]["messages"][0]["content"].to_string();
@@ -199,8 +199,8 @@ async fn broken_plugins_are_named_and_the_rest_still_load() {
     let (_, notices) = octo_app::hooks::load(&config, &t.ws, None);
     assert!(notices.iter().any(|n| n.contains("gone.sh") && n.contains("does not exist")), "{notices:?}");
     let s = t.session(config);
-    assert!(s.skills().get("missing:ok").is_some());
-    let notes = s.notes().join("\n");
+    assert!(s.skills().catalog().get("missing:ok").is_some());
+    let notes = s.conversation().notes().join("\n");
     assert!(notes.contains("`commands` names ../../etc, which is not inside the plugin's folder"), "{notes}");
 }
 
@@ -234,7 +234,9 @@ async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_r
     names.sort_unstable();
     assert_eq!(names, ["kit", "notes"]);
     let s = t.session(config);
-    assert!(s.skills().get("notes:jot").is_some() && s.skills().get("kit:hello").is_some());
+    assert!(
+        s.skills().catalog().get("notes:jot").is_some() && s.skills().catalog().get("kit:hello").is_some()
+    );
 
     octo_app::plugins::set_enabled(&home, Some(&t.user), "notes", false).unwrap();
     octo_app::plugins::set_enabled(&home, Some(&t.user), "kit", false).unwrap();
@@ -264,14 +266,18 @@ async fn a_plugin_the_project_turns_on_is_trusted_like_the_projects_own_files() 
     let server = config.mcp_servers.iter().find(|s| s.name == "plugin_team_db").unwrap();
     assert_eq!(server.origin, octo_app::McpOrigin::ProjectJson, "its servers need the user's approval");
     let s = t.session(config);
-    let hello = s.skills().get("team:hello").cloned().unwrap();
+    let hello = s.skills().catalog().get("team:hello").cloned().unwrap();
     assert!(octo_app::skills::is_project(&hello), "{}", hello.source);
     assert!(
-        s.untrusted_grants().iter().any(|g| g.starts_with("/team:hello: Bash(echo:*)")),
+        s.trust().untrusted_grants().iter().any(|g| g.starts_with("/team:hello: Bash(echo:*)")),
         "{:?}",
-        s.untrusted_grants()
+        s.trust().untrusted_grants()
     );
-    assert!(s.untrusted_hooks().iter().any(|h| h.contains("guard.sh")), "{:?}", s.untrusted_hooks());
+    assert!(
+        s.trust().untrusted_hooks().iter().any(|h| h.contains("guard.sh")),
+        "{:?}",
+        s.trust().untrusted_hooks()
+    );
     // The user's own choice wins: off for octo.
     octo_app::plugins::set_enabled(&octo_app::Home::new(&t.home), Some(&t.user), "team", false).unwrap();
     assert!(t.config(Vec::new()).plugins.is_empty());

@@ -59,7 +59,7 @@ async fn a_tool_loop_carries_reasoning_and_a_resume_keeps_it() {
     };
     let s = Session::start(config.clone(), options(), &MemoryStore::default(), &env).unwrap();
     assert_eq!(s.run("what is here?").await.unwrap().answer, "Nothing here.");
-    let id = s.session_id().unwrap();
+    let id = s.conversation().id().unwrap();
     drop(s);
     let resumed = Session::start(
         config,

@@ -93,9 +93,9 @@ async fn drive(s: &Session, yes: bool) -> (Vec<String>, Vec<String>) {
             AgentEvent::ApprovalRequired { approval_id, request } => {
                 asked.push(request.reason.clone().unwrap_or_default());
                 if yes {
-                    s.approve(approval_id).unwrap();
+                    s.approvals().approve(approval_id).unwrap();
                 } else {
-                    s.reject(approval_id, None).unwrap();
+                    s.approvals().reject(approval_id, None).unwrap();
                 }
             }
             AgentEvent::ToolCallEnd { output, .. } => results.push(output.clone()),
@@ -185,8 +185,9 @@ async fn hooks_run_unconfined_unless_sandbox_hooks_is_set() {
 #[tokio::test]
 async fn without_landlock_the_session_says_so_once_and_runs_commands() {
     let t = setup(vec![json!({"command": "echo x > ../outside/free.txt"})], Mode::Auto, "", true).await;
-    let notes: Vec<&String> = t.session.notes().iter().filter(|n| n.contains("no OS sandbox")).collect();
-    assert_eq!(notes.len(), 1, "{:?}", t.session.notes());
+    let notes: Vec<&String> =
+        t.session.conversation().notes().iter().filter(|n| n.contains("no OS sandbox")).collect();
+    assert_eq!(notes.len(), 1, "{:?}", t.session.conversation().notes());
     assert!(notes[0].contains("full rights"), "{notes:?}");
     assert!(t.session.status().sandbox.starts_with("none"), "{}", t.session.status().sandbox);
     drive(&t.session, false).await;
@@ -197,7 +198,11 @@ async fn without_landlock_the_session_says_so_once_and_runs_commands() {
 async fn a_required_sandbox_that_is_missing_refuses_commands() {
     let t = setup(vec![json!({"command": "echo x > made.txt"})], Mode::Auto, "sandbox = \"required\"", true)
         .await;
-    assert!(t.session.notes().iter().any(|n| n.contains("will be refused")), "{:?}", t.session.notes());
+    assert!(
+        t.session.conversation().notes().iter().any(|n| n.contains("will be refused")),
+        "{:?}",
+        t.session.conversation().notes()
+    );
     let (_, results) = drive(&t.session, false).await;
     assert!(results[0].contains("required but not available"), "{results:?}");
     assert!(!t.ws.join("made.txt").exists());
@@ -212,7 +217,11 @@ async fn sandbox_off_runs_unconfined_without_notice() {
         false,
     )
     .await;
-    assert!(t.session.notes().iter().all(|n| !n.contains("sandbox")), "{:?}", t.session.notes());
+    assert!(
+        t.session.conversation().notes().iter().all(|n| !n.contains("sandbox")),
+        "{:?}",
+        t.session.conversation().notes()
+    );
     drive(&t.session, false).await;
     assert!(t.out.join("off.txt").is_file());
 }

@@ -67,7 +67,7 @@ async fn drive(s: &Session, prompt: &str, mut decide: impl FnMut(&Session, &str)
 #[tokio::test]
 async fn an_approved_write_happens_and_is_counted() {
     let t = setup(vec![write_call(), answer("Done.")], SessionOptions::default()).await;
-    let events = drive(&t.session, "create hello.txt", |s, id| s.approve(id).unwrap()).await;
+    let events = drive(&t.session, "create hello.txt", |s, id| s.approvals().approve(id).unwrap()).await;
     assert!(events.iter().any(
         |e| matches!(e, AgentEvent::ApprovalRequired { request, .. } if request.summary.contains("hello.txt"))
     ));
@@ -92,7 +92,7 @@ async fn a_write_outside_the_workspace_is_asked_once_and_says_so() {
             .sse(),
     );
     let t = setup(vec![call, answer("Done.")], SessionOptions::default()).await;
-    let events = drive(&t.session, "write outside", |s, id| s.approve(id).unwrap()).await;
+    let events = drive(&t.session, "write outside", |s, id| s.approvals().approve(id).unwrap()).await;
     let asks: Vec<&AgentEvent> =
         events.iter().filter(|e| matches!(e, AgentEvent::ApprovalRequired { .. })).collect();
     assert_eq!(asks.len(), 1, "one question for one write: {asks:?}");
@@ -107,7 +107,8 @@ async fn a_write_outside_the_workspace_is_asked_once_and_says_so() {
 #[tokio::test]
 async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
     let t = setup(vec![write_call(), answer("OK, I won't.")], SessionOptions::default()).await;
-    drive(&t.session, "create hello.txt", |s, id| s.reject(id, Some("not now".into())).unwrap()).await;
+    drive(&t.session, "create hello.txt", |s, id| s.approvals().reject(id, Some("not now".into())).unwrap())
+        .await;
     assert!(!t.ws.join("hello.txt").exists());
     let second = &t.llm.request_bodies().await[1];
     let result = second["messages"][2]["content"][0].to_string();
@@ -125,7 +126,7 @@ async fn plan_mode_refuses_writes_without_asking() {
     assert!(!t.ws.join("hello.txt").exists());
     assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolCallEnd { is_error: true, output, .. } if output.contains("plan mode"))));
     assert_eq!(t.session.status().mode, Mode::Plan);
-    t.session.set_mode(Mode::AcceptEdits);
+    t.session.permissions().set_mode(Mode::AcceptEdits);
     assert_eq!(t.session.status().mode, Mode::AcceptEdits);
 }
 
@@ -148,7 +149,7 @@ async fn abort_stops_a_running_command_at_once() {
         }
     }
     assert!(started.elapsed() < Duration::from_secs(10));
-    let history = t.session.history().await.unwrap();
+    let history = t.session.conversation().history().await.unwrap();
     assert_eq!(history.len(), 3, "the interrupted round is kept with its result");
 }
 
@@ -169,7 +170,7 @@ async fn prompts_queue_and_unknown_approvals_are_errors() {
     }
     assert_eq!(text, "firstsecond");
     assert_eq!(t.session.status().turns, 2);
-    let err = t.session.approve("approval-99").unwrap_err();
+    let err = t.session.approvals().approve("approval-99").unwrap_err();
     assert!(err.to_string().contains("approval-99"));
 }
 
@@ -196,7 +197,8 @@ async fn switching_model_keeps_the_conversation() {
             .await;
     t.llm.script_openai([Scripted::sse(openai::Reply::new().text("from compat").sse())]).await;
     assert_eq!(t.session.run("hi").await.unwrap().answer, "from anthropic");
-    let label = t.session.set_model("compat:local-model", &MemoryStore::default(), &env).unwrap();
+    let label =
+        t.session.conversation().set_model("compat:local-model", &MemoryStore::default(), &env).unwrap();
     assert_eq!(label, "compat:local-model");
     assert_eq!(t.session.run("again").await.unwrap().answer, "from compat");
     let bodies = t.llm.request_bodies().await;
@@ -204,7 +206,7 @@ async fn switching_model_keeps_the_conversation() {
     assert_eq!(msgs.len(), 4, "system + the first exchange + the new prompt: {msgs:?}");
     assert!(bodies[0].get("tools").is_none(), "--no-tools sends no tools");
     assert_eq!(t.session.status().model, "compat:local-model");
-    let bad = t.session.set_model("nowhere", &MemoryStore::default(), &env).unwrap_err();
+    let bad = t.session.conversation().set_model("nowhere", &MemoryStore::default(), &env).unwrap_err();
     assert!(bad.to_string().contains("unknown endpoint"));
 }
 
@@ -225,9 +227,9 @@ async fn conversations_are_saved_and_can_be_resumed() {
         SessionOptions { model_titles: true, no_tools: true, ..SessionOptions::default() },
     )
     .await;
-    assert!(t.session.session_id().is_none(), "no file before the first round");
+    assert!(t.session.conversation().id().is_none(), "no file before the first round");
     t.session.run("remember this").await.unwrap();
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     let store = octo_app::session_store::SessionStore::new(&sessions);
     // the title request runs in the background
     let mut title = String::new();
@@ -260,8 +262,8 @@ async fn conversations_are_saved_and_can_be_resumed() {
         &env,
     )
     .unwrap();
-    assert_eq!(resumed.history().await.unwrap().len(), 2);
-    assert_eq!(resumed.session_id().as_deref(), Some(id.as_str()));
+    assert_eq!(resumed.conversation().history().await.unwrap().len(), 2);
+    assert_eq!(resumed.conversation().id().as_deref(), Some(id.as_str()));
     let r = resumed.run("and now?").await.unwrap();
     assert_eq!(r.answer, "Resumed answer.");
     assert_eq!(store.load(&id).unwrap().messages.len(), 4);
@@ -274,7 +276,7 @@ async fn a_session_of_another_directory_is_not_resumed_here() {
     let (t, sessions) =
         setup_saving(vec![answer("x")], SessionOptions { no_tools: true, ..SessionOptions::default() }).await;
     t.session.run("hi").await.unwrap();
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     let elsewhere = t.ws.parent().unwrap().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let home = t.ws.parent().unwrap().join("home");
@@ -356,7 +358,7 @@ async fn every_block_type_survives_save_load_and_continue() {
         &env,
     )
     .unwrap();
-    assert_eq!(s.history().await.unwrap(), history);
+    assert_eq!(s.conversation().history().await.unwrap(), history);
     assert_eq!(s.run("and then?").await.unwrap().answer, "continued");
     // the request carried every block back, in the protocol's shape
     let body = &t.llm.request_bodies().await[0];
@@ -385,7 +387,7 @@ async fn compaction_is_saved_and_survives_a_resume() {
     t.session.run(format!("first {big}")).await.unwrap();
     t.session.run(format!("second {big}")).await.unwrap();
     let mut rx = t.session.subscribe();
-    t.session.compact(Some("the plan".into())).unwrap();
+    t.session.conversation().compact(Some("the plan".into())).unwrap();
     let folded = loop {
         if let AgentEvent::CompactionEnd { messages_folded, .. } =
             tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap()
@@ -400,9 +402,9 @@ async fn compaction_is_saved_and_survives_a_resume() {
         "the focus reaches the summarizer"
     );
     assert_eq!(t.session.run("third").await.unwrap().answer, "three");
-    let history = t.session.history().await.unwrap();
+    let history = t.session.conversation().history().await.unwrap();
     assert!(history[0].text().contains("[Summary of the earlier conversation"));
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     let store = octo_app::session_store::SessionStore::new(t.ws.parent().unwrap().join("home/sessions"));
     assert_eq!(store.load(&id).unwrap().messages, history, "the file holds the compacted history");
     assert!(
@@ -419,7 +421,7 @@ async fn a_failed_turn_is_recorded_and_its_prompt_offered_on_resume() {
     assert_eq!(t.session.run("one").await.unwrap().answer, "first");
     let r = t.session.run("the prompt that failed").await.unwrap();
     assert!(r.failed());
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     let home = t.ws.parent().unwrap().join("home");
     let text = std::fs::read_to_string(home.join("sessions").join(format!("{id}.jsonl"))).unwrap();
     assert!(text.contains("\"type\":\"pending\"") && text.contains("\"type\":\"rolled_back\""), "{text}");
@@ -432,8 +434,8 @@ async fn a_failed_turn_is_recorded_and_its_prompt_offered_on_resume() {
         &env,
     )
     .unwrap();
-    assert_eq!(resumed.unanswered(), Some("the prompt that failed"));
-    assert_eq!(resumed.history().await.unwrap().len(), 2, "only the answered round");
+    assert_eq!(resumed.approvals().unanswered(), Some("the prompt that failed"));
+    assert_eq!(resumed.conversation().history().await.unwrap().len(), 2, "only the answered round");
 }
 
 #[tokio::test]
@@ -477,7 +479,7 @@ async fn a_session_with_tool_calls_resumes_on_a_server_that_rejects_null_content
     )
     .await;
     t.session.run("look around").await.unwrap();
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     drop(t.session);
     tokio::time::sleep(Duration::from_millis(50)).await;
     Mock::given(matchers::method("POST"))

@@ -57,12 +57,12 @@ fn call(id: &str, tool: &str, input: serde_json::Value) -> Scripted {
 /// Runs one queued turn to its end, approving every question; returns its events.
 async fn run_turn(s: &Session, prepared: impl Into<octo_app::skills::Prepared>) -> Vec<AgentEvent> {
     let mut rx = s.subscribe();
-    s.prompt_prepared(prepared.into()).unwrap();
+    s.prompt(prepared.into()).unwrap();
     let mut events = Vec::new();
     loop {
         let e = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap();
         if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
-            s.approve(approval_id).unwrap();
+            s.approvals().approve(approval_id).unwrap();
         }
         let end = matches!(e, AgentEvent::TurnEnd { .. });
         events.push(e);
@@ -154,20 +154,20 @@ async fn a_projects_skills_grant_only_once_trusted_and_a_change_asks_again() {
         Mode::Default,
     )
     .await;
-    let waiting = t.session.untrusted_grants();
+    let waiting = t.session.trust().untrusted_grants();
     assert!(waiting.len() == 1 && waiting[0].starts_with("/clean: Bash(rm:*)"), "{waiting:?}");
     let events = run_turn(&t.session, octo_app::Message::user("clean")).await;
     assert_eq!(asked(&events), 1, "before trust its rm is asked about");
-    t.session.trust_grants().unwrap();
-    assert!(t.session.untrusted_grants().is_empty());
+    t.session.trust().trust_grants().unwrap();
+    assert!(t.session.trust().untrusted_grants().is_empty());
     let events = run_turn(&t.session, octo_app::Message::user("clean again")).await;
     assert_eq!(asked(&events), 0, "trusted, its allowed-tools grant");
     assert!(!t.ws.join("junk2.txt").exists());
     // A changed file is asked about again.
     std::fs::write(t.ws.join(".claude/skills/clean/SKILL.md"), clean.replace("rm:*", "rm:*), Bash(curl:*"))
         .unwrap();
-    t.session.reload_skills().unwrap();
-    assert_eq!(t.session.untrusted_grants().len(), 1);
+    t.session.skills().reload().unwrap();
+    assert_eq!(t.session.trust().untrusted_grants().len(), 1);
 }
 
 #[tokio::test]
@@ -185,13 +185,16 @@ async fn a_projects_settings_allow_only_once_trusted() {
         Mode::Default,
     )
     .await;
-    let waiting = t.session.untrusted_settings();
+    let waiting = t.session.trust().untrusted_settings();
     assert!(waiting.len() == 1 && waiting[0].starts_with("Bash(touch:*) ("), "{waiting:?}");
-    assert!(t.session.rules().iter().any(|r| r.action().as_str() == "deny"), "deny rules apply at once");
+    assert!(
+        t.session.permissions().rules().iter().any(|r| r.action().as_str() == "deny"),
+        "deny rules apply at once"
+    );
     let events = run_turn(&t.session, octo_app::Message::user("one")).await;
     assert_eq!(asked(&events), 1);
-    t.session.trust_settings().unwrap();
-    assert!(t.session.untrusted_settings().is_empty());
+    t.session.trust().trust_settings().unwrap();
+    assert!(t.session.trust().untrusted_settings().is_empty());
     let events = run_turn(&t.session, octo_app::Message::user("two")).await;
     assert_eq!(asked(&events), 0, "trusted, the project's allow rule applies");
 }
@@ -212,17 +215,17 @@ async fn a_commands_model_runs_its_turn_and_the_sessions_comes_back() {
         Mode::Default,
     )
     .await;
-    let notes = t.session.notes().join("\n");
+    let notes = t.session.conversation().notes().join("\n");
     assert!(
         notes.contains("/odd asks for the model `nowhere:nothing`") && notes.contains("session's model"),
         "{notes}"
     );
-    let inv = t.session.invoke("deep", "it").await.unwrap().unwrap();
-    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    let inv = t.session.skills().invoke("deep", "it").await.unwrap().unwrap();
+    let prepared = t.session.skills().finish(inv).await.unwrap();
     run_turn(&t.session, prepared).await;
     run_turn(&t.session, octo_app::Message::user("plain")).await;
-    let inv = t.session.invoke("same", "").await.unwrap().unwrap();
-    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    let inv = t.session.skills().invoke("same", "").await.unwrap().unwrap();
+    let prepared = t.session.skills().finish(inv).await.unwrap();
     run_turn(&t.session, prepared).await;
     let bodies = t.llm.request_bodies().await;
     let models: Vec<&str> = bodies.iter().map(|b| b["model"].as_str().unwrap()).collect();
@@ -239,10 +242,10 @@ async fn a_command_runs_its_commands_and_includes_files_before_the_prompt_is_sen
         Mode::Default,
     )
     .await;
-    let inv = t.session.invoke("explain", "\"new\" users\nand 'others'").await.unwrap().unwrap();
+    let inv = t.session.skills().invoke("explain", "\"new\" users\nand 'others'").await.unwrap().unwrap();
     // `echo` only looks: it runs without a question, as Claude Code runs such lines.
     assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
-    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    let prepared = t.session.skills().finish(inv).await.unwrap();
     assert!(prepared.scope.is_some());
     run_turn(&t.session, prepared).await;
     let body = &t.llm.request_bodies().await[0];
@@ -261,32 +264,32 @@ async fn refused_steps_stop_the_command_and_nothing_is_sent() {
         (".env", "SECRET=1\n"),
     ];
     let t = setup(&cmds, vec![], "[permissions]\ndeny = [\"terminal(rm*)\"]\n", Mode::Auto).await;
-    let err = t.session.invoke("clean", "").await.unwrap().unwrap_err().to_string();
+    let err = t.session.skills().invoke("clean", "").await.unwrap().unwrap_err().to_string();
     assert!(err.contains("terminal(rm*)"), "{err}");
     // A secret is asked about even in auto mode; headless runs then stop (see the CLI tests).
-    let inv = t.session.invoke("leak", "").await.unwrap().unwrap();
+    let inv = t.session.skills().invoke("leak", "").await.unwrap().unwrap();
     let asks: Vec<_> = inv.questions().collect();
     assert!(asks.len() == 1 && asks[0].ask.as_deref().unwrap().contains("secrets"), "{asks:?}");
     // A line that only looks needs no grant (`allowed-tools` grants; it no longer narrows).
-    let inv = t.session.invoke("looks", "").await.unwrap().unwrap();
+    let inv = t.session.skills().invoke("looks", "").await.unwrap().unwrap();
     assert_eq!(inv.questions().count(), 0, "{:?}", inv.steps);
-    assert!(t.session.invoke("nope", "").await.is_none());
+    assert!(t.session.skills().invoke("nope", "").await.is_none());
     assert!(t.llm.request_bodies().await.is_empty());
 }
 
 #[tokio::test]
 async fn reloading_reads_the_folders_again_and_rebuilds_the_listing() {
     let t = setup(&[], vec![answer("one"), answer("two")], "", Mode::Default).await;
-    assert!(t.session.skills().is_empty());
+    assert!(t.session.skills().catalog().is_empty());
     run_turn(&t.session, octo_app::Message::user("hi")).await;
     write(
         &t.ws.join(".octo/skills/deploy/SKILL.md"),
         "---\nname: deploy\ndescription: Ships it\n---\nShip.\n",
     );
     write(&t.ws.join(".octo/skills/bad/SKILL.md"), "---\nname: other\ndescription: x\n---\n");
-    let notices = t.session.reload_skills().unwrap();
+    let notices = t.session.skills().reload().unwrap();
     assert!(notices.iter().any(|n| n.contains("bad/SKILL.md")), "{notices:?}");
-    assert!(t.session.skills().get("deploy").is_some());
+    assert!(t.session.skills().catalog().get("deploy").is_some());
     run_turn(&t.session, octo_app::Message::user("again")).await;
     let bodies = t.llm.request_bodies().await;
     let system = |i: usize| bodies[i]["system"][0]["text"].as_str().unwrap().to_owned();
@@ -313,11 +316,11 @@ async fn a_commands_lines_meet_the_pretooluse_hooks_and_arguments_stay_values() 
         Mode::Auto,
     )
     .await;
-    let err = t.session.invoke("fetch", "").await.unwrap().unwrap_err().to_string();
+    let err = t.session.skills().invoke("fetch", "").await.unwrap().unwrap_err().to_string();
     assert!(err.contains("no curl in commands"), "{err}");
     // An argument that looks like a command substitution is printed, not run.
-    let inv = t.session.invoke("say", "$(touch pwned) it's").await.unwrap().unwrap();
-    let prepared = t.session.finish_invocation(inv).await.unwrap();
+    let inv = t.session.skills().invoke("say", "$(touch pwned) it's").await.unwrap().unwrap();
+    let prepared = t.session.skills().finish(inv).await.unwrap();
     assert!(prepared.message.text().contains("Said: $(touch pwned) it's"), "{}", prepared.message.text());
     assert!(!t.ws.join("pwned").exists());
 }
@@ -371,9 +374,9 @@ async fn claude_codes_commit_command_commits_unattended() {
         ..SessionOptions::default()
     };
     let session = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
-    let inv = session.invoke("commit", "").await.unwrap().unwrap();
+    let inv = session.skills().invoke("commit", "").await.unwrap().unwrap();
     assert_eq!(inv.questions().count(), 0, "its context lines only look: {:?}", inv.steps);
-    let prepared = session.finish_invocation(inv).await.unwrap();
+    let prepared = session.skills().finish(inv).await.unwrap();
     let events = run_turn(&session, prepared).await;
     assert_eq!(outcome(&events, "t1").0, ToolOutcome::Ran, "{}", outcome(&events, "t1").1);
     assert_eq!(outcome(&events, "t2").0, ToolOutcome::Ran, "{}", outcome(&events, "t2").1);

@@ -71,7 +71,7 @@ async fn turn(s: &Session, text: &str) -> Vec<AgentEvent> {
     loop {
         let e = tokio::time::timeout(Duration::from_secs(30), rx.recv()).await.unwrap().unwrap();
         if let AgentEvent::ApprovalRequired { approval_id, .. } = &e {
-            s.approve(approval_id).unwrap();
+            s.approvals().approve(approval_id).unwrap();
         }
         let end = matches!(e, AgentEvent::TurnEnd { .. });
         events.push(e);
@@ -201,9 +201,13 @@ async fn a_claude_code_agent_file_is_restricted_to_its_tools_and_turn_cap() {
     )
     .await;
     assert!(
-        t.session.notes().iter().any(|n| n.contains("broken.md") && n.contains("not valid YAML")),
+        t.session
+            .conversation()
+            .notes()
+            .iter()
+            .any(|n| n.contains("broken.md") && n.contains("not valid YAML")),
         "{:?}",
-        t.session.notes()
+        t.session.conversation().notes()
     );
     let events = turn(&t.session, "review").await;
     let (o, text) = result(&events, "t1");
@@ -279,7 +283,7 @@ async fn a_background_child_finishes_after_the_turn_and_the_model_is_told() {
     assert!(result(&events, "t1").1.contains("Started the sub-agent explore-1"));
     assert!(matches!(events.last(), Some(AgentEvent::TurnEnd { reason: TurnEndReason::Completed, .. })));
     let before = t.session.status().usage.input_tokens;
-    let spawner = t.session.subagents().unwrap();
+    let spawner = t.session.tools().subagents().unwrap();
     for _ in 0..100 {
         if matches!(spawner.children()[0].state, octo_app::subagents::ChildState::Done(_)) {
             break;
@@ -329,7 +333,7 @@ async fn a_childs_approvals_reach_the_parents_front_end_and_plan_mode_holds() {
         "{asked:?}"
     );
     assert_eq!(std::fs::read_to_string(t.ws.join("out.txt")).unwrap(), "from the child\n");
-    t.session.set_mode(Mode::Plan);
+    t.session.permissions().set_mode(Mode::Plan);
     turn(&t.session, "plan it").await;
     assert!(!t.ws.join("plan.txt").exists(), "plan mode holds for children");
 }
@@ -366,7 +370,7 @@ async fn cancelling_stops_five_running_children_and_their_commands() {
         }
     }
     assert!(cancelled_at.elapsed() < Duration::from_secs(5));
-    let children = t.session.subagents().unwrap().children();
+    let children = t.session.tools().subagents().unwrap().children();
     assert_eq!(children.len(), 5);
     assert!(children.iter().all(|c| c.state != octo_app::subagents::ChildState::Running), "{children:?}");
     // The parent's history is still a valid conversation: the next turn works.
@@ -444,7 +448,7 @@ async fn priced_at_its_own_rate(model: &str, extra: &str) {
     let expected = sonnet.cost(&parent) + haiku.cost(&child);
     let got = status.cost_usd.unwrap();
     assert!((got - expected).abs() < 1e-9, "session: {got} vs {expected}");
-    let turn = t.session.summarize(&fold).cost_usd.unwrap();
+    let turn = t.session.conversation().summarize(&fold).cost_usd.unwrap();
     assert!((turn - expected).abs() < 1e-9, "turn: {turn} vs {expected}");
     assert!((got - sonnet.cost(&status.usage)).abs() > 1e-9, "not all at the session's rate");
 }
@@ -474,7 +478,7 @@ async fn a_background_childs_approval_reaches_a_front_end_that_answers_between_t
             .await;
         let mut rx = t.session.subscribe();
         turn(&t.session, "write in the background").await;
-        let spawner = t.session.subagents().unwrap();
+        let spawner = t.session.tools().subagents().unwrap();
         let mut asked = None;
         for _ in 0..100 {
             while let Ok(e) = rx.try_recv() {
@@ -493,7 +497,7 @@ async fn a_background_childs_approval_reaches_a_front_end_that_answers_between_t
             let (id, summary) = asked.expect("the front end was asked");
             assert!(summary.starts_with("[background sub-agent general-1]"), "{summary}");
             assert!(!t.ws.join("out.txt").exists(), "waits for the answer");
-            t.session.approve(&id).unwrap();
+            t.session.approvals().approve(&id).unwrap();
         } else {
             assert!(asked.is_none(), "nobody is asked");
         }
@@ -544,7 +548,7 @@ async fn children_of_a_resumed_session_keep_the_earlier_childrens_histories() {
     )
     .await;
     turn(&t.session, "look once").await;
-    let id = t.session.session_id().unwrap();
+    let id = t.session.conversation().id().unwrap();
     let home = t.ws.parent().unwrap().join("home");
     assert_eq!(found(&home, "explore-1").len(), 1);
     drop(t.session);

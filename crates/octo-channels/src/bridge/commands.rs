@@ -78,13 +78,14 @@ impl Bridge {
         arg: &str,
     ) -> Option<octo_app::skills::Prepared> {
         let cancel = octo_app::CancellationToken::new();
-        match c.session.invoke_unattended(word, arg, "in a chat", cancel).await {
+        match c.session.skills().invoke_unattended(word, arg, "in a chat", cancel).await {
             Some(Ok(prepared)) => return Some(prepared),
             Some(Err(e)) => self.say(chat, &e.to_string()).await,
             None => {
                 let skills: Vec<String> = c
                     .session
                     .skills()
+                    .catalog()
                     .iter()
                     .filter(|s| s.user_invocable)
                     .map(|s| format!("/{}", s.name))

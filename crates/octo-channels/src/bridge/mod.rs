@@ -221,7 +221,7 @@ impl Bridge {
             if user == c.owner {
                 let asked = lock(&c.question).take();
                 if let Some(q) = asked {
-                    if c.session.answer(&q, &text).is_ok() {
+                    if c.session.approvals().answer(&q, &text).is_ok() {
                         return;
                     }
                 }
@@ -242,7 +242,7 @@ impl Bridge {
             None => octo_app::Message::user(text.as_str()).into(),
         };
         let queued = c.pending.fetch_add(1, Ordering::SeqCst) > 0;
-        if let Err(e) = c.session.prompt_prepared(prepared) {
+        if let Err(e) = c.session.prompt(prepared) {
             c.pending.fetch_sub(1, Ordering::SeqCst);
             return self.say(&chat, &e.to_string()).await;
         }

@@ -39,7 +39,8 @@ impl Bridge {
         let Some(sent) = sent else {
             return ("This request is no longer waiting.".into(), None);
         };
-        let done = if verdict { c.session.approve(id) } else { c.session.reject(id, None) };
+        let done =
+            if verdict { c.session.approvals().approve(id) } else { c.session.approvals().reject(id, None) };
         match done {
             Ok(()) => ((if verdict { "Allowed" } else { "Denied" }).to_owned(), Some(sent)),
             Err(_) => ("This request is no longer waiting.".into(), None),

@@ -193,7 +193,7 @@ impl Bridge {
             Err(e) => {
                 // Nobody could answer it: refused rather than left waiting.
                 let why = format!("the chat could not show the approval ({e})");
-                let _ = c.session.reject(&approval_id, Some(why));
+                let _ = c.session.approvals().reject(&approval_id, Some(why));
                 self.say(
                     chat,
                     &format!("Could not show an approval for {}, so it was denied: {e}", request.tool),

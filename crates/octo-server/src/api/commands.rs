@@ -82,7 +82,7 @@ pub async fn list(
         })
         .collect();
     out.push(json!({"name": "/rewind", "about": "go back over turns (files, conversation or both): use a turn's Rewind button", "hint": null, "kind": "command"}));
-    for skill in e.session.skills().iter().filter(|s| s.user_invocable) {
+    for skill in e.session.skills().catalog().iter().filter(|s| s.user_invocable) {
         out.push(json!({
             "name": format!("/{}", skill.name),
             "about": skill.description,
@@ -98,7 +98,7 @@ pub async fn list(
 /// starts).
 pub async fn invoke(session: &Session, word: &str, arg: &str) -> Result<Prepared, ApiError> {
     let cancel = octo_app::CancellationToken::new();
-    match session.invoke_unattended(word, arg, "before a skill starts in the web UI", cancel).await {
+    match session.skills().invoke_unattended(word, arg, "before a skill starts in the web UI", cancel).await {
         None => Err(err(
             StatusCode::NOT_FOUND,
             FRONT.unknown(word, skill_names(session).iter().map(String::as_str)),
@@ -113,5 +113,5 @@ pub async fn invoke(session: &Session, word: &str, arg: &str) -> Result<Prepared
 
 /// The names of the skills and custom commands the user may run, as `/name`.
 fn skill_names(session: &Session) -> Vec<String> {
-    session.skills().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
+    session.skills().catalog().iter().filter(|s| s.user_invocable).map(|s| format!("/{}", s.name)).collect()
 }

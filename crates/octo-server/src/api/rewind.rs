@@ -17,7 +17,8 @@ pub async fn turns(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let e = entry(&state, &id)?;
-    let turns = e.session.rewind_turns(200).await.map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
+    let turns =
+        e.session.conversation().turns(200).await.map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
     Ok(Json(Value::Array(
         turns.into_iter().map(|t| json!({"back": t.back, "prompt": t.prompt, "files": t.files})).collect(),
     )))
@@ -60,15 +61,23 @@ pub async fn rewind(
     if e.session.status().state == octo_app::State::Running {
         return Err(err(StatusCode::CONFLICT, "a turn is running: stop it first"));
     }
-    let plan =
-        e.session.rewind_plan(r.turns, what).await.map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
+    let plan = e
+        .session
+        .conversation()
+        .rewind_plan(r.turns, what)
+        .await
+        .map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
     let overwrite: Vec<_> = if r.overwrite {
         plan.files.iter().filter(|f| f.changed_since).map(|f| f.path.clone()).collect()
     } else {
         Vec::new()
     };
-    let report =
-        e.session.rewind(&plan, &overwrite).await.map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
+    let report = e
+        .session
+        .conversation()
+        .rewind(&plan, &overwrite)
+        .await
+        .map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
     Ok(Json(json!({
         "turns": report.turns,
         "restored": report.restored,

@@ -91,7 +91,11 @@ pub async fn rename(
     }
     belongs(&state, &id)?;
     match state.hub.by_saved(&id) {
-        Some(live) => live.session.rename(&title).map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?,
+        Some(live) => live
+            .session
+            .conversation()
+            .rename(&title)
+            .map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?,
         None => state
             .hub
             .launcher()

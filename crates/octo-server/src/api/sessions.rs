@@ -23,7 +23,7 @@ fn summary(e: &Entry) -> Value {
         "mode": s.mode.to_string(),
         "running": s.state == RunState::Running,
         "turns": s.turns,
-        "saved_as": e.session.session_id(),
+        "saved_as": e.session.conversation().id(),
         "last_event": e.last_event(),
     })
 }
@@ -95,7 +95,7 @@ pub async fn create(State(state): State<Arc<AppState>>, Body(c): Body<Create>) -
     match made {
         Ok(e) => {
             let mut body = summary(&e);
-            body["notes"] = json!(e.session.notes());
+            body["notes"] = json!(e.session.conversation().notes());
             Ok((StatusCode::CREATED, Json(body)).into_response())
         }
         Err(HubError::Full(n)) => {
@@ -129,8 +129,8 @@ pub async fn status(
     body["context_window"] = json!(s.context_window);
     body["queued"] = json!(s.queued);
     body["sandbox"] = json!(s.sandbox);
-    body["todos"] = json!(e.session.todos());
-    body["notes"] = json!(e.session.notes());
+    body["todos"] = json!(e.session.conversation().todos());
+    body["notes"] = json!(e.session.conversation().notes());
     Ok(Json(body))
 }
 

@@ -39,7 +39,7 @@ pub async fn prompt(
         if let octo_app::commands::Parsed::Other(word, arg) = octo_app::commands::parse(&p.text) {
             let prepared = super::commands::invoke(&e.session, word, arg).await?;
             e.announce_prompt(&p.text, 0);
-            e.session.prompt_prepared(prepared).map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
+            e.session.prompt(prepared).map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
             return Ok(queued(&e.session));
         }
         e.announce_prompt(&p.text, 0);
@@ -48,7 +48,7 @@ pub async fn prompt(
     }
     let message = with_images(&p.text, &p.images)?;
     e.announce_prompt(&p.text, p.images.len());
-    e.session.prompt_message(message).map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
+    e.session.prompt(message).map_err(|x| err(StatusCode::CONFLICT, x.to_string()))?;
     Ok(queued(&e.session))
 }
 
@@ -104,10 +104,10 @@ pub async fn approve(
 ) -> Result<StatusCode, ApiError> {
     let e = entry(&state, &id)?;
     let done = match d.decision.as_str() {
-        "allow" => e.session.approve(&approval),
-        "always" => e.session.approve_always(&approval),
-        "deny" => e.session.reject(&approval, d.message),
-        "deny_always" => e.session.reject_always(&approval, d.message),
+        "allow" => e.session.approvals().approve(&approval),
+        "always" => e.session.approvals().approve_always(&approval),
+        "deny" => e.session.approvals().reject(&approval, d.message),
+        "deny_always" => e.session.approvals().reject_always(&approval, d.message),
         other => {
             return Err(err(
                 StatusCode::BAD_REQUEST,
@@ -134,12 +134,17 @@ pub async fn answer(
     Path((id, question)): Path<(String, String)>,
     Body(a): Body<Answer>,
 ) -> Result<StatusCode, ApiError> {
-    entry(&state, &id)?.session.answer(&question, &a.answer).map(|()| StatusCode::NO_CONTENT).map_err(|_| {
-        err(
-            StatusCode::CONFLICT,
-            format!("question `{question}` is not waiting: it was already answered, or its turn ended"),
-        )
-    })
+    entry(&state, &id)?
+        .session
+        .approvals()
+        .answer(&question, &a.answer)
+        .map(|()| StatusCode::NO_CONTENT)
+        .map_err(|_| {
+            err(
+                StatusCode::CONFLICT,
+                format!("question `{question}` is not waiting: it was already answered, or its turn ended"),
+            )
+        })
 }
 
 #[derive(Deserialize)]

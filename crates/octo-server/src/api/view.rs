@@ -88,11 +88,11 @@ pub fn items(session: &Session, messages: &[Message]) -> Vec<Value> {
                 }
                 (_, ContentBlock::ToolUse { id, name, input }) => {
                     flush(&mut text, &mut out);
-                    let diff = session.tool_meta(name).is_some_and(|m| m.output == OutputKind::Diff);
+                    let diff = session.tools().meta(name).is_some_and(|m| m.output == OutputKind::Diff);
                     tools.insert(id.clone(), out.len());
                     out.push(json!({
                         "kind": "tool", "id": id, "name": name,
-                        "summary": session.tool_summary(name, input),
+                        "summary": session.tools().summary(name, input),
                         "diff": diff, "output": null, "is_error": false,
                     }));
                 }

@@ -317,3 +317,63 @@ fn the_readme_library_example_is_the_program_ci_runs() {
     let manifest = std::fs::read_to_string(root.join("examples/library/Cargo.toml")).unwrap();
     assert!(!manifest.contains("octo-app ="), "the example uses the crates without octo-app");
 }
+
+/// The public methods (`pub fn`, `pub async fn`; not `pub(crate)`) in `text`'s `impl <ty> {`
+/// blocks, by name.
+fn pub_methods_of(text: &str, ty: &str) -> Vec<String> {
+    let opening = format!("impl {ty} {{");
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(&opening) {
+        let mut depth = 0usize;
+        let mut line_start = at;
+        let mut named = false;
+        for (i, c) in text[at..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                '\n' => (line_start, named) = (at + i + 1, false),
+                _ => {}
+            }
+            if depth == 0 && c == '}' {
+                break;
+            }
+            if depth == 1 && c == '(' && !std::mem::replace(&mut named, true) {
+                let line = text[line_start..at + i].trim_start();
+                let line = line.strip_prefix("pub async fn ").or_else(|| line.strip_prefix("pub fn "));
+                if let Some(name) = line {
+                    out.push(name.split('<').next().unwrap_or(name).to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_session_keeps_a_small_core_and_every_impl_of_it_is_under_session() {
+    let src = root().join("crates/octo-app/src");
+    let mut methods = Vec::new();
+    let mut outside = Vec::new();
+    for file in rust_files(&src) {
+        let code = code_of(&file);
+        let found = pub_methods_of(&code, "Session");
+        if code.contains("impl Session {") && !file.starts_with(src.join("session")) {
+            outside.push(file.display().to_string());
+        }
+        methods.extend(found);
+    }
+    assert!(outside.is_empty(), "`impl Session` outside session/ (use a sub-handle there): {outside:?}");
+    assert!(methods.len() >= 5, "the counter found the core: {methods:?}");
+    assert!(
+        methods.len() <= 20,
+        "Session has {} public methods (at most 20; give new verbs to a sub-handle): {methods:?}",
+        methods.len()
+    );
+}
+
+#[test]
+fn the_method_counter_counts_public_methods_only() {
+    let text = "impl Session {\n    pub fn a(&self) {\n        if x { y() }\n    }\n    pub(crate) fn b(&self) {}\n    \
+                fn c(&self) {}\n    pub async fn d<'a>(&self) -> Result<(), E> {}\n}\nimpl Other {\n    pub fn e(&self) {}\n}\n";
+    assert_eq!(pub_methods_of(text, "Session"), ["a", "d"]);
+}
