@@ -5,14 +5,11 @@
 
 use super::actor::Task;
 use super::error::SessionError;
-use super::handles::{Approvals, Conversation, Memories, Permissions, Servers, Skills, Tools, Trust};
 use super::options::Status;
 use super::setup::{Setup, TaskParts};
 use super::state::{Command, Core};
-use crate::commands::{CommandError, Reply, SessionCommand};
 use crate::config::Config;
 use crate::fold::{TurnFold, TurnSummary};
-use crate::launcher::Launcher;
 use crate::permissions::PermissionEngine;
 use crate::skills::Prepared;
 use octo_agent::{Agent, AgentEvent, ApprovalBroker};
@@ -158,53 +155,6 @@ impl Session {
     /// front end about to exit loses nothing.
     pub async fn settle(&self) {
         let _ = self.conversation().history().await;
-    }
-
-    /// Runs a shared command (`/status`, `/mode plan`, …; see [`crate::commands`]) and returns
-    /// what it amounts to. `launcher` is the one the session came from (for `/model`'s keys and
-    /// the saved sessions of `/history` and `/resume`).
-    pub async fn command(&self, launcher: &Launcher, command: SessionCommand) -> Result<Reply, CommandError> {
-        crate::commands::run::run(self, launcher, command).await
-    }
-
-    /// Answering the tool calls and questions waiting for the user.
-    pub fn approvals(&self) -> Approvals<'_> {
-        Approvals { session: self }
-    }
-
-    /// The permission mode, the rules in force and what was allowed for the session.
-    pub fn permissions(&self) -> Permissions<'_> {
-        Permissions { session: self }
-    }
-
-    /// The conversation: its history, id, title, model, compaction, export and rewinding.
-    pub fn conversation(&self) -> Conversation<'_> {
-        Conversation { session: self }
-    }
-
-    /// The user's and the workspace's memory: `/remember`, `/memory --here`, the dream.
-    pub fn memories(&self) -> Memories<'_> {
-        Memories { session: self }
-    }
-
-    /// The session's MCP and language servers.
-    pub fn servers(&self) -> Servers<'_> {
-        Servers { session: self }
-    }
-
-    /// The skills and custom commands, and running one as `/name args`.
-    pub fn skills(&self) -> Skills<'_> {
-        Skills { session: self }
-    }
-
-    /// What a project brings that waits for the user's trust: hooks, granting skills, settings.
-    pub fn trust(&self) -> Trust<'_> {
-        Trust { session: self }
-    }
-
-    /// The tools the model can call, the sub-agents, and the processes they left running.
-    pub fn tools(&self) -> Tools<'_> {
-        Tools { session: self }
     }
 
     /// Background commands still running.

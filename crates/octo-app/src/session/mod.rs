@@ -4,7 +4,7 @@
 //! - `state`: the core made first — the event channel, the shared state, the saved id;
 //! - `setup`: the typed parts a started session keeps;
 //! - `actor`: the task that owns the agent, one step per command;
-//! - `facade`: [`Session`] itself — prompts, events, approvals, status;
+//! - `facade`: [`Session`] itself — prompts, events, status; `command`: its shared commands;
 //! - the start pipeline: `steps` and `tools_step` (each returns a part), `resume`, and
 //!   `start` (their composition);
 //! - `handles`: the sub-handles [`Session`] hands out for everything beyond its core, and
@@ -17,6 +17,7 @@
 mod actor;
 mod approvals;
 mod budget;
+mod command;
 mod context;
 mod conversation;
 mod error;
