@@ -53,7 +53,7 @@ async fn blocking<T: Send + 'static>(
 
 impl Recorder {
     /// A recorder for `workspace`, its stores under `root`; `None` when checkpoints are off.
-    pub fn new(root: PathBuf, workspace: PathBuf, settings: CheckpointSettings) -> Option<Arc<Self>> {
+    pub(crate) fn new(root: PathBuf, workspace: PathBuf, settings: CheckpointSettings) -> Option<Arc<Self>> {
         settings.enabled.then(|| {
             Arc::new(Self {
                 root,
@@ -70,7 +70,7 @@ impl Recorder {
 
     /// The workspace's store, opened at the first need (old checkpoints are pruned then, in the
     /// background).
-    pub async fn store(&self) -> Option<Arc<CheckpointStore>> {
+    pub(crate) async fn store(&self) -> Option<Arc<CheckpointStore>> {
         if self.off.load(Ordering::Relaxed) {
             return None;
         }
@@ -129,12 +129,12 @@ impl Recorder {
     }
 
     /// The id a session's checkpoints are kept under: the saved session's, else one of its own.
-    pub fn key(&self, saved: Option<String>) -> String {
+    pub(crate) fn key(&self, saved: Option<String>) -> String {
         saved.unwrap_or_else(|| self.unsaved.clone())
     }
 
     /// Notices for the user since the last call.
-    pub fn take_notices(&self) -> Vec<String> {
+    pub(crate) fn take_notices(&self) -> Vec<String> {
         std::mem::take(&mut *self.notices.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
@@ -151,12 +151,12 @@ impl Recorder {
     }
 
     /// A turn of `session` starts.
-    pub async fn begin(&self, session: String) {
+    pub(crate) async fn begin(&self, session: String) {
         *self.turn.lock().await = Turn { session: Some(session), ..Turn::default() };
     }
 
     /// The state before the turn, taken before its first call that may change files.
-    pub async fn ensure_before(&self) {
+    pub(crate) async fn ensure_before(&self) {
         let mut turn = self.turn.lock().await;
         if turn.before.is_some() || self.off.load(Ordering::Relaxed) {
             return;
@@ -166,14 +166,14 @@ impl Recorder {
     }
 
     /// A sub-agent starts its work: the state now, to tell its changes from the turn's.
-    pub async fn child_start(&self) -> Option<Snapshot> {
+    pub(crate) async fn child_start(&self) -> Option<Snapshot> {
         self.ensure_before().await;
         let session = self.turn.lock().await.session.clone()?;
         self.snapshot(&session).await
     }
 
     /// A sub-agent ended: what changed since `start` is put down to `who`.
-    pub async fn child_end(&self, who: String, start: Option<Snapshot>) {
+    pub(crate) async fn child_end(&self, who: String, start: Option<Snapshot>) {
         let Some(start) = start else { return };
         let paths = self.changed_since(start).await;
         if !paths.is_empty() {
@@ -182,7 +182,7 @@ impl Recorder {
     }
 
     /// The paths (relative to the workspace) that changed since `start` was taken.
-    pub async fn changed_since(&self, start: Snapshot) -> Vec<String> {
+    pub(crate) async fn changed_since(&self, start: Snapshot) -> Vec<String> {
         let Some(session) = self.turn.lock().await.session.clone() else { return Vec::new() };
         let (Some(now), Some(store)) = (self.snapshot(&session).await, self.store().await) else {
             return Vec::new();
@@ -195,7 +195,7 @@ impl Recorder {
     }
 
     /// The turn ended: its checkpoint, when it changed files.
-    pub async fn end(&self, position: usize, prompt: String) -> Option<Checkpoint> {
+    pub(crate) async fn end(&self, position: usize, prompt: String) -> Option<Checkpoint> {
         let turn = std::mem::take(&mut *self.turn.lock().await);
         let (session, before) = (turn.session?, turn.before?);
         let after = self.snapshot(&session).await?;

@@ -53,7 +53,7 @@ pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
 }
 
 /// Every plugin Claude Code installed for the user, with whether the user's settings enable it.
-pub fn all_installed(claude_dir: &Path) -> Vec<(InstalledPlugin, bool)> {
+pub(crate) fn all_installed(claude_dir: &Path) -> Vec<(InstalledPlugin, bool)> {
     let enabled: Vec<String> = read_json(&claude_dir.join("settings.json"))
         .and_then(|s| s.get("enabledPlugins").and_then(Value::as_object).cloned())
         .map(|m| m.into_iter().filter(|(_, on)| on.as_bool() == Some(true)).map(|(k, _)| k).collect())
@@ -132,7 +132,7 @@ fn marketplace_entry(
 /// The language servers an installed plugin brings — its `plugin.json`'s `lspServers` (inline,
 /// or the path of a file), its `.lsp.json`, its marketplace entry's `lspServers` — with a note
 /// for each entry left out.
-pub fn lsp_servers(plugin: &InstalledPlugin) -> (Vec<(String, octo_lsp::ServerConfig)>, Vec<String>) {
+pub(crate) fn lsp_servers(plugin: &InstalledPlugin) -> (Vec<(String, octo_lsp::ServerConfig)>, Vec<String>) {
     let mut values: Vec<Value> = Vec::new();
     let mut read_file = |rel: &str| {
         if let Some(v) = read_json(&plugin.root.join(rel)) {

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use thiserror::Error;
 
 /// The keyring service name octo stores keys under.
-pub const KEYRING_SERVICE: &str = "octo";
+pub(crate) const KEYRING_SERVICE: &str = "octo";
 
 /// A credential store failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub trait CredentialStore: Send + Sync {
 /// The operating system's keyring (macOS Keychain, Windows Credential Manager, the Secret
 /// Service on Linux).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OsKeyring;
+pub(crate) struct OsKeyring;
 
 fn entry(endpoint: &str) -> Result<keyring::Entry, CredentialError> {
     keyring::Entry::new(KEYRING_SERVICE, endpoint).map_err(classify)
@@ -221,7 +221,7 @@ impl KeyStore {
     /// `OCTO_KEYRING_FILE` names a key file (when not empty); `OCTO_NO_KEYRING`, set to anything
     /// (even nothing), turns the store off; otherwise the OS keyring. `env` must report a
     /// variable that is set but empty as `Some("")`.
-    pub fn from_env(env: crate::config::EnvLookup<'_>) -> Self {
+    pub(crate) fn from_env(env: crate::config::EnvLookup<'_>) -> Self {
         if let Some(path) = env("OCTO_KEYRING_FILE").filter(|p| !p.is_empty()) {
             Self::File(path.into())
         } else if env("OCTO_NO_KEYRING").is_some() {
@@ -232,7 +232,7 @@ impl KeyStore {
     }
 
     /// Opens it.
-    pub fn open(&self) -> std::sync::Arc<dyn CredentialStore> {
+    pub(crate) fn open(&self) -> std::sync::Arc<dyn CredentialStore> {
         match self {
             Self::OsKeyring => std::sync::Arc::new(OsKeyring),
             Self::File(p) => std::sync::Arc::new(FileStore::new(p)),
@@ -266,7 +266,7 @@ pub enum KeySource {
 
 /// Finds the key for `endpoint`: the store first, then `env_var`. A store that is unavailable is
 /// reported in `notes` (once) and skipped.
-pub fn resolve_key(
+pub(crate) fn resolve_key(
     store: &dyn CredentialStore,
     endpoint: &str,
     env_var: Option<&str>,

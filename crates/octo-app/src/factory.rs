@@ -156,7 +156,7 @@ impl Resolved {
     }
 
     /// How the key is sent to a Responses endpoint (a bearer token unless its preset says).
-    pub fn auth(&self) -> octo_provider_responses::Auth {
+    pub(crate) fn auth(&self) -> octo_provider_responses::Auth {
         self.responses.map_or(octo_provider_responses::Auth::Bearer, |p| p.auth)
     }
 }
@@ -461,7 +461,7 @@ fn key_env(id: &str, ep: &EndpointConfig) -> Option<String> {
 
 impl Resolved {
     /// Where the user can put a key for this endpoint, in octo's words (for authentication errors).
-    pub fn key_hint(&self) -> String {
+    pub(crate) fn key_hint(&self) -> String {
         match &self.key_env {
             Some(v) => format!("set {v} or run `octo auth set {}`", self.endpoint),
             None => format!(
@@ -497,7 +497,7 @@ pub fn build_sender(r: &Resolved, http: HttpConfig) -> Result<Arc<dyn Sender>, E
 
 /// [`build_sender`], adding what the user should know about the client to `notes` (a local
 /// model without a chat template).
-pub fn build_sender_noting(
+pub(crate) fn build_sender_noting(
     r: &Resolved,
     http: HttpConfig,
     notes: &mut Vec<String>,

@@ -23,7 +23,7 @@ fn git_dir(cwd: &Path) -> Option<PathBuf> {
 
 /// `branch main`, `detached at 1a2b3c4`, or `None` outside a repository (or with a `HEAD` that
 /// cannot be read).
-pub fn describe(cwd: &Path) -> Option<String> {
+pub(crate) fn describe(cwd: &Path) -> Option<String> {
     let head = std::fs::read_to_string(git_dir(cwd)?.join("HEAD")).ok()?;
     let head = head.trim();
     if let Some(reference) = head.strip_prefix("ref:") {

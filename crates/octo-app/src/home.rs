@@ -25,7 +25,7 @@ impl Home {
     }
 
     /// `OCTO_HOME`, else `~/.octo`.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         Self::new(octo_home())
     }
 
@@ -36,7 +36,7 @@ impl Home {
 
     /// Whether the user trusted a project's files (hooks, skills and commands that grant, settings
     /// that allow) with this fingerprint (kept in `hooks-trusted.json`).
-    pub fn trusts(&self, fingerprint: &str) -> bool {
+    pub(crate) fn trusts(&self, fingerprint: &str) -> bool {
         std::fs::read_to_string(self.root.join(TRUST_FILE))
             .ok()
             .and_then(|t| serde_json::from_str::<std::collections::BTreeMap<String, String>>(&t).ok())
@@ -44,7 +44,7 @@ impl Home {
     }
 
     /// Remembers that the user trusted the files with this fingerprint in `workspace`.
-    pub fn remember_trust(&self, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
+    pub(crate) fn remember_trust(&self, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
         let mut all: std::collections::BTreeMap<String, String> =
             std::fs::read_to_string(self.root.join(TRUST_FILE))
                 .ok()
@@ -56,7 +56,7 @@ impl Home {
 
     /// Replaces the file `name` in the home with `text` (written to a new private file, then
     /// renamed over the old one, so a reader never sees half of it).
-    pub fn write_file(&self, name: &str, text: &str) -> std::io::Result<()> {
+    pub(crate) fn write_file(&self, name: &str, text: &str) -> std::io::Result<()> {
         use std::io::Write;
         let path = self.root.join(name);
         octo_session::private::create_dir(&self.root)?;
@@ -75,17 +75,17 @@ impl Home {
     }
 
     /// `octorules.md`: the user's rules, read into every session's prompt.
-    pub fn rules_file(&self) -> PathBuf {
+    pub(crate) fn rules_file(&self) -> PathBuf {
         self.root.join("octorules.md")
     }
 
     /// `sessions/`: saved conversations.
-    pub fn sessions(&self) -> PathBuf {
+    pub(crate) fn sessions(&self) -> PathBuf {
         self.root.join("sessions")
     }
 
     /// `sessions/folded/`: transcripts of messages folded into summaries.
-    pub fn folded(&self) -> PathBuf {
+    pub(crate) fn folded(&self) -> PathBuf {
         self.sessions().join("folded")
     }
 
@@ -105,7 +105,7 @@ impl Home {
     }
 
     /// `logs/`: event logs.
-    pub fn logs(&self) -> PathBuf {
+    pub(crate) fn logs(&self) -> PathBuf {
         self.root.join("logs")
     }
 
@@ -115,29 +115,25 @@ impl Home {
     }
 
     /// `skills/`: the user's skills.
-    pub fn skills(&self) -> PathBuf {
+    pub(crate) fn skills(&self) -> PathBuf {
         self.root.join("skills")
     }
 
     /// `commands/`: the user's custom slash commands.
-    pub fn commands(&self) -> PathBuf {
+    pub(crate) fn commands(&self) -> PathBuf {
         self.root.join("commands")
     }
 
     /// `agents/`: the user's sub-agent definitions.
-    pub fn agents(&self) -> PathBuf {
+    pub(crate) fn agents(&self) -> PathBuf {
         self.root.join("agents")
     }
 
     /// `memory/`: what octo remembers across sessions.
-    pub fn memory(&self) -> PathBuf {
+    pub(crate) fn memory(&self) -> PathBuf {
         self.root.join("memory")
     }
 
-    /// `mcp.json`: the user's MCP servers.
-    pub fn mcp_file(&self) -> PathBuf {
-        self.root.join("mcp.json")
-    }
 
     /// `keys.json`: API keys, when `octo setup` found no keyring service to keep them in.
     pub fn key_file(&self) -> PathBuf {
@@ -145,13 +141,13 @@ impl Home {
     }
 
     /// `repomap/`: each workspace's repository-map cache (definitions and their lines).
-    pub fn repomap(&self) -> PathBuf {
+    pub(crate) fn repomap(&self) -> PathBuf {
         self.root.join("repomap")
     }
 
     /// `mcp-tools/`: MCP servers' tool lists from their last start (so a server still starting
     /// is listed at once).
-    pub fn mcp_tools(&self) -> PathBuf {
+    pub(crate) fn mcp_tools(&self) -> PathBuf {
         self.root.join("mcp-tools")
     }
 
@@ -191,7 +187,7 @@ impl Home {
     /// when it, or a directory octo writes in it, can be read by other users (made by an older
     /// octo, or by hand), tightens that tree — directories to 0700, files to their owner's bits
     /// only — and returns a notice saying so. Symbolic links are left alone.
-    pub fn secure(&self) -> Option<String> {
+    pub(crate) fn secure(&self) -> Option<String> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

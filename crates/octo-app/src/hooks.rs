@@ -48,7 +48,7 @@ pub fn load(
 /// What trusting a project's hooks is tied to: the hooks as configured, the workspace they are
 /// in, and the contents of the scripts in the workspace their commands name — so a repository
 /// that copies a hook set trusted elsewhere, or changes a script, is asked about again.
-pub fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
+pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
     let base = set.project_fingerprint()?;
     let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let mut text = format!("{base}\u{1e}{}", ws.display());
@@ -82,19 +82,19 @@ pub fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
 }
 
 /// Whether the user trusted a project's hooks with this fingerprint ([`Home::trusts`]).
-pub fn trusted(home: &Home, fingerprint: &str) -> bool {
+pub(crate) fn trusted(home: &Home, fingerprint: &str) -> bool {
     home.trusts(fingerprint)
 }
 
 /// Remembers that the user trusted these hooks (for `workspace`; [`Home::remember_trust`]).
-pub fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
+pub(crate) fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -> std::io::Result<()> {
     home.remember_trust(fingerprint, workspace)
 }
 
 /// Hooks run through the shell the command tool uses, in the workspace, confined by `sandbox`
 /// when one is given (a sandbox that is required but unavailable makes each hook fail with the
 /// reason on its stderr).
-pub fn runner(
+pub(crate) fn runner(
     workspace: &Path,
     sandbox: Option<std::sync::Arc<octo_tools::shell::sandbox::Sandbox>>,
 ) -> Runner {
@@ -113,7 +113,7 @@ pub fn runner(
 
 /// How hooks see calls: Claude Code's tool and argument names (`Bash` with `command`, `Write`
 /// with `file_path`), or octo's own when `native` (`hook_format = "octo"`).
-pub fn shape(native: bool) -> octo_hooks::Shape {
+pub(crate) fn shape(native: bool) -> octo_hooks::Shape {
     if native {
         return octo_hooks::Shape::native();
     }
@@ -125,7 +125,7 @@ pub fn shape(native: bool) -> octo_hooks::Shape {
 }
 
 /// Other names a tool is matched by in hook files: Claude Code's.
-pub fn aliases(tool: &str) -> Vec<String> {
+pub(crate) fn aliases(tool: &str) -> Vec<String> {
     let mut out: Vec<String> =
         octo_tools::claude::claude_names(tool).iter().map(|s| (*s).to_owned()).collect();
     if tool == "task" {
@@ -139,7 +139,7 @@ const LOG_ROTATE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Every event of a session as JSON lines in `logs/<id>.jsonl` (credentials redacted).
 #[derive(Debug)]
-pub struct EventLog {
+pub(crate) struct EventLog {
     path: PathBuf,
     file: Option<std::fs::File>,
     failed: bool,
@@ -155,7 +155,7 @@ const CARRY: usize = 512;
 
 impl EventLog {
     /// A log named `id` in octo's logs folder.
-    pub fn new(home: &Home, id: &str) -> Self {
+    pub(crate) fn new(home: &Home, id: &str) -> Self {
         Self {
             path: home.logs().join(format!("{id}.jsonl")),
             file: None,
@@ -164,14 +164,9 @@ impl EventLog {
         }
     }
 
-    /// Where it goes.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Appends `event`; returns a notice the first time writing fails. Answer text is joined
     /// with the deltas around it before it is redacted and written.
-    pub fn write(&mut self, event: &octo_agent::AgentEvent) -> Option<String> {
+    pub(crate) fn write(&mut self, event: &octo_agent::AgentEvent) -> Option<String> {
         if self.failed {
             return None;
         }

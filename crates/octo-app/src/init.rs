@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// The file `/init` writes.
-pub const AGENTS_FILE: &str = "AGENTS.md";
+pub(crate) const AGENTS_FILE: &str = "AGENTS.md";
 
 /// Why there is no proposal.
 #[derive(Debug, Error)]

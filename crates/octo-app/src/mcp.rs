@@ -45,7 +45,7 @@ fn approvals_file(home: &Home) -> std::path::PathBuf {
 }
 
 /// The fingerprints the user approved, with the server names they were approved as.
-pub fn approvals(home: &Home) -> BTreeMap<String, String> {
+pub(crate) fn approvals(home: &Home) -> BTreeMap<String, String> {
     std::fs::read_to_string(approvals_file(home))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -55,21 +55,21 @@ pub fn approvals(home: &Home) -> BTreeMap<String, String> {
 /// What an approval covers: the server's whole definition as written (command, arguments, `env`,
 /// `cwd`, URL, headers) in this workspace — a project server's working directory is the
 /// workspace, so approving `node server.js` in one repository must not start another's.
-pub fn approval_key(config: &ServerConfig, workspace: &Path) -> String {
+pub(crate) fn approval_key(config: &ServerConfig, workspace: &Path) -> String {
     let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     format!("{}@{}", config.spec.fingerprint(), ws.display())
 }
 
 /// Remembers that the user approved `config` in `workspace` (as it is now: a changed definition
 /// or another workspace asks again).
-pub fn remember_approval(home: &Home, config: &ServerConfig, workspace: &Path) -> std::io::Result<()> {
+pub(crate) fn remember_approval(home: &Home, config: &ServerConfig, workspace: &Path) -> std::io::Result<()> {
     let mut all = approvals(home);
     all.insert(approval_key(config, workspace), config.name.clone());
     home.write_file("mcp-approved.json", &serde_json::to_string_pretty(&all).map_err(std::io::Error::other)?)
 }
 
 /// octo's key store as MCP logins see it: their tokens (`octo mcp login`) are entries in it.
-pub struct McpSecrets(pub Arc<dyn crate::credentials::CredentialStore>);
+pub(crate) struct McpSecrets(pub Arc<dyn crate::credentials::CredentialStore>);
 
 impl octo_mcp::SecretStore for McpSecrets {
     fn get(&self, entry: &str) -> std::io::Result<Option<String>> {

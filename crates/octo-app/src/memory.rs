@@ -18,7 +18,7 @@ pub fn open(home: &Home, workspace: &Path) -> Memory {
 
 /// The prompt's memory section (`None` when nothing is saved and the model cannot save), and
 /// notices about what was left out.
-pub fn prompt_section(memory: &Memory, tools: bool) -> (Option<String>, Vec<String>) {
+pub(crate) fn prompt_section(memory: &Memory, tools: bool) -> (Option<String>, Vec<String>) {
     let (indexes, notices) = memory.prompt(octo_memory::PROMPT_BUDGET);
     let text = match (indexes, tools) {
         (Some(i), true) => Some(format!("{GUIDANCE}\n\n{i}")),
@@ -30,12 +30,12 @@ pub fn prompt_section(memory: &Memory, tools: bool) -> (Option<String>, Vec<Stri
 }
 
 /// What the memory tools are given: the credential check and the clock.
-pub fn tool_env() -> ToolEnv {
+pub(crate) fn tool_env() -> ToolEnv {
     ToolEnv { guard: Arc::new(octo_tools::secrets::credential_in), now: Arc::new(now) }
 }
 
 /// The time now, `YYYY-MM-DD HH:MM` (UTC).
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     let secs = octo_session::now();
     let (y, m, d) = octo_session::civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", secs % 86_400 / 3600, secs % 3600 / 60)
@@ -101,7 +101,7 @@ pub enum MemoryActionError {
 
 /// `/remember TEXT`: a dated line in the workspace's Scratch Notes, without a model call.
 /// Refused when it looks like a credential.
-pub fn remember(memory: &Memory, text: &str) -> Result<String, MemoryActionError> {
+pub(crate) fn remember(memory: &Memory, text: &str) -> Result<String, MemoryActionError> {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(MemoryActionError::Empty);

@@ -63,11 +63,11 @@ pub fn check(path: &Path) -> Result<(), ModelError> {
 }
 
 /// The name of the engine program that runs local models (`octo-engine`, beside `octo`).
-pub const ENGINE_PROGRAM: &str = "octo-engine";
+pub(crate) const ENGINE_PROGRAM: &str = "octo-engine";
 
 /// Where the engine program is: `OCTO_ENGINE` when set, else beside the running binary (or
 /// one folder up, where a test binary in `target/<profile>/deps` finds the built one).
-pub fn engine_program() -> PathBuf {
+pub(crate) fn engine_program() -> PathBuf {
     if let Some(p) = std::env::var_os("OCTO_ENGINE").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }

@@ -53,7 +53,7 @@ impl Persist {
 
     /// Records the message a turn starts on, before anything of the turn is committed, so a crash
     /// cannot lose it. Returns a notice when saving stops working.
-    pub fn pending(&mut self, message: &Message) -> Option<String> {
+    pub(crate) fn pending(&mut self, message: &Message) -> Option<String> {
         if let Err(notice) = self.ensure_writer() {
             return notice;
         }
@@ -71,7 +71,7 @@ impl Persist {
     }
 
     /// Records that the pending message's turn ended without a committed round.
-    pub fn rolled_back(&mut self, reason: &str) {
+    pub(crate) fn rolled_back(&mut self, reason: &str) {
         if let (Some(w), false) = (self.writer.as_mut(), self.failed) {
             let _ = w.rolled_back(reason);
         }
@@ -79,7 +79,7 @@ impl Persist {
 
     /// Saves a committed round. Returns a notice for the user when saving stops working (once),
     /// and the first prompt when the session just got its first one (for a title).
-    pub fn committed(&mut self, messages: &[Message]) -> (Option<String>, Option<String>) {
+    pub(crate) fn committed(&mut self, messages: &[Message]) -> (Option<String>, Option<String>) {
         if let Err(notice) = self.ensure_writer() {
             return (notice, None);
         }
@@ -106,21 +106,21 @@ impl Persist {
     }
 
     /// Records a rewritten history (compaction) as the new base.
-    pub fn replaced(&mut self, messages: &[Message]) {
+    pub(crate) fn replaced(&mut self, messages: &[Message]) {
         if let Some(w) = self.writer.as_mut() {
             let _ = w.record(&Record::Reset { messages: messages.to_vec() });
         }
     }
 
     /// Records a better title (from the model).
-    pub fn set_title(&mut self, title: &str) {
+    pub(crate) fn set_title(&mut self, title: &str) {
         if let Some(w) = self.writer.as_mut() {
             let _ = w.record(&Record::Title { title: title.to_owned() });
         }
     }
 
     /// Records a model switch.
-    pub fn model_changed(&mut self, label: &str) {
+    pub(crate) fn model_changed(&mut self, label: &str) {
         let (endpoint, model) = label.split_once(':').unwrap_or((label, ""));
         self.endpoint = endpoint.to_owned();
         self.model = model.to_owned();
@@ -130,7 +130,7 @@ impl Persist {
     }
 
     /// Starts a fresh session file at the next round.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.writer = None;
         self.titled = false;
         self.set_id(None);

@@ -47,7 +47,7 @@ fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
 }
 
 /// The plugin's skill and command folders, as catalog roots (entries named `plugin:name`).
-pub fn skill_roots(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<Root> {
+pub(crate) fn skill_roots(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<Root> {
     // A plugin the project turned on is the project's: its grants wait for the project's trust.
     let owner = if plugin.from == PluginFrom::Project { "project plugin" } else { "plugin" };
     let label = |what: &str| format!("{owner} {} {what}", plugin.id);
@@ -64,7 +64,7 @@ pub fn skill_roots(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<Roo
 }
 
 /// The plugin's agent folders (or files).
-pub fn agent_paths(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<PathBuf> {
+pub(crate) fn agent_paths(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<PathBuf> {
     paths(plugin, "agents", "agents", notes)
 }
 
@@ -111,7 +111,7 @@ fn definitions(
 /// The plugin's hooks. Each command runs with `CLAUDE_PLUGIN_ROOT` set to the plugin's folder
 /// (so the command's own quoting applies, as in Claude Code); a script it names under the
 /// plugin that is missing is a notice (the hook then fails when it runs, and says so).
-pub fn hooks(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> octo_hooks::HookSet {
+pub(crate) fn hooks(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> octo_hooks::HookSet {
     let mut set = octo_hooks::HookSet::default();
     let root = plugin.root.to_string_lossy().into_owned();
     let quoted = format!("'{}'", root.replace('\'', "'\\''"));
@@ -166,7 +166,7 @@ fn named_script(command: &str, root: &str) -> Option<PathBuf> {
 
 /// The plugin's MCP servers, named `plugin_<plugin>_<server>` as Claude Code names them (so
 /// their tools are `mcp__plugin_<plugin>_<server>__<tool>`).
-pub fn mcp_servers(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<(String, octo_mcp::ServerSpec)> {
+pub(crate) fn mcp_servers(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<(String, octo_mcp::ServerSpec)> {
     let root = plugin.root.to_string_lossy().into_owned();
     let mut out = Vec::new();
     for (source, mut v) in definitions(plugin, "mcpServers", ".mcp.json", notes) {
@@ -232,7 +232,7 @@ pub enum ManifestError {
 }
 
 /// Reads `plugin.json` of the folder `dir`, for a plugin given by folder.
-pub fn manifest_of(dir: &Path) -> Result<Value, ManifestError> {
+pub(crate) fn manifest_of(dir: &Path) -> Result<Value, ManifestError> {
     let file = dir.join(".claude-plugin/plugin.json");
     if !file.is_file() {
         return Err(ManifestError::Missing(dir.to_path_buf()));

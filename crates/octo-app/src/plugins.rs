@@ -85,7 +85,7 @@ fn octo_installed(home: &Home, notes: &mut Vec<String>) -> Vec<InstalledPlugin> 
 }
 
 /// The plugin in folder `dir` (it must have a `.claude-plugin/plugin.json`).
-pub fn from_dir(dir: &Path, from: PluginFrom) -> Result<InstalledPlugin, ManifestError> {
+pub(crate) fn from_dir(dir: &Path, from: PluginFrom) -> Result<InstalledPlugin, ManifestError> {
     let manifest = crate::plugin_parts::manifest_of(dir)?;
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let name = match manifest.get("name").and_then(serde_json::Value::as_str) {
@@ -158,7 +158,7 @@ pub fn all(
 }
 
 /// The plugins sessions in the workspace use (`places`: the user's home, the workspace).
-pub fn enabled(
+pub(crate) fn enabled(
     home: &Home,
     places: (Option<&Path>, Option<&Path>),
     dirs: &[PathBuf],

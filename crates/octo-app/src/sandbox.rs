@@ -48,7 +48,7 @@ fn inside(workspace: &Path, files: &[PathBuf]) -> Vec<String> {
 }
 
 /// The sandbox for `/status`: which one and how, then each promise it does not hold here.
-pub fn status_line(sandbox: &Sandbox) -> String {
+pub(crate) fn status_line(sandbox: &Sandbox) -> String {
     let mut text = sandbox.describe();
     if sandbox.is_active() {
         let gaps = sandbox.unheld();

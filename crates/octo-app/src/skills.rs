@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// The folders searched, in order (a later one wins per name): the user's Claude Code and octo
 /// folders, then the project's, then a project's `SKILLS/*.md`; commands likewise. A folder
 /// reached twice (the workspace is the home directory) is searched once.
-pub fn roots(home: &Home, workspace: &Path, user_home: Option<&Path>) -> Vec<Root> {
+pub(crate) fn roots(home: &Home, workspace: &Path, user_home: Option<&Path>) -> Vec<Root> {
     let mut roots = Vec::new();
     if let Some(h) = user_home {
         roots.push(Root::new(h.join(".claude/skills"), "~/.claude/skills", RootKind::Skills));
@@ -43,7 +43,7 @@ pub fn roots(home: &Home, workspace: &Path, user_home: Option<&Path>) -> Vec<Roo
 }
 
 /// Reads the catalog from `roots`.
-pub fn discover(roots: &[Root]) -> (Catalog, Vec<String>) {
+pub(crate) fn discover(roots: &[Root]) -> (Catalog, Vec<String>) {
     Catalog::discover(roots)
 }
 
@@ -70,7 +70,7 @@ impl Activation for EngineActivation {
 
 /// The scope of a skill or command with `allowed-tools`, and notes about names octo lacks;
 /// `project_trusted` says whether the user trusted the project's own files.
-pub fn scope_of(skill: &Skill, project_trusted: bool) -> Option<(Scope, Vec<String>)> {
+pub(crate) fn scope_of(skill: &Skill, project_trusted: bool) -> Option<(Scope, Vec<String>)> {
     if skill.allowed_tools.is_empty() {
         return None;
     }
@@ -92,7 +92,7 @@ pub fn is_project(skill: &Skill) -> bool {
 /// The project's skills and commands that would grant tools (`/name: allowed-tools (file)`),
 /// and the fingerprint trusting them is remembered by: the workspace and each such file's
 /// contents, so a changed file, or the same files in another clone, are asked about again.
-pub fn project_grants(catalog: &Catalog, workspace: &Path) -> (Vec<String>, Option<String>) {
+pub(crate) fn project_grants(catalog: &Catalog, workspace: &Path) -> (Vec<String>, Option<String>) {
     let granting: Vec<&Skill> =
         catalog.iter().filter(|s| is_project(s) && !s.allowed_tools.is_empty()).collect();
     if granting.is_empty() {
@@ -290,7 +290,7 @@ impl Runner<'_> {
     }
 
     /// Checks `/name args` (`line` without the slash is `name args`).
-    pub async fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, InvokeError> {
+    pub(crate) async fn invoke(&self, skill: &Skill, arguments: &str) -> Result<Invocation, InvokeError> {
         let template = skill.template().map_err(|e| InvokeError::Template {
             skill: skill.name.clone(),
             file: skill.file.display().to_string(),
@@ -398,7 +398,7 @@ impl Runner<'_> {
     }
 
     /// Runs the steps (the user said yes to those that asked) and builds the prompt.
-    pub async fn finish(
+    pub(crate) async fn finish(
         &self,
         inv: Invocation,
         cancel: octo_agent::CancellationToken,

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 /// How long a status-line command may take.
-pub const COMMAND_LIMIT: Duration = Duration::from_millis(1_500);
+pub(crate) const COMMAND_LIMIT: Duration = Duration::from_millis(1_500);
 /// The most output read from it.
 const MAX_OUTPUT: usize = 64 * 1024;
 /// The most characters shown.
@@ -133,7 +133,7 @@ pub async fn run_command(
 
 /// The first line of `bytes`, without escape sequences or control characters, cut to
 /// 300 characters.
-pub fn plain_first_line(bytes: &[u8]) -> String {
+pub(crate) fn plain_first_line(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let line = text.lines().next().unwrap_or_default();
     let mut out = String::new();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// What the built-in tools are given besides their files in octo's home.
 #[derive(Debug, Clone)]
-pub struct BuiltinSettings {
+pub(crate) struct BuiltinSettings {
     /// The environment of commands.
     pub shell_env: octo_tools::shell::env::ShellEnv,
     /// The secret locations commands are checked against.
@@ -41,7 +41,7 @@ impl Default for BuiltinSettings {
 impl BuiltinSettings {
     /// From the configuration: its `[shell_env]`, with every endpoint's key variable hidden as
     /// well (whatever its name), and its rules.
-    pub fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
+    pub(crate) fn from_config(config: &crate::config::Config, secrets: octo_tools::secrets::Secrets) -> Self {
         let mut shell_env = config.shell_env.clone();
         shell_env.exclude.extend(config.endpoints.values().filter_map(|e| e.value.api_key_env.clone()));
         Self { shell_env, secrets, rules: config.rules.clone(), output: None, sandbox: None, buffers: None }
@@ -50,7 +50,7 @@ impl BuiltinSettings {
 
 /// The built-in tools, and the background shells they share (to stop when the session ends).
 #[derive(Debug)]
-pub struct Builtin {
+pub(crate) struct Builtin {
     /// The tools.
     pub tools: ToolList,
     /// Background commands, and the tag every command of the session carries.
@@ -58,7 +58,7 @@ pub struct Builtin {
 }
 
 /// The built-in tools (octo-tools' registry and the compaction tool), with their files in `home`.
-pub fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
+pub(crate) fn builtin(home: &Home, settings: &BuiltinSettings) -> Builtin {
     let shells = Arc::new(BackgroundShells::default());
     let mut config = octo_tools::ToolsConfig {
         trash_dir: Some(home.trash()),
@@ -99,6 +99,6 @@ pub fn check_rules(
 }
 
 /// The registry from `sources`, and notices about tools that were left out.
-pub fn assemble(sources: &[Arc<dyn ToolSource>]) -> (ToolRegistry, Vec<String>) {
+pub(crate) fn assemble(sources: &[Arc<dyn ToolSource>]) -> (ToolRegistry, Vec<String>) {
     ToolRegistry::from_sources(sources)
 }

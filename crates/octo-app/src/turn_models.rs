@@ -55,7 +55,7 @@ pub(crate) fn choice(model: &str, anthropic: Option<&str>) -> Result<Option<Stri
 
 /// The models the catalog's entries ask for, by entry name; a note for each that runs on the
 /// session's model instead.
-pub fn for_catalog(
+pub(crate) fn for_catalog(
     catalog: &octo_skills::Catalog,
     config: &Config,
     store: &dyn CredentialStore,

@@ -28,13 +28,9 @@ impl FrontEnd {
         Self { place, can }
     }
 
-    /// What it can do.
-    pub const fn capabilities(&self) -> Capabilities {
-        self.can
-    }
 
     /// Why it cannot offer `spec` (`None`: it can).
-    pub fn refusal(&self, spec: &CommandSpec) -> Option<String> {
+    pub(crate) fn refusal(&self, spec: &CommandSpec) -> Option<String> {
         let why = self.can.lacking(spec.needs)?;
         Some(format!("{} is not available in {}: {why}", spec.name, self.place))
     }

@@ -53,12 +53,12 @@ impl Capabilities {
     }
 
     /// Whether every capability of `other` is in this set.
-    pub const fn contains(self, other: Self) -> bool {
+    pub(crate) const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
 
     /// Why a front end with these capabilities cannot offer what needs `needs` (`None`: it can).
-    pub fn lacking(self, needs: Self) -> Option<&'static str> {
+    pub(crate) fn lacking(self, needs: Self) -> Option<&'static str> {
         Self::ALL.iter().find(|(c, _)| needs.contains(*c) && !self.contains(*c)).map(|(_, why)| *why)
     }
 }
@@ -96,7 +96,7 @@ impl Eq for CommandSpec {}
 
 impl CommandSpec {
     /// Whether `/word` names this command.
-    pub fn is_named(&self, word: &str) -> bool {
+    pub(crate) fn is_named(&self, word: &str) -> bool {
         self.name == word || self.aliases.contains(&word)
     }
 }

@@ -90,7 +90,7 @@ pub enum ChannelKind {
 
 impl ChannelKind {
     /// The variable the token (or app secret) is read from by default.
-    pub fn default_token_env(self) -> &'static str {
+    pub(crate) fn default_token_env(self) -> &'static str {
         match self {
             Self::Telegram => "TELEGRAM_BOT_TOKEN",
             Self::Discord => "DISCORD_BOT_TOKEN",

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// `~/.claude/settings.json`, then the project's `.claude/settings.json` and
 /// `.claude/settings.local.json` — with their text and whether they are the project's. Hooks
 /// and permission rules read the same list.
-pub fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBuf, String, bool)> {
+pub(crate) fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<(PathBuf, String, bool)> {
     let mut files: Vec<(PathBuf, bool)> = Vec::new();
     if let Some(h) = user_home {
         files.push((h.join(".claude/settings.json"), false));

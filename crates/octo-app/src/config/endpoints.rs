@@ -21,7 +21,7 @@ pub enum Protocol {
 
 impl Protocol {
     /// The configuration spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
             Self::Openai => "openai",
@@ -150,7 +150,7 @@ pub struct ModelOverride {
 impl ModelOverride {
     /// `info` with these fields applied. A price given for a model without one starts from zero
     /// for the other parts, with cache prices defaulting to the input price.
-    pub fn apply(&self, mut info: octo_provider::ModelInfo) -> octo_provider::ModelInfo {
+    pub(crate) fn apply(&self, mut info: octo_provider::ModelInfo) -> octo_provider::ModelInfo {
         if let Some(w) = self.context_window {
             info.context_window = w;
         }

@@ -32,7 +32,7 @@ pub struct LspSettings {
 
 impl LspSettings {
     /// Every configured server: the plugins', then the user's tables over them.
-    pub fn configured(&self) -> BTreeMap<String, octo_lsp::ServerConfig> {
+    pub(crate) fn configured(&self) -> BTreeMap<String, octo_lsp::ServerConfig> {
         let mut all = self.plugins.clone();
         all.extend(self.servers.clone());
         all

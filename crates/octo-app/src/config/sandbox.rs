@@ -64,7 +64,7 @@ fn strictness(m: Mode) -> u8 {
 }
 
 /// A mode's spelling: the mode and whether it is `required`.
-pub fn parse_mode(text: &str, desc: &str) -> Result<(Mode, bool), ConfigError> {
+pub(crate) fn parse_mode(text: &str, desc: &str) -> Result<(Mode, bool), ConfigError> {
     match text.trim() {
         "workspace-write" => Ok((Mode::WorkspaceWrite, false)),
         "read-only" => Ok((Mode::ReadOnly, false)),
@@ -81,7 +81,7 @@ pub fn parse_mode(text: &str, desc: &str) -> Result<(Mode, bool), ConfigError> {
 
 impl SandboxSettings {
     /// Applies one file's keys; a project's loosening keys become warnings.
-    pub fn apply_file(
+    pub(crate) fn apply_file(
         &mut self,
         keys: SandboxKeys,
         source: &Source,
@@ -130,7 +130,7 @@ impl SandboxSettings {
     }
 
     /// `OCTO_SANDBOX` or `--sandbox`: the user's own choice of mode.
-    pub fn set_mode(&mut self, text: &str, source: Source) -> Result<(), ConfigError> {
+    pub(crate) fn set_mode(&mut self, text: &str, source: Source) -> Result<(), ConfigError> {
         let desc = match &source {
             Source::Flag => "--sandbox".to_owned(),
             Source::Env(v) => format!("env {v}"),
@@ -145,7 +145,7 @@ impl SandboxSettings {
     /// The policy for `workspace`: the settings plus the temp dir and octo's command-output
     /// dir. `homes` (the user's home, octo's home) stay read-only when they lie in a writable
     /// root such as the temp dir (containers, tests) and do not hold the workspace.
-    pub fn policy(
+    pub(crate) fn policy(
         &self,
         workspace: &Path,
         output: &Path,

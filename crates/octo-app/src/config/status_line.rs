@@ -7,7 +7,7 @@
 use serde::Deserialize;
 
 /// The built-in template.
-pub const DEFAULT_TEMPLATE: &str = "{model} · {context} · {cost} · {mode}{branch}{background}";
+pub(crate) const DEFAULT_TEMPLATE: &str = "{model} · {context} · {cost} · {mode}{branch}{background}";
 
 /// How the status line is made.
 #[derive(Debug, Clone, PartialEq, Eq)]

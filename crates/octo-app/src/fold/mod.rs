@@ -230,10 +230,6 @@ impl TurnFold {
         &self.answer
     }
 
-    /// Tool calls that have ended so far.
-    pub fn tool_calls(&self) -> &[ToolCallRecord] {
-        &self.calls
-    }
 
     /// Whether the turn has ended.
     pub fn is_done(&self) -> bool {
@@ -241,18 +237,18 @@ impl TurnFold {
     }
 
     /// How the turn ended (`Failed` while it has not).
-    pub fn end_reason(&self) -> TurnEndReason {
+    pub(crate) fn end_reason(&self) -> TurnEndReason {
         self.end.as_ref().map_or(TurnEndReason::Failed, |e| e.0)
     }
 
     /// The part of the turn's usage its sub-agents spent on models of their own with a known
     /// price, and what it cost there (the rest is priced at the session's model).
-    pub fn priced_apart(&self) -> (Usage, f64) {
+    pub(crate) fn priced_apart(&self) -> (Usage, f64) {
         self.priced_apart
     }
 
     /// The summary, with the session's part left empty (see [`crate::session::Conversation::summarize`]).
-    pub fn summary(&self) -> TurnSummary {
+    pub(crate) fn summary(&self) -> TurnSummary {
         let end_reason = self.end_reason();
         TurnSummary {
             answer: if end_reason == TurnEndReason::Failed { String::new() } else { self.answer.clone() },

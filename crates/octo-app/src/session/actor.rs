@@ -51,7 +51,7 @@ pub(super) struct Task {
 
 impl Task {
     /// The task of a session with this core and setup.
-    pub fn new(
+    pub(crate) fn new(
         core: &Core,
         engine: &Arc<PermissionEngine>,
         setup: &Setup,
@@ -89,7 +89,7 @@ impl Task {
     }
 
     /// Runs commands until every handle to the session is gone.
-    pub async fn run(mut self, mut agent: Agent, mut rx: mpsc::UnboundedReceiver<Command>) {
+    pub(crate) async fn run(mut self, mut agent: Agent, mut rx: mpsc::UnboundedReceiver<Command>) {
         loop {
             let cmd = tokio::select! {
                 c = rx.recv() => match c {

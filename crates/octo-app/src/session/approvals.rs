@@ -64,7 +64,7 @@ impl Permissions<'_> {
 
     /// Removes the rules written as `text` (from any layer) for the rest of the session;
     /// returns how many there were.
-    pub fn remove_rule(self, text: &str) -> usize {
+    pub(crate) fn remove_rule(self, text: &str) -> usize {
         self.session.engine.remove_rule(text)
     }
 
@@ -74,7 +74,7 @@ impl Permissions<'_> {
     }
 
     /// What was allowed with "always" in this session (see [`PermissionEngine::granted`]).
-    pub fn granted(self) -> Vec<String> {
+    pub(crate) fn granted(self) -> Vec<String> {
         self.session.engine.granted()
     }
 }

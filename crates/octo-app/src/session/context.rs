@@ -108,7 +108,7 @@ pub const GLYPHS: [char; 8] = ['█', '▓', '▒', '░', '▚', '■', '▪', 
 
 impl ContextReport {
     /// The bar and the table, as plain lines.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         let window = self.window.max(1);
         let mut bar = String::new();
         let mut used_cells = 0;

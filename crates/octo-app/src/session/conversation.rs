@@ -83,7 +83,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// What fills the context window, by part (`/context`).
-    pub async fn context_report(self) -> Result<super::ContextReport, SessionError> {
+    pub(crate) async fn context_report(self) -> Result<super::ContextReport, SessionError> {
         let shares = match &self.session.setup.skills.prompt {
             Some((_, _, parts)) => super::context::PromptShares {
                 memory: parts.memory.as_ref().map_or(0, String::len),
@@ -98,7 +98,7 @@ impl<'a> Conversation<'a> {
 
     /// Writes the conversation as Markdown to `path` (relative to the workspace; default
     /// `octo-<session>.md`), never over an existing file (`/export`).
-    pub async fn export(self, path: Option<&str>) -> Result<(std::path::PathBuf, usize), super::ExportError> {
+    pub(crate) async fn export(self, path: Option<&str>) -> Result<(std::path::PathBuf, usize), super::ExportError> {
         let history = self.history().await?;
         if history.is_empty() {
             return Err(super::ExportError::Empty);

@@ -60,7 +60,7 @@ impl Trust<'_> {
     }
 
     /// Every configured hook and whether it runs.
-    pub fn hooks(self) -> Vec<HookInfo> {
+    pub(crate) fn hooks(self) -> Vec<HookInfo> {
         let mut out = Vec::new();
         let waiting = self
             .session

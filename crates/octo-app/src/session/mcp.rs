@@ -12,7 +12,7 @@ impl Servers<'_> {
 
     /// The session's language servers, as they are now (none when no server serves the
     /// workspace's languages).
-    pub fn lsp(self) -> Vec<octo_lsp::ServerStatus> {
+    pub(crate) fn lsp(self) -> Vec<octo_lsp::ServerStatus> {
         self.session.setup.tools.lsp.as_ref().map(|l| l.status()).unwrap_or_default()
     }
 

@@ -41,7 +41,7 @@ impl<'a> Memories<'a> {
     /// `/memory --here`: keeps this workspace's memory in its own `.octo/memory` (a linked
     /// worktree's: its main tree's) from the next session on (copying what is kept under octo's home there; the copy there stays as it was).
     /// Returns the folder.
-    pub fn here(self) -> Result<PathBuf, E> {
+    pub(crate) fn here(self) -> Result<PathBuf, E> {
         let memory = self.store().ok_or(E::NoMemory)?;
         // In a linked worktree, the repository's main tree: its memory is shared by all.
         let workspace = crate::worktree::memory_path(&self.session.setup.workspace);

@@ -28,12 +28,12 @@ pub enum RewindWhat {
 
 impl RewindWhat {
     /// Whether files are restored.
-    pub fn code(self) -> bool {
+    pub(crate) fn code(self) -> bool {
         matches!(self, Self::Both | Self::Code)
     }
 
     /// Whether turns are dropped from the conversation.
-    pub fn conversation(self) -> bool {
+    pub(crate) fn conversation(self) -> bool {
         matches!(self, Self::Both | Self::Conversation)
     }
 

@@ -70,7 +70,7 @@ pub(super) struct Core {
 
 impl Core {
     /// A core for a session on `model` (`endpoint:model`) through `sender`.
-    pub fn new(model: String, info: ModelInfo, sender: Arc<dyn Sender>) -> Self {
+    pub(crate) fn new(model: String, info: ModelInfo, sender: Arc<dyn Sender>) -> Self {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let shared = Shared {
             state: State::Idle,
@@ -98,39 +98,39 @@ impl Core {
     }
 
     /// The shared state (a poisoned lock is taken over: the state stays usable).
-    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Tells the front ends something (nobody listening is fine).
-    pub fn notice(&self, message: String) {
+    pub(crate) fn notice(&self, message: String) {
         let _ = self.events.send(AgentEvent::Notice { message });
     }
 
     /// The saved session's id.
-    pub fn session_id(&self) -> Option<String> {
+    pub(crate) fn session_id(&self) -> Option<String> {
         self.session_id.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The saved session's id, or the one it is going to be saved under.
-    pub fn known_id(&self) -> Option<String> {
+    pub(crate) fn known_id(&self) -> Option<String> {
         self.session_id().or_else(|| self.planned_id.get().cloned())
     }
 
     /// The model the session talks to now.
-    pub fn current_sender(&self) -> Option<Arc<dyn Sender>> {
+    pub(crate) fn current_sender(&self) -> Option<Arc<dyn Sender>> {
         self.lock().sender.clone()
     }
 
     /// Leaves a note for the model, told with the next prompt.
-    pub fn leave_note(&self, note: String) {
+    pub(crate) fn leave_note(&self, note: String) {
         self.lock().pending_notes.push(note);
     }
 
     /// Asks the front ends, between turns, to approve `request` (a background sub-agent's call):
     /// the request and its answer go out as events, the answer comes through the session's
     /// approval calls. `None` when nobody can answer (no agent yet, the session ended).
-    pub async fn ask_between_turns(
+    pub(crate) async fn ask_between_turns(
         &self,
         request: octo_agent::ApprovalRequest,
     ) -> Option<octo_agent::ApprovalDecision> {
@@ -154,7 +154,7 @@ impl Core {
 
     /// Takes a sub-agent's tokens into the session's; `cost` when they are priced at the child's
     /// own model's rate.
-    pub fn add_child_usage(&self, u: Usage, cost: Option<f64>) {
+    pub(crate) fn add_child_usage(&self, u: Usage, cost: Option<f64>) {
         let mut s = self.lock();
         s.usage += u;
         if let Some(c) = cost {

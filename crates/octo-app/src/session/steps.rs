@@ -50,7 +50,7 @@ pub(super) struct Place {
 }
 
 impl Place {
-    pub fn new(config: &Config, options: &SessionOptions, env: EnvLookup<'_>) -> Self {
+    pub(crate) fn new(config: &Config, options: &SessionOptions, env: EnvLookup<'_>) -> Self {
         let home = Home::new(&config.home);
         let workspace = options.workspace.clone().unwrap_or_else(|| config.workspace.clone());
         let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -68,7 +68,7 @@ impl Place {
     /// The OS sandbox of the session's commands, and the notice when one was wanted but none can
     /// be had. `prompt_files` (what the prompt read) stay read-only for commands, as the rule
     /// files do.
-    pub fn sandbox(
+    pub(crate) fn sandbox(
         &self,
         config: &Config,
         env: EnvLookup<'_>,
@@ -111,7 +111,7 @@ pub(super) struct Discovery {
 }
 
 impl Discovery {
-    pub fn spawn(place: &Place, plugins: &[crate::claude_plugins::InstalledPlugin], tools: bool) -> Self {
+    pub(crate) fn spawn(place: &Place, plugins: &[crate::claude_plugins::InstalledPlugin], tools: bool) -> Self {
         let mut plugin_notes = Vec::new();
         let mut skill_roots: Vec<octo_skills::Root> =
             plugins.iter().flat_map(|p| crate::plugin_parts::skill_roots(p, &mut plugin_notes)).collect();
@@ -147,7 +147,7 @@ impl Discovery {
     }
 
     /// What was found (read here when the thread could not start or failed).
-    pub fn join(&mut self) -> Found {
+    pub(crate) fn join(&mut self) -> Found {
         match self.thread.take().map(std::thread::JoinHandle::join) {
             Some(Ok(found)) => found,
             _ => self.inputs().read(),
@@ -190,7 +190,7 @@ pub(super) struct Endpoint {
 }
 
 impl Endpoint {
-    pub fn open(
+    pub(crate) fn open(
         config: &Config,
         options: &SessionOptions,
         store: &dyn CredentialStore,
@@ -225,7 +225,7 @@ pub(super) struct Prompt {
 }
 
 impl Prompt {
-    pub fn build(
+    pub(crate) fn build(
         place: &Place,
         options: &SessionOptions,
         label: &str,

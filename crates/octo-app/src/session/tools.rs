@@ -35,7 +35,7 @@ impl<'a> Tools<'a> {
     }
 
     /// Background commands and sub-agents still running.
-    pub fn in_background(self) -> usize {
+    pub(crate) fn in_background(self) -> usize {
         let shells = self.session.background_shells();
         let children = self
             .subagents()

@@ -24,7 +24,7 @@ pub use spawner::{LateAnswer, LateApprovals, Sidechains, Spawner, SpawnerParts};
 pub use tool::tools;
 
 /// The folders agent definitions are read from, in order (a later one wins per name).
-pub fn roots(
+pub(crate) fn roots(
     home: &crate::home::Home,
     workspace: &std::path::Path,
     user_home: Option<&std::path::Path>,
@@ -47,7 +47,7 @@ pub fn roots(
 }
 
 /// The built-in agent types.
-pub fn builtin() -> Vec<AgentDef> {
+pub(crate) fn builtin() -> Vec<AgentDef> {
     let def = |name: &str, description: &str, prompt: &str, tools: Option<Vec<String>>| AgentDef {
         name: name.to_owned(),
         description: description.to_owned(),
@@ -80,7 +80,7 @@ pub fn builtin() -> Vec<AgentDef> {
 /// model), `endpoint:model`, or a model of the session's endpoint. Claude Code's aliases map:
 /// `inherit`, `sonnet` and `opus` run on the session's model, `haiku` on the lite model when
 /// there is one. A model that cannot be used is a note; the type then runs on the session's.
-pub fn models(
+pub(crate) fn models(
     agents: &Agents,
     config: &crate::config::Config,
     lite: Option<&Arc<dyn Sender>>,

@@ -113,7 +113,7 @@ pub(crate) struct Child {
 }
 
 impl Child {
-    pub fn new(
+    pub(crate) fn new(
         id: String,
         agent: &str,
         description: &str,
@@ -135,7 +135,7 @@ impl Child {
         self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub fn info(&self) -> ChildInfo {
+    pub(crate) fn info(&self) -> ChildInfo {
         let p = self.lock();
         ChildInfo {
             id: self.id.clone(),
@@ -148,13 +148,13 @@ impl Child {
         }
     }
 
-    pub fn finish(&self, state: ChildState) {
+    pub(crate) fn finish(&self, state: ChildState) {
         let mut p = self.lock();
         p.1 = state;
         p.2 = Some(self.started.elapsed().as_secs_f64());
     }
 
-    pub fn count_call(&self) -> u32 {
+    pub(crate) fn count_call(&self) -> u32 {
         let mut p = self.lock();
         p.0 += 1;
         p.0

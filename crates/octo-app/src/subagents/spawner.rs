@@ -95,7 +95,7 @@ pub struct SpawnerParts {
 
 impl Spawner {
     /// A spawner from its parts.
-    pub fn new(p: SpawnerParts) -> Self {
+    pub(crate) fn new(p: SpawnerParts) -> Self {
         let running = usize::try_from(p.limits.max_running).unwrap_or(4);
         Self {
             limits: p.limits,
@@ -118,7 +118,7 @@ impl Spawner {
     }
 
     /// The agent types.
-    pub fn agents(&self) -> &Agents {
+    pub(crate) fn agents(&self) -> &Agents {
         &self.agents
     }
 
@@ -128,7 +128,7 @@ impl Spawner {
     }
 
     /// Cancels every child still running (the session is ending).
-    pub fn cancel_all(&self) {
+    pub(crate) fn cancel_all(&self) {
         for c in self.lock().iter() {
             c.cancel.cancel();
         }

@@ -15,12 +15,12 @@ pub struct Linked {
 
 impl Linked {
     /// The worktree's name: its folder's.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
     /// Where `path` (inside this worktree) sits in the main working tree.
-    pub fn in_main(&self, path: &Path) -> PathBuf {
+    pub(crate) fn in_main(&self, path: &Path) -> PathBuf {
         match path.strip_prefix(&self.root) {
             Ok(rest) if rest.as_os_str().is_empty() => self.main.clone(),
             Ok(rest) => self.main.join(rest),

@@ -19,7 +19,7 @@ use crate::git_cli::{self, GitCliError};
 use std::path::{Path, PathBuf};
 
 /// The prefix of a worktree's branch.
-pub const BRANCH_PREFIX: &str = "octo/";
+pub(crate) const BRANCH_PREFIX: &str = "octo/";
 
 /// Why a worktree could not be made, listed or removed; each says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -122,7 +122,7 @@ fn main_tree(cwd: &Path) -> Result<PathBuf, WorktreeError> {
 
 /// The folder octo's worktrees of the repository at `main` go in: `configured` (relative to
 /// `main` when not absolute), else `<main>.worktrees` beside it.
-pub fn folder(main: &Path, configured: Option<&Path>) -> PathBuf {
+pub(crate) fn folder(main: &Path, configured: Option<&Path>) -> PathBuf {
     match configured {
         Some(c) if c.is_absolute() => c.to_path_buf(),
         Some(c) => main.join(c),
@@ -138,12 +138,12 @@ pub fn folder(main: &Path, configured: Option<&Path>) -> PathBuf {
 
 /// Where memory of `workspace` is kept: a linked worktree's memory is its main tree's, so every
 /// worktree of a repository shares one (as Claude Code's auto memory does).
-pub fn memory_path(workspace: &Path) -> PathBuf {
+pub(crate) fn memory_path(workspace: &Path) -> PathBuf {
     linked(workspace).map_or_else(|| workspace.to_path_buf(), |l| l.in_main(workspace))
 }
 
 /// Checks a worktree name.
-pub fn check_name(name: &str) -> Result<(), WorktreeError> {
+pub(crate) fn check_name(name: &str) -> Result<(), WorktreeError> {
     let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     let ok = !name.is_empty()
         && name.len() <= 64
