@@ -134,7 +134,6 @@ impl Home {
         self.root.join("memory")
     }
 
-
     /// `keys.json`: API keys, when `octo setup` found no keyring service to keep them in.
     pub fn key_file(&self) -> PathBuf {
         self.root.join("keys.json")

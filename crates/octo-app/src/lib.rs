@@ -27,7 +27,7 @@
 //! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
 //! - [`commands`]: the one command vocabulary (`/status`, `/mode`, `/model`, …) every front end
 //!   parses, runs on the session and renders.
-//! - [`fold`]: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
+//! - `fold`: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
 //!   every output implements.
 //!
 //! **Layer:** bootstrap. It depends on every adapter (providers, tools) and on the core; front
@@ -73,7 +73,7 @@
 //! # }
 //! ```
 
-pub mod checkpoints;
+pub(crate) mod checkpoints;
 mod claude_imports;
 pub mod claude_plugins;
 mod command_diagnostics;
@@ -83,7 +83,7 @@ pub mod config;
 pub use config::channels;
 pub mod credentials;
 pub mod factory;
-pub mod fold;
+pub(crate) mod fold;
 pub mod hooks;
 pub mod mcp;
 pub mod mcp_serve;
@@ -94,7 +94,7 @@ pub mod models;
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.
 pub use toml_edit;
-pub mod git_cli;
+pub(crate) mod git_cli;
 mod git_head;
 mod home;
 pub mod init;
@@ -115,7 +115,7 @@ pub mod skills;
 pub mod status_line;
 pub mod subagents;
 pub mod tools;
-pub mod turn_models;
+pub(crate) mod turn_models;
 pub mod worktree;
 
 /// The saved-session store: listing, finding, exporting and branching (`octo-session`).

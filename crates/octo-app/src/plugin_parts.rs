@@ -166,7 +166,10 @@ fn named_script(command: &str, root: &str) -> Option<PathBuf> {
 
 /// The plugin's MCP servers, named `plugin_<plugin>_<server>` as Claude Code names them (so
 /// their tools are `mcp__plugin_<plugin>_<server>__<tool>`).
-pub(crate) fn mcp_servers(plugin: &InstalledPlugin, notes: &mut Vec<String>) -> Vec<(String, octo_mcp::ServerSpec)> {
+pub(crate) fn mcp_servers(
+    plugin: &InstalledPlugin,
+    notes: &mut Vec<String>,
+) -> Vec<(String, octo_mcp::ServerSpec)> {
     let root = plugin.root.to_string_lossy().into_owned();
     let mut out = Vec::new();
     for (source, mut v) in definitions(plugin, "mcpServers", ".mcp.json", notes) {

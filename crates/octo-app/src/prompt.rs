@@ -10,7 +10,8 @@ pub(crate) const MAX_RULES_BYTES: usize = 32 * 1024;
 const MAX_INCLUDE_DEPTH: usize = 5;
 
 /// octo's own instructions.
-pub(crate) const BASE_PROMPT: &str = "You are octo, a coding agent working in the user's repository through tools.
+pub(crate) const BASE_PROMPT: &str =
+    "You are octo, a coding agent working in the user's repository through tools.
 
 How to work:
 - Understand before changing: find the code with grep and glob, read it with read_file.

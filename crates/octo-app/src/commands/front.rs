@@ -28,7 +28,6 @@ impl FrontEnd {
         Self { place, can }
     }
 
-
     /// Why it cannot offer `spec` (`None`: it can).
     pub(crate) fn refusal(&self, spec: &CommandSpec) -> Option<String> {
         let why = self.can.lacking(spec.needs)?;

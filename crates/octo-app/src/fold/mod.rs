@@ -230,7 +230,6 @@ impl TurnFold {
         &self.answer
     }
 
-
     /// Whether the turn has ended.
     pub fn is_done(&self) -> bool {
         self.end.is_some()

@@ -98,7 +98,10 @@ impl<'a> Conversation<'a> {
 
     /// Writes the conversation as Markdown to `path` (relative to the workspace; default
     /// `octo-<session>.md`), never over an existing file (`/export`).
-    pub(crate) async fn export(self, path: Option<&str>) -> Result<(std::path::PathBuf, usize), super::ExportError> {
+    pub(crate) async fn export(
+        self,
+        path: Option<&str>,
+    ) -> Result<(std::path::PathBuf, usize), super::ExportError> {
         let history = self.history().await?;
         if history.is_empty() {
             return Err(super::ExportError::Empty);

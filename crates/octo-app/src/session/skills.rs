@@ -46,7 +46,7 @@ impl<'a> Skills<'a> {
     }
 
     /// Runs an invocation's steps (the caller asked the user about those that needed a yes) and
-    /// returns the prompt to queue with [`Session::prompt`].
+    /// returns the prompt to queue with [`Session::prompt`](crate::Session::prompt).
     pub async fn finish(self, invocation: Invocation) -> Result<Prepared, InvokeError> {
         self.finish_with(invocation, octo_agent::CancellationToken::new()).await
     }

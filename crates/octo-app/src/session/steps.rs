@@ -111,7 +111,11 @@ pub(super) struct Discovery {
 }
 
 impl Discovery {
-    pub(crate) fn spawn(place: &Place, plugins: &[crate::claude_plugins::InstalledPlugin], tools: bool) -> Self {
+    pub(crate) fn spawn(
+        place: &Place,
+        plugins: &[crate::claude_plugins::InstalledPlugin],
+        tools: bool,
+    ) -> Self {
         let mut plugin_notes = Vec::new();
         let mut skill_roots: Vec<octo_skills::Root> =
             plugins.iter().flat_map(|p| crate::plugin_parts::skill_roots(p, &mut plugin_notes)).collect();

@@ -6,10 +6,10 @@
 //! `HEAD`. The folder sits beside the main working tree (`<repo>.worktrees/`) unless
 //! `worktree_dir` in the user's config names another. Asking for a worktree that exists reuses
 //! it. Sessions and checkpoints are kept per worktree (they are keyed by the folder a session
-//! works in); memory is the repository's, shared by all its worktrees (see [`memory_path`]).
+//! works in); memory is the repository's, shared by all its worktrees (see `memory_path`).
 //! Removing one with uncommitted changes is refused unless forced; its branch is always kept.
 //!
-//! Git runs through [`crate::git_cli`], so no hook or fsmonitor program of the repository runs.
+//! Git runs through `git_cli`, so no hook or fsmonitor program of the repository runs.
 
 mod linked;
 
