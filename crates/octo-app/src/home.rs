@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// ```
 /// let home = octo_app::Home::new("/tmp/octo-home");
 /// assert_eq!(home.config_file(), std::path::Path::new("/tmp/octo-home/config.toml"));
-/// assert_eq!(home.sessions(), std::path::Path::new("/tmp/octo-home/sessions"));
+/// assert_eq!(home.trash(), std::path::Path::new("/tmp/octo-home/trash"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Home {

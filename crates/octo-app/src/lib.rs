@@ -24,7 +24,9 @@
 //!   background, never with more rights than the session.
 //! - [`skills`]: skills and custom commands from Claude Code's and octo's folders; `/name args`
 //!   checked by the permission engine before anything runs.
-//! - [`session`]: the [`Session`] facade: prompts (queued), events, approvals, abort, status.
+//! - [`session`]: the [`Session`] facade: a small core (prompts, queued; events; commands;
+//!   abort; status) and sub-handles for the rest (`approvals()`, `conversation()`,
+//!   `memories()`, `servers()`, `skills()`, `trust()`, `tools()`, `permissions()`).
 //! - [`commands`]: the one command vocabulary (`/status`, `/mode`, `/model`, …) every front end
 //!   parses, runs on the session and renders.
 //! - `fold`: one fold of a turn's events into a [`TurnSummary`], and the [`TurnRenderer`] trait
@@ -62,7 +64,7 @@
 //! session.prompt("Create hello.txt")?;
 //! while let Ok(event) = events.recv().await {
 //!     match event {
-//!         AgentEvent::ApprovalRequired { approval_id, .. } => session.approve(&approval_id)?,
+//!         AgentEvent::ApprovalRequired { approval_id, .. } => session.approvals().approve(&approval_id)?,
 //!         AgentEvent::TextDelta { text } => print!("{text}"),
 //!         AgentEvent::TurnEnd { .. } => break,
 //!         _ => {}

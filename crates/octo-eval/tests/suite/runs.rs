@@ -167,15 +167,14 @@ async fn a_hanging_verify_is_killed_at_its_limit_and_scored_as_a_failure() {
     let suite = home.workspace().join("hang");
     one_task_suite(&suite, "sleep 30", 1);
     let out = home.workspace().join("h.jsonl");
-    let started = std::time::Instant::now();
     let mut c = eval(&home);
     c.args(["run", "--attempts", "1", "--no-octo", "--agent-cmd", ": {prompt}", "--suite"])
         .arg(&suite)
         .arg("--out")
         .arg(&out);
     run(c).await.success();
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
     let r = &records(&out)[0];
+    // `sleep 30` exits 0: a failure means it was killed at its limit, not waited out.
     assert_eq!(r["passed"], false);
     assert!(r["error_kind"].is_null(), "a failure, not an error: {r}");
     assert!(r["attempts"][0]["verify"].as_str().unwrap().contains("killed after 1 s"), "{r}");

@@ -6,7 +6,7 @@ use octo_hooks::{Context, Hooks, PromptDecision, Runner, SessionInfo};
 use serde_json::json;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 struct T {
     dir: tempfile::TempDir,
@@ -114,17 +114,24 @@ async fn pre_tool_use_blocks_allows_asks_and_rewrites() {
 #[tokio::test]
 async fn parallel_hooks_deny_wins() {
     let t = T::new();
-    let slow_allow =
-        t.script("a.sh", r#"sleep 0.5; echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'"#);
-    let slow_deny = t.script("d.sh", "sleep 0.5; echo denied >&2; exit 2");
+    // Each waits until the other has started, then leaves a mark: one after the other, the
+    // first would wait until its timeout killed it, unmarked.
+    let dir = t.dir.path().display().to_string();
+    let slow_allow = t.script(
+        "a.sh",
+        &format!(r#"touch '{dir}/a.on'; while [ ! -e '{dir}/d.on' ]; do sleep 0.02; done; touch '{dir}/a.met'; echo '{{"hookSpecificOutput": {{"permissionDecision": "allow"}}}}'"#),
+    );
+    let slow_deny = t.script(
+        "d.sh",
+        &format!("touch '{dir}/d.on'; while [ ! -e '{dir}/a.on' ]; do sleep 0.02; done; touch '{dir}/d.met'; echo denied >&2; exit 2"),
+    );
     let settings = json!({"hooks": {"PreToolUse": [
         {"matcher": "*", "hooks": [{"type": "command", "command": slow_allow}]},
         {"matcher": "*", "hooks": [{"type": "command", "command": slow_deny}]}
     ]}})
     .to_string();
-    let started = Instant::now();
     let d = t.hooks(&settings).pre_tool("grep", &json!({})).await;
-    assert!(started.elapsed() < Duration::from_millis(950), "ran in parallel: {:?}", started.elapsed());
+    assert!(t.dir.path().join("a.met").exists() && t.dir.path().join("d.met").exists(), "ran in parallel");
     assert_eq!(d.verdict, ToolVerdict::Deny { reason: "denied".into() });
 }
 
@@ -200,19 +207,15 @@ async fn misbehaving_hooks_are_errors_that_block_nothing_and_leave_nothing_behin
     );
     // Hangs, with a child of its own: the timeout (3 s) kills the whole group.
     let hang = t.script("hang.sh", "sleep 31.717 &\nsleep 31.717");
-    let started = Instant::now();
     let d = t.hooks(&on("PreToolUse", "*", &hang)).pre_tool("grep", &json!({})).await;
     assert_eq!(d.verdict, ToolVerdict::Continue);
-    assert!(started.elapsed() < Duration::from_secs(6));
     assert!(t.notices.lock().unwrap().iter().any(|n| n.contains("took longer than 3 s")));
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!alive("31.717"), "the hook's processes were killed");
     // Prints 100 MB: stopped at the cap.
     let flood = t.script("flood.sh", "head -c 104857600 /dev/zero | tr '\\0' x");
-    let started = Instant::now();
     let d = t.hooks(&on("PreToolUse", "*", &flood)).pre_tool("grep", &json!({})).await;
     assert_eq!(d.verdict, ToolVerdict::Continue);
-    assert!(started.elapsed() < Duration::from_secs(3));
     assert!(t.notices.lock().unwrap().iter().any(|n| n.contains("printed more than 1024 KB")));
     // Another exit code: an error for the user, nothing blocked.
     let one = t.script("one.sh", "echo oops >&2; exit 1");

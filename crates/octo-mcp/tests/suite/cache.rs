@@ -32,9 +32,9 @@ async fn a_slow_server_is_listed_from_its_last_list_while_it_starts() {
     // The next session: listed at once from the kept list, the same tools, and a call waits
     // for the start and works.
     let (hub, source) = session();
-    let t = Instant::now();
     source.ready().await;
-    assert!(t.elapsed() < Duration::from_millis(800), "did not wait: {:?}", t.elapsed());
+    // Ready from the kept list while the server is still starting (it takes a second).
+    assert_eq!(hub.status()[0].state, "starting", "did not wait for the start");
     let names: Vec<String> = source.tools().iter().map(|t| t.definition().name).collect();
     assert!(names.contains(&"mcp__slow__echo".to_owned()), "{names:?}");
     assert_eq!(hub.status()[0].state, "starting");

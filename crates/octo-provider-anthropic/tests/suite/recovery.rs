@@ -186,12 +186,10 @@ async fn html_plain_text_and_empty_200s_are_explained_at_once() {
         llm.script_anthropic([Scripted::raw(200, ct, body), Scripted::sse(Reply::new().text("no").sse())])
             .await;
         let mut a = Agent::builder(std::sync::Arc::new(sender(&llm.uri()))).build();
-        let started = std::time::Instant::now();
         let err = a.turn(Message::user("hi"), CancellationToken::new()).await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::BadEndpoint, "{err}");
         let msg = err.to_string();
         assert!(msg.contains(want) && msg.contains(&llm.uri()), "{msg}");
         assert_eq!(llm.requests().await.len(), 1, "not retried");
-        assert!(started.elapsed() < Duration::from_secs(2));
     }
 }

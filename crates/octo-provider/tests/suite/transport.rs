@@ -131,14 +131,12 @@ async fn a_stream_that_stalls_mid_body_fails_as_stalled() {
     resp.extend(raw::chunk("data: first\n\n"));
     let base = raw::serve(resp, After::Hang(Duration::from_secs(30))).await.unwrap();
     let t = transport(&base, RetryPolicy::none(), Duration::from_millis(300));
-    let started = std::time::Instant::now();
     let items = collect(t.post_sse(req(&base), Echo::default())).await;
     assert_eq!(items[0], Ok(StreamEvent::TextDelta("first".into())));
     assert!(
         matches!(&items[1], Err(ProviderError::Transport { message }) if message.contains("stalled")),
         "{items:?}"
     );
-    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 #[tokio::test]
@@ -365,7 +363,6 @@ async fn a_stall_is_retried_once_not_until_the_attempts_run_out() {
     resp.extend(raw::chunk("data: first\n\n"));
     let server = raw::serve_sequence(vec![(resp, After::Hang(Duration::from_secs(30)))]).await.unwrap();
     let t = transport(&server.base, fast_retry(5), Duration::from_millis(200));
-    let started = std::time::Instant::now();
     let items = collect(t.post_sse(req(&server.base), Echo::default())).await;
     let retries = items.iter().filter(|i| matches!(i, Ok(StreamEvent::Retry { .. }))).count();
     assert_eq!(retries, 1, "{items:?}");
@@ -374,7 +371,6 @@ async fn a_stall_is_retried_once_not_until_the_attempts_run_out() {
         "{items:?}"
     );
     assert_eq!(server.connections(), 2);
-    assert!(started.elapsed() < Duration::from_secs(3), "about twice the stall timeout");
     // Nothing at all (not even the head): the first-byte wait, also retried once.
     let server = raw::serve_sequence(vec![(Vec::new(), After::Hang(Duration::from_secs(30)))]).await.unwrap();
     let t = transport(&server.base, fast_retry(5), Duration::from_millis(200));
@@ -440,9 +436,7 @@ async fn a_buffered_request_that_never_completes_fails_at_its_limit_once() {
         HttpConfig { retry: fast_retry(5), request_timeout: Duration::from_secs(1), ..HttpConfig::default() };
     let ep = EndpointInfo::new("mock", &server.base, "m", "set MOCK_KEY");
     let t = Transport::new(build_client(&cfg).unwrap(), &cfg, ep, Some("sk-test-secret".into()));
-    let started = std::time::Instant::now();
     let err = t.post_json(&req(&server.base)).await.unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     assert!(err.to_string().contains("no complete response within 1s"), "{err}");
     assert_eq!(server.connections(), 1, "not retried");
 }

@@ -283,10 +283,8 @@ fn a_50_mb_session_loads() {
             })
             .collect();
     w.append(&msgs).unwrap();
-    let started = std::time::Instant::now();
     let l = s.load(w.id()).unwrap();
     assert_eq!(l.messages.len(), 1000);
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
 
 #[cfg(unix)]

@@ -93,14 +93,12 @@ async fn read_file_pages_through_a_10_mb_file() {
     let body = line.repeat(10 * 1024 * 1024 / line.len());
     w.write("big.log", &body);
     let lines = body.lines().count();
-    let started = std::time::Instant::now();
     let out =
         w.call("read_file", json!({"path": "big.log", "offset": lines - 1, "limit": 5})).await.text_content();
     assert!(out.contains(&format!("{lines:>6}\t")), "{out}");
     let first = w.call("read_file", json!({"path": "big.log"})).await.text_content();
     assert_eq!(first.lines().filter(|l| !l.starts_with('[')).count(), 2000);
     assert!(first.contains(&format!("of {lines}")));
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
 
 #[tokio::test]

@@ -172,7 +172,6 @@ async fn a_command_with_too_many_processes_is_stopped_and_says_so() {
     let reg = default_registry(ToolsConfig { spill_dir: ws.join(".out"), ..ToolsConfig::default() });
     let n = octo_exec::limit::CROWD + 50;
     let cmd = format!("i=0; while [ $i -lt {n} ]; do sleep 120 & i=$((i+1)); done; wait");
-    let started = std::time::Instant::now();
     let res = reg
         .get("terminal")
         .unwrap()
@@ -180,7 +179,6 @@ async fn a_command_with_too_many_processes_is_stopped_and_says_so() {
         .await;
     let text = res.text_content();
     assert!(res.is_error && text.contains("fork bomb"), "{text}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
 }
 
 /// Where the sandbox cannot keep a promise (here, the Landlock-only fallback), the first confined
