@@ -200,10 +200,12 @@ async fn users_off_the_allow_list_get_one_refusal_and_nothing_else() {
     t.fake.push_message(5, 13, "rm -rf everything");
     t.fake.push_message(5, 13, "please?");
     t.fake.push_message(5, 42, "/status");
+    // The refusal and the owner's answer are sent independently: wait for both.
+    let sent = |f: &Fake, what: &str| {
+        f.calls("sendMessage").iter().any(|b| b["text"].as_str().unwrap_or("").contains(what))
+    };
     t.fake
-        .wait("the owner's status", |f| {
-            f.calls("sendMessage").iter().any(|b| b["text"].as_str().unwrap_or("").contains("No session yet"))
-        })
+        .wait("the owner's status and a refusal", |f| sent(f, "No session yet") && sent(f, "answers only"))
         .await;
     let refusals = t
         .fake
