@@ -46,8 +46,9 @@ struct Chat {
     /// Marks this session's buttons: a button of an earlier session of the chat (before `/new`
     /// or a restart) cannot answer this one's approvals.
     nonce: String,
-    /// Approval messages by approval id: where they are and what they asked.
-    approvals: Mutex<HashMap<String, (crate::Sent, String)>>,
+    /// Approvals shown with buttons, by approval id (kept from before the message is sent, so a
+    /// press that arrives before the platform has answered the send still finds it).
+    approvals: Mutex<HashMap<String, press::Shown>>,
     /// A question the model asked, waiting for the owner's next message.
     question: Mutex<Option<String>>,
     /// Prompts sent and not yet finished.

@@ -3,6 +3,40 @@
 
 use super::{lock, Bridge};
 use crate::Sent;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// An approval shown with buttons: its message once the platform has answered the send, what it
+/// asked, and the answer when the owner pressed before that.
+pub(super) struct Shown {
+    sent: Option<Sent>,
+    asked: String,
+    answer: Option<String>,
+}
+
+impl Shown {
+    /// Waiting, its message on its way.
+    pub(super) fn new(asked: String) -> Self {
+        Self { sent: None, asked, answer: None }
+    }
+}
+
+/// The platform answered the send of approval `id`'s message `m`: kept to be marked at the
+/// press, or, when it was pressed already, the message and its marked text to show now.
+pub(super) fn sent(approvals: &Mutex<HashMap<String, Shown>>, id: &str, m: Sent) -> Option<(Sent, String)> {
+    let mut approvals = lock(approvals);
+    let shown = approvals.get_mut(id)?;
+    match shown.answer.take() {
+        None => {
+            shown.sent = Some(m);
+            None
+        }
+        Some(note) => {
+            let asked = approvals.remove(id).map(|s| s.asked).unwrap_or_default();
+            Some((m, format!("{asked}\n→ {note}")))
+        }
+    }
+}
 
 impl Bridge {
     pub(super) async fn button(&self, chat: &str, user: &str, data: &str, press: &str) {
@@ -34,16 +68,32 @@ impl Bridge {
             Some("no") => false,
             _ => return ("Unknown button.".into(), None),
         };
+        let gone = || ("This request is no longer waiting.".to_owned(), None);
         // A button of an earlier session (before /new, before a restart) answers nothing here.
-        let sent = if nonce == Some(c.nonce.as_str()) { lock(&c.approvals).remove(id) } else { None };
-        let Some(sent) = sent else {
-            return ("This request is no longer waiting.".into(), None);
-        };
+        if nonce != Some(c.nonce.as_str()) {
+            return gone();
+        }
+        // Answered under the lock, so the send's return sees either a waiting approval or its
+        // answer.
+        let mut approvals = lock(&c.approvals);
+        let Some(shown) = approvals.get_mut(id).filter(|s| s.answer.is_none()) else { return gone() };
         let done =
             if verdict { c.session.approvals().approve(id) } else { c.session.approvals().reject(id, None) };
-        match done {
-            Ok(()) => ((if verdict { "Allowed" } else { "Denied" }).to_owned(), Some(sent)),
-            Err(_) => ("This request is no longer waiting.".into(), None),
+        if done.is_err() {
+            approvals.remove(id);
+            return gone();
+        }
+        let note = (if verdict { "Allowed" } else { "Denied" }).to_owned();
+        match shown.sent.take() {
+            Some(m) => {
+                let asked = approvals.remove(id).map(|s| s.asked).unwrap_or_default();
+                (note, Some((m, asked)))
+            }
+            // Its message is still on its way: marked when the send returns.
+            None => {
+                shown.answer = Some(note.clone());
+                (note, None)
+            }
         }
     }
 }

@@ -186,11 +186,18 @@ impl Bridge {
             ("Allow".to_owned(), format!("ok:{}:{approval_id}", c.nonce)),
             ("Deny".to_owned(), format!("no:{}:{approval_id}", c.nonce)),
         ];
-        match self.platform.send(chat, &text, &buttons).await {
+        // Waiting from before the send: the owner may press before the platform answers it.
+        lock(&c.approvals).insert(approval_id.clone(), super::press::Shown::new(text.clone()));
+        let sent = self.platform.send(chat, &text, &buttons).await;
+        match sent {
             Ok(m) => {
-                lock(&c.approvals).insert(approval_id, (m, text));
+                // Answered already: marked here, as the press had no message to mark.
+                if let Some((m, marked)) = super::press::sent(&c.approvals, &approval_id, m) {
+                    let _ = self.platform.edit(&m, &fit(&marked, limit)).await;
+                }
             }
             Err(e) => {
+                lock(&c.approvals).remove(&approval_id);
                 // Nobody could answer it: refused rather than left waiting.
                 let why = format!("the chat could not show the approval ({e})");
                 let _ = c.session.approvals().reject(&approval_id, Some(why));

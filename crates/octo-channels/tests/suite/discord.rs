@@ -18,8 +18,9 @@ fn hello(_: usize) -> Vec<tokio_tungstenite::tungstenite::Message> {
 }
 
 /// A fake REST API: the gateway's address, the bot, messages (the first `limited` posts answer
-/// 429 with a retry-after of 0.3 s).
-async fn rest(gateway: &Gateway, limited: usize) -> (wiremock::MockServer, Rest) {
+/// 429 with a retry-after of 0.3 s; with `slow_buttons`, a message with buttons is answered two
+/// seconds after it was received, which the test sees at once).
+async fn rest(gateway: &Gateway, limited: usize, slow_buttons: bool) -> (wiremock::MockServer, Rest) {
     let url = gateway.url.clone();
     Rest::start(move |c, n| {
         let p = c.path.as_str();
@@ -32,7 +33,13 @@ async fn rest(gateway: &Gateway, limited: usize) -> (wiremock::MockServer, Rest)
                 json!({"message": "You are being rate limited.", "retry_after": 0.3, "global": false}),
             )
         } else if p.contains("/messages") {
-            ResponseTemplate::new(200).set_body_json(json!({"id": format!("m{n}"), "channel_id": "c"}))
+            let ok =
+                ResponseTemplate::new(200).set_body_json(json!({"id": format!("m{n}"), "channel_id": "c"}));
+            if slow_buttons && c.body["components"].is_array() {
+                ok.set_delay(Duration::from_secs(2))
+            } else {
+                ok
+            }
         } else {
             ResponseTemplate::new(204)
         }
@@ -60,8 +67,16 @@ fn press(id: &str, channel: &str, user: &str, custom_id: &str) -> Value {
 }
 
 async fn start(e: &crate::suite::common::Env, limited: usize) -> (Gateway, wiremock::MockServer, Rest) {
+    start_with(e, limited, false).await
+}
+
+async fn start_with(
+    e: &crate::suite::common::Env,
+    limited: usize,
+    slow_buttons: bool,
+) -> (Gateway, wiremock::MockServer, Rest) {
     let gateway = Gateway::start(hello).await;
-    let (server, rest) = rest(&gateway, limited).await;
+    let (server, rest) = rest(&gateway, limited, slow_buttons).await;
     let bot = Arc::new(Discord::new(octo_app::http_client().unwrap(), "BOT-TOKEN", Some(&server.uri())));
     assert_eq!(bot.check().await.unwrap(), "@octo on Discord");
     let bridge = Bridge::new(bot as Arc<dyn Platform>, Arc::clone(&e.launcher), e.config("discord", &["42"]));
@@ -256,6 +271,30 @@ async fn an_approval_too_long_for_a_message_is_shown_whole_and_still_answerable(
     gateway.send_json(dispatch(3, "INTERACTION_CREATE", press("i1", "dm", "42", &deny)));
     wait("the answer after the denial", || rest.saw("/messages", "Not written.")).await;
     assert!(rest.saw("/interactions/i1/tok-i1/callback", "Denied"));
+}
+
+/// The owner presses before Discord has answered the send of the buttons' message (the test
+/// sees the message the moment it arrives; its answer comes two seconds later): the press still
+/// answers the approval, and the message is marked once the send returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_press_before_the_buttons_message_is_confirmed_still_answers_it() {
+    let write = Scripted::sse(
+        Reply::new().tool_use("toolu_1", "write_file", json!({"path": "a.txt", "content": "hi\n"})).sse(),
+    );
+    let e = env(vec![write, Scripted::sse(Reply::new().text("Not written.").sse())]).await;
+    let (gateway, _server, rest) = start_with(&e, 0, true).await;
+    gateway.send_json(dispatch(2, "MESSAGE_CREATE", message("1", "dm", "42", "write it", false)));
+    wait("the buttons", || {
+        rest.calls("/channels/dm/messages").iter().any(|c| c.body["components"].is_array())
+    })
+    .await;
+    let posts = rest.calls("/channels/dm/messages");
+    let buttons = posts.iter().find(|c| c.body["components"].is_array()).unwrap();
+    let deny = buttons.body["components"][0]["components"][1]["custom_id"].as_str().unwrap().to_owned();
+    gateway.send_json(dispatch(3, "INTERACTION_CREATE", press("i1", "dm", "42", &deny)));
+    wait("the answer after the denial", || rest.saw("/messages", "Not written.")).await;
+    assert!(rest.saw("/interactions/i1/tok-i1/callback", "Denied"));
+    wait("the approval marked", || rest.saw("/channels/dm/messages/", "→ Denied")).await;
 }
 
 /// A thread is a channel of its own to Discord (messages in it carry the thread's id as
