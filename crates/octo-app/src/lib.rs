@@ -107,7 +107,7 @@ mod persist;
 pub mod plugin_parts;
 pub mod plugins;
 pub mod prompt;
-pub use octo_permissions::protected;
+pub(crate) use octo_permissions::protected;
 mod repomap;
 pub mod review;
 pub mod sandbox;
@@ -126,8 +126,6 @@ pub use octo_session as session_store;
 pub use fold::{Change, McpProblem, ToolCallRecord, TurnFold, TurnRenderer, TurnSummary};
 pub use home::Home;
 pub use launcher::{Env, Launch, LaunchError, Launcher, Resume};
-/// Memory entries, scopes and indexes (`octo-memory`).
-pub use octo_memory as memory_files;
 /// Skills and custom commands (`octo-skills`).
 pub use octo_skills as skill_files;
 /// Reading the clipboard for a paste.
