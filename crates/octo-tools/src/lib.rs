@@ -36,6 +36,7 @@
 //! ```
 
 pub mod atomic;
+pub mod beneath;
 pub mod claude;
 pub mod clipboard;
 pub mod config;

@@ -129,7 +129,14 @@ async fn edit_file(
     let result = match sink.current(&path).await {
         Ok(Some(bytes)) => match edited(bytes, &label, edits) {
             Ok((original, content)) => sink
-                .store(&path, Some(original.clone().into_bytes()), &content, ctx.tool_use_id(), &label)
+                .store(
+                    ctx.cwd(),
+                    &path,
+                    Some(original.clone().into_bytes()),
+                    &content,
+                    ctx.tool_use_id(),
+                    &label,
+                )
                 .await
                 .map(|()| format!("edited {label}\n{}", unified_diff(&label, &original, &content))),
             Err(e) => Err(e),

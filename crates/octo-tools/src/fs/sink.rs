@@ -4,6 +4,7 @@
 //! permission check has already passed and the old content goes to octo's trash first.
 
 use crate::atomic::write_atomic;
+use crate::beneath::write_beneath;
 use crate::config::Buffers;
 use crate::error::ToolError;
 use std::path::{Path, PathBuf};
@@ -46,9 +47,11 @@ impl Sink {
 
     /// Replaces `path`'s content `old` (`None`: a new file) with `new`: the old content to the
     /// trash, then the editor's buffer for a file that exists (a new file, or a write the editor
-    /// refuses, goes to the disk).
+    /// refuses, goes to the disk). On the disk, a path inside `workspace` or a writable root is
+    /// written beneath that root's handle, so no link swapped in on the way can redirect it.
     pub(super) async fn store(
         &self,
+        workspace: &Path,
         path: &Path,
         old: Option<Vec<u8>>,
         new: &str,
@@ -73,10 +76,18 @@ impl Sink {
             }
         }
         let (p, n) = (path.to_path_buf(), new.as_bytes().to_vec());
-        tokio::task::spawn_blocking(move || write_atomic(&p, &n))
-            .await
-            .map_err(std::io::Error::other)
-            .and_then(|r| r)
-            .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))
+        let beneath = std::iter::once(workspace)
+            .chain(self.writable_roots.iter().map(PathBuf::as_path))
+            .map(crate::path::normalize)
+            .find_map(|root| p.strip_prefix(&root).ok().map(|rel| (rel.to_path_buf(), root)));
+        tokio::task::spawn_blocking(move || match beneath {
+            Some((rel, root)) => write_beneath(&root, &rel, &n),
+            // Outside every root (the user said yes to this very path): by name.
+            None => write_atomic(&p, &n),
+        })
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|r| r)
+        .map_err(|e| ToolError::Io(format!("could not write {label}: {e}")))
     }
 }

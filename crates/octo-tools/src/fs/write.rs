@@ -102,7 +102,9 @@ impl ToolExecutor for WriteFile {
             Ok(old) => old,
             Err(e) => return ToolOutput::error(format!("cannot read {label}: {e}")),
         };
-        if let Err(e) = self.sink.store(&path, old.clone(), &input.content, ctx.tool_use_id(), &label).await {
+        if let Err(e) =
+            self.sink.store(ctx.cwd(), &path, old.clone(), &input.content, ctx.tool_use_id(), &label).await
+        {
             return e.into_output();
         }
         ToolOutput::text(match old {

@@ -298,3 +298,45 @@ async fn list_dir_shows_types_sizes_and_respects_ignores() {
     let file = w.call("list_dir", json!({"path": "README.md"})).await;
     assert!(file.is_error);
 }
+
+/// A command left running swaps `src/rd` between a folder inside and a link to the outside while
+/// `write_file src/rd/victim.txt` runs 50 times: whatever octo's check saw, the write never lands
+/// outside and no temporary file is left there.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_swapped_for_a_link_outside_never_redirects_a_write() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let w = ws();
+    let outside = w.root.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("victim.txt"), "untouched\n").unwrap();
+    let src = w.root.join("src");
+    std::fs::create_dir_all(src.join("real")).unwrap();
+    std::os::unix::fs::symlink("real", src.join("rd")).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, src, outside) = (Arc::clone(&stop), src.clone(), outside.clone());
+        std::thread::spawn(move || {
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let tmp = src.join("rd.swap");
+                let _ = std::fs::remove_file(&tmp);
+                let target = if i.is_multiple_of(2) { outside.clone() } else { PathBuf::from("real") };
+                std::os::unix::fs::symlink(target, &tmp).unwrap();
+                std::fs::rename(&tmp, src.join("rd")).unwrap();
+                i += 1;
+            }
+        })
+    };
+    for n in 0..50 {
+        let _ = w
+            .call("write_file", json!({"path": "src/rd/victim.txt", "content": format!("write {n}\n")}))
+            .await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(std::fs::read_to_string(outside.join("victim.txt")).unwrap(), "untouched\n");
+    let left: Vec<_> = std::fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["victim.txt"], "nothing else outside");
+}
