@@ -142,8 +142,12 @@ pub fn write(session: &Session, proposal: &InitProposal) -> Result<(), InitError
             .record(&proposal.path, Some(old.as_bytes()), proposal.after.as_bytes(), "init")
             .map_err(|e| failed(e.to_string()))?;
     }
-    octo_tools::atomic::write_atomic(&proposal.path, proposal.after.as_bytes())
-        .map_err(|e| failed(e.to_string()))
+    // Beneath the workspace's handle: a link swapped in meanwhile cannot send it elsewhere.
+    let written = match proposal.path.strip_prefix(session.workspace()) {
+        Ok(rel) => octo_tools::beneath::write_beneath(session.workspace(), rel, proposal.after.as_bytes()),
+        Err(_) => octo_tools::atomic::write_atomic(&proposal.path, proposal.after.as_bytes()),
+    };
+    written.map_err(|e| failed(e.to_string()))
 }
 
 #[cfg(test)]
