@@ -10,6 +10,7 @@
 mod commands;
 mod press;
 mod pump;
+mod shown;
 mod slash;
 
 use crate::platform::{lock, Incoming, Platform, PlatformError};
@@ -48,7 +49,7 @@ struct Chat {
     nonce: String,
     /// Approvals shown with buttons, by approval id (kept from before the message is sent, so a
     /// press that arrives before the platform has answered the send still finds it).
-    approvals: Mutex<HashMap<String, press::Shown>>,
+    approvals: Mutex<HashMap<String, shown::Shown>>,
     /// A question the model asked, waiting for the owner's next message.
     question: Mutex<Option<String>>,
     /// Prompts sent and not yet finished.

@@ -187,12 +187,12 @@ impl Bridge {
             ("Deny".to_owned(), format!("no:{}:{approval_id}", c.nonce)),
         ];
         // Waiting from before the send: the owner may press before the platform answers it.
-        lock(&c.approvals).insert(approval_id.clone(), super::press::Shown::new(text.clone()));
+        lock(&c.approvals).insert(approval_id.clone(), super::shown::Shown::new(text.clone()));
         let sent = self.platform.send(chat, &text, &buttons).await;
         match sent {
             Ok(m) => {
                 // Answered already: marked here, as the press had no message to mark.
-                if let Some((m, marked)) = super::press::sent(&c.approvals, &approval_id, m) {
+                if let Some((m, marked)) = super::shown::sent(&c.approvals, &approval_id, m) {
                     let _ = self.platform.edit(&m, &fit(&marked, limit)).await;
                 }
             }
