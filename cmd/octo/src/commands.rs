@@ -210,6 +210,7 @@ fn sandbox_lines(
         &homes,
         simulate.as_deref(),
         &[],
+        &octo_app::Home::new(&config.home).secrets(user_home.map(std::path::Path::to_path_buf), None),
     );
     let text = format!("sandbox: {}", sandbox.describe());
     match sandbox.unavailable() {

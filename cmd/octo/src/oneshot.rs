@@ -158,27 +158,52 @@ pub fn slash_word(prompt: &str) -> Option<(&str, &str)> {
     (name.len() > 1 && name.starts_with('/') && !name[1..].contains('/')).then_some((name, arg))
 }
 
-/// Ctrl-C, listened for from the moment this is created.
+/// Ctrl-C, and the signals that end a run as Ctrl-C does (`SIGTERM` from `timeout`, systemd or
+/// `docker stop`; `SIGHUP` when the terminal goes away), listened for from the moment this is
+/// created: the turn is cancelled and what its commands left running is stopped before octo
+/// exits.
 struct Interrupts {
     #[cfg(unix)]
-    sigint: Option<tokio::signal::unix::Signal>,
+    signals: [Option<tokio::signal::unix::Signal>; 3],
 }
 
 impl Interrupts {
     fn new() -> Self {
-        Self {
-            #[cfg(unix)]
-            sigint: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok(),
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let on = |k: SignalKind| signal(k).ok();
+            Self {
+                signals: [on(SignalKind::interrupt()), on(SignalKind::terminate()), on(SignalKind::hangup())],
+            }
         }
+        #[cfg(not(unix))]
+        Self {}
     }
 
-    /// The next Ctrl-C.
+    /// The next of them.
     async fn next(&mut self) {
         #[cfg(unix)]
-        if let Some(s) = self.sigint.as_mut() {
-            s.recv().await;
+        if self.signals.iter().any(Option::is_some) {
+            let [int, term, hup] = &mut self.signals;
+            tokio::select! {
+                () = recv(int) => {}
+                () = recv(term) => {}
+                () = recv(hup) => {}
+            }
             return;
         }
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// The next delivery of `signal`; never when it could not be listened for.
+#[cfg(unix)]
+async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending().await,
     }
 }

@@ -160,8 +160,10 @@ impl Home {
     /// own files that hold keys or other projects' work: `config.toml` (endpoint headers),
     /// `sessions/`, the REPL `history`, `logs/`, `trash/` (old contents of edited files, `.env`
     /// included), `output/` (other sessions' command output; a session reads its own through
-    /// the permission engine's read roots), `repomap/` (other projects' definitions), and the
-    /// key file when one is used.
+    /// the permission engine's read roots), `repomap/` (other projects' definitions),
+    /// `checkpoints/` (every project's files), `memory/` (every project's memory, read by the
+    /// memory tools, not by paths), the server's token, and the key file when one is used.
+    /// The sandbox hides the same places from commands.
     pub fn secrets(
         &self,
         user_home: Option<PathBuf>,
@@ -175,6 +177,9 @@ impl Home {
             self.trash(),
             self.output(),
             self.repomap(),
+            self.checkpoints(),
+            self.memory(),
+            self.root.join("server-token"),
             self.key_file(),
         ];
         extra.extend(key_file);

@@ -35,8 +35,15 @@ pub async fn serve(
     // so running outside it is refused).
     let homes: Vec<std::path::PathBuf> = path_env("HOME").into_iter().chain([config.home.clone()]).collect();
     let simulate = env("OCTO_SANDBOX_SIMULATE");
-    let (sandbox, notice) =
-        crate::sandbox::build(&config.sandbox, &ws, &home.output(), &homes, simulate.as_deref(), &[]);
+    let (sandbox, notice) = crate::sandbox::build(
+        &config.sandbox,
+        &ws,
+        &home.output(),
+        &homes,
+        simulate.as_deref(),
+        &[],
+        &secrets,
+    );
     if let Some(n) = notice {
         eprintln!("octo mcp serve: {n}");
     }

@@ -6,7 +6,7 @@ use octo_tools::shell::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 
 /// The sandbox a session's commands run in, with the notice to show when one was wanted but
-/// none can be had.
+/// none can be had. Commands may not read `secrets`' places.
 pub fn build(
     settings: &SandboxSettings,
     workspace: &Path,
@@ -14,9 +14,11 @@ pub fn build(
     homes: &[PathBuf],
     simulate: Option<&str>,
     prompt_files: &[PathBuf],
+    secrets: &octo_tools::secrets::Secrets,
 ) -> (std::sync::Arc<Sandbox>, Option<String>) {
     let mut policy = settings.policy(workspace, output, homes, simulate);
     policy.protected_entries.extend(inside(workspace, prompt_files));
+    policy.secrets.extend(secrets.places());
     let sandbox = Sandbox::new(policy);
     let notice = sandbox.unavailable().map(|why| {
         if settings.required {

@@ -8,8 +8,8 @@
 //!   it cannot type into the user's), stdout and stderr merged in order into a bounded
 //!   [`Capture`], killed as a group ([`kill_group`], [`Running::terminate`]);
 //! - [`env::ShellEnv`]: the filtered environment commands see;
-//! - [`reaper`]: no process outlives octo; [`tied`]: what octo starts dies with it, even when
-//!   octo is killed;
+//! - [`reaper`]: no process outlives octo; [`watch`]: nor after octo is killed; [`tied`]: what
+//!   octo starts dies with it, even when octo is killed;
 //! - [`sandbox`]: the OS sandbox — on Linux Landlock for the file system, a seccomp filter for the
 //!   network and a private mount namespace that keeps `.git` read-only, or where no namespace
 //!   can be had a seccomp supervisor that makes mode, owner and time changes and socket
@@ -40,6 +40,7 @@ pub mod sandbox;
 mod shell;
 pub mod tied;
 mod unique;
+pub mod watch;
 
 pub use capture::Capture;
 pub use process::{kill_group, spawn, Ending, Running};

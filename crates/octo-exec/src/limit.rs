@@ -43,11 +43,12 @@ pub fn cap_processes(cmd: &mut std::process::Command) {
     }
 }
 
-/// How many processes are in process group `group` now (0 where that cannot be counted).
+/// How many processes are in process group `group` now, with everything below them whatever
+/// groups they moved to (0 where that cannot be counted).
 pub fn group_size(group: u32) -> usize {
     #[cfg(target_os = "linux")]
     {
-        crate::reaper::in_group(group)
+        crate::reaper::tree(group).len()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -60,8 +61,8 @@ pub fn group_size(group: u32) -> usize {
 /// so that the watch fires before the ceiling (shared with the user's other processes) is hit.
 pub const CROWD: usize = (ROOM / 2) as usize;
 
-/// Resolves when process group `group` holds more than [`CROWD`] processes (looked at twice a
-/// second); never where that cannot be counted. The ceiling keeps a user's fork bomb from
+/// Resolves when process group `group` and what it started hold more than [`CROWD`] processes
+/// (looked at twice a second; root included); never where that cannot be counted. The ceiling keeps a user's fork bomb from
 /// taking the machine but leaves it spinning until the command's timeout, and root has no
 /// ceiling at all: race this against the command and kill the group when it wins.
 pub async fn past_room(group: u32) {
@@ -71,4 +72,9 @@ pub async fn past_room(group: u32) {
             return;
         }
     }
+}
+
+/// Whether [`past_room`] can count a command's processes here (`/proc` on Linux).
+pub fn countable() -> bool {
+    cfg!(target_os = "linux") && std::fs::metadata(format!("/proc/{}/stat", std::process::id())).is_ok()
 }

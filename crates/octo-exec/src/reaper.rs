@@ -33,6 +33,7 @@ fn tag_groups() -> &'static Mutex<std::collections::HashMap<u32, String>> {
 
 /// Notes that the command leading process group `group` runs with `tag`.
 pub(crate) fn record_group(group: u32, tag: &str) {
+    crate::watch::start();
     tag_groups().lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(group, tag.to_owned());
 }
 
@@ -136,13 +137,55 @@ fn stat(pid: u32) -> Option<Stat> {
     Some(Stat { ppid, state, group, session })
 }
 
-/// How many live processes are in process group `group`.
+/// The live processes of process group `group` and everything below them, whatever groups
+/// and sessions those moved to (a fork bomb whose children call `setpgid` or `setsid`).
 #[cfg(target_os = "linux")]
-pub(crate) fn in_group(group: u32) -> usize {
+pub(crate) fn tree(group: u32) -> Vec<u32> {
     if group == 0 {
-        return 0;
+        return Vec::new();
     }
-    proc_pids().into_iter().filter_map(stat).filter(|s| s.group == group).count()
+    let all: Vec<(u32, Stat)> = proc_pids()
+        .into_iter()
+        .filter_map(|p| stat(p).map(|s| (p, s)))
+        .filter(|(_, s)| s.state != 'Z')
+        .collect();
+    let mut found: HashSet<u32> = all.iter().filter(|(_, s)| s.group == group).map(|(p, _)| *p).collect();
+    loop {
+        let more: Vec<u32> = all
+            .iter()
+            .filter(|(p, s)| !found.contains(p) && found.contains(&s.ppid))
+            .map(|(p, _)| *p)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        found.extend(more);
+    }
+    found.into_iter().collect()
+}
+
+/// Stops, then kills, process group `group` and everything below it, looking again while a
+/// process forks in between (a fork bomb past its room).
+#[cfg(target_os = "linux")]
+pub fn kill_tree(group: u32) {
+    use nix::sys::signal::{kill, Signal};
+    let me = std::process::id();
+    for _ in 0..10 {
+        let found: Vec<u32> = tree(group).into_iter().filter(|p| *p != me).collect();
+        if found.is_empty() {
+            break;
+        }
+        let pids: Vec<nix::unistd::Pid> =
+            found.iter().filter_map(|p| i32::try_from(*p).ok()).map(nix::unistd::Pid::from_raw).collect();
+        // Stopped first, so none forks again between being found and being killed.
+        for p in &pids {
+            let _ = kill(*p, Signal::SIGSTOP);
+        }
+        for p in &pids {
+            let _ = kill(*p, Signal::SIGKILL);
+        }
+    }
+    reap_adopted();
 }
 
 /// Orphans of octo's commands that octo (as their subreaper) adopted, seen alive; only these are

@@ -57,6 +57,50 @@ fn scope_of(s: Option<&str>) -> Result<Scope, ToolOutput> {
     s.map_or(Ok(Scope::Workspace), |s| s.parse().map_err(ToolOutput::error))
 }
 
+impl Save {
+    /// Memory is read into every later session's prompt (the user's in every workspace), so it
+    /// is a prompt file: saving takes the user's own yes in every mode, auto included, with the
+    /// change shown. A call the user already approved is not asked twice.
+    async fn approve(&self, ctx: &ToolContext, entry: &Entry, scope: Scope) -> Result<(), ToolOutput> {
+        if ctx.user_approved() {
+            return Ok(());
+        }
+        let store = self.memory.store(scope);
+        let whose = if scope == Scope::User { "your user memory" } else { "this workspace's memory" };
+        let mut request = octo_agent::ApprovalRequest::new(
+            ctx.tool_use_id(),
+            "memory_save",
+            json!({"name": entry.name, "scope": scope_name(scope)}),
+            format!("save `{}` to {whose}, read into every later session: {}", entry.name, entry.description),
+        );
+        request.preview = Some(change(store.get(&entry.name).as_ref(), entry));
+        let (decision, _) = ctx.ask_approval(request).await;
+        if decision.is_allowed() {
+            return Ok(());
+        }
+        Err(ToolOutput::error(format!(
+            "not saved: memory is read into every later session's prompt, so saving to {whose} needs the user's yes, which was not given; tell the user what you would save, or ask them"
+        )))
+    }
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    if scope == Scope::User {
+        "user"
+    } else {
+        "workspace"
+    }
+}
+
+/// The entry's file before and after, as a unified diff.
+fn change(old: Option<&Entry>, new: &Entry) -> octo_agent::Preview {
+    let before = old.map(Entry::render).unwrap_or_default();
+    let after = new.render();
+    let name = format!("{}.md", new.name);
+    let diff = similar::TextDiff::from_lines(&before, &after);
+    octo_agent::Preview::diff(diff.unified_diff().header(&name, &name).to_string())
+}
+
 #[async_trait]
 impl ToolExecutor for Save {
     fn definition(&self) -> ToolDefinition {
@@ -83,6 +127,19 @@ impl ToolExecutor for Save {
         Some(format!("{name} ({scope} memory)"))
     }
 
+    fn preview(&self, input: &Value, _cwd: &std::path::Path) -> Option<octo_agent::Preview> {
+        let i: SaveInput = serde_json::from_value(input.clone()).ok()?;
+        let scope = scope_of(i.scope.as_deref()).ok()?;
+        let entry = Entry {
+            name: i.name.trim().to_owned(),
+            description: i.description,
+            kind: i.kind.parse().ok()?,
+            updated: (self.env.now)(),
+            body: i.content,
+        };
+        Some(change(self.memory.store(scope).get(&entry.name).as_ref(), &entry))
+    }
+
     async fn execute(&self, input: Value, ctx: &ToolContext) -> ToolOutput {
         let i: SaveInput = match parse_input("memory_save", input) {
             Ok(i) => i,
@@ -104,26 +161,6 @@ impl ToolExecutor for Save {
         if i.content.trim().is_empty() {
             return ToolOutput::error("not saved: `content` is empty");
         }
-        // The user's memory is read into every later session in every workspace: saving there
-        // always takes the user's own yes, whatever the mode allowed.
-        if scope == Scope::User && !ctx.user_approved() {
-            let request = octo_agent::ApprovalRequest::new(
-                ctx.tool_use_id(),
-                "memory_save",
-                json!({"name": i.name, "scope": "user"}),
-                format!(
-                    "save `{}` to your user memory, read into every later session: {}",
-                    i.name.trim(),
-                    i.description
-                ),
-            );
-            let (decision, _) = ctx.ask_approval(request).await;
-            if !decision.is_allowed() {
-                return ToolOutput::error(
-                    "not saved: saving to the user's memory needs the user's yes, which was not given; save it to the workspace's memory instead, or ask the user",
-                );
-            }
-        }
         let entry = Entry {
             name: i.name.trim().to_owned(),
             description: i.description,
@@ -131,6 +168,9 @@ impl ToolExecutor for Save {
             updated: (self.env.now)(),
             body: i.content,
         };
+        if let Err(refused) = self.approve(ctx, &entry, scope).await {
+            return refused;
+        }
         let store = self.memory.store(scope);
         match store.save(&entry) {
             Ok(s) => ToolOutput::text(format!(

@@ -41,6 +41,9 @@ impl PermissionGate for PermissionEngine {
             return;
         }
         let always = refuse || *decision == ApprovalDecision::AllowAlways;
+        if decision.is_allowed() {
+            self.note_brought(q, &Target::of(q, self.secrets.home()));
+        }
         if let Some(e) = self.entry(q, always) {
             if refuse {
                 self.refused().push(e);
@@ -117,7 +120,8 @@ impl PermissionEngine {
         }
         let rules = self.rules.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         let rule = rules.decide(q, &c.t);
-        self.out_of_scope(q, &c.t)
+        let decision = self
+            .out_of_scope(q, &c.t)
             .or_else(|| denied_by_rule(q, rule))
             .or_else(|| self.refused_before(&c))
             .or_else(|| plan_mode(&c))
@@ -129,7 +133,11 @@ impl PermissionEngine {
             .or_else(|| self.read_outside(&c))
             .or_else(|| (q.meta.read_only || c.mode == Mode::Auto).then_some(PermissionDecision::Allow))
             .or_else(|| self.sandboxed_command(&c))
-            .unwrap_or_else(|| self.write(&c))
+            .unwrap_or_else(|| self.write(&c));
+        if decision == PermissionDecision::Allow {
+            self.note_brought(q, &c.t);
+        }
+        decision
     }
 
     /// A call an active skill's or command's `allowed-tools` grants runs without asking; so does
@@ -224,6 +232,15 @@ impl PermissionEngine {
     fn url(&self, c: &Call<'_, '_>) -> Option<PermissionDecision> {
         let u = c.t.url.as_ref()?;
         let known = u.kind == HostKind::Docs || u.host.as_deref().is_some_and(|h| self.host_remembered(h));
+        let named = u.host.as_deref().is_some_and(|h| self.taint.named_by_user(h));
+        let outside = if known || named || c.mode != Mode::Auto { None } else { self.taint.why() };
+        if let Some(after) = outside {
+            // What was read from outside could leave in this request: once per host, in auto too.
+            return Some(c.ask(Some(format!(
+                "first fetch from {} since {after}: what the conversation holds could leave with it",
+                u.host.as_deref().unwrap_or("this host")
+            ))));
+        }
         Some(match (c.mode, known, u.encoded) {
             (Mode::Auto, ..) | (_, true, None) => PermissionDecision::Allow,
             (_, true, Some(_)) => {

@@ -97,6 +97,8 @@ pub struct PermissionEngine {
     pub(super) project_trusted: std::sync::atomic::AtomicBool,
     /// Whether the project's settings' allow rules were trusted during the session.
     pub(super) settings_applied: std::sync::atomic::AtomicBool,
+    /// What the conversation holds from outside, and the hosts the user named.
+    pub(super) taint: super::taint::Taint,
 }
 
 impl PermissionEngine {
@@ -118,7 +120,20 @@ impl PermissionEngine {
             socket_gap: SandboxGap::default(),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
             settings_applied: std::sync::atomic::AtomicBool::new(false),
+            taint: super::taint::Taint::default(),
         }
+    }
+
+    /// Takes note of the hosts the user's own prompt names: fetching from them never asks for
+    /// the reason [`PermissionEngine::outside_content`] gives.
+    pub fn note_user_text(&self, text: &str) {
+        self.taint.note_user_text(text);
+    }
+
+    /// Why a fetch to a new host asks in auto mode now: the conversation holds something read
+    /// from outside the workspace or from an unnamed web page (`None`: it does not).
+    pub fn outside_content(&self) -> Option<String> {
+        self.taint.why()
     }
 
     /// Whether the project's skills and commands may grant their `allowed-tools`.
@@ -257,6 +272,17 @@ impl PermissionEngine {
 
     pub(super) fn remembered_allows(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
         self.remembered().iter().any(|r| r.covers(q, t))
+    }
+
+    /// Notes what an allowed call brings into the conversation from outside (octo's own read
+    /// roots, such as the session's spilled command output, are not outside).
+    pub(super) fn note_brought(&self, q: &PermissionQuery<'_>, t: &Target) {
+        let own = t.path.as_ref().is_some_and(|p| {
+            self.read_roots.iter().any(|r| p.real.starts_with(octo_tools::path::real_path(r)))
+        });
+        if !own {
+            self.taint.note_call(q, t);
+        }
     }
 
     pub(super) fn read_remembered(&self, real: &Path) -> bool {

@@ -23,6 +23,7 @@ mod protect;
 pub mod protected;
 pub mod rules;
 mod scope;
+mod taint;
 mod target;
 #[cfg(test)]
 mod tests;

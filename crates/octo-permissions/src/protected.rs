@@ -57,6 +57,10 @@ pub fn entries() -> Vec<Entry> {
         (MCP_JSON, Reach::Anywhere, "MCP servers octo starts"),
         (CLAUDE_LOCAL, Reach::Anywhere, "read into Claude Code's prompt"),
         (SKILLS_DIR, Reach::Root, "skills listed in every prompt"),
+        (".vscode", Reach::Anywhere, "VS Code runs its tasks and applies its settings when the folder opens"),
+        (".idea", Reach::Anywhere, "JetBrains IDEs run its run configurations and startup tasks"),
+        (".devcontainer", Reach::Anywhere, "dev containers run its commands when the folder opens"),
+        (".envrc", Reach::Anywhere, "direnv runs it on entering the folder"),
     ];
     let rules =
         crate::protected::PROJECT_RULES.iter().map(|n| (*n, Reach::Anywhere, "read into every prompt"));
@@ -87,5 +91,8 @@ mod tests {
         assert!(sandbox_names().any(|n| n == SKILLS_DIR));
         assert!(!names.contains(&"skills".to_owned()), "a skills folder elsewhere is ordinary code");
         assert!(!sandbox_names().any(|n| n == GIT_DIR));
+        for runs_on_open in [".vscode", ".idea", ".devcontainer", ".envrc"] {
+            assert!(names.contains(&runs_on_open.to_owned()), "{runs_on_open}");
+        }
     }
 }

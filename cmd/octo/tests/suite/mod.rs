@@ -14,4 +14,6 @@ mod request_size;
 mod sandbox;
 mod serve;
 mod skills;
+#[cfg(target_os = "linux")]
+mod survivors;
 mod terminal;

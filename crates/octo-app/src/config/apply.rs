@@ -66,6 +66,7 @@ impl Config {
             sandbox_writable_roots,
             sandbox_git_writable,
             sandbox_hooks,
+            sandbox_deny_read,
             checkpoints,
             checkpoint_keep_days,
             checkpoint_max_mb,
@@ -97,9 +98,7 @@ impl Config {
         self.apply_mcp(mcp_servers, mcp_startup_wait, &layer)?;
         self.apply_subagents(&subagents, layer.is_project, &layer.desc)?;
         self.apply_hooks(&hooks, layer.is_project, &layer.desc);
-        if let Some(l) = log_events {
-            self.log_events = l;
-        }
+        self.log_events = log_events.unwrap_or(self.log_events);
         match hook_format.as_deref() {
             None => {}
             Some("claude") => self.hooks_native = false,
@@ -115,15 +114,14 @@ impl Config {
             writable_roots: sandbox_writable_roots,
             git_writable: sandbox_git_writable,
             hooks: sandbox_hooks,
+            deny_read: sandbox_deny_read,
         };
         self.sandbox.apply_file(keys, source, &mut self.warnings)?;
         self.checkpoints.apply(checkpoints, checkpoint_keep_days, checkpoint_max_mb);
         let mut warnings = std::mem::take(&mut self.warnings);
         let from = (layer.is_project, layer.desc.as_str());
         self.lsp.apply(lsp, lsp_diagnostics.as_deref(), lsp_wait_ms, from, &mut warnings);
-        if let Some(r) = repo_map {
-            self.repo_map = r;
-        }
+        self.repo_map = repo_map.unwrap_or(self.repo_map);
         if let Some(t) = status_line {
             let current = self.status_line.take();
             self.status_line =

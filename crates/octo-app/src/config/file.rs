@@ -142,6 +142,9 @@ pub struct FileConfig {
     pub sandbox_git_writable: Option<bool>,
     /// Whether hook scripts run in the sandbox too (default yes).
     pub sandbox_hooks: Option<bool>,
+    /// More secret places sandboxed commands may not read (beside `~/.ssh`, `~/.aws`, …).
+    #[serde(default)]
+    pub sandbox_deny_read: Vec<String>,
     /// Whether each turn's file changes are checkpointed for `/rewind` (default yes).
     pub checkpoints: Option<bool>,
     /// How many days checkpoints are kept (default 30).

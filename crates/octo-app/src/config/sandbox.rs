@@ -22,6 +22,8 @@ pub struct SandboxKeys {
     pub git_writable: Option<bool>,
     /// `sandbox_hooks`: whether hook scripts run in the sandbox too.
     pub hooks: Option<bool>,
+    /// `sandbox_deny_read`: more secret places commands may not read (`~/` expands).
+    pub deny_read: Vec<String>,
 }
 
 /// The effective sandbox settings.
@@ -40,6 +42,9 @@ pub struct SandboxSettings {
     /// Whether hook scripts run in the sandbox (default no: they are the user's own code, or a
     /// project's the user trusted, and run unconfined as in Claude Code).
     pub hooks: bool,
+    /// Secret places beside the built-in list that commands may not read (any config may add:
+    /// it only tightens).
+    pub deny_read: Vec<PathBuf>,
 }
 
 impl Default for SandboxSettings {
@@ -51,6 +56,7 @@ impl Default for SandboxSettings {
             writable_roots: Vec::new(),
             git_writable: false,
             hooks: false,
+            deny_read: Vec::new(),
         }
     }
 }
@@ -121,6 +127,7 @@ impl SandboxSettings {
             Some(g) => self.git_writable = g,
             None => {}
         }
+        self.deny_read.extend(keys.deny_read.iter().map(|r| expand(r)));
         match keys.hooks {
             Some(false) if project => ignored("sandbox_hooks = false"),
             Some(h) => self.hooks = h,
@@ -174,6 +181,7 @@ impl SandboxSettings {
         p.private_tmp = Some(output.join("tmp"));
         p.quarantine = Some(output.join("quarantine"));
         p.protected_entries = crate::protected::sandbox_names().map(str::to_owned).collect();
+        p.secrets.extend(self.deny_read.iter().map(|d| workspace.join(d)));
         p
     }
 }
@@ -208,6 +216,7 @@ mod tests {
             writable_roots: vec!["/".into()],
             git_writable: Some(true),
             hooks: Some(false),
+            deny_read: Vec::new(),
         };
         s.apply_file(loosen, &project(), &mut w).unwrap();
         assert_eq!(s, SandboxSettings::default());
@@ -232,11 +241,24 @@ mod tests {
             writable_roots: vec!["/opt/cache".into()],
             git_writable: Some(true),
             hooks: Some(false),
+            deny_read: Vec::new(),
         };
         s.apply_file(keys, &user(), &mut w).unwrap();
         assert!(w.is_empty());
         assert_eq!((s.mode.value, s.network, s.git_writable, s.hooks), (Mode::Off, true, true, false));
         assert_eq!(s.writable_roots, vec![PathBuf::from("/opt/cache")]);
+    }
+
+    #[test]
+    fn any_config_may_add_secret_places_and_a_relative_one_lies_in_the_workspace() {
+        let mut s = SandboxSettings::default();
+        let mut w = Vec::new();
+        let keys =
+            SandboxKeys { deny_read: vec!["secrets".into(), "/etc/vault".into()], ..SandboxKeys::default() };
+        s.apply_file(keys, &project(), &mut w).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        let p = s.policy(Path::new("/ws"), Path::new("/o"), &[], None);
+        assert_eq!(p.secrets, vec![PathBuf::from("/ws/secrets"), PathBuf::from("/etc/vault")]);
     }
 
     #[test]

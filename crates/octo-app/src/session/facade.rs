@@ -72,6 +72,8 @@ impl Session {
     /// narrowing of the tools its turn runs under). It runs when the turn before it has finished.
     pub fn prompt(&self, input: impl Into<Prepared>) -> Result<(), SessionError> {
         let prepared = input.into();
+        // The hosts the user names may be fetched after outside reads without asking again.
+        self.engine.note_user_text(&prepared.message.text());
         self.core.lock().queued += 1;
         self.commands
             .send(Command::Prompt(prepared.message, prepared.scope, prepared.model))

@@ -82,6 +82,7 @@ impl Place {
             &homes,
             env("OCTO_SANDBOX_SIMULATE").as_deref(),
             prompt_files,
+            &self.secrets,
         )
     }
 }

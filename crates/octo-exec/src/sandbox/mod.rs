@@ -17,6 +17,7 @@
 //! | macOS | Seatbelt (`sandbox-exec`) | Seatbelt | Seatbelt |
 //! | others | none: [`Sandbox::is_active`] is false and [`Sandbox::describe`] says why | | |
 
+mod hide;
 mod hint;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -211,6 +212,8 @@ impl Sandbox {
         };
         #[cfg(not(target_os = "linux"))]
         let (facts, how) = (promise::Facts::default(), "Seatbelt".to_owned());
+        let facts =
+            promise::Facts { watch: crate::watch::possible(), counted: crate::limit::countable(), ..facts };
         promise::list(&self.policy, off.as_deref(), &facts, &how)
     }
 

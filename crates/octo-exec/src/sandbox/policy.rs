@@ -61,6 +61,10 @@ pub struct Policy {
     /// Where a prompt or agent file a command created is moved ([`crate::sandbox::Sandbox::undo_created`];
     /// `None`: it is removed).
     pub quarantine: Option<PathBuf>,
+    /// Secret places commands may not read (the user's credentials, octo's keys and saved
+    /// sessions): hidden in the command's mount namespace, left out of Landlock's read rules
+    /// without one ([`Policy::secret_places`]).
+    pub secrets: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -85,7 +89,21 @@ impl Policy {
             protected_entries: Vec::new(),
             private_tmp: None,
             quarantine: None,
+            secrets: Vec::new(),
         }
+    }
+
+    /// The secret places to hide from commands, resolved and existing (none when the sandbox
+    /// is off): each of [`Policy::secrets`], or, for one holding the workspace or a writable
+    /// root, its entries but those on the way there.
+    pub fn secret_places(&self) -> Vec<PathBuf> {
+        if self.mode == Mode::Off {
+            return Vec::new();
+        }
+        let kept: Vec<PathBuf> = std::iter::once(real(&self.workspace))
+            .chain(self.writable_roots.iter().map(|r| real(r)))
+            .collect();
+        super::hide::places(&self.secrets, &kept)
     }
 
     /// Every directory writable under this policy (none under read-only).
@@ -101,15 +119,16 @@ impl Policy {
     }
 
     /// What is writable where only Landlock confines (no mount namespace): Landlock rules only
-    /// add rights, so a writable root holding a protected folder (the temp dir holding the
-    /// workspace's `.git`, its surroundings or a home) is left out, and the session's private
+    /// add rights, so a writable root holding a protected folder or a secret place (the temp
+    /// dir holding the workspace's `.git`, its surroundings or a home) is left out, and the session's private
     /// temp dir takes its place. The second value is that temp dir when it is used (the
     /// command's `TMPDIR`).
     pub fn writable_without_namespaces(&self) -> (Vec<PathBuf>, Option<PathBuf>) {
         if self.mode != Mode::WorkspaceWrite {
             return (Vec::new(), None);
         }
-        let protected = self.read_only_paths();
+        let mut protected = self.read_only_paths();
+        protected.extend(self.secret_places());
         let mut out = vec![self.workspace.clone()];
         let mut dropped = false;
         for root in &self.writable_roots {

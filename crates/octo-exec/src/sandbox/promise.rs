@@ -39,6 +39,35 @@ pub(super) struct Facts {
     pub sockets_hidden: bool,
     /// Whether the seccomp supervisor stands in for a missing namespace.
     pub supervisor: Supervisor,
+    /// Whether what commands leave running can be found and killed, after octo too
+    /// ([`crate::watch::possible`]).
+    pub watch: bool,
+    /// Whether a command's processes can be counted ([`crate::limit::countable`]).
+    pub counted: bool,
+}
+
+/// Set by the host, not by the sandbox: both promises stand with the sandbox off.
+fn process_promises(facts: &Facts) -> [Promise; 2] {
+    let survivors = if facts.watch {
+        held(
+            SURVIVORS,
+            "octo adopts what commands leave behind and kills it at the session's end; a watcher kills it if octo itself is killed",
+        )
+    } else {
+        not_held(
+            SURVIVORS,
+            "a command's processes cannot be followed here (no /proc): what one leaves running may outlive octo",
+        )
+    };
+    let bombs = if facts.counted {
+        held(
+            BOMBS,
+            "recognised ones are refused; a command whose processes (with everything they start, root's too) pass the ceiling is killed",
+        )
+    } else {
+        not_held(BOMBS, "recognised ones are refused, but a command's processes cannot be counted here")
+    };
+    [survivors, bombs]
 }
 
 fn held(what: &'static str, how: impl Into<String>) -> Promise {
@@ -55,6 +84,8 @@ const AROUND: &str = "the workspace's surroundings and a home in the temp dir st
 const MODES: &str = "modes, owners and times of files outside the writable roots stay as they are";
 const PROMPTS: &str =
     "prompt and agent files (AGENTS.md, CLAUDE.md, .claude, SKILLS …) are not created or changed";
+const SECRETS: &str =
+    "secret places (~/.ssh, cloud and registry credentials, octo's keys and sessions) are not readable";
 const NETWORK: &str = "commands reach no network";
 const SOCKETS: &str = "named Unix sockets of local daemons (Docker, D-Bus …) are out of reach";
 const SURVIVORS: &str = "nothing a command starts outlives the session";
@@ -64,12 +95,12 @@ const BOMBS: &str = "a fork bomb is stopped";
 /// unavailable), else `facts` say what the machine has.
 pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism: &str) -> Vec<Promise> {
     let mut out = Vec::new();
-    let always = [
-        held(SURVIVORS, "octo adopts what commands leave behind and kills it at the session's end"),
-        held(BOMBS, "recognised ones are refused; a command past its process ceiling is killed"),
-    ];
+    let always = process_promises(facts);
     if let Some(why) = off {
         out.push(not_held(WRITES, why));
+        if !policy.secrets.is_empty() {
+            out.push(not_held(SECRETS, why));
+        }
         if !policy.network {
             out.push(not_held(NETWORK, why));
         }
@@ -130,6 +161,14 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
             ),
         });
     }
+    if !policy.secrets.is_empty() {
+        let n = policy.secret_places().len();
+        out.push(match ns {
+            None if facts.abi == 0 => held(SECRETS, format!("{n} found here, each denied by the {mechanism} profile")),
+            None => held(SECRETS, format!("{n} found here, each covered by an empty file system or /dev/null in the command's mount namespace")),
+            Some(_) => held(SECRETS, format!("{n} found here, each left out of Landlock's read rules")),
+        });
+    }
     if !policy.network {
         out.push(match (&facts.no_filter, facts.abi) {
             (None, _) => held(NETWORK, "a seccomp filter refuses every socket but Unix ones"),
@@ -167,14 +206,14 @@ mod tests {
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         let mut policy = Policy::new(Mode::WorkspaceWrite, dir.path());
         policy.protected_entries = vec!["AGENTS.md".into()];
-        let full =
-            list(&policy, None, &Facts { abi: 6, sockets_hidden: true, ..Facts::default() }, "Landlock");
+        let host = Facts { watch: true, counted: true, ..Facts::default() };
+        let full = list(&policy, None, &Facts { abi: 6, sockets_hidden: true, ..host.clone() }, "Landlock");
         assert!(full.iter().all(|p| p.held), "{full:?}");
         let fallback = Facts {
             abi: 6,
             no_namespace: Some("no user namespace".into()),
             supervisor: Supervisor::Missing("the seccomp supervisor does not work here".into()),
-            ..Facts::default()
+            ..host.clone()
         };
         let fb = list(&policy, None, &fallback, "Landlock");
         let missing: Vec<&str> = fb.iter().filter(|p| !p.held).map(|p| p.what).collect();
@@ -186,8 +225,20 @@ mod tests {
         let gd = list(&policy, None, &guarded, "Landlock");
         assert!(gd.iter().all(|p| p.held), "{gd:?}");
         assert!(gd.iter().any(|p| p.what == MODES && p.how.contains("supervisor")), "{gd:?}");
-        let off = list(&policy, Some("the sandbox is off"), &Facts::default(), "");
+        let off = list(&policy, Some("the sandbox is off"), &host, "");
         assert!(off.iter().any(|p| p.what == WRITES && !p.held && p.how.contains("off")));
         assert!(off.iter().any(|p| p.what == SURVIVORS && p.held));
+    }
+
+    #[test]
+    fn process_promises_follow_the_host_not_a_constant() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = Policy::new(Mode::WorkspaceWrite, dir.path());
+        let blind = list(&policy, None, &Facts { abi: 6, ..Facts::default() }, "Landlock");
+        for what in [SURVIVORS, BOMBS] {
+            assert!(blind.iter().any(|p| p.what == what && !p.held), "{what}: {blind:?}");
+        }
+        let off = list(&policy, Some("the sandbox is off"), &Facts::default(), "");
+        assert!(off.iter().any(|p| p.what == SURVIVORS && !p.held), "{off:?}");
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! The profile denies by default, then allows what a command needs to run (processes, reading
 //! files, system information, pseudo-terminals, shared memory), writes in the policy's writable
-//! roots minus the workspace's `.git`, and the network only when the policy allows it. The text
+//! roots minus the workspace's `.git`, and the network only when the policy allows it; the secret
+//! places are denied last, reads and writes alike. The text
 //! is built and tested on every platform; it is used where `sandbox-exec` exists.
 
 use super::policy::Policy;
@@ -47,6 +48,10 @@ pub fn profile(policy: &Policy) -> String {
         // Local sockets (such as a build server's) stay usable, like `AF_UNIX` on Linux.
         p.push_str("(allow network-outbound (remote unix-socket))\n");
     }
+    // Last, so it wins over the read-everywhere and writable-root rules above.
+    for secret in policy.secret_places() {
+        let _ = writeln!(p, "(deny file-read* file-write* (subpath \"{}\"))", quote(&canonical(&secret)));
+    }
     p
 }
 
@@ -88,6 +93,22 @@ mod tests {
         assert!(!ro.contains("(allow file-write* (subpath"), "{ro}");
         let net = profile(&Policy { network: true, ..Policy::new(Mode::ReadOnly, dir.path()) });
         assert!(net.contains("(allow network-outbound)\n"));
+    }
+
+    #[test]
+    fn secret_places_are_denied_after_everything_else() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir(home.path().join(".ssh")).unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite, ws.path());
+        policy.secrets = vec![home.path().join(".ssh"), home.path().join(".aws")];
+        let text = profile(&policy);
+        let deny = format!(
+            "(deny file-read* file-write* (subpath \"{}\"))",
+            canonical(&home.path().join(".ssh")).display()
+        );
+        assert!(text.trim_end().ends_with(&deny), "{text}");
+        assert!(!text.contains(".aws"), "a place that does not exist is left out: {text}");
     }
 
     #[test]

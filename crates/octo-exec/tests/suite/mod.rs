@@ -5,4 +5,6 @@ mod guard;
 #[cfg(target_os = "linux")]
 mod sandbox;
 #[cfg(target_os = "linux")]
+mod secrets;
+#[cfg(target_os = "linux")]
 mod terminal;

@@ -30,11 +30,17 @@ async fn the_tools_save_update_search_and_delete() {
     let memory = Arc::new(Memory::for_workspace(home.path(), ws.path()));
     let list = tools(Arc::clone(&memory), env()).tools();
     let by = |n: &str| list.iter().find(|t| t.definition().name == n).unwrap().clone();
-    let ctx = ToolContext::detached(ws.path());
+    let ctx = ToolContext::detached(ws.path()).with_user_approved(true);
     let save = by("memory_save");
-    let out = save
-        .execute(json!({"name": "test-cmd", "description": "how to test", "type": "project", "content": "Run `make test`."}), &ctx)
-        .await;
+    let first = json!({"name": "test-cmd", "description": "how to test", "type": "project", "content": "Run `make test`."});
+    // Memory is a prompt file: without the user's yes (a context with no front end cannot
+    // give one) nothing is saved, in the workspace's memory too.
+    let out = save.execute(first.clone(), &ToolContext::detached(ws.path())).await;
+    assert!(out.is_error && out.text_content().contains("needs the user's yes"), "{}", out.text_content());
+    assert!(memory.workspace.get("test-cmd").is_none());
+    let shown = save.preview(&first, ws.path()).unwrap();
+    assert!(shown.text.contains("+Run `make test`."), "{}", shown.text);
+    let out = save.execute(first, &ctx).await;
     assert!(!out.is_error, "{}", out.text_content());
     assert!(out.text_content().starts_with("Saved the workspace memory `test-cmd`"));
     let out = save
@@ -44,9 +50,9 @@ async fn the_tools_save_update_search_and_delete() {
     // The user's memory is read into every later session: it takes the user's own yes, which
     // a context without a front end cannot give.
     let tabs = json!({"name": "tabs", "description": "indent", "type": "user", "content": "Tabs, width 4.", "scope": "user"});
-    let out = save.execute(tabs.clone(), &ctx).await;
+    let out = save.execute(tabs.clone(), &ToolContext::detached(ws.path())).await;
     assert!(out.is_error && out.text_content().contains("needs the user's yes"), "{}", out.text_content());
-    let out = save.execute(tabs, &ToolContext::detached(ws.path()).with_user_approved(true)).await;
+    let out = save.execute(tabs, &ctx).await;
     assert!(!out.is_error);
     // Bad input: a secret, a bad name, a bad type, an empty body.
     for bad in [

@@ -181,6 +181,43 @@ async fn a_command_with_too_many_processes_is_stopped_and_says_so() {
     assert!(res.is_error && text.contains("fork bomb"), "{text}");
 }
 
+/// Live processes (not zombies) whose command line is exactly `argv`.
+fn alive_with_cmdline(argv: &[&str]) -> usize {
+    let want: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want))
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+        })
+        .count()
+}
+
+/// A fork bomb whose children each leave the command's process group (`setsid`) is counted
+/// all the same — root included, which has no process ceiling — and killed whole.
+#[tokio::test]
+async fn a_fork_bomb_that_leaves_its_group_is_counted_and_killed_whole() {
+    let (_root, ws, _) = place();
+    let reg = default_registry(ToolsConfig { spill_dir: ws.join(".out"), ..ToolsConfig::default() });
+    let n = octo_exec::limit::CROWD + 50;
+    let cmd = format!("i=0; while [ $i -lt {n} ]; do setsid sleep 127 & i=$((i+1)); done; wait");
+    let res = reg
+        .get("terminal")
+        .unwrap()
+        .execute(json!({"command": cmd, "timeout": 120}), &ToolContext::detached(&ws))
+        .await;
+    let text = res.text_content();
+    assert!(res.is_error && text.contains("fork bomb"), "{text}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive_with_cmdline(&["sleep", "127"]) > 0 && std::time::Instant::now() < deadline {
+        octo_exec::reaper::reap_adopted();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(alive_with_cmdline(&["sleep", "127"]), 0, "the bomb's children outlived it");
+}
+
 /// Where the sandbox cannot keep a promise (here, the Landlock-only fallback), the first confined
 /// command's result says which, once per session.
 #[tokio::test]

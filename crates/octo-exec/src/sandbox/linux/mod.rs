@@ -16,7 +16,7 @@ use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
 };
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 mod guard;
@@ -113,6 +113,15 @@ impl Linux {
         if self.hides_sockets(policy) {
             parts.push("daemon sockets hidden (/run)".into());
         }
+        let secrets = policy.secret_places().len();
+        if secrets > 0 {
+            let how = match &iso.ns {
+                Namespaces::User | Namespaces::MountOnly => "hidden",
+                Namespaces::None(_) => "unreadable by Landlock",
+            };
+            let s = if secrets == 1 { "" } else { "s" };
+            parts.push(format!("{secrets} secret place{s} {how}"));
+        }
         if self.guarded(policy) {
             let what =
                 if policy.network { "modes, owners and times" } else { "modes, owners, times and sockets" };
@@ -138,6 +147,9 @@ impl Linux {
                 (Namespaces::None(_), Some(why)) => super::promise::Supervisor::Missing(why.clone()),
                 _ => super::promise::Supervisor::NotNeeded,
             },
+            // Filled in by the caller (host facts, not the sandbox's).
+            watch: false,
+            counted: false,
         }
     }
 
@@ -191,8 +203,10 @@ impl Linux {
                 .map_err(|e| SandboxError::Setup(format!("the private temp dir {}: {e}", tmp.display())))?;
             cmd.env("TMPDIR", tmp);
         }
-        let writable = writable_paths(policy, &roots, per_entry);
-        let ruleset = ruleset(&writable, policy.network)
+        // Without a mount namespace to hide them, the secret places are left out of the rules.
+        let secrets = if ns.is_none() { policy.secret_places() } else { Vec::new() };
+        let writable = writable_paths(policy, &roots, per_entry, &secrets);
+        let ruleset = ruleset(&readable(&secrets), &writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
         let filter = iso.seccomp_error.is_none().then(|| Arc::clone(&self.filter));
         let guard = if self.guarded(policy) {
@@ -289,14 +303,18 @@ fn landlock_abi() -> u8 {
 /// its entries but the protected ones, and inside a folder holding a nested protected file
 /// (`docs/rules.md`, included by `CLAUDE.md`) that folder's entries likewise, never the folder
 /// itself.
-fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<PathBuf> {
+fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool, secrets: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let ws = std::fs::canonicalize(&policy.workspace).unwrap_or_else(|_| policy.workspace.clone());
+    let inside: Vec<PathBuf> =
+        secrets.iter().filter_map(|s| Some(policy.workspace.join(s.strip_prefix(&ws).ok()?))).collect();
     let kept: Vec<PathBuf> = std::iter::once(policy.workspace.join(".git"))
         .chain(policy.protected_entries.iter().map(|p| policy.workspace.join(p)))
+        .chain(inside.iter().cloned())
         .collect();
     for dir in roots.iter().cloned() {
-        if per_entry && dir == policy.workspace {
-            split_around(&dir, &kept, &mut out);
+        if (per_entry || !inside.is_empty()) && dir == policy.workspace {
+            super::hide::split(&dir, &kept, &mut out);
         } else {
             out.push(dir);
         }
@@ -307,37 +325,38 @@ fn writable_paths(policy: &Policy, roots: &[PathBuf], per_entry: bool) -> Vec<Pa
     out
 }
 
-/// The entries of `dir` but those in `kept`; a folder holding one of `kept` is split in turn.
-fn split_around(dir: &Path, kept: &[PathBuf], out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if kept.contains(&path) {
-            continue;
-        }
-        let holds = kept.iter().any(|k| k.starts_with(&path));
-        if holds && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            split_around(&path, kept, out);
-        } else {
-            out.push(path);
-        }
-    }
+/// Where commands may read: everywhere but the secret places and `/dev`, of which only the
+/// devices of [`DEVICES`] and the folders of [`DEVICE_DIRS`] are granted (a root command could
+/// otherwise read the disk itself, `/dev/vda`, and every secret on it).
+fn readable(secrets: &[PathBuf]) -> Vec<PathBuf> {
+    let mut left_out = secrets.to_vec();
+    left_out.push(PathBuf::from("/dev"));
+    let mut out = super::hide::readable(&left_out);
+    out.extend(DEVICE_DIRS.iter().map(PathBuf::from).filter(|d| d.is_dir()));
+    out
 }
 
-/// The Landlock ruleset: read and execute everywhere, write in `writable` and on a few devices;
-/// no TCP and no abstract Unix sockets of the outside without the network; no signals to
-/// processes outside the command.
-fn ruleset(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, RulesetError> {
+/// The Landlock ruleset: read and execute in `readable` (everywhere but the secret places),
+/// write in `writable` and on a few devices; no TCP and no abstract Unix sockets of the outside
+/// without the network; no signals to processes outside the command.
+fn ruleset(
+    readable: &[PathBuf],
+    writable: &[PathBuf],
+    network: bool,
+) -> Result<RulesetCreated, RulesetError> {
     let mut r = Ruleset::default().handle_access(AccessFs::from_all(TARGET))?;
     if !network {
         r = r.handle_access(AccessNet::from_all(TARGET))?.scope(Scope::AbstractUnixSocket)?;
     }
     r = r.scope(Scope::Signal)?;
     let device = AccessFs::from_file(TARGET) & !AccessFs::Execute;
+    // No device node is made anywhere (root could make one for the disk in the workspace).
+    let write = AccessFs::from_all(TARGET) & !(AccessFs::MakeBlock | AccessFs::MakeChar);
     r.create()?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET)))?
+        .add_rules(path_beneath_rules(readable, AccessFs::from_read(TARGET)))?
+        .add_rules(path_beneath_rules(["/dev"], AccessFs::ReadDir))?
         .add_rules(path_beneath_rules(DEVICES, device))?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(TARGET)))
+        .add_rules(path_beneath_rules(writable, write))
 }
 
 /// The syscall filter: never keystrokes pushed into a terminal (`TIOCSTI`) or a virtual console
@@ -432,12 +451,12 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("README"), "x").unwrap();
         let policy = Policy::new(super::super::policy::Mode::WorkspaceWrite, dir.path());
-        let paths = writable_paths(&policy, &policy.writable(), true);
+        let paths = writable_paths(&policy, &policy.writable(), true, &[]);
         assert!(paths.contains(&dir.path().join("src")));
         assert!(paths.contains(&dir.path().join("README")));
         assert!(!paths.contains(&dir.path().join(".git")));
         assert!(!paths.contains(&dir.path().to_path_buf()));
-        assert!(writable_paths(&policy, &policy.writable(), false).contains(&dir.path().to_path_buf()));
+        assert!(writable_paths(&policy, &policy.writable(), false, &[]).contains(&dir.path().to_path_buf()));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The user and mount namespace a command enters: the whole file system made read-only at the
 //! mount level (so what Landlock has no right for — `chmod`, `chown`, timestamps, extended
 //! attributes — cannot change anything outside the writable roots either), the writable roots
-//! bound writable again, the daemons' socket folders hidden, and the protected folders inside
-//! the writable roots bound read-only.
+//! bound writable again, the daemons' socket folders and the secret places hidden, and the
+//! protected folders inside the writable roots bound read-only.
 //!
 //! Everything is prepared in the parent ([`NsPlan::new`]); [`NsPlan::enter`] runs in the child
 //! between fork and exec and makes only system calls on that data.
@@ -49,6 +49,10 @@ pub(super) struct NsPlan {
     mounts: Vec<(Bind, bool)>,
     /// Directories covered by an empty, read-only file system (daemon sockets hidden).
     hidden: Vec<CString>,
+    /// Secret places hidden: folders under an empty file system, files under `/dev/null`
+    /// (`true`: a folder), with the flags of `/dev/null`'s mount.
+    secrets: Vec<(CString, bool)>,
+    null_flags: MsFlags,
 }
 
 impl NsPlan {
@@ -62,6 +66,8 @@ impl NsPlan {
         let mounts = paths.iter().filter_map(|(p, ro)| Some((bind(p)?, *ro))).collect();
         let hidden = hide.iter().filter_map(|p| cstring(p)).collect();
         let unsealed = unsealed(policy).iter().filter_map(|p| bind(p)).collect();
+        let secrets = policy.secret_places().iter().filter_map(|p| Some((cstring(p)?, p.is_dir()))).collect();
+        let null_flags = locked_flags(Path::new("/dev/null"));
         let (flags, maps) = match kind {
             Namespaces::User => {
                 let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
@@ -78,7 +84,7 @@ impl NsPlan {
             }
             Namespaces::MountOnly | Namespaces::None(_) => (CloneFlags::CLONE_NEWNS, None),
         };
-        Self { flags, maps, seal: true, unsealed, mounts, hidden }
+        Self { flags, maps, seal: true, unsealed, mounts, hidden, secrets, null_flags }
     }
 
     /// Runs in the child: only system calls on prepared data.
@@ -105,14 +111,17 @@ impl NsPlan {
             }
         }
         for dir in &self.hidden {
-            let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC | MsFlags::MS_RDONLY;
-            nix::mount::mount(
-                Some(c"tmpfs"),
-                dir.as_c_str(),
-                Some(c"tmpfs"),
-                flags,
-                Some(c"size=4k,mode=755"),
-            )?;
+            empty_over(dir)?;
+        }
+        for (place, folder) in &self.secrets {
+            if *folder {
+                empty_over(place)?;
+            } else {
+                let place = place.as_c_str();
+                nix::mount::mount(Some(c"/dev/null"), place, none, MsFlags::MS_BIND, none)?;
+                let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | self.null_flags;
+                nix::mount::mount(none, place, none, flags, none)?;
+            }
         }
         // A recursive bind copies the mounts below it: the workspace, bound first, stays writable
         // inside a read-only folder bound after it.
@@ -128,6 +137,12 @@ impl NsPlan {
         // enter it again by name, through the new mounts.
         reenter_cwd()
     }
+}
+
+/// Covers `dir` with an empty, read-only file system.
+fn empty_over(dir: &CStr) -> Result<(), Errno> {
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC | MsFlags::MS_RDONLY;
+    nix::mount::mount(Some(c"tmpfs"), dir, Some(c"tmpfs"), flags, Some(c"size=4k,mode=755"))
 }
 
 /// What stays writable at the mount level after the seal: the policy's writable directories
