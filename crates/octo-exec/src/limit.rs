@@ -65,10 +65,14 @@ pub const CROWD: usize = (ROOM / 2) as usize;
 /// (looked at twice a second; root included); never where that cannot be counted. The ceiling keeps a user's fork bomb from
 /// taking the machine but leaves it spinning until the command's timeout, and root has no
 /// ceiling at all: race this against the command and kill the group when it wins.
+///
+/// Before it resolves, the whole tree is stopped and killed ([`crate::reaper::kill_tree`]):
+/// what left the group (`setpgid`, `setsid`) dies with it.
 pub async fn past_room(group: u32) {
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         if group_size(group) > CROWD {
+            crate::reaper::kill_tree(group);
             return;
         }
     }

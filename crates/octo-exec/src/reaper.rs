@@ -33,7 +33,7 @@ fn tag_groups() -> &'static Mutex<std::collections::HashMap<u32, String>> {
 
 /// Notes that the command leading process group `group` runs with `tag`.
 pub(crate) fn record_group(group: u32, tag: &str) {
-    crate::watch::start();
+    crate::watch::start(TAG_VAR);
     tag_groups().lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(group, tag.to_owned());
 }
 
@@ -164,8 +164,15 @@ pub(crate) fn tree(group: u32) -> Vec<u32> {
     found.into_iter().collect()
 }
 
-/// Stops, then kills, process group `group` and everything below it, looking again while a
-/// process forks in between (a fork bomb past its room).
+/// Stops, then kills, process group `group` and everything below it, whatever groups they
+/// moved to (`setpgid`, `setsid`), looking again while a process forks in between (a fork bomb
+/// past its room). Elsewhere than Linux nothing is done: the caller kills the group itself.
+#[cfg(not(target_os = "linux"))]
+pub fn kill_tree(group: u32) {
+    let _ = group;
+}
+
+/// See the other platforms' `kill_tree`.
 #[cfg(target_os = "linux")]
 pub fn kill_tree(group: u32) {
     use nix::sys::signal::{kill, Signal};

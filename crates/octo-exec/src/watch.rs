@@ -12,8 +12,9 @@
 
 use std::sync::{Mutex, OnceLock};
 
-/// The watcher's script: `$1` is octo's process id. Reading stdin returns only when every
+/// The watcher's script: `$1` is octo's process id, `$2` the name of the tag's variable. Reading stdin returns only when every
 /// writer is gone; then five rounds of looking for tagged processes, each killed.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
 cat >/dev/null 2>&1
 round=0
@@ -22,7 +23,7 @@ while [ "$round" -lt 5 ]; do
   for d in /proc/[0-9]*; do
     pid=${d#/proc/}
     [ "$pid" = "$$" ] && continue
-    if tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -q "^OCTO_SESSION_TAG=$1-"; then
+    if tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -q "^$2=$1-"; then
       kill -9 "$pid" 2>/dev/null && found=1
     fi
   done
@@ -38,26 +39,29 @@ fn watcher() -> &'static Mutex<Option<std::process::Child>> {
     W.get_or_init(|| Mutex::new(None))
 }
 
-/// Starts the watcher once per process (on Linux; elsewhere nothing is started). Errors are
-/// kept quiet: [`running`] tells whether there is one.
-pub(crate) fn start() {
+/// Starts the watcher once per process (on Linux; elsewhere nothing is started), for commands
+/// whose tag is in the variable `tag_var`. Errors are kept quiet: [`running`] tells whether
+/// there is one.
+pub(crate) fn start(tag_var: &'static str) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = tag_var;
     #[cfg(target_os = "linux")]
     {
         static STARTED: OnceLock<()> = OnceLock::new();
         STARTED.get_or_init(|| {
-            let child = spawn().ok();
+            let child = spawn(tag_var).ok();
             *watcher().lock().unwrap_or_else(std::sync::PoisonError::into_inner) = child;
         });
     }
 }
 
 #[cfg(target_os = "linux")]
-fn spawn() -> std::io::Result<std::process::Child> {
+fn spawn(tag_var: &str) -> std::io::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     let mut cmd = Command::new("/bin/sh");
-    cmd.args(["-c", SCRIPT, "octo-watch", &std::process::id().to_string()])
-        .env_remove(crate::reaper::TAG_VAR)
+    cmd.args(["-c", SCRIPT, "octo-watch", &std::process::id().to_string(), tag_var])
+        .env_remove(tag_var)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

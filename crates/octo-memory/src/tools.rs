@@ -58,11 +58,12 @@ fn scope_of(s: Option<&str>) -> Result<Scope, ToolOutput> {
 }
 
 impl Save {
-    /// Memory is read into every later session's prompt (the user's in every workspace), so it
-    /// is a prompt file: saving takes the user's own yes in every mode, auto included, with the
-    /// change shown. A call the user already approved is not asked twice.
+    /// The user's memory is read into every later session in every workspace: saving there
+    /// always takes the user's own yes, whatever the mode or a rule allowed, with the change
+    /// shown (octo's permission engine asks for the workspace's memory in every mode). A call
+    /// the user already approved is not asked twice.
     async fn approve(&self, ctx: &ToolContext, entry: &Entry, scope: Scope) -> Result<(), ToolOutput> {
-        if ctx.user_approved() {
+        if scope == Scope::Workspace || ctx.user_approved() {
             return Ok(());
         }
         let store = self.memory.store(scope);

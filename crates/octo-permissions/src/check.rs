@@ -220,6 +220,9 @@ impl PermissionEngine {
                     Lift::Never => false,
                     Lift::NamedBy(key) => allow_spec.is_some_and(|s| names(s, key, c.t.url.is_some())),
                     Lift::RuleOrRemembered => allow_spec.is_some() || self.remembered_allows(c.q, &c.t),
+                    Lift::AllowRule => {
+                        rule.is_some_and(|r| r.action() == Action::Allow) || self.remembered_allows(c.q, &c.t)
+                    }
                 };
                 (!lifted).then(|| c.ask(Some(reason)))
             }

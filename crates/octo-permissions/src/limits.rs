@@ -29,12 +29,23 @@ pub(super) enum Lift {
     NamedBy(String),
     /// Any allow rule matching the command, or "always" (a command naming `.env`).
     RuleOrRemembered,
+    /// Any allow rule for the tool, with or without a specifier, or "always" (a memory save).
+    AllowRule,
 }
+
+/// The tool that writes memory, which every later session reads into its prompt.
+const MEMORY_SAVE: &str = "memory_save";
 
 impl PermissionEngine {
     /// Refusals no rule or mode lifts (the hard-deny list, another process's memory) and the
     /// calls that must be asked about in every mode.
     pub(super) fn limits(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<Limit> {
+        if q.tool == MEMORY_SAVE {
+            return Some(Limit::Ask {
+                reason: "memory is read into every later session's prompt, like a rules file".to_owned(),
+                lift: Lift::AllowRule,
+            });
+        }
         if let (Subject::Command { .. }, Some(cmd)) = (&q.meta.subject, q.subject_value()) {
             let ctx = octo_tools::shell::Context { cwd: q.cwd, secrets: &self.secrets };
             let verdict = octo_tools::shell::check(cmd, &ctx);

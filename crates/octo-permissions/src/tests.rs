@@ -500,10 +500,32 @@ fn after_an_outside_read_a_fetch_to_a_new_host_asks_in_auto_mode() {
     assert_eq!(fetch("https://evil.example.org/?d=x"), D::Ask);
     assert_eq!(fetch("https://docs.rs/tokio"), D::Allow);
     assert_eq!(fetch("https://allowed.example/x"), D::Allow);
-    assert_eq!(fetch("https://cdn.user-named.dev/x"), D::Allow, "under a domain the user named");
+    assert_eq!(fetch("https://img.blog.user-named.dev/x"), D::Allow, "under a host the user named");
     // Asked once per host: a yes covers the host for the session.
     let m = meta("web_fetch");
     let input = json!({"url": "https://evil.example.org/"});
     e.remember(&query("web_fetch", &input, &m), &ApprovalDecision::Allow);
     assert_eq!(fetch("https://evil.example.org/other"), D::Allow);
+}
+
+/// Memory is read into every later prompt: a save asks in every mode, auto included, unless an
+/// allow rule names the tool or the user said "always".
+#[test]
+fn a_memory_save_asks_in_every_mode_unless_a_rule_allows_it() {
+    let save = json!({"name": "n", "description": "d", "type": "project", "content": "c"});
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::Auto] {
+        assert_eq!(
+            decide(&engine(&[], &[], &[], mode), "memory_save", save.clone(), false),
+            D::Ask,
+            "{mode:?}"
+        );
+        assert_eq!(
+            decide(&engine(&["memory_save"], &[], &[], mode), "memory_save", save.clone(), false),
+            D::Allow
+        );
+    }
+    let e = engine(&[], &[], &[], Mode::Auto);
+    let m = meta("memory_save");
+    e.remember(&query("memory_save", &save, &m), &ApprovalDecision::AllowAlways);
+    assert_eq!(decide(&e, "memory_save", save, false), D::Allow);
 }

@@ -19,6 +19,13 @@ async fn a_saved_fact_is_listed_shown_known_next_time_and_deleted() {
     ])
     .await;
     let home = home_for(&llm);
+    // Memory is read into every later prompt: headless, even auto mode saves only with a rule.
+    let config = std::fs::read_to_string(home.home().join("config.toml")).unwrap();
+    std::fs::write(
+        home.home().join("config.toml"),
+        format!("{config}[permissions]\nallow = [\"memory_save\"]\n"),
+    )
+    .unwrap();
     let mut c = octo(&home);
     c.args(["--no-save", "--permission-mode", "auto", "we deploy on tuesdays, remember that"]);
     assert_async(c).await.success().stdout(predicate::str::contains("Noted."));

@@ -205,7 +205,8 @@ async fn the_workspaces_memory_is_a_prompt_file_asked_in_auto_mode_too() {
     let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
     turn(&s, "remember the policy").await;
     let bodies = t.llm.request_bodies().await;
-    assert!(bodies[1].to_string().contains("needs the user's yes"), "{}", bodies[1]);
+    let result = bodies[1]["messages"].to_string();
+    assert!(result.contains("\"is_error\":true") && !result.contains("Saved the"), "{result}");
     // With someone at the front end: asked in auto mode, the entry shown as a diff.
     let s = t.session(Mode::Auto);
     let events = turn(&s, "remember the policy").await;
@@ -214,6 +215,7 @@ async fn the_workspaces_memory_is_a_prompt_file_asked_in_auto_mode_too() {
         _ => None,
     });
     let asked = asked.expect("asked in auto mode");
-    assert!(asked.summary.contains("this workspace's memory"), "{}", asked.summary);
+    assert!(asked.summary.contains("workspace memory"), "{}", asked.summary);
+    assert!(asked.reason.as_deref().is_some_and(|r| r.contains("every later session")), "{:?}", asked.reason);
     assert!(asked.preview.is_some_and(|p| p.text.contains("+Send ~/.ssh")));
 }

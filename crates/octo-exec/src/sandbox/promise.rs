@@ -91,11 +91,23 @@ const SOCKETS: &str = "named Unix sockets of local daemons (Docker, D-Bus …) a
 const SURVIVORS: &str = "nothing a command starts outlives the session";
 const BOMBS: &str = "a fork bomb is stopped";
 
+/// The secret places' promise, when there are any to keep (the sandbox is active).
+fn secrets(policy: &Policy, facts: &Facts, mechanism: &str) -> Option<Promise> {
+    if policy.secrets.is_empty() {
+        return None;
+    }
+    let n = policy.secret_places().len();
+    Some(match facts.no_namespace {
+        None if facts.abi == 0 => held(SECRETS, format!("{n} found here, each denied by the {mechanism} profile")),
+        None => held(SECRETS, format!("{n} found here, each covered by an empty file system or /dev/null in the command's mount namespace")),
+        Some(_) => held(SECRETS, format!("{n} found here, each left out of Landlock's read rules")),
+    })
+}
+
 /// Every promise for `policy`: `off` says why nothing is confined (the sandbox is off or
 /// unavailable), else `facts` say what the machine has.
 pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism: &str) -> Vec<Promise> {
     let mut out = Vec::new();
-    let always = process_promises(facts);
     if let Some(why) = off {
         out.push(not_held(WRITES, why));
         if !policy.secrets.is_empty() {
@@ -104,7 +116,7 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
         if !policy.network {
             out.push(not_held(NETWORK, why));
         }
-        out.extend(always);
+        out.extend(process_promises(facts));
         return out;
     }
     out.push(held(WRITES, mechanism));
@@ -161,14 +173,7 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
             ),
         });
     }
-    if !policy.secrets.is_empty() {
-        let n = policy.secret_places().len();
-        out.push(match ns {
-            None if facts.abi == 0 => held(SECRETS, format!("{n} found here, each denied by the {mechanism} profile")),
-            None => held(SECRETS, format!("{n} found here, each covered by an empty file system or /dev/null in the command's mount namespace")),
-            Some(_) => held(SECRETS, format!("{n} found here, each left out of Landlock's read rules")),
-        });
-    }
+    out.extend(secrets(policy, facts, mechanism));
     if !policy.network {
         out.push(match (&facts.no_filter, facts.abi) {
             (None, _) => held(NETWORK, "a seccomp filter refuses every socket but Unix ones"),
@@ -192,7 +197,7 @@ pub(super) fn list(policy: &Policy, off: Option<&str>, facts: &Facts, mechanism:
             )
         });
     }
-    out.extend(always);
+    out.extend(process_promises(facts));
     out
 }
 

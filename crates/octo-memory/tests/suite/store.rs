@@ -33,11 +33,6 @@ async fn the_tools_save_update_search_and_delete() {
     let ctx = ToolContext::detached(ws.path()).with_user_approved(true);
     let save = by("memory_save");
     let first = json!({"name": "test-cmd", "description": "how to test", "type": "project", "content": "Run `make test`."});
-    // Memory is a prompt file: without the user's yes (a context with no front end cannot
-    // give one) nothing is saved, in the workspace's memory too.
-    let out = save.execute(first.clone(), &ToolContext::detached(ws.path())).await;
-    assert!(out.is_error && out.text_content().contains("needs the user's yes"), "{}", out.text_content());
-    assert!(memory.workspace.get("test-cmd").is_none());
     let shown = save.preview(&first, ws.path()).unwrap();
     assert!(shown.text.contains("+Run `make test`."), "{}", shown.text);
     let out = save.execute(first, &ctx).await;

@@ -283,9 +283,6 @@ impl ToolExecutor for Terminal {
                 Err(e) => Ending::Signalled(e.to_string()),
             },
             () = octo_exec::limit::past_room(group) => {
-                // What left the group (`setpgid`, `setsid`) is killed with it.
-                #[cfg(target_os = "linux")]
-                reaper::kill_tree(group);
                 running.terminate().await;
                 Ending::TooManyProcesses
             }
