@@ -55,3 +55,43 @@ async fn an_auto_mode_model_cannot_escape_the_workspace() {
     assert!(last.contains("This may be the OS sandbox"), "{last}");
     assert!(last.contains("not approved") || last.contains("denied"), "{last}");
 }
+
+/// A build the model wrote (a Makefile target, an interpreter one-liner with the name built at
+/// run time) reads none of the user's secrets nor octo's own files: the sandbox hides them, so
+/// nothing of them reaches the model, in auto mode, headless.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_the_model_wrote_reads_no_secret() {
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    home.write("Makefile", "all:\n\t@cat $(HOME)/.ssh/id_rsa $(HOME)/.aws/credentials; true\n").unwrap();
+    home.write("peek.sh", "cd \"$HOME\"; cat config.toml; tar cf - .ssh | tar xOf -\n").unwrap();
+    let h = home.home();
+    std::fs::create_dir_all(h.join(".ssh")).unwrap();
+    std::fs::write(h.join(".ssh/id_rsa"), "PRIVATE-KEY-MATERIAL\n").unwrap();
+    std::fs::create_dir_all(h.join(".aws")).unwrap();
+    std::fs::write(h.join(".aws/credentials"), "AWS-SECRET-MATERIAL\n").unwrap();
+    std::fs::create_dir_all(h.join("sessions")).unwrap();
+    std::fs::write(h.join("sessions/old.jsonl"), "OLD-SESSION-MATERIAL\n").unwrap();
+    let attempts = [
+        json!({"command": "make -s"}),
+        json!({"command": "python3 -c \"import os,glob; [print(open(p).read()) for p in glob.glob(os.environ['HOME']+'/sess'+'ions/*')]\""}),
+        json!({"command": "sh peek.sh"}),
+    ];
+    let mut replies: Vec<Scripted> = attempts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", a.clone()).sse()))
+        .collect();
+    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
+    llm.script_anthropic(replies).await;
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "auto", "--no-save", "run the build"]);
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = llm.request_bodies().await;
+    let last = serde_json::to_string(&bodies.last().unwrap()["messages"]).unwrap();
+    assert!(last.contains("toolu_2"), "every command ran: {last}");
+    for secret in ["PRIVATE-KEY-MATERIAL", "AWS-SECRET-MATERIAL", "OLD-SESSION-MATERIAL", "api_key_env"] {
+        assert!(!last.contains(secret), "{secret} reached the model: {last}");
+    }
+}
