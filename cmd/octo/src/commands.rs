@@ -220,14 +220,15 @@ fn sandbox_lines(
             out::stdout(&format!("warn {text}\n"));
         }
     }
-    if sandbox.is_active() {
-        for p in sandbox.promises() {
-            if p.held {
-                line(true, format!("sandbox holds: {} ({})", p.what, p.how));
-            } else {
-                out::stdout(&format!("warn sandbox does not hold here: {} ({})\n", p.what, p.how));
-            }
+    // With the sandbox off or unavailable, what depends on it is said not to hold.
+    for p in sandbox.promises() {
+        if p.held {
+            line(true, format!("sandbox holds: {} ({})", p.what, p.how));
+        } else {
+            out::stdout(&format!("warn sandbox does not hold here: {} ({})\n", p.what, p.how));
         }
+    }
+    if sandbox.is_active() {
         if let Some(why) = sandbox.accept_edits_gap() {
             out::stdout(&format!("warn sandbox: accept-edits asks before running commands here: {why}\n"));
         }

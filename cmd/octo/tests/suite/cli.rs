@@ -486,6 +486,17 @@ async fn doctor_checks_config_key_and_reachability() {
             .stdout(predicate::str::contains("ok   sandbox holds: named Unix sockets"))
             .stdout(predicate::str::contains("ok   sandbox holds: a fork bomb is stopped"))
             .stdout(predicate::str::contains("sandbox does not hold").not());
+        // With the sandbox off, what depends on it is said not to hold; no line is printed on faith.
+        let mut c = octo(&home);
+        c.args(["--sandbox", "off", "doctor"]);
+        assert_async(c)
+            .await
+            .success()
+            .stdout(predicate::str::contains(
+                "warn sandbox does not hold here: files outside the writable roots",
+            ))
+            .stdout(predicate::str::contains("warn sandbox does not hold here: secret places"))
+            .stdout(predicate::str::contains("sandbox holds: files outside").not());
         let mut c = octo(&home);
         c.env("OCTO_SANDBOX_SIMULATE", "no-landlock").env("OCTO_SANDBOX", "required").arg("doctor");
         assert_async(c)
