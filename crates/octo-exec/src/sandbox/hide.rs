@@ -33,6 +33,21 @@ pub(super) fn places(secrets: &[PathBuf], kept: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// The secret places of `secrets` that do not exist, each with its existing part resolved (a
+/// home reached through a link is named where it really is).
+pub(super) fn missing(secrets: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for s in secrets.iter().filter(|s| s.symlink_metadata().is_err()) {
+        let Some(base) = s.ancestors().skip(1).find(|a| a.symlink_metadata().is_ok()) else { continue };
+        let Ok(rest) = s.strip_prefix(base) else { continue };
+        let path = real(base).join(rest);
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
 /// The entries of `dir` that neither are nor hold one of `kept`, pushed to `out`; a folder
 /// holding one is split in turn. Links are skipped.
 fn around(dir: &Path, kept: &[PathBuf], out: &mut Vec<PathBuf>) {

@@ -106,6 +106,16 @@ impl Policy {
         super::hide::places(&self.secrets, &kept)
     }
 
+    /// The secret places that do not exist now, resolved as far as they exist (none when the
+    /// sandbox is off): left out of the read rules all the same, so one made while a command
+    /// runs is not readable by it.
+    pub fn missing_secrets(&self) -> Vec<PathBuf> {
+        if self.mode == Mode::Off {
+            return Vec::new();
+        }
+        super::hide::missing(&self.secrets)
+    }
+
     /// Every directory writable under this policy (none under read-only).
     pub fn writable(&self) -> Vec<PathBuf> {
         match self.mode {

@@ -99,8 +99,8 @@ fn secrets(policy: &Policy, facts: &Facts, mechanism: &str) -> Option<Promise> {
     let n = policy.secret_places().len();
     Some(match facts.no_namespace {
         None if facts.abi == 0 => held(SECRETS, format!("{n} found here, each denied by the {mechanism} profile")),
-        None => held(SECRETS, format!("{n} found here, each covered by an empty file system or /dev/null in the command's mount namespace")),
-        Some(_) => held(SECRETS, format!("{n} found here, each left out of Landlock's read rules")),
+        None => held(SECRETS, format!("{n} found here, each covered by an empty file system or /dev/null in the command's mount namespace and left out of Landlock's read rules, as are those not made yet")),
+        Some(_) => held(SECRETS, format!("{n} found here, each left out of Landlock's read rules, as are those not made yet")),
     })
 }
 

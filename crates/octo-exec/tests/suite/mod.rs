@@ -1,4 +1,6 @@
 #[cfg(target_os = "linux")]
+mod attack;
+#[cfg(target_os = "linux")]
 mod common;
 #[cfg(target_os = "linux")]
 mod guard;

@@ -203,10 +203,13 @@ impl Linux {
                 .map_err(|e| SandboxError::Setup(format!("the private temp dir {}: {e}", tmp.display())))?;
             cmd.env("TMPDIR", tmp);
         }
-        // Without a mount namespace to hide them, the secret places are left out of the rules.
-        let secrets = if ns.is_none() { policy.secret_places() } else { Vec::new() };
+        // The secret places are left out of the rules with a mount namespace too: its covers can
+        // be got around (a clone of a mount above them, a file handle), the rules cannot. Those
+        // missing now are left out as well, so one made later is not readable either.
+        let secrets = policy.secret_places();
         let writable = writable_paths(policy, &roots, per_entry, &secrets);
-        let ruleset = ruleset(&readable(&secrets), &writable, policy.network)
+        let unreadable: Vec<PathBuf> = secrets.iter().cloned().chain(policy.missing_secrets()).collect();
+        let ruleset = ruleset(&readable(&unreadable), &writable, policy.network)
             .map_err(|e| SandboxError::Setup(format!("Landlock rules: {e}")))?;
         let filter = iso.seccomp_error.is_none().then(|| Arc::clone(&self.filter));
         let guard = if self.guarded(policy) {
@@ -354,15 +357,30 @@ fn ruleset(
     let write = AccessFs::from_all(TARGET) & !(AccessFs::MakeBlock | AccessFs::MakeChar);
     r.create()?
         .add_rules(path_beneath_rules(readable, AccessFs::from_read(TARGET)))?
-        .add_rules(path_beneath_rules(["/dev"], AccessFs::ReadDir))?
+        // Listing stays possible everywhere (`ls ~`, `ls /dev`), reading what is listed does not.
+        .add_rules(path_beneath_rules(["/"], AccessFs::ReadDir))?
         .add_rules(path_beneath_rules(DEVICES, device))?
         .add_rules(path_beneath_rules(writable, write))
 }
 
+/// System calls that reach a file other than by its path, or remake the mounts a command sees
+/// (a clone of a mount above a secret place's cover, a file handle): the sandbox's rules are
+/// about paths, so a command never makes them.
+const AROUND_PATHS: [i64; 8] = [
+    libc::SYS_open_by_handle_at,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+];
+
 /// The syscall filter: never keystrokes pushed into a terminal (`TIOCSTI`) or a virtual console
 /// driven (`TIOCLINUX`) — a command has no controlling terminal, but root could open the user's
-/// by name — and, without the network, no sockets but Unix ones and no io_uring (which could
-/// open them).
+/// by name —, none of [`AROUND_PATHS`], and, without the network, no sockets but Unix ones and
+/// no io_uring (which could open them).
 fn base_filter(network: bool) -> Result<BpfProgram, seccompiler::Error> {
     let arch =
         seccompiler::TargetArch::try_from(std::env::consts::ARCH).map_err(seccompiler::Error::Backend)?;
@@ -387,6 +405,9 @@ fn base_filter(network: bool) -> Result<BpfProgram, seccompiler::Error> {
         if !network {
             rules.insert(libc::SYS_socket | abi, vec![arg_is(0, libc::AF_UNIX as u64, SeccompCmpOp::Ne)?]);
             rules.insert(libc::SYS_io_uring_setup | abi, Vec::new());
+        }
+        for call in AROUND_PATHS {
+            rules.insert(call | abi, Vec::new());
         }
     }
     let filter =
