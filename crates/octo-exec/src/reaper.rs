@@ -177,21 +177,25 @@ pub fn kill_tree(group: u32) {
 pub fn kill_tree(group: u32) {
     use nix::sys::signal::{kill, Signal};
     let me = std::process::id();
-    for _ in 0..10 {
-        let found: Vec<u32> = tree(group).into_iter().filter(|p| *p != me).collect();
-        if found.is_empty() {
+    let signal = |pids: &HashSet<u32>, s: Signal| {
+        for p in pids.iter().filter_map(|p| i32::try_from(*p).ok()) {
+            let _ = kill(nix::unistd::Pid::from_raw(p), s);
+        }
+    };
+    // Everything is stopped first, looking again until no new process shows up (one forked
+    // just before its parent stopped is found below it), and only then killed: a parent killed
+    // early would leave its last children orphans outside the tree.
+    let mut stopped: HashSet<u32> = HashSet::new();
+    for _ in 0..50 {
+        let new: HashSet<u32> =
+            tree(group).into_iter().filter(|p| *p != me && !stopped.contains(p)).collect();
+        if new.is_empty() {
             break;
         }
-        let pids: Vec<nix::unistd::Pid> =
-            found.iter().filter_map(|p| i32::try_from(*p).ok()).map(nix::unistd::Pid::from_raw).collect();
-        // Stopped first, so none forks again between being found and being killed.
-        for p in &pids {
-            let _ = kill(*p, Signal::SIGSTOP);
-        }
-        for p in &pids {
-            let _ = kill(*p, Signal::SIGKILL);
-        }
+        signal(&new, Signal::SIGSTOP);
+        stopped.extend(new);
     }
+    signal(&stopped, Signal::SIGKILL);
     reap_adopted();
 }
 
