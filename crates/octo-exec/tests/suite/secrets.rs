@@ -157,3 +157,23 @@ fn the_disk_itself_is_not_readable_nor_made_again() {
         assert!(ok && text.contains('4'), "fallback {fallback}: {text}");
     }
 }
+
+/// Without namespaces a root command keeps root's capabilities, and with `CAP_PERFMON` (or
+/// `CAP_SYS_ADMIN`) reads other processes' environments (octo's own, where API keys can be):
+/// the command loses them.
+#[test]
+fn no_command_reads_another_processs_environment() {
+    for fallback in [false, true] {
+        let p = place_with("environ-", &[]);
+        let mut policy = Policy::new(Mode::WorkspaceWrite, &p.ws);
+        policy.simulate_no_namespaces = fallback;
+        let s = Sandbox::new(policy);
+        let me = std::process::id();
+        let (_, caps) = run(&s, &p.ws, "grep Cap /proc/self/status");
+        let (_, text) = run(&s, &p.ws, &format!("tr '\\0' '\\n' < /proc/{me}/environ | grep -c ="));
+        assert!(
+            text.trim().starts_with('0') || text.contains("denied"),
+            "fallback {fallback}: {text} {caps}"
+        );
+    }
+}

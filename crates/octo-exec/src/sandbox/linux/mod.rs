@@ -24,6 +24,11 @@ use filter::base_filter;
 use ns::{Namespaces, NsPlan};
 use probe::try_child;
 
+/// The capabilities a command run by root without a user namespace loses (`linux/capability.h`:
+/// `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN`, `CAP_PERFMON`): with one of them it reads other processes'
+/// environments (octo's own, where API keys can be) past Landlock.
+const DROPPED: [libc::c_ulong; 3] = [19, 21, 38];
+
 /// The Landlock ABI whose rights octo asks for (newer kernels enforce all of it; older ones what
 /// they can).
 const TARGET: ABI = ABI::V6;
@@ -224,7 +229,9 @@ impl Linux {
         } else {
             None
         };
-        install(cmd, ns, ruleset, filter, guard);
+        // Without a user namespace a root command would keep the capabilities of `DROPPED`.
+        let drop_admin = ns.is_none();
+        install(cmd, ns, ruleset, filter, guard, drop_admin);
         Ok(())
     }
 
@@ -242,6 +249,7 @@ fn install(
     ruleset: RulesetCreated,
     filter: Option<Arc<BpfProgram>>,
     guard: Option<guard::ChildSide>,
+    drop_admin: bool,
 ) {
     use std::os::unix::process::CommandExt;
     let mut ruleset = Some(ruleset);
@@ -261,6 +269,14 @@ fn install(
         }
         if let Some(g) = &guard {
             g.enter()?;
+        }
+        if drop_admin {
+            // Out of the bounding set, so the program exec'd next has it in no set (a user
+            // without it, or without CAP_SETPCAP, is refused: nothing to drop then).
+            // SAFETY: one system call on constants.
+            for cap in DROPPED {
+                let _ = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+            }
         }
         Ok(())
     };
