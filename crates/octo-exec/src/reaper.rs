@@ -149,11 +149,18 @@ pub(crate) fn tree(group: u32) -> Vec<u32> {
         .filter_map(|p| stat(p).map(|s| (p, s)))
         .filter(|(_, s)| s.state != 'Z')
         .collect();
-    let mut found: HashSet<u32> = all.iter().filter(|(_, s)| s.group == group).map(|(p, _)| *p).collect();
+    let found: HashSet<u32> = all.iter().filter(|(_, s)| s.group == group).map(|(p, _)| *p).collect();
+    with_descendants(&all, found)
+}
+
+/// `found` and every live process below one of them in `all`, whatever groups and sessions
+/// those moved to.
+#[cfg(target_os = "linux")]
+fn with_descendants(all: &[(u32, Stat)], mut found: HashSet<u32>) -> Vec<u32> {
     loop {
         let more: Vec<u32> = all
             .iter()
-            .filter(|(p, s)| !found.contains(p) && found.contains(&s.ppid))
+            .filter(|(p, s)| s.state != 'Z' && !found.contains(p) && found.contains(&s.ppid))
             .map(|(p, _)| *p)
             .collect();
         if more.is_empty() {
@@ -300,7 +307,7 @@ fn session_processes(me: u32, needle: &str, tag: &str) -> Vec<u32> {
     let last = LIVE_SESSIONS.load(std::sync::atomic::Ordering::SeqCst) <= 1;
     let all: Vec<(u32, Stat)> =
         proc_pids().into_iter().filter(|p| *p != me).filter_map(|p| stat(p).map(|s| (p, s))).collect();
-    let mut found: HashSet<u32> = all
+    let found: HashSet<u32> = all
         .iter()
         .filter(|(_, s)| s.state != 'Z')
         .filter(|(p, s)| {
@@ -313,19 +320,7 @@ fn session_processes(me: u32, needle: &str, tag: &str) -> Vec<u32> {
         })
         .map(|(p, _)| *p)
         .collect();
-    // Their descendants, whatever groups and sessions those moved to.
-    loop {
-        let more: Vec<u32> = all
-            .iter()
-            .filter(|(p, s)| s.state != 'Z' && !found.contains(p) && found.contains(&s.ppid))
-            .map(|(p, _)| *p)
-            .collect();
-        if more.is_empty() {
-            break;
-        }
-        found.extend(more);
-    }
-    found.into_iter().collect()
+    with_descendants(&all, found)
 }
 
 fn lock(m: &Mutex<HashSet<u32>>) -> std::sync::MutexGuard<'_, HashSet<u32>> {

@@ -27,13 +27,7 @@ async fn an_auto_mode_model_cannot_escape_the_workspace() {
         json!({"command": "echo x > ../escalated.txt", "sandbox": false, "reason": "needed"}),
         json!({"command": "echo fine > inside.txt"}),
     ];
-    let mut replies: Vec<Scripted> = attempts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", a.clone()).sse()))
-        .collect();
-    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
-    llm.script_anthropic(replies).await;
+    llm.script_anthropic(commands_then_done(&attempts)).await;
     let mut c = octo(&home);
     c.args(["--permission-mode", "auto", "--no-save", "try everything"]);
     let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
@@ -77,13 +71,7 @@ async fn a_build_the_model_wrote_reads_no_secret() {
         json!({"command": "python3 -c \"import os,glob; [print(open(p).read()) for p in glob.glob(os.environ['HOME']+'/sess'+'ions/*')]\""}),
         json!({"command": "sh peek.sh"}),
     ];
-    let mut replies: Vec<Scripted> = attempts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", a.clone()).sse()))
-        .collect();
-    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
-    llm.script_anthropic(replies).await;
+    llm.script_anthropic(commands_then_done(&attempts)).await;
     let mut c = octo(&home);
     c.args(["--permission-mode", "auto", "--no-save", "run the build"]);
     let out = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
@@ -94,4 +82,15 @@ async fn a_build_the_model_wrote_reads_no_secret() {
     for secret in ["PRIVATE-KEY-MATERIAL", "AWS-SECRET-MATERIAL", "OLD-SESSION-MATERIAL", "api_key_env"] {
         assert!(!last.contains(secret), "{secret} reached the model: {last}");
     }
+}
+
+/// One reply per command, each a `terminal` call, then "Done.".
+fn commands_then_done(attempts: &[serde_json::Value]) -> Vec<Scripted> {
+    let mut replies: Vec<Scripted> = attempts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Scripted::sse(Reply::new().tool_use(format!("toolu_{i}"), "terminal", a.clone()).sse()))
+        .collect();
+    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
+    replies
 }
