@@ -98,6 +98,7 @@ pub(crate) fn runner(
     workspace: &Path,
     sandbox: Option<std::sync::Arc<octo_tools::shell::sandbox::Sandbox>>,
 ) -> Runner {
+    let sandboxed = sandbox.as_ref().is_some_and(|s| s.is_active());
     let shell: octo_hooks::Shell = match sandbox {
         Some(s) => std::sync::Arc::new(move |command: &str| {
             s.shell_command(command).unwrap_or_else(|e| {
@@ -108,7 +109,7 @@ pub(crate) fn runner(
         }),
         None => std::sync::Arc::new(octo_tools::shell::shell_command),
     };
-    Runner { shell, cwd: workspace.to_path_buf() }
+    Runner { shell, cwd: workspace.to_path_buf(), sandboxed }
 }
 
 /// How hooks see calls: Claude Code's tool and argument names (`Bash` with `command`, `Write`

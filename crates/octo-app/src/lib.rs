@@ -87,6 +87,7 @@ pub mod credentials;
 pub mod factory;
 pub(crate) mod fold;
 pub mod hooks;
+mod hook_guard;
 pub mod mcp;
 pub mod mcp_serve;
 pub mod memory;

@@ -35,7 +35,16 @@ pub struct Context {
     pub notice: Arc<dyn Fn(String) + Send + Sync>,
     /// How hooks see calls: Claude Code's tool names and argument names, or octo's own.
     pub shape: Shape,
+    /// Asked before each hook runs: `Err` (why) keeps it from running — it then blocks nothing
+    /// and the user sees why (the application asks the user first when a hook would run a
+    /// file changed in this session).
+    pub guard: Option<Guard>,
 }
+
+/// Whether a hook may run now: `(event, command)` → `Ok`, or `Err` with why not.
+pub type Guard = Arc<
+    dyn Fn(Event, String) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
 
 /// A call as the hooks see it: `(tool_name, tool_input)`; `None` keeps octo's.
 pub type ShapeCall = Arc<dyn Fn(&str, &Value) -> Option<(String, Value)> + Send + Sync>;
@@ -186,7 +195,7 @@ impl Hooks {
         if let (Some(obj), Value::Object(more)) = (input.as_object_mut(), fields) {
             obj.extend(more);
         }
-        let runs = hooks.iter().map(|h| self.runner.run(h, &input));
+        let runs = hooks.iter().map(|h| self.guarded_run(event, h, &input));
         let results = futures_util::future::join_all(runs).await;
         results
             .into_iter()
@@ -210,6 +219,32 @@ impl Hooks {
                 Answer { ran, json }
             })
             .collect()
+    }
+
+    /// Runs one hook once the guard lets it. A sandboxed hook that exits 2 on what reads as a
+    /// refusal of the sandbox (a denied read or write) failed; it did not decide to block, so it
+    /// is reported as an error that blocks nothing.
+    async fn guarded_run(&self, event: Event, hook: &crate::config::Hook, input: &Value) -> Ran {
+        if let Some(guard) = &self.ctx.guard {
+            if let Err(why) = guard(event, hook.command.clone()).await {
+                return Ran {
+                    command: hook.command.clone(),
+                    code: None,
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    problem: Some(why),
+                };
+            }
+        }
+        let mut ran = self.runner.run(hook, input).await;
+        if self.runner.sandboxed && ran.code == Some(2) && refused_by_sandbox(&ran.stderr) {
+            let first = ran.stderr.lines().rfind(|l| refusal(l)).unwrap_or("").trim().to_owned();
+            ran.code = None;
+            ran.problem = Some(format!(
+                "failed in the sandbox (exit 2: {first}) and blocks nothing; a hook that needs more than the workspace can run unconfined with `sandbox_hooks = false` in your user config"
+            ));
+        }
+        ran
     }
 
     /// PreToolUse: deny beats ask beats allow; the first rewritten input is used.
@@ -357,4 +392,20 @@ impl Hooks {
     pub async fn notification(&self, message: &str) {
         self.fire(Event::Notification, None, json!({"message": message})).await;
     }
+}
+
+/// Whether a line reads as the kernel refusing a read, write or operation.
+fn refusal(line: &str) -> bool {
+    ["Permission denied", "Operation not permitted", "Read-only file system", "EACCES", "EPERM", "EROFS"]
+        .iter()
+        .any(|m| line.contains(m))
+}
+
+/// Whether a hook's error output reads as the sandbox refusing it: a refusal, and nothing after
+/// it but `make`'s own report of the failure (a hook that says why it blocks after a refused
+/// write still blocks).
+fn refused_by_sandbox(stderr: &str) -> bool {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let Some(at) = lines.iter().rposition(|l| refusal(l)) else { return false };
+    lines[at + 1..].iter().all(|l| l.contains("make") && l.contains("***"))
 }

@@ -23,11 +23,14 @@ pub struct Runner {
     pub shell: Shell,
     /// The working directory (the workspace).
     pub cwd: PathBuf,
+    /// Whether the shell confines hooks in the command sandbox: a hook that then fails on a
+    /// refusal reports its error instead of blocking (see [`crate::Hooks`]).
+    pub sandboxed: bool,
 }
 
 impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runner").field("cwd", &self.cwd).finish()
+        f.debug_struct("Runner").field("cwd", &self.cwd).field("sandboxed", &self.sandboxed).finish()
     }
 }
 

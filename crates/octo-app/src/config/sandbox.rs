@@ -39,8 +39,9 @@ pub struct SandboxSettings {
     pub writable_roots: Vec<PathBuf>,
     /// Whether the workspace's `.git` is writable.
     pub git_writable: bool,
-    /// Whether hook scripts run in the sandbox (default no: they are the user's own code, or a
-    /// project's the user trusted, and run unconfined as in Claude Code).
+    /// Whether hook scripts run in the command sandbox (default yes: a hook such as `make fmt`
+    /// runs files the model can change; `sandbox_hooks = false` in the user's config runs them
+    /// unconfined, as Claude Code does).
     pub hooks: bool,
     /// Secret places beside the built-in list that commands may not read (any config may add:
     /// it only tightens).
@@ -55,7 +56,7 @@ impl Default for SandboxSettings {
             network: false,
             writable_roots: Vec::new(),
             git_writable: false,
-            hooks: false,
+            hooks: true,
             deny_read: Vec::new(),
         }
     }

@@ -70,6 +70,8 @@ pub(super) struct SkillsPart {
 /// The hooks step's part.
 #[derive(Default)]
 pub(super) struct HooksPart {
+    /// What asks before a hook runs a file changed in this session (`None`: no hooks).
+    pub guard: Option<octo_hooks::Guard>,
     /// The hooks in force.
     pub cell: Option<Arc<octo_hooks::HookCell>>,
     /// Every configured hook, the project's included, while the project's wait for trust.

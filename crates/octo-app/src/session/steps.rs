@@ -281,18 +281,44 @@ pub(super) fn hooks(
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
     let runner = crate::hooks::runner(&place.workspace, hook_sandbox);
+    let guard = hook_guard(core, &hook_set, &place.workspace, unattended);
     let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
         active,
         runner,
         &place.home,
         core,
         config.hooks_native,
+        guard.clone(),
     )));
     HooksPart {
+        guard,
         cell: Some(cell),
         untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
         ended: std::sync::atomic::AtomicBool::new(false),
     }
+}
+
+/// What keeps a hook from running a file changed in this session without the user's yes (the
+/// files as they are now are what "changed" is measured against). `None` without hooks.
+fn hook_guard(
+    core: &Core,
+    set: &octo_hooks::HookSet,
+    workspace: &std::path::Path,
+    unattended: bool,
+) -> Option<octo_hooks::Guard> {
+    let commands: Vec<&str> = set.iter().flat_map(|(_, m)| m.hooks.iter().map(|h| h.command.as_str())).collect();
+    if commands.is_empty() {
+        return None;
+    }
+    let ask: Option<crate::hook_guard::Ask> = (!unattended).then(|| {
+        let core = core.clone();
+        Arc::new(move |request| {
+            let core = core.clone();
+            Box::pin(async move { core.ask_between_turns(request).await })
+                as std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>>
+        }) as crate::hook_guard::Ask
+    });
+    Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask).into_guard())
 }
 
 /// The hooks of `set` for a session: run through the command tool's shell, told the session's
@@ -303,6 +329,7 @@ pub(super) fn hook_instance(
     home: &Home,
     core: &Core,
     native: bool,
+    guard: Option<octo_hooks::Guard>,
 ) -> octo_hooks::Hooks {
     let (id, planned) = (Arc::clone(&core.session_id), Arc::clone(&core.planned_id));
     let sessions = home.sessions();
@@ -326,6 +353,7 @@ pub(super) fn hook_instance(
                 let _ = events.send(AgentEvent::Notice { message });
             }),
             shape: crate::hooks::shape(native),
+            guard,
         },
     )
 }

@@ -164,3 +164,50 @@ async fn a_corrupt_store_turns_checkpoints_off_with_a_notice_and_the_turn_goes_o
         "the store was not repaired by deleting"
     );
 }
+
+/// Runs `git` in `ws` (no user config needed).
+fn git(ws: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(ws)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_sandboxed_rm_and_git_clean_delete_in_accept_edits_comes_back_with_rewind() {
+    let (_tmp, l, ws, _llm) = setup(vec![
+        calls(&[("t1", "terminal", json!({"command": "rm README.md && git clean -fd"}))]),
+        answer("Cleaned."),
+    ])
+    .await;
+    git(&ws, &["init", "-q"]);
+    std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(ws.join("README.md"), "# tracked\n").unwrap();
+    git(&ws, &["add", "."]);
+    git(&ws, &["commit", "-qm", "first"]);
+    std::fs::write(ws.join("notes.txt"), "untracked notes").unwrap();
+    std::fs::create_dir_all(ws.join("scratch")).unwrap();
+    std::fs::write(ws.join("scratch/draft.txt"), "untracked draft").unwrap();
+    std::fs::create_dir_all(ws.join("build")).unwrap();
+    std::fs::write(ws.join("build/out.bin"), "ignored").unwrap();
+    // Accept-edits runs the command sandboxed without asking where the sandbox holds it.
+    let mut policy = octo_tools::shell::sandbox::Policy::new(octo_tools::shell::sandbox::Mode::WorkspaceWrite, &ws);
+    policy.protected_entries = vec!["AGENTS.md".into()];
+    let asks = octo_tools::shell::sandbox::Sandbox::new(policy).accept_edits_gap().is_some();
+    let mode = if asks { Mode::Auto } else { Mode::AcceptEdits };
+    let options = SessionOptions { save: true, mode: Some(mode), ..SessionOptions::default() };
+    let s = l.start(Launch { workspace: Some(ws.clone()), options, ..Launch::default() }).unwrap();
+    assert_eq!(s.run("clean up").await.unwrap().answer, "Cleaned.");
+    assert!(!ws.join("README.md").exists() && !ws.join("notes.txt").exists());
+    assert!(!ws.join("scratch/draft.txt").exists());
+    let p = plan(&s, &l, "/rewind 1 code").await;
+    s.conversation().rewind(&p, &[]).await.unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# tracked\n");
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "untracked notes");
+    assert_eq!(std::fs::read_to_string(ws.join("scratch/draft.txt")).unwrap(), "untracked draft");
+    // `-fd` keeps ignored files; they are never checkpointed (see checkpoints.md).
+    assert_eq!(std::fs::read_to_string(ws.join("build/out.bin")).unwrap(), "ignored");
+}

@@ -132,7 +132,9 @@ async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
     let dir = t._tmp.root().join("plugins/team-kit");
     plugin(&dir);
     let root = std::fs::canonicalize(&dir).unwrap();
-    let config = t.config(vec![dir.clone()]);
+    let mut config = t.config(vec![dir.clone()]);
+    // The plugin's hook logs into its own folder, which a sandboxed hook may not write.
+    config.sandbox.hooks = false;
     let server = config.mcp_servers.iter().find(|s| s.name == "plugin_kit_db").expect("the plugin's server");
     assert_eq!(server.spec.command.as_deref(), Some(root.join("servers/db").to_str().unwrap()));
     assert_eq!(server.spec.args, ["--data".to_owned(), root.join("data").display().to_string()]);

@@ -35,6 +35,22 @@ async fn setup_with(
     extra: &str,
     simulate: Option<&'static str>,
 ) -> Setup {
+    setup_as(files, calls, mode, extra, simulate, false).await
+}
+
+/// [`setup_with`] for a run nobody can answer questions in (`octo -p`).
+async fn setup_unattended(files: &[(&str, &str)], calls: Vec<Value>, extra: &str) -> Setup {
+    setup_as(files, calls, Mode::Auto, extra, None, true).await
+}
+
+async fn setup_as(
+    files: &[(&str, &str)],
+    calls: Vec<Value>,
+    mode: Mode,
+    extra: &str,
+    simulate: Option<&'static str>,
+    unattended: bool,
+) -> Setup {
     let mut scenario = Scenario::new().under(env!("CARGO_TARGET_TMPDIR")).config(extra);
     for (i, input) in calls.into_iter().enumerate() {
         scenario = scenario
@@ -55,7 +71,7 @@ async fn setup_with(
     let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
     let session = Session::start(
         config,
-        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), ..SessionOptions::default() },
+        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), unattended, ..SessionOptions::default() },
         &MemoryStore::default(),
         &env,
     )
@@ -166,20 +182,68 @@ async fn a_denied_write_in_auto_mode_is_explained() {
 }
 
 #[tokio::test]
-async fn hooks_run_unconfined_unless_sandbox_hooks_is_set() {
-    // The user's own code, as in Claude Code: a logging hook may write outside the workspace.
+async fn hooks_run_confined_unless_sandbox_hooks_is_false() {
     let hook =
         "[[hooks.PostToolUse]]\ncommand = \"echo hook > ../outside/hook.txt; echo ok > hook-inside.txt\"\n";
     let t = setup(vec![json!({"command": "true"})], Mode::Auto, hook, false).await;
     drive(&t.session, false).await;
-    assert!(t.ws.join("hook-inside.txt").is_file());
-    assert!(t.out.join("hook.txt").is_file());
-    let confined = format!("sandbox_hooks = true\n{hook}");
-    let t = setup(vec![json!({"command": "true"})], Mode::Auto, &confined, false).await;
-    drive(&t.session, false).await;
     // Without a namespace a new entry at the workspace's root cannot be made either.
     assert_eq!(t.ws.join("hook-inside.txt").is_file(), namespaced(&t.ws));
     assert!(!t.out.join("hook.txt").exists());
+    // The user's own choice: unconfined, as in Claude Code.
+    let free = format!("sandbox_hooks = false\n{hook}");
+    let t = setup(vec![json!({"command": "true"})], Mode::Auto, &free, false).await;
+    drive(&t.session, false).await;
+    assert!(t.ws.join("hook-inside.txt").is_file());
+    assert!(t.out.join("hook.txt").is_file());
+}
+
+/// A user's `make fmt` hook after each command, in a workspace with a Makefile.
+const MAKE_HOOK: &str = "[[hooks.PostToolUse]]\ncommand = \"make -s fmt\"\n";
+const MAKEFILE: &str = "fmt:\n\techo fmt >> out/fmt.log\n";
+
+#[tokio::test]
+async fn a_hook_that_runs_a_makefile_the_model_changed_asks_first_in_every_mode() {
+    let files = [("Makefile", MAKEFILE), ("out/.keep", "")];
+    // Unchanged: the hook runs without a question.
+    let t = setup_with(&files, vec![json!({"command": "true"})], Mode::Auto, MAKE_HOOK, None).await;
+    let (asked, _) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert!(t.ws.join("out/fmt.log").is_file());
+    // The model rewrites the Makefile: the hook asks, naming it; no runs nothing.
+    let plant = json!({"command": "printf 'fmt:\\n\\techo planted > out/planted.txt\\n' > Makefile"});
+    for (mode, yes) in [(Mode::Auto, false), (Mode::Auto, true)] {
+        let t = setup_with(&files, vec![plant.clone()], mode, MAKE_HOOK, None).await;
+        let (asked, _) = drive(&t.session, yes).await;
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].contains("runs Makefile, changed in this session"), "{asked:?}");
+        assert!(std::fs::read_to_string(t.ws.join("Makefile")).unwrap().contains("planted"));
+        assert_eq!(t.ws.join("out/planted.txt").is_file(), yes, "{mode:?} {yes}");
+    }
+}
+
+#[tokio::test]
+async fn a_hook_that_runs_a_script_the_model_changed_is_not_run_when_nobody_can_be_asked() {
+    let hook = "[[hooks.PostToolUse]]\ncommand = \"sh scripts/fmt.sh\"\n";
+    let files = [("scripts/fmt.sh", "echo fmt >> out/fmt.log\n"), ("out/.keep", "")];
+    let plant = json!({"command": "echo 'echo planted > out/planted.txt' > scripts/fmt.sh"});
+    let t = setup_unattended(&files, vec![plant], hook).await;
+    let mut rx = t.session.subscribe();
+    t.session.prompt("go").unwrap();
+    let mut notices = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap() {
+            AgentEvent::Notice { message } => notices.push(message),
+            AgentEvent::ApprovalRequired { .. } => panic!("nobody can answer in an unattended run"),
+            AgentEvent::TurnEnd { .. } => break,
+            _ => {}
+        }
+    }
+    assert!(!t.ws.join("out/planted.txt").exists());
+    assert!(
+        notices.iter().any(|n| n.contains("scripts/fmt.sh, changed in this session, and nobody can be asked")),
+        "{notices:?}"
+    );
 }
 
 #[tokio::test]

@@ -29,6 +29,11 @@ impl T {
 
     /// Hooks from a Claude Code settings text.
     fn hooks(&self, settings: &str) -> Hooks {
+        self.hooks_with(settings, false, None)
+    }
+
+    /// Hooks whose runner says it is `sandboxed`, with a `guard`.
+    fn hooks_with(&self, settings: &str, sandboxed: bool, guard: Option<octo_hooks::Guard>) -> Hooks {
         let (set, notices) = from_claude_settings(settings, "settings.json", false);
         assert!(notices.is_empty(), "{notices:?}");
         let notices = Arc::clone(&self.notices);
@@ -41,12 +46,14 @@ impl T {
                     cmd
                 }),
                 cwd: self.dir.path().to_path_buf(),
+                sandboxed,
             },
             Context {
                 session: Arc::new(|| SessionInfo { id: Some("s-1".into()), transcript: None }),
                 aliases: Arc::new(|t: &str| if t == "terminal" { vec!["Bash".into()] } else { Vec::new() }),
                 notice: Arc::new(move |n| notices.lock().unwrap().push(n)),
                 shape: octo_hooks::Shape::native(),
+                guard,
             },
         )
     }
@@ -232,4 +239,51 @@ fn alive(marker: &str) -> bool {
         .flatten()
         .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
         .any(|c| String::from_utf8_lossy(&c).contains(marker))
+}
+
+#[tokio::test]
+async fn a_sandboxed_hook_refused_by_the_sandbox_reports_its_error_instead_of_blocking() {
+    let t = T::new();
+    // What `make` does when its recipe cannot write: the error, then exit 2.
+    let make = t.script(
+        "make.sh",
+        "echo 'sh: 1: cannot create /home/u/.cache/x: Permission denied' >&2\necho 'make: *** [fmt] Error 2' >&2\nexit 2",
+    );
+    let settings = on("PreToolUse", "*", &make);
+    let confined = t.hooks_with(&settings, true, None);
+    let d = confined.pre_tool("terminal", &json!({"command": "ls"})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    let notices = t.notices.lock().unwrap().clone();
+    assert!(notices.iter().any(|n| n.contains("failed in the sandbox") && n.contains("Permission denied")), "{notices:?}");
+    // The same exit outside the sandbox blocks, as Claude Code's protocol says.
+    let free = t.hooks_with(&settings, false, None);
+    let d = free.pre_tool("terminal", &json!({"command": "ls"})).await;
+    assert!(matches!(d.verdict, ToolVerdict::Deny { .. }), "{:?}", d.verdict);
+    // A sandboxed hook that blocks on purpose still blocks, even after a refused write.
+    let block = t.script(
+        "block2.sh",
+        "echo 'sh: 1: cannot create /x/log: Read-only file system' >&2\necho 'not on main' >&2\nexit 2",
+    );
+    let h = t.hooks_with(&on("PreToolUse", "*", &block), true, None);
+    let d = h.pre_tool("terminal", &json!({"command": "ls"})).await;
+    assert!(matches!(&d.verdict, ToolVerdict::Deny { reason } if reason.ends_with("not on main")), "{:?}", d.verdict);
+}
+
+#[tokio::test]
+async fn a_hook_the_guard_holds_back_does_not_run_and_blocks_nothing() {
+    let t = T::new();
+    let hook = t.script("mark.sh", "touch ran.txt\nexit 2");
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let guard: octo_hooks::Guard = Arc::new(move |event: Event, command: String| {
+        log.lock().unwrap().push(format!("{} {command}", event.as_str()));
+        Box::pin(async { Err("was not run: you said no".to_owned()) })
+    });
+    let h = t.hooks_with(&on("PreToolUse", "*", &hook), false, Some(guard));
+    let d = h.pre_tool("terminal", &json!({"command": "ls"})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue);
+    assert!(!t.path("ran.txt").exists());
+    assert_eq!(seen.lock().unwrap().as_slice(), [format!("PreToolUse {hook}")]);
+    let notices = t.notices.lock().unwrap().clone();
+    assert!(notices.iter().any(|n| n.contains("was not run: you said no")), "{notices:?}");
 }
