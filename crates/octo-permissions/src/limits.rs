@@ -53,7 +53,7 @@ impl PermissionEngine {
                 let why =
                     q.input.get("reason").and_then(Value::as_str).map(str::trim).filter(|r| !r.is_empty());
                 return Some(Limit::Ask {
-                    reason: format!("runs outside the sandbox: {}", why.unwrap_or("no reason given")),
+                    reason: octo_tools::shell::outside_reason(why.unwrap_or("no reason given"), cmd),
                     lift: Lift::Never,
                 });
             }

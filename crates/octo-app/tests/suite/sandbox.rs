@@ -173,6 +173,21 @@ async fn running_outside_the_sandbox_is_asked_even_in_auto_mode() {
 }
 
 #[tokio::test]
+async fn a_push_over_ssh_asks_naming_the_key_place_and_runs_unconfined_only_on_yes() {
+    let probe = tempfile::Builder::new().tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = probe.path().join("pushed.txt");
+    let command = format!("git push -q origin main 2>/dev/null; echo pushed > {}", target.display());
+    let call = json!({"command": command, "sandbox": false, "reason": "push the fix"});
+    for yes in [false, true] {
+        let t = setup(vec![call.clone()], Mode::Auto, "", false).await;
+        let (asked, _) = drive(&t.session, yes).await;
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].contains("push the fix; there it can read ~/.ssh"), "{asked:?}");
+        assert_eq!(target.is_file(), yes);
+    }
+}
+
+#[tokio::test]
 async fn a_denied_write_in_auto_mode_is_explained() {
     let t = setup(vec![json!({"command": "echo x > ../outside/f.txt"})], Mode::Auto, "", false).await;
     let (asked, results) = drive(&t.session, false).await;

@@ -1,6 +1,7 @@
 //! `terminal`, `terminal_output` and `kill_shell`: commands through the platform shell.
 
 mod background;
+pub mod credentials;
 mod deny;
 mod readonly;
 pub mod syntax;
@@ -129,7 +130,7 @@ impl Terminal {
             json!({ "command": input.command, "sandbox": false }),
             &input.command,
         );
-        req.reason = Some(format!("runs outside the sandbox: {why}"));
+        req.reason = Some(outside_reason(why, &input.command));
         let (decision, by) = ctx.ask_approval(req).await;
         if decision.is_allowed() {
             return None;
@@ -328,10 +329,27 @@ impl ToolExecutor for Terminal {
     }
 }
 
+/// The question before a command runs outside the sandbox: the model's reason, and the secret
+/// place the command can then read, named.
+pub fn outside_reason(why: &str, command: &str) -> String {
+    match credentials::needed(command) {
+        Some(place) => format!("runs outside the sandbox: {why}; there it can read {place}"),
+        None => format!("runs outside the sandbox: {why}"),
+    }
+}
+
 /// The note added to a failed command's output when the sandbox is the likely cause.
 fn denial_note(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
     if !sb.is_active() {
         return None;
+    }
+    if credentials::missing(output) {
+        return Some(
+            "[This may be the OS sandbox: your secret places (~/.ssh, cloud and registry credentials) are hidden \
+             from commands here. If the command really needs one (a git push over SSH), run it again with \
+             `sandbox: false` and a `reason` naming it; the user will be asked.]"
+                .to_owned(),
+        );
     }
     let what = match sandbox::denial_hint(output)? {
         sandbox::Denial::Network if !sb.policy().network => "commands here have no network",

@@ -246,3 +246,18 @@ async fn the_first_confined_command_names_what_the_sandbox_does_not_hold_here() 
     assert!(first.contains("does not promise that") && first.contains("chmod"), "{first}");
     assert!(!second.contains("does not promise that"), "said once: {second}");
 }
+
+#[tokio::test]
+async fn a_push_refused_for_want_of_a_key_says_the_secret_places_are_hidden() {
+    let (_root, ws, _) = place();
+    // What `git push` over SSH prints when it finds no key (the sandbox hides ~/.ssh).
+    let cmd = "echo 'git@github.com: Permission denied (publickey).' >&2; echo 'fatal: Could not read from remote repository.' >&2; exit 128";
+    let script = ScriptedSender::buffered(vec![
+        whole(call("t1", json!({"command": cmd}))),
+        whole(Message::assistant("done")),
+    ]);
+    let mut agent = Agent::builder(script).tools(default_registry(config(&ws))).cwd(&ws).build();
+    agent.turn(Message::user("push"), CancellationToken::new()).await.unwrap();
+    let first = result_text(&agent.history()[2]);
+    assert!(first.contains("secret places") && first.contains("sandbox: false"), "{first}");
+}
