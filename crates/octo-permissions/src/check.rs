@@ -44,6 +44,14 @@ impl PermissionGate for PermissionEngine {
         if decision.is_allowed() {
             self.note_brought(q, &Target::of(q, self.secrets.home()));
         }
+        // A yes to a command that talks to a host is a yes to that host, as for a fetch.
+        if decision.is_allowed() && matches!(q.meta.subject, Subject::Command { .. }) {
+            if let Some(cmd) = q.subject_value() {
+                for host in super::taint::hosts_in(cmd) {
+                    self.remembered().push(Remembered::Host(host));
+                }
+            }
+        }
         if let Some(e) = self.entry(q, always) {
             if refuse {
                 self.refused().push(e);
@@ -131,6 +139,7 @@ impl PermissionEngine {
             .or_else(|| self.remembered_allows(q, &c.t).then_some(PermissionDecision::Allow))
             .or_else(|| self.url(&c))
             .or_else(|| self.read_outside(&c))
+            .or_else(|| self.command_to_new_host(&c))
             .or_else(|| (q.meta.read_only || c.mode == Mode::Auto).then_some(PermissionDecision::Allow))
             .or_else(|| self.sandboxed_command(&c))
             .unwrap_or_else(|| self.write(&c));
@@ -255,6 +264,20 @@ impl PermissionEngine {
                 encoded_note(&c.t)
             ))),
         })
+    }
+
+    /// In auto mode, once the conversation holds something from outside the workspace, a command
+    /// that can reach the network and names a host not known, named or said yes to asks, once
+    /// per host — as a fetch does.
+    fn command_to_new_host(&self, c: &Call<'_, '_>) -> Option<PermissionDecision> {
+        if c.mode != Mode::Auto || !self.command_network || !matches!(c.q.meta.subject, Subject::Command { .. }) {
+            return None;
+        }
+        let after = self.taint.why()?;
+        let host = super::taint::new_host(&self.taint, c.q.subject_value()?, |h| self.host_remembered(h))?;
+        Some(c.ask(Some(format!(
+            "a command to {host}, first since {after}: commands here reach the network, and what the conversation holds could leave with it"
+        ))))
     }
 
     /// A read outside the workspace is asked about, unless the user said yes to its folder.

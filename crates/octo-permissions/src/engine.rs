@@ -86,6 +86,10 @@ pub struct PermissionEngine {
     /// Whether commands run in an OS sandbox: then `accept-edits` runs them without asking, and
     /// a call to run one outside it (`"sandbox": false`) is asked about in every mode.
     pub(super) sandboxed: bool,
+    /// Whether commands can reach the network (the sandbox's network is on, or there is no
+    /// sandbox): then, once the conversation holds something from outside, a command naming a
+    /// new host asks in auto mode as a fetch does.
+    pub(super) command_network: bool,
     /// Why accept-edits cannot run commands without asking although the sandbox is active (a
     /// promise it does not hold here), asked when needed.
     pub(super) sandbox_gap: SandboxGap,
@@ -116,6 +120,7 @@ impl PermissionEngine {
             scopes: RwLock::new(Vec::new()),
             grants: RwLock::new(Vec::new()),
             sandboxed: false,
+            command_network: true,
             sandbox_gap: SandboxGap::default(),
             socket_gap: SandboxGap::default(),
             project_trusted: std::sync::atomic::AtomicBool::new(false),
@@ -178,6 +183,13 @@ impl PermissionEngine {
     #[must_use]
     pub fn with_read_roots(mut self, roots: Vec<PathBuf>) -> Self {
         self.read_roots = roots;
+        self
+    }
+
+    /// Whether commands can reach the network (see the field).
+    #[must_use]
+    pub fn with_command_network(mut self, reach: bool) -> Self {
+        self.command_network = reach;
         self
     }
 

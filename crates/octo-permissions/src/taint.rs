@@ -62,6 +62,16 @@ impl Taint {
     }
 }
 
+/// The first host `command` names that could carry the conversation off: not a documentation
+/// or private host, not named by the user, not `known` (said yes to before).
+pub(crate) fn new_host(taint: &Taint, command: &str, known: impl Fn(&str) -> bool) -> Option<String> {
+    hosts_in(command).into_iter().find(|h| {
+        let kind = octo_tools::web::host::parse(&format!("https://{h}/"))
+            .map_or(HostKind::Public, |u| octo_tools::web::host::classify(&u));
+        kind == HostKind::Public && !taint.named_by_user(h) && !known(h)
+    })
+}
+
 /// Endings of file names a prompt mentions far more often than a domain under that top-level
 /// domain (`main.rs`, `README.md`): such a word does not name a host.
 const FILE_ENDINGS: &[&str] = &[
@@ -71,7 +81,7 @@ const FILE_ENDINGS: &[&str] = &[
 
 /// The host names in `text`: those of URLs, and words shaped like a domain (two or more labels,
 /// the last all letters).
-fn hosts_in(text: &str) -> Vec<String> {
+pub(crate) fn hosts_in(text: &str) -> Vec<String> {
     let trim = |c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-');
     text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>' | '(' | ')' | ','))
         .filter_map(|word| {

@@ -204,6 +204,7 @@ fn engine(
             .with_secrets(place.secrets.clone())
             .with_read_roots(read_roots)
             .with_sandbox(sandbox.is_active())
+            .with_command_network(!sandbox.is_active() || sandbox.policy().network)
             .with_sandbox_gap({
                 let sandbox = Arc::clone(sandbox);
                 move || sandbox.accept_edits_gap()
