@@ -66,7 +66,7 @@ pub fn run(launcher: &Launcher, cli: &Cli, action: &TrashAction) -> anyhow::Resu
                 )));
                 return Ok(ExitCode::from(EXIT_USAGE));
             };
-            match trash.undo(change, *force) {
+            match trash.undo(change, *force, &ws) {
                 Ok(Undo::Restore) => {
                     out::status(&visible(&format!(
                         "restored {} as it was before {}",

@@ -22,8 +22,9 @@ const MAX_FILES: usize = 64;
 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Asks the user to approve a request; `None` when nobody can answer.
-pub(crate) type Ask =
-    Arc<dyn Fn(ApprovalRequest) -> Pin<Box<dyn Future<Output = Option<ApprovalDecision>> + Send>> + Send + Sync>;
+pub(crate) type Ask = Arc<
+    dyn Fn(ApprovalRequest) -> Pin<Box<dyn Future<Output = Option<ApprovalDecision>> + Send>> + Send + Sync,
+>;
 
 /// Files as they were when the session began, and the user's answers since.
 pub(crate) struct HookGuard {
@@ -97,7 +98,9 @@ impl HookGuard {
         let mut open = Vec::new();
         for (file, now) in &changed {
             match answered.get(file) {
-                Some((then, false)) if then == now => return Err(refused(&self.names(&changed), "you said no")),
+                Some((then, false)) if then == now => {
+                    return Err(refused(&self.names(&changed), "you said no"))
+                }
                 Some((then, true)) if then == now => {}
                 _ => open.push(file.clone()),
             }
@@ -121,9 +124,9 @@ impl HookGuard {
             names.join(", ")
         ));
         let yes = match ask(request).await {
-            Some(ApprovalDecision::Allow | ApprovalDecision::AllowAlways | ApprovalDecision::Edited { .. }) => {
-                true
-            }
+            Some(
+                ApprovalDecision::Allow | ApprovalDecision::AllowAlways | ApprovalDecision::Edited { .. },
+            ) => true,
             Some(ApprovalDecision::Deny { .. } | ApprovalDecision::DenyAlways { .. }) => false,
             None => return Err(refused(&names, "nobody answered")),
         };
@@ -321,7 +324,19 @@ fn script(word: &str, dir: &Path, workspace: &Path, executable_counts: bool) -> 
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let scripty = matches!(
         ext,
-        "sh" | "bash" | "zsh" | "py" | "js" | "mjs" | "cjs" | "ts" | "rb" | "pl" | "mk" | "ps1" | "php" | "lua"
+        "sh" | "bash"
+            | "zsh"
+            | "py"
+            | "js"
+            | "mjs"
+            | "cjs"
+            | "ts"
+            | "rb"
+            | "pl"
+            | "mk"
+            | "ps1"
+            | "php"
+            | "lua"
     );
     #[cfg(unix)]
     let executable = {
@@ -428,7 +443,10 @@ mod tests {
             names("python3 -m black .", &root),
             ["black.py", "black/__init__.py", "black/__main__.py"]
         );
-        assert_eq!(names("\"$CLAUDE_PROJECT_DIR\"/scripts/fmt.sh", &root), ["scripts/fmt.sh", "scripts/lib.sh"]);
+        assert_eq!(
+            names("\"$CLAUDE_PROJECT_DIR\"/scripts/fmt.sh", &root),
+            ["scripts/fmt.sh", "scripts/lib.sh"]
+        );
         // Nothing outside the workspace, nothing a hook only reads.
         assert!(names("cat src/main.c ../x.sh /etc/passwd", &root).is_empty());
     }

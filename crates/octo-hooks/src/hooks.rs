@@ -42,9 +42,8 @@ pub struct Context {
 }
 
 /// Whether a hook may run now: `(event, command)` → `Ok`, or `Err` with why not.
-pub type Guard = Arc<
-    dyn Fn(Event, String) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
->;
+pub type Guard =
+    Arc<dyn Fn(Event, String) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
 /// A call as the hooks see it: `(tool_name, tool_input)`; `None` keeps octo's.
 pub type ShapeCall = Arc<dyn Fn(&str, &Value) -> Option<(String, Value)> + Send + Sync>;

@@ -240,24 +240,46 @@ fn create_private_dir(dir: &Path) -> Result<(), MemoryError> {
     b.create(dir).map_err(io(dir))
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder, renamed into place.
+/// Writes `text` to `path` through a temporary file in the same folder, renamed into place. On
+/// Unix the folder is opened once and the temporary file is made (refusing a link at its name),
+/// written and renamed on that handle: a folder swapped for a link meanwhile cannot put either
+/// file elsewhere.
 fn write_atomic(path: &Path, text: &str) -> Result<(), MemoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir)?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    // A fresh file: never one someone placed there (a symlink at the name is removed, not
-    // followed).
-    let _ = std::fs::remove_file(&tmp);
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
+    let tmp = format!(".{name}.tmp-{}", std::process::id());
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        let folder =
+            rustix::fs::open(dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+                .map_err(|e| MemoryError::Io { path: dir.display().to_string(), source: e.into() })?;
+        let failed =
+            |e: rustix::io::Errno| MemoryError::Io { path: path.display().to_string(), source: e.into() };
+        // A fresh file: never one someone placed there (a link at the name is removed, not followed).
+        let _ = rustix::fs::unlinkat(&folder, tmp.as_str(), AtFlags::empty());
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd =
+            rustix::fs::openat(&folder, tmp.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(failed)?;
+        let mut f = std::fs::File::from(fd);
+        let written = f.write_all(text.as_bytes()).and_then(|()| f.sync_all());
+        drop(f);
+        let placed = written.map_err(io(path)).and_then(|()| {
+            rustix::fs::renameat(&folder, tmp.as_str(), &folder, name.as_str()).map_err(failed)
+        });
+        if placed.is_err() {
+            let _ = rustix::fs::unlinkat(&folder, tmp.as_str(), AtFlags::empty());
+        }
+        placed
     }
-    let mut f = opts.open(&tmp).map_err(io(&tmp))?;
-    f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(io(&tmp))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io(path))
+    #[cfg(not(unix))]
+    {
+        let tmp = dir.join(tmp);
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io(&tmp))?;
+        f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(io(&tmp))?;
+        drop(f);
+        std::fs::rename(&tmp, path).map_err(io(path))
+    }
 }

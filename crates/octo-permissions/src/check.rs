@@ -270,7 +270,10 @@ impl PermissionEngine {
     /// that can reach the network and names a host not known, named or said yes to asks, once
     /// per host — as a fetch does.
     fn command_to_new_host(&self, c: &Call<'_, '_>) -> Option<PermissionDecision> {
-        if c.mode != Mode::Auto || !self.command_network || !matches!(c.q.meta.subject, Subject::Command { .. }) {
+        if c.mode != Mode::Auto
+            || !self.command_network
+            || !matches!(c.q.meta.subject, Subject::Command { .. })
+        {
             return None;
         }
         let after = self.taint.why()?;

@@ -20,6 +20,12 @@ pub fn write_beneath(root: &Path, rel: &Path, content: &[u8]) -> io::Result<()> 
     imp::write_beneath(root, rel, content)
 }
 
+/// Removes the file `rel` beneath `root` (missing: nothing to do), unlinking it on its folder's
+/// handle: a folder on the way that became a link to the outside is refused as for a write.
+pub fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+    imp::remove_beneath(root, rel)
+}
+
 /// The components of `rel` as names, refusing anything but plain names.
 fn names(rel: &Path) -> io::Result<Vec<&std::ffi::OsStr>> {
     rel.components()
@@ -62,6 +68,23 @@ mod imp {
         };
         let folder = open_folder(&root, folders)?;
         put(&folder, name, content)
+    }
+
+    pub(super) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+        let parts = names(rel)?;
+        let Some((name, folders)) = parts.split_last() else {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "no file name"));
+        };
+        let root = rustix::fs::open(root, DIR, Mode::empty())?;
+        let folder =
+            match if folders.is_empty() { rustix::io::dup(&root) } else { open_beneath(&root, folders) } {
+                Err(Errno::NOENT) => return Ok(()),
+                other => other.map_err(refused)?,
+            };
+        match rustix::fs::unlinkat(&folder, *name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The folder `folders` beneath `root`, created where missing. Each prefix is opened from
@@ -156,6 +179,14 @@ mod imp {
     pub(super) fn write_beneath(root: &Path, rel: &Path, content: &[u8]) -> io::Result<()> {
         super::names(rel)?;
         crate::atomic::write_atomic(&root.join(rel), content)
+    }
+
+    pub(super) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+        super::names(rel)?;
+        match std::fs::remove_file(root.join(rel)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
     }
 }
 

@@ -175,26 +175,37 @@ impl Trash {
     }
 
     /// Undoes `change`: puts the old content back (or deletes a created file). Unless `force`, a
-    /// file changed since is left alone ([`UndoError::ChangedSince`]).
-    pub fn undo(&self, change: &Change, force: bool) -> Result<Undo, UndoError> {
+    /// file changed since is left alone ([`UndoError::ChangedSince`]). A file in `workspace` is
+    /// written (or removed) beneath it on folder handles, so a folder on the way that a command
+    /// swapped for a link to the outside is refused rather than followed.
+    pub fn undo(&self, change: &Change, force: bool, workspace: &Path) -> Result<Undo, UndoError> {
+        let ws = crate::path::real_path(workspace);
+        let inside = change.path.strip_prefix(&ws).ok().or_else(|| change.path.strip_prefix(workspace).ok());
+        let root = if change.path.starts_with(&ws) { ws.as_path() } else { workspace };
         let (undo, unchanged) = self.check(change);
         if !unchanged && !force {
             return Err(UndoError::ChangedSince(change.path.clone()));
         }
+        let failed = |what: &str, e: std::io::Error| {
+            UndoError::Io(format!("could not {what} {}: {e}", change.path.display()))
+        };
         match &change.before {
             Some(name) => {
                 let old = std::fs::read(self.dir.join(name))
                     .map_err(|_| UndoError::CopyMissing(change.path.clone()))?;
-                crate::atomic::write_atomic(&change.path, &old).map_err(|e| {
-                    UndoError::Io(format!("could not restore {}: {e}", change.path.display()))
-                })?;
-            }
-            None => match std::fs::remove_file(&change.path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(UndoError::Io(format!("could not remove {}: {e}", change.path.display())))
+                match inside {
+                    Some(rel) => crate::beneath::write_beneath(root, rel, &old),
+                    None => crate::atomic::write_atomic(&change.path, &old),
                 }
+                .map_err(|e| failed("restore", e))?;
+            }
+            None => match inside {
+                Some(rel) => crate::beneath::remove_beneath(root, rel).map_err(|e| failed("remove", e))?,
+                None => match std::fs::remove_file(&change.path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(failed("remove", e)),
+                },
             },
         }
         Ok(undo)
@@ -236,12 +247,12 @@ mod tests {
         std::fs::write(&created, "fresh").unwrap();
         assert_eq!(trash.changes(), vec![edit.clone(), create.clone()]);
         assert_eq!(trash.check(&edit), (Undo::Restore, true));
-        assert_eq!(trash.undo(&edit, false).unwrap(), Undo::Restore);
+        assert_eq!(trash.undo(&edit, false, tmp.path()).unwrap(), Undo::Restore);
         assert_eq!(std::fs::read_to_string(&f).unwrap(), "old");
         std::fs::write(&created, "someone else's").unwrap();
-        assert!(matches!(trash.undo(&create, false), Err(UndoError::ChangedSince(_))));
+        assert!(matches!(trash.undo(&create, false, tmp.path()), Err(UndoError::ChangedSince(_))));
         assert_eq!(std::fs::read_to_string(&created).unwrap(), "someone else's", "not overwritten");
-        assert_eq!(trash.undo(&create, true).unwrap(), Undo::Delete);
+        assert_eq!(trash.undo(&create, true, tmp.path()).unwrap(), Undo::Delete);
         assert!(!created.exists());
         // A torn last line is skipped.
         let mut j =
@@ -251,5 +262,28 @@ mod tests {
         assert_eq!(trash.empty().unwrap(), 2, "the copy and the journal");
         assert!(trash.changes().is_empty());
         assert_eq!(content_hash(b""), "cbf29ce484222325");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_undo_through_a_folder_swapped_for_a_link_to_the_outside_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (ws, outside) = (tmp.path().join("ws"), tmp.path().join("outside"));
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let trash = Trash::new(tmp.path().join("trash"));
+        let f = ws.join("sub/a.txt");
+        let edit = trash.record(&f, Some(b"old"), b"new", "t1").unwrap();
+        let create = trash.record(&ws.join("sub/b.txt"), None, b"made", "t2").unwrap();
+        // A command swaps the folder for a link to a folder outside holding the same contents.
+        std::fs::remove_dir_all(ws.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("sub")).unwrap();
+        std::fs::write(outside.join("a.txt"), "new").unwrap();
+        std::fs::write(outside.join("b.txt"), "made").unwrap();
+        assert!(trash.undo(&edit, false, &ws).is_err());
+        assert!(trash.undo(&create, false, &ws).is_err());
+        assert_eq!(std::fs::read_to_string(outside.join("a.txt")).unwrap(), "new", "not written outside");
+        assert!(outside.join("b.txt").exists(), "not removed outside");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 2, "no temporary file outside");
     }
 }

@@ -306,7 +306,8 @@ fn hook_guard(
     workspace: &std::path::Path,
     unattended: bool,
 ) -> Option<octo_hooks::Guard> {
-    let commands: Vec<&str> = set.iter().flat_map(|(_, m)| m.hooks.iter().map(|h| h.command.as_str())).collect();
+    let commands: Vec<&str> =
+        set.iter().flat_map(|(_, m)| m.hooks.iter().map(|h| h.command.as_str())).collect();
     if commands.is_empty() {
         return None;
     }

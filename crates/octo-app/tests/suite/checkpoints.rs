@@ -194,7 +194,8 @@ async fn what_a_sandboxed_rm_and_git_clean_delete_in_accept_edits_comes_back_wit
     std::fs::create_dir_all(ws.join("build")).unwrap();
     std::fs::write(ws.join("build/out.bin"), "ignored").unwrap();
     // Accept-edits runs the command sandboxed without asking where the sandbox holds it.
-    let mut policy = octo_tools::shell::sandbox::Policy::new(octo_tools::shell::sandbox::Mode::WorkspaceWrite, &ws);
+    let mut policy =
+        octo_tools::shell::sandbox::Policy::new(octo_tools::shell::sandbox::Mode::WorkspaceWrite, &ws);
     policy.protected_entries = vec!["AGENTS.md".into()];
     let asks = octo_tools::shell::sandbox::Sandbox::new(policy).accept_edits_gap().is_some();
     let mode = if asks { Mode::Auto } else { Mode::AcceptEdits };

@@ -151,7 +151,7 @@ async fn a_dream_shows_a_diff_keeps_the_old_index_and_failures_write_nothing() {
     // The previous index is in octo's trash, so the dream can be undone.
     let trash = octo_app::trash::Trash::new(t.home.join("trash"));
     let change = trash.changes().into_iter().find(|c| c.path == path).expect("journaled");
-    trash.undo(&change, false).unwrap();
+    trash.undo(&change, false, &t.ws).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     let _ = &t.tmp;
 }

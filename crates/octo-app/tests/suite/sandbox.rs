@@ -71,7 +71,12 @@ async fn setup_as(
     let config = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
     let session = Session::start(
         config,
-        SessionOptions { workspace: Some(ws.clone()), mode: Some(mode), unattended, ..SessionOptions::default() },
+        SessionOptions {
+            workspace: Some(ws.clone()),
+            mode: Some(mode),
+            unattended,
+            ..SessionOptions::default()
+        },
         &MemoryStore::default(),
         &env,
     )
@@ -256,7 +261,9 @@ async fn a_hook_that_runs_a_script_the_model_changed_is_not_run_when_nobody_can_
     }
     assert!(!t.ws.join("out/planted.txt").exists());
     assert!(
-        notices.iter().any(|n| n.contains("scripts/fmt.sh, changed in this session, and nobody can be asked")),
+        notices
+            .iter()
+            .any(|n| n.contains("scripts/fmt.sh, changed in this session, and nobody can be asked")),
         "{notices:?}"
     );
 }

@@ -254,7 +254,10 @@ async fn a_sandboxed_hook_refused_by_the_sandbox_reports_its_error_instead_of_bl
     let d = confined.pre_tool("terminal", &json!({"command": "ls"})).await;
     assert_eq!(d.verdict, ToolVerdict::Continue);
     let notices = t.notices.lock().unwrap().clone();
-    assert!(notices.iter().any(|n| n.contains("failed in the sandbox") && n.contains("Permission denied")), "{notices:?}");
+    assert!(
+        notices.iter().any(|n| n.contains("failed in the sandbox") && n.contains("Permission denied")),
+        "{notices:?}"
+    );
     // The same exit outside the sandbox blocks, as Claude Code's protocol says.
     let free = t.hooks_with(&settings, false, None);
     let d = free.pre_tool("terminal", &json!({"command": "ls"})).await;
@@ -266,7 +269,11 @@ async fn a_sandboxed_hook_refused_by_the_sandbox_reports_its_error_instead_of_bl
     );
     let h = t.hooks_with(&on("PreToolUse", "*", &block), true, None);
     let d = h.pre_tool("terminal", &json!({"command": "ls"})).await;
-    assert!(matches!(&d.verdict, ToolVerdict::Deny { reason } if reason.ends_with("not on main")), "{:?}", d.verdict);
+    assert!(
+        matches!(&d.verdict, ToolVerdict::Deny { reason } if reason.ends_with("not on main")),
+        "{:?}",
+        d.verdict
+    );
 }
 
 #[tokio::test]

@@ -73,7 +73,9 @@ mod tests {
         assert_eq!(needed("npm publish"), Some("~/.npmrc"));
         assert_eq!(needed("git status"), None);
         assert_eq!(needed("npm test"), None);
-        assert!(missing("git@github.com: Permission denied (publickey).\r\nfatal: Could not read from remote repository."));
+        assert!(missing(
+            "git@github.com: Permission denied (publickey).\r\nfatal: Could not read from remote repository."
+        ));
         assert!(!missing("error: 2 tests failed"));
     }
 }
