@@ -26,6 +26,9 @@ pub(crate) type Ask = Arc<
     dyn Fn(ApprovalRequest) -> Pin<Box<dyn Future<Output = Option<ApprovalDecision>> + Send>> + Send + Sync,
 >;
 
+/// The user's answer for a file as it was when asked: (contents, yes).
+type Answer = (Option<Vec<u8>>, bool);
+
 /// Files as they were when the session began, and the user's answers since.
 pub(crate) struct HookGuard {
     workspace: PathBuf,
@@ -33,7 +36,7 @@ pub(crate) struct HookGuard {
     /// Each file a hook ran at the start, with its contents then (`None`: it did not exist).
     before: HashMap<PathBuf, Option<Vec<u8>>>,
     /// The user's answer for a file as it was when asked: (contents, yes).
-    answered: tokio::sync::Mutex<HashMap<PathBuf, (Option<Vec<u8>>, bool)>>,
+    answered: tokio::sync::Mutex<HashMap<PathBuf, Answer>>,
     /// `None`: nobody can be asked (an unattended run).
     ask: Option<Ask>,
 }
