@@ -41,9 +41,17 @@ pub struct Context {
     pub guard: Option<Guard>,
 }
 
-/// Whether a hook may run now: `(event, command)` → `Ok`, or `Err` with why not.
-pub type Guard =
-    Arc<dyn Fn(Event, String) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync>;
+/// Whether a hook may run now: `(event, command)` → `Ok` with what to check once it ran, or
+/// `Err` with why not.
+pub type Guard = Arc<
+    dyn Fn(Event, String) -> futures_util::future::BoxFuture<'static, Result<Option<AfterRun>, String>>
+        + Send
+        + Sync,
+>;
+
+/// Checked once the hook ran: `Some(why)` when what it ran changed while it ran (then its answer
+/// is not used: it blocks where a block is the safe side, and is an error elsewhere).
+pub type AfterRun = Box<dyn FnOnce() -> Option<String> + Send>;
 
 /// A call as the hooks see it: `(tool_name, tool_input)`; `None` keeps octo's.
 pub type ShapeCall = Arc<dyn Fn(&str, &Value) -> Option<(String, Value)> + Send + Sync>;
@@ -224,19 +232,36 @@ impl Hooks {
     /// refusal of the sandbox (a denied read or write) failed; it did not decide to block, so it
     /// is reported as an error that blocks nothing.
     async fn guarded_run(&self, event: Event, hook: &crate::config::Hook, input: &Value) -> Ran {
+        let mut after = None;
         if let Some(guard) = &self.ctx.guard {
-            if let Err(why) = guard(event, hook.command.clone()).await {
-                return Ran {
-                    command: hook.command.clone(),
-                    code: None,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    problem: Some(why),
-                };
+            match guard(event, hook.command.clone()).await {
+                Ok(a) => after = a,
+                Err(why) => {
+                    return Ran {
+                        command: hook.command.clone(),
+                        code: None,
+                        stdout: String::new(),
+                        stderr: String::new(),
+                        problem: Some(why),
+                    }
+                }
             }
         }
         let mut ran = self.runner.run(hook, input).await;
-        if self.runner.sandboxed && ran.code == Some(2) && refused_by_sandbox(&ran.stderr) {
+        if let Some(why) = after.and_then(|check| check()) {
+            ran.stdout.clear();
+            if matches!(event, Event::PreToolUse | Event::UserPromptSubmit) {
+                ran.code = Some(2);
+                ran.stderr = format!("the {} hook `{}` {why}", event.as_str(), hook.command);
+            } else {
+                ran.code = None;
+                ran.problem = Some(why);
+            }
+            return ran;
+        }
+        // The text the model controls (the call's input) cannot make a block read as a refusal.
+        let steered = REFUSALS.iter().any(|m| input.to_string().contains(m));
+        if self.runner.sandboxed && ran.code == Some(2) && !steered && refused_by_sandbox(&ran.stderr) {
             let first = ran.stderr.lines().rfind(|l| refusal(l)).unwrap_or("").trim().to_owned();
             ran.code = None;
             ran.problem = Some(format!(
@@ -393,11 +418,13 @@ impl Hooks {
     }
 }
 
+/// How the kernel's refusals of a read, write or operation read.
+const REFUSALS: &[&str] =
+    &["Permission denied", "Operation not permitted", "Read-only file system", "EACCES", "EPERM", "EROFS"];
+
 /// Whether a line reads as the kernel refusing a read, write or operation.
 fn refusal(line: &str) -> bool {
-    ["Permission denied", "Operation not permitted", "Read-only file system", "EACCES", "EPERM", "EROFS"]
-        .iter()
-        .any(|m| line.contains(m))
+    REFUSALS.iter().any(|m| line.contains(m))
 }
 
 /// Whether a hook's error output reads as the sandbox refusing it: a refusal, and nothing after

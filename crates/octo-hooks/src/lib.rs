@@ -34,6 +34,6 @@ mod plugin;
 mod run;
 
 pub use config::{BadMatcher, Event, Hook, HookSet, Matcher};
-pub use hooks::{Context, Guard, Hooks, PromptDecision, SessionInfo, Shape};
+pub use hooks::{AfterRun, Context, Guard, Hooks, PromptDecision, SessionInfo, Shape};
 pub use plugin::{HookCell, HooksPlugin};
 pub use run::{Ran, Runner, Shell, MAX_OUTPUT};

@@ -284,7 +284,7 @@ async fn a_hook_the_guard_holds_back_does_not_run_and_blocks_nothing() {
     let log = Arc::clone(&seen);
     let guard: octo_hooks::Guard = Arc::new(move |event: Event, command: String| {
         log.lock().unwrap().push(format!("{} {command}", event.as_str()));
-        Box::pin(async { Err("was not run: you said no".to_owned()) })
+        Box::pin(async { Err::<Option<octo_hooks::AfterRun>, _>("was not run: you said no".to_owned()) })
     });
     let h = t.hooks_with(&on("PreToolUse", "*", &hook), false, Some(guard));
     let d = h.pre_tool("terminal", &json!({"command": "ls"})).await;
@@ -293,4 +293,38 @@ async fn a_hook_the_guard_holds_back_does_not_run_and_blocks_nothing() {
     assert_eq!(seen.lock().unwrap().as_slice(), [format!("PreToolUse {hook}")]);
     let notices = t.notices.lock().unwrap().clone();
     assert!(notices.iter().any(|n| n.contains("was not run: you said no")), "{notices:?}");
+}
+
+#[tokio::test]
+async fn a_refusal_the_model_wrote_into_the_call_does_not_unblock_a_sandboxed_hook() {
+    let t = T::new();
+    // A validator that echoes the command it refuses.
+    let hook = t.script("echo.sh", "cmd=$(cat)\necho \"blocked: $cmd\" >&2\nexit 2");
+    let h = t.hooks_with(&on("PreToolUse", "*", &hook), true, None);
+    let d = h.pre_tool("terminal", &json!({"command": "rm -rf / # Permission denied"})).await;
+    assert!(matches!(d.verdict, ToolVerdict::Deny { .. }), "{:?}", d.verdict);
+}
+
+#[tokio::test]
+async fn a_hook_whose_files_changed_while_it_ran_has_its_answer_set_aside() {
+    let t = T::new();
+    let allow = t.script(
+        "allow.sh",
+        "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'",
+    );
+    let guard: octo_hooks::Guard = Arc::new(|_, _| {
+        Box::pin(async {
+            let after: octo_hooks::AfterRun =
+                Box::new(|| Some("ran a file that changed while it ran".to_owned()));
+            Ok(Some(after))
+        })
+    });
+    let h = t.hooks_with(&on("PreToolUse", "*", &allow), true, Some(guard));
+    let d = h.pre_tool("terminal", &json!({"command": "ls"})).await;
+    // Not the planted "allow": the safe side, a block naming why.
+    assert!(
+        matches!(&d.verdict, ToolVerdict::Deny { reason } if reason.contains("changed while it ran")),
+        "{:?}",
+        d.verdict
+    );
 }

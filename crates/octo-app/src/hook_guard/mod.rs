@@ -1,0 +1,261 @@
+//! Hooks that would run planted code: before a hook runs, the files its command runs in the
+//! workspace (a script it names, the `Makefile` behind `make`, the `package.json` behind `npm`,
+//! and the scripts those name) are compared with what they were when the session began. When one
+//! changed — by the model, or by a command it ran — the user is asked first, in every mode,
+//! naming the files; nobody to ask means the hook does not run. An answer holds for the files as
+//! they are: the next change asks again.
+
+mod files;
+#[cfg(test)]
+mod tests;
+
+use files::{files_run, MAX_FILE};
+use octo_agent::{ApprovalDecision, ApprovalRequest};
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Numbers the questions.
+static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Asks the user to approve a request; `None` when nobody can answer.
+pub(crate) type Ask = Arc<
+    dyn Fn(ApprovalRequest) -> Pin<Box<dyn Future<Output = Option<ApprovalDecision>> + Send>> + Send + Sync,
+>;
+
+/// The user's answer for a file as it was when asked: (contents, yes).
+type Answer = (Option<Vec<u8>>, bool);
+
+/// Files as they were when the session began, and the user's answers since.
+pub(crate) struct HookGuard {
+    workspace: PathBuf,
+    began: SystemTime,
+    /// Each file a hook ran at the start, with its contents then (`None`: it did not exist).
+    before: HashMap<PathBuf, Option<Vec<u8>>>,
+    /// The files each command ran at the start: still compared when the command no longer
+    /// seems to run them (a script swapped for a link to the outside).
+    start: HashMap<String, Vec<PathBuf>>,
+    /// The user's answer for a file as it was when asked: (contents, yes).
+    answered: tokio::sync::Mutex<HashMap<PathBuf, Answer>>,
+    /// `None`: nobody can be asked (an unattended run).
+    ask: Option<Ask>,
+}
+
+impl HookGuard {
+    /// Records the files `commands` run in `workspace` as they are now.
+    pub(crate) fn new<'a>(
+        workspace: &Path,
+        commands: impl Iterator<Item = &'a str>,
+        ask: Option<Ask>,
+    ) -> Self {
+        let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let mut before = HashMap::new();
+        let mut start = HashMap::new();
+        for command in commands {
+            let files = files_run(command, &workspace);
+            for file in &files {
+                before.entry(file.clone()).or_insert_with(|| contents(file));
+            }
+            start.insert(command.to_owned(), files);
+        }
+        Self {
+            workspace,
+            began: SystemTime::now(),
+            before,
+            start,
+            answered: tokio::sync::Mutex::new(HashMap::new()),
+            ask,
+        }
+    }
+
+    /// As a guard for [`octo_hooks::Hooks`].
+    pub(crate) fn into_guard(self) -> octo_hooks::Guard {
+        let me = Arc::new(self);
+        Arc::new(move |event, command| {
+            let me = Arc::clone(&me);
+            Box::pin(async move { me.check(event.as_str(), &command).await })
+        })
+    }
+
+    /// The files `command` runs now, and those it ran at the start.
+    fn files(&self, command: &str) -> Vec<PathBuf> {
+        let mut files = files_run(command, &self.workspace);
+        for f in self.start.get(command).into_iter().flatten() {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
+        files
+    }
+
+    /// Which of `files` changed in this session (or now lead outside the workspace).
+    fn changed(&self, files: &[PathBuf]) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        files
+            .iter()
+            .filter_map(|file| {
+                let now = contents(file);
+                let outside = std::fs::canonicalize(file).is_ok_and(|r| !r.starts_with(&self.workspace));
+                let differs = outside
+                    || match self.before.get(file) {
+                        Some(then) => *then != now,
+                        // Not seen at the start: changed when it was made or changed since.
+                        None => now.is_some() && changed_since(file, self.began),
+                    };
+                differs.then(|| (file.clone(), now))
+            })
+            .collect()
+    }
+
+    /// `Ok` when the hook may run: nothing it runs changed, or the user said yes to the files as
+    /// they are; with a check, once it ran, that none of them changed while it ran (a command
+    /// left running could swap one between this check and the hook's reading it).
+    async fn check(&self, event: &str, command: &str) -> Result<Option<octo_hooks::AfterRun>, String> {
+        let files = self.files(command);
+        let stamps: Vec<Stamp> = files.iter().map(|f| stamp(f)).collect();
+        let changed = self.changed(&files);
+        self.settle(event, command, changed).await?;
+        let names: Vec<String> = files.iter().map(|f| self.name(f)).collect();
+        Ok(Some(Box::new(move || {
+            let moved: Vec<&str> = files
+                .iter()
+                .zip(&stamps)
+                .zip(&names)
+                .filter(|((f, s), _)| stamp(f) != **s)
+                .map(|(_, n)| n.as_str())
+                .collect();
+            (!moved.is_empty()).then(|| {
+                format!(
+                    "ran {}, which changed while it ran (a command left running may have swapped it): what it said is set aside",
+                    moved.join(", ")
+                )
+            })
+        })))
+    }
+
+    /// Asks about `changed` files not answered for as they are.
+    async fn settle(
+        &self,
+        event: &str,
+        command: &str,
+        changed: Vec<(PathBuf, Option<Vec<u8>>)>,
+    ) -> Result<(), String> {
+        if changed.is_empty() {
+            return Ok(());
+        }
+        // One question at a time: hooks of one event run in parallel.
+        let mut answered = self.answered.lock().await;
+        let mut open = Vec::new();
+        for (file, now) in &changed {
+            match answered.get(file) {
+                Some((then, false)) if then == now => {
+                    return Err(refused(&self.names(&changed), "you said no"))
+                }
+                Some((then, true)) if then == now => {}
+                _ => open.push(file.clone()),
+            }
+        }
+        if open.is_empty() {
+            return Ok(());
+        }
+        let names = self.names(&changed);
+        let Some(ask) = &self.ask else {
+            return Err(refused(&names, "nobody can be asked in this run"));
+        };
+        let mut request = ApprovalRequest::new(
+            format!("hook-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            "hook",
+            serde_json::json!({"event": event, "command": command, "files": names}),
+            command,
+        );
+        request.action = "run".to_owned();
+        request.reason = Some(format!(
+            "this {event} hook runs {}, changed in this session (by the model or a command it ran); it runs only if you say yes",
+            names.join(", ")
+        ));
+        // An edit cannot apply to a hook's command: only a plain yes runs it.
+        let yes = match ask(request).await {
+            Some(ApprovalDecision::Allow | ApprovalDecision::AllowAlways) => true,
+            Some(_) => false,
+            None => return Err(refused(&names, "nobody answered")),
+        };
+        for (file, now) in changed {
+            answered.insert(file, (now, yes));
+        }
+        if yes {
+            Ok(())
+        } else {
+            Err(refused(&names, "you said no"))
+        }
+    }
+
+    /// A file as the user knows it: relative to the workspace.
+    fn name(&self, file: &Path) -> String {
+        file.strip_prefix(&self.workspace).unwrap_or(file).display().to_string()
+    }
+
+    /// The files as the user knows them: relative to the workspace.
+    fn names(&self, files: &[(PathBuf, Option<Vec<u8>>)]) -> Vec<String> {
+        files.iter().map(|(f, _)| self.name(f)).collect()
+    }
+}
+
+fn refused(names: &[String], why: &str) -> String {
+    format!("was not run: it runs {}, changed in this session, and {why}", names.join(", "))
+}
+
+/// A file's contents, when it is a readable file of at most [`MAX_FILE`] bytes (a bigger one
+/// reads as its size and change time, which any rewrite changes).
+fn contents(file: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(file).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if meta.len() > MAX_FILE {
+        return Some(format!("{} {:?}", meta.len(), ctime(&meta)).into_bytes());
+    }
+    std::fs::read(file).ok()
+}
+
+/// What identifies a file's state without reading it: for the name and for what it leads to,
+/// the inode, size and status change time (`None`: missing).
+type Stamp = [Option<(u64, u64, Option<SystemTime>)>; 2];
+
+fn stamp(file: &Path) -> Stamp {
+    let of = |m: std::fs::Metadata| {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let ino = 0;
+        (ino, m.len(), ctime(&m))
+    };
+    [std::fs::symlink_metadata(file).ok().map(of), std::fs::metadata(file).ok().map(of)]
+}
+
+/// The file's (or its link's) status change time is at or after `began`.
+fn changed_since(file: &Path, began: SystemTime) -> bool {
+    let link = std::fs::symlink_metadata(file).ok().and_then(|m| ctime(&m));
+    let target = std::fs::metadata(file).ok().and_then(|m| ctime(&m));
+    // Unknown change times count as changed: asking once too often is the safe side.
+    match (link, target) {
+        (None, None) => true,
+        (a, b) => a.max(b).is_some_and(|t| t >= began),
+    }
+}
+
+/// The status change time (which no command can set back).
+fn ctime(meta: &std::fs::Metadata) -> Option<SystemTime> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let secs = u64::try_from(meta.ctime()).ok()?;
+        let nanos = u32::try_from(meta.ctime_nsec()).ok()?;
+        SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+    }
+    #[cfg(not(unix))]
+    {
+        meta.modified().ok()
+    }
+}
