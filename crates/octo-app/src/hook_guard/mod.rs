@@ -5,6 +5,7 @@
 //! naming the files; nobody to ask means the hook does not run. An answer holds for the files as
 //! they are: the next change asks again.
 
+mod committed;
 mod files;
 #[cfg(test)]
 mod tests;
@@ -29,12 +30,22 @@ pub(crate) type Ask = Arc<
 /// The user's answer for a file as it was when asked: (contents, yes).
 type Answer = (Option<Vec<u8>>, bool);
 
+/// A file as the session found it.
+#[derive(Debug)]
+enum Then {
+    /// Its contents (`None`: it did not exist).
+    Was(Option<Vec<u8>>),
+    /// Tracked by git and not as last committed: changed before this session, perhaps by a
+    /// model in an earlier one, so its first run asks.
+    Uncommitted,
+}
+
 /// Files as they were when the session began, and the user's answers since.
 pub(crate) struct HookGuard {
     workspace: PathBuf,
     began: SystemTime,
-    /// Each file a hook ran at the start, with its contents then (`None`: it did not exist).
-    before: HashMap<PathBuf, Option<Vec<u8>>>,
+    /// Each file a hook ran at the start, as it was then.
+    before: HashMap<PathBuf, Then>,
     /// The files each command ran at the start: still compared when the command no longer
     /// seems to run them (a script swapped for a link to the outside).
     start: HashMap<String, Vec<PathBuf>>,
@@ -57,9 +68,13 @@ impl HookGuard {
         for command in commands {
             let files = files_run(command, &workspace);
             for file in &files {
-                before.entry(file.clone()).or_insert_with(|| contents(file));
+                before.entry(file.clone()).or_insert_with(|| Then::Was(contents(file)));
             }
             start.insert(command.to_owned(), files);
+        }
+        let all: Vec<PathBuf> = before.keys().cloned().collect();
+        for file in committed::uncommitted(&workspace, &all) {
+            before.insert(file, Then::Uncommitted);
         }
         Self {
             workspace,
@@ -100,7 +115,8 @@ impl HookGuard {
                 let outside = std::fs::canonicalize(file).is_ok_and(|r| !r.starts_with(&self.workspace));
                 let differs = outside
                     || match self.before.get(file) {
-                        Some(then) => *then != now,
+                        Some(Then::Was(then)) => *then != now,
+                        Some(Then::Uncommitted) => true,
                         // Not seen at the start: changed when it was made or changed since.
                         None => now.is_some() && changed_since(file, self.began),
                     };
@@ -172,7 +188,7 @@ impl HookGuard {
         );
         request.action = "run".to_owned();
         request.reason = Some(format!(
-            "this {event} hook runs {}, changed in this session (by the model or a command it ran); it runs only if you say yes",
+            "this {event} hook runs {}, changed in this session (by the model or a command it ran) or since the last commit; it runs only if you say yes",
             names.join(", ")
         ));
         // An edit cannot apply to a hook's command: only a plain yes runs it.
@@ -203,7 +219,10 @@ impl HookGuard {
 }
 
 fn refused(names: &[String], why: &str) -> String {
-    format!("was not run: it runs {}, changed in this session, and {why}", names.join(", "))
+    format!(
+        "was not run: it runs {}, changed in this session or since the last commit, and {why}",
+        names.join(", ")
+    )
 }
 
 /// A file's contents, when it is a readable file of at most [`MAX_FILE`] bytes (a bigger one

