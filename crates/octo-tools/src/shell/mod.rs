@@ -338,10 +338,33 @@ pub fn outside_reason(why: &str, command: &str) -> String {
     }
 }
 
+/// The secret place a failed command's output names (as the user writes it: `~/.ssh`).
+fn secret_named(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
+    let policy = sb.policy();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    policy.secrets.iter().chain(policy.secret_places().iter()).find_map(|place| {
+        let text = place.display().to_string();
+        let short = home
+            .as_ref()
+            .and_then(|h| place.strip_prefix(h).ok())
+            .map(|rest| format!("~/{}", rest.display()));
+        let named = (text.len() > 1 && output.contains(&text))
+            || short.as_ref().is_some_and(|s| output.contains(s.as_str()));
+        named.then(|| short.unwrap_or(text))
+    })
+}
+
 /// The note added to a failed command's output when the sandbox is the likely cause.
 fn denial_note(sb: &sandbox::Sandbox, output: &str) -> Option<String> {
     if !sb.is_active() {
         return None;
+    }
+    if let Some(place) = secret_named(sb, output) {
+        return Some(format!(
+            "[This is the OS sandbox: {place} is one of your secret places, hidden from commands here (it reads as \
+             missing, empty or refused). If the command really needs it, run it again with `sandbox: false` and a \
+             `reason` naming it; the user will be asked.]"
+        ));
     }
     if credentials::missing(output) {
         return Some(

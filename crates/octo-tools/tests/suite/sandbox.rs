@@ -261,3 +261,29 @@ async fn a_push_refused_for_want_of_a_key_says_the_secret_places_are_hidden() {
     let first = result_text(&agent.history()[2]);
     assert!(first.contains("secret places") && first.contains("sandbox: false"), "{first}");
 }
+
+#[tokio::test]
+async fn a_command_refused_a_secret_place_is_told_which_policy_hid_it() {
+    let (root, ws, _) = place();
+    let secret = root.path().join("home/.aws/credentials");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "[default]\naws_secret_access_key = k\n").unwrap();
+    let mut policy = Policy::new(Mode::WorkspaceWrite, &ws);
+    policy.secrets.push(secret.parent().unwrap().to_path_buf());
+    let sandbox = Sandbox::new(policy);
+    let tools = ToolsConfig {
+        sandbox: Some(Arc::new(sandbox)),
+        spill_dir: ws.join(".out"),
+        ..ToolsConfig::default()
+    };
+    let cmd = format!("python3 -c \"print(open('{}').read())\"", secret.display());
+    let script = ScriptedSender::buffered(vec![
+        whole(call("t1", json!({"command": cmd}))),
+        whole(Message::assistant("done")),
+    ]);
+    let mut agent = Agent::builder(script).tools(default_registry(tools)).cwd(&ws).build();
+    agent.turn(Message::user("read it"), CancellationToken::new()).await.unwrap();
+    let first = result_text(&agent.history()[2]);
+    assert!(!first.contains("aws_secret_access_key"), "{first}");
+    assert!(first.contains("is one of your secret places") && first.contains(".aws"), "{first}");
+}
