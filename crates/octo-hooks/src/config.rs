@@ -74,6 +74,9 @@ pub struct Hook {
     pub command: String,
     /// How long it may run.
     pub timeout: Duration,
+    /// Whether it may use the network when it runs in the sandbox (`network = true`; the
+    /// sandbox's own setting otherwise).
+    pub network: bool,
 }
 
 /// Hooks for the calls (or compaction triggers) a matcher selects.
@@ -193,11 +196,12 @@ impl HookSet {
         for (e, m) in self.iter().filter(|(_, m)| m.project) {
             for h in &m.hooks {
                 text.push_str(&format!(
-                    "{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1e}",
+                    "{}\u{1f}{}\u{1f}{}\u{1f}{}{}\u{1e}",
                     e.as_str(),
                     m.text,
                     h.command,
-                    h.timeout.as_millis()
+                    h.timeout.as_millis(),
+                    if h.network { "\u{1f}network" } else { "" }
                 ));
             }
         }
@@ -260,7 +264,9 @@ pub fn from_claude_settings(text: &str, source: &str, project: bool) -> (HookSet
                     .and_then(Value::as_f64)
                     .filter(|t| *t > 0.0)
                     .map_or(DEFAULT_TIMEOUT, |t| Duration::from_secs_f64(t.min(3600.0)));
-                cmds.push(Hook { command: command.to_owned(), timeout });
+                // octo's own key: a hook that needs the network in the sandbox.
+                let network = h.get("network").and_then(Value::as_bool).unwrap_or(false);
+                cmds.push(Hook { command: command.to_owned(), timeout, network });
             }
             if cmds.is_empty() {
                 continue;

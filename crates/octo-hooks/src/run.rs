@@ -13,8 +13,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 pub const MAX_OUTPUT: usize = 1024 * 1024;
 
 /// Builds the process for a hook's command (the application's shell, the same wrap point its
-/// command tool uses).
-pub type Shell = Arc<dyn Fn(&str) -> std::process::Command + Send + Sync>;
+/// command tool uses), and whether the hook asked for the network.
+pub type Shell = Arc<dyn Fn(&str, bool) -> std::process::Command + Send + Sync>;
 
 /// Where and how hooks run.
 #[derive(Clone)]
@@ -59,7 +59,7 @@ impl Runner {
             stderr: String::new(),
             problem: None,
         };
-        let mut cmd = (self.shell)(&hook.command);
+        let mut cmd = (self.shell)(&hook.command, hook.network);
         cmd.current_dir(&self.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // Claude Code's hooks find their scripts through this variable.
         cmd.env("CLAUDE_PROJECT_DIR", &self.cwd).env("OCTO_PROJECT_DIR", &self.cwd);

@@ -284,10 +284,18 @@ impl Config {
                     .filter(|h| {
                         h.kind.as_deref().is_none_or(|k| k == "command") && !h.command.trim().is_empty()
                     })
-                    .map(|h| octo_hooks::Hook { command: h.command.clone(), timeout: secs(h.timeout) })
+                    .map(|h| octo_hooks::Hook {
+                        command: h.command.clone(),
+                        timeout: secs(h.timeout),
+                        network: h.network.unwrap_or(false),
+                    })
                     .collect();
                 if let Some(c) = t.command.as_deref().filter(|c| !c.trim().is_empty()) {
-                    cmds.push(octo_hooks::Hook { command: c.to_owned(), timeout: secs(t.timeout) });
+                    cmds.push(octo_hooks::Hook {
+                        command: c.to_owned(),
+                        timeout: secs(t.timeout),
+                        network: t.network.unwrap_or(false),
+                    });
                 }
                 if cmds.is_empty() {
                     self.warnings.push(format!("{desc}: a [[hooks.{name}]] table has no command; skipped"));

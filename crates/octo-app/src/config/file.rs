@@ -61,6 +61,8 @@ pub struct HookToml {
     pub command: Option<String>,
     /// Seconds it may run (default 60).
     pub timeout: Option<f64>,
+    /// Whether it may use the network in the sandbox.
+    pub network: Option<bool>,
     /// Commands as Claude Code lists them (`{ type = "command", command = "…" }`).
     #[serde(default)]
     pub hooks: Vec<HookCommandToml>,
@@ -77,6 +79,8 @@ pub struct HookCommandToml {
     pub command: String,
     /// Seconds it may run.
     pub timeout: Option<f64>,
+    /// Whether it may use the network in the sandbox.
+    pub network: Option<bool>,
 }
 
 /// One config file as written (every key optional).

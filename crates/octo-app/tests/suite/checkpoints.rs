@@ -179,20 +179,22 @@ fn git(ws: &std::path::Path, args: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_a_sandboxed_rm_and_git_clean_delete_in_accept_edits_comes_back_with_rewind() {
     let (_tmp, l, ws, _llm) = setup(vec![
-        calls(&[("t1", "terminal", json!({"command": "rm README.md && git clean -fd"}))]),
+        calls(&[("t1", "terminal", json!({"command": "rm app/README.md && git clean -fd app"}))]),
         answer("Cleaned."),
     ])
     .await;
     git(&ws, &["init", "-q"]);
-    std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
-    std::fs::write(ws.join("README.md"), "# tracked\n").unwrap();
+    std::fs::write(ws.join(".gitignore"), "app/build/\n").unwrap();
+    std::fs::create_dir_all(ws.join("app")).unwrap();
+    std::fs::write(ws.join("app/README.md"), "# tracked\n").unwrap();
     git(&ws, &["add", "."]);
     git(&ws, &["commit", "-qm", "first"]);
-    std::fs::write(ws.join("notes.txt"), "untracked notes").unwrap();
-    std::fs::create_dir_all(ws.join("scratch")).unwrap();
-    std::fs::write(ws.join("scratch/draft.txt"), "untracked draft").unwrap();
-    std::fs::create_dir_all(ws.join("build")).unwrap();
-    std::fs::write(ws.join("build/out.bin"), "ignored").unwrap();
+    std::fs::write(ws.join("app/notes.txt"), "untracked notes").unwrap();
+    std::fs::create_dir_all(ws.join("app/scratch")).unwrap();
+    std::fs::write(ws.join("app/scratch/draft.txt"), "untracked draft").unwrap();
+    std::fs::create_dir_all(ws.join("app/build")).unwrap();
+    std::fs::write(ws.join("app/build/out.bin"), "ignored").unwrap();
+    // In a folder: without a namespace nothing at the workspace's root can be removed.
     // Accept-edits runs the command sandboxed without asking where the sandbox holds it.
     let mut policy =
         octo_tools::shell::sandbox::Policy::new(octo_tools::shell::sandbox::Mode::WorkspaceWrite, &ws);
@@ -202,13 +204,13 @@ async fn what_a_sandboxed_rm_and_git_clean_delete_in_accept_edits_comes_back_wit
     let options = SessionOptions { save: true, mode: Some(mode), ..SessionOptions::default() };
     let s = l.start(Launch { workspace: Some(ws.clone()), options, ..Launch::default() }).unwrap();
     assert_eq!(s.run("clean up").await.unwrap().answer, "Cleaned.");
-    assert!(!ws.join("README.md").exists() && !ws.join("notes.txt").exists());
-    assert!(!ws.join("scratch/draft.txt").exists());
+    assert!(!ws.join("app/README.md").exists() && !ws.join("app/notes.txt").exists());
+    assert!(!ws.join("app/scratch/draft.txt").exists());
     let p = plan(&s, &l, "/rewind 1 code").await;
     s.conversation().rewind(&p, &[]).await.unwrap();
-    assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# tracked\n");
-    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "untracked notes");
-    assert_eq!(std::fs::read_to_string(ws.join("scratch/draft.txt")).unwrap(), "untracked draft");
+    assert_eq!(std::fs::read_to_string(ws.join("app/README.md")).unwrap(), "# tracked\n");
+    assert_eq!(std::fs::read_to_string(ws.join("app/notes.txt")).unwrap(), "untracked notes");
+    assert_eq!(std::fs::read_to_string(ws.join("app/scratch/draft.txt")).unwrap(), "untracked draft");
     // `-fd` keeps ignored files; they are never checkpointed (see checkpoints.md).
-    assert_eq!(std::fs::read_to_string(ws.join("build/out.bin")).unwrap(), "ignored");
+    assert_eq!(std::fs::read_to_string(ws.join("app/build/out.bin")).unwrap(), "ignored");
 }

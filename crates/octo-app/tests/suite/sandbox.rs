@@ -218,6 +218,28 @@ async fn hooks_run_confined_unless_sandbox_hooks_is_false() {
     assert!(t.out.join("hook.txt").is_file());
 }
 
+#[tokio::test]
+async fn a_sandboxed_hook_reaches_the_network_only_when_its_table_says_so() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || for _ in listener.incoming() {});
+    let probe = |name: &str| {
+        format!(
+            "python3 -c \\\"import socket; socket.create_connection(('127.0.0.1', {port}), 5); open('out/{name}', 'w')\\\""
+        )
+    };
+    let hooks = format!(
+        "[[hooks.PostToolUse]]\ncommand = \"{}\"\nnetwork = true\n[[hooks.PostToolUse]]\ncommand = \"{}\"\n",
+        probe("online"),
+        probe("offline")
+    );
+    let t =
+        setup_with(&[("out/.keep", "")], vec![json!({"command": "true"})], Mode::Auto, &hooks, None).await;
+    drive(&t.session, false).await;
+    assert!(t.ws.join("out/online").is_file(), "the hook with `network = true` connected");
+    assert!(!t.ws.join("out/offline").exists(), "the other did not");
+}
+
 /// A user's `make fmt` hook after each command, in a workspace with a Makefile.
 const MAKE_HOOK: &str = "[[hooks.PostToolUse]]\ncommand = \"make -s fmt\"\n";
 const MAKEFILE: &str = "fmt:\n\techo fmt >> out/fmt.log\n";

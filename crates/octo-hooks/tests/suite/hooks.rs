@@ -40,7 +40,7 @@ impl T {
         Hooks::new(
             set,
             Runner {
-                shell: Arc::new(|c: &str| {
+                shell: Arc::new(|c: &str, _| {
                     let mut cmd = std::process::Command::new("sh");
                     cmd.arg("-c").arg(c);
                     cmd
