@@ -273,30 +273,7 @@ impl Config {
                 continue;
             };
             for t in tables {
-                let secs = |t: Option<f64>| {
-                    t.filter(|t| t.is_finite() && *t > 0.0).map_or(octo_hooks::config::DEFAULT_TIMEOUT, |t| {
-                        std::time::Duration::from_secs_f64(t.min(3600.0))
-                    })
-                };
-                let mut cmds: Vec<octo_hooks::Hook> = t
-                    .hooks
-                    .iter()
-                    .filter(|h| {
-                        h.kind.as_deref().is_none_or(|k| k == "command") && !h.command.trim().is_empty()
-                    })
-                    .map(|h| octo_hooks::Hook {
-                        command: h.command.clone(),
-                        timeout: secs(h.timeout),
-                        network: h.network.unwrap_or(false),
-                    })
-                    .collect();
-                if let Some(c) = t.command.as_deref().filter(|c| !c.trim().is_empty()) {
-                    cmds.push(octo_hooks::Hook {
-                        command: c.to_owned(),
-                        timeout: secs(t.timeout),
-                        network: t.network.unwrap_or(false),
-                    });
-                }
+                let cmds = t.commands();
                 if cmds.is_empty() {
                     self.warnings.push(format!("{desc}: a [[hooks.{name}]] table has no command; skipped"));
                     continue;

@@ -12,6 +12,7 @@ pub mod channels;
 pub mod claude_settings;
 pub mod endpoints;
 pub mod file;
+mod hook_table;
 pub mod load;
 pub mod lsp;
 mod project_allow;

@@ -7,7 +7,7 @@ pub const FILES: &[(&str, usize)] = &[
     ("crates/octo-agent/src/agent/turn.rs", 515),
     ("crates/octo-agent/src/tool.rs", 508),
     ("crates/octo-app/src/commands/reply.rs", 544),
-    ("crates/octo-app/src/config/apply.rs", 555),
+    ("crates/octo-app/src/config/apply.rs", 540),
     ("crates/octo-app/src/factory.rs", 562),
     ("crates/octo-app/src/session/actor.rs", 539),
     ("crates/octo-mcp/src/hub.rs", 524),
