@@ -203,15 +203,12 @@ fn sandbox_lines(
     let simulate = std::env::var("OCTO_SANDBOX_SIMULATE").ok();
     let homes: Vec<std::path::PathBuf> =
         user_home.map(std::path::Path::to_path_buf).into_iter().chain([config.home.clone()]).collect();
-    let (sandbox, _) = octo_app::sandbox::build(
-        &config.sandbox,
-        ws,
-        &std::env::temp_dir(),
-        &homes,
-        simulate.as_deref(),
-        &[],
-        &octo_app::Home::new(&config.home).secrets(user_home.map(std::path::Path::to_path_buf), None),
-    );
+    let secrets =
+        octo_app::Home::new(&config.home).secrets(user_home.map(std::path::Path::to_path_buf), None);
+    let (output, quarantine) = (std::env::temp_dir(), config.home.join("quarantine").join("doctor"));
+    let places = octo_app::sandbox::Places { output: &output, quarantine: &quarantine, secrets: &secrets };
+    let (sandbox, _) =
+        octo_app::sandbox::build(&config.sandbox, ws, places, &homes, simulate.as_deref(), &[]);
     let text = format!("sandbox: {}", sandbox.describe());
     match sandbox.unavailable() {
         None => line(true, text),

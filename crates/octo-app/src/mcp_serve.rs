@@ -35,15 +35,11 @@ pub async fn serve(
     // so running outside it is refused).
     let homes: Vec<std::path::PathBuf> = path_env("HOME").into_iter().chain([config.home.clone()]).collect();
     let simulate = env("OCTO_SANDBOX_SIMULATE");
-    let (sandbox, notice) = crate::sandbox::build(
-        &config.sandbox,
-        &ws,
-        &home.output(),
-        &homes,
-        simulate.as_deref(),
-        &[],
-        &secrets,
-    );
+    let quarantine = config.home.join("quarantine").join(format!("mcp-serve-{}", std::process::id()));
+    let output = home.output();
+    let places = crate::sandbox::Places { output: &output, quarantine: &quarantine, secrets: &secrets };
+    let (sandbox, notice) =
+        crate::sandbox::build(&config.sandbox, &ws, places, &homes, simulate.as_deref(), &[]);
     if let Some(n) = notice {
         eprintln!("octo mcp serve: {n}");
     }

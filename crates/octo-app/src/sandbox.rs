@@ -5,18 +5,33 @@ use crate::config::SandboxSettings;
 use octo_tools::shell::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 
+/// Where the sandbox's commands write and what they may not read or make: a session's command
+/// output, its quarantine (where a prompt or agent file a command created is moved: in octo's
+/// home, out of the commands' reach, so a command cannot point it elsewhere), and the secret
+/// places.
+#[derive(Debug, Clone, Copy)]
+pub struct Places<'a> {
+    /// The session's command output (writable by its commands).
+    pub output: &'a Path,
+    /// Where created prompt and agent files go.
+    pub quarantine: &'a Path,
+    /// Places commands may not read.
+    pub secrets: &'a octo_tools::secrets::Secrets,
+}
+
 /// The sandbox a session's commands run in, with the notice to show when one was wanted but
-/// none can be had. Commands may not read `secrets`' places.
+/// none can be had.
 pub fn build(
     settings: &SandboxSettings,
     workspace: &Path,
-    output: &Path,
+    places: Places<'_>,
     homes: &[PathBuf],
     simulate: Option<&str>,
     prompt_files: &[PathBuf],
-    secrets: &octo_tools::secrets::Secrets,
 ) -> (std::sync::Arc<Sandbox>, Option<String>) {
-    let mut policy = settings.policy(workspace, output, homes, simulate);
+    let secrets = places.secrets;
+    let mut policy = settings.policy(workspace, places.output, homes, simulate);
+    policy.quarantine = Some(places.quarantine.to_path_buf());
     policy.protected_entries.extend(inside(workspace, prompt_files));
     policy.secrets.extend(secrets.places());
     let sandbox = Sandbox::new(policy);

@@ -180,7 +180,6 @@ impl SandboxSettings {
         p.simulate_no_namespaces = simulated.contains(&"no-namespaces");
         p.simulate_no_supervisor = simulated.contains(&"no-supervisor");
         p.private_tmp = Some(output.join("tmp"));
-        p.quarantine = Some(output.join("quarantine"));
         p.protected_entries = crate::protected::sandbox_names().map(str::to_owned).collect();
         p.secrets.extend(self.deny_read.iter().map(|d| workspace.join(d)));
         p

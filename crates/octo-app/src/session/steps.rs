@@ -75,14 +75,20 @@ impl Place {
         prompt_files: &[PathBuf],
     ) -> (Arc<octo_tools::shell::sandbox::Sandbox>, Option<String>) {
         let homes: Vec<PathBuf> = self.user_home.iter().cloned().chain([config.home.clone()]).collect();
+        let run = self.run_output.file_name().map_or_else(|| "run".into(), |n| n.to_os_string());
+        let quarantine = config.home.join("quarantine").join(run);
+        let places = crate::sandbox::Places {
+            output: &self.run_output,
+            quarantine: &quarantine,
+            secrets: &self.secrets,
+        };
         crate::sandbox::build(
             &config.sandbox,
             &self.workspace,
-            &self.run_output,
+            places,
             &homes,
             env("OCTO_SANDBOX_SIMULATE").as_deref(),
             prompt_files,
-            &self.secrets,
         )
     }
 }

@@ -193,6 +193,22 @@ async fn a_push_over_ssh_asks_naming_the_key_place_and_runs_unconfined_only_on_y
 }
 
 #[tokio::test]
+async fn a_command_cannot_point_the_quarantine_outside() {
+    // The workspace is `<root>/workspace`, octo's home `<root>/home`: the command replaces every
+    // place a quarantine could be in the session's output with a link to `<root>/outside`, then
+    // makes a prompt folder octo moves away after it.
+    let plant = "h=ho; for d in ../${h}me/output/*/; do ln -s \"$PWD/../outside\" \"$d/quarantine\" 2>/dev/null; done; \
+                 c=cla; mkdir -p .${c}ude/skills/x && echo planted > .${c}ude/skills/x/SKILL.md";
+    // A long output first: it is kept in the session's output folder, which then exists.
+    let t = setup(vec![json!({"command": "seq 1 100000"}), json!({"command": plant})], Mode::Auto, "", false)
+        .await;
+    let (asked, _) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert_eq!(std::fs::read_dir(&t.out).unwrap().count(), 0, "nothing moved outside");
+    assert!(!t.ws.join(".claude").exists(), "the created prompt folder was moved away");
+}
+
+#[tokio::test]
 async fn a_denied_write_in_auto_mode_is_explained() {
     let t = setup(vec![json!({"command": "echo x > ../outside/f.txt"})], Mode::Auto, "", false).await;
     let (asked, results) = drive(&t.session, false).await;

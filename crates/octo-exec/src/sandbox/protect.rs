@@ -27,6 +27,10 @@ pub fn undo(missing: &[PathBuf], into: Option<&Path>) -> Vec<(PathBuf, Option<Pa
     for path in missing.iter().filter(|p| p.symlink_metadata().is_ok()) {
         let moved = into.and_then(|dir| {
             std::fs::create_dir_all(dir).ok()?;
+            // A folder, not a link someone planted at its name: nothing is moved through it.
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                return None;
+            }
             let name = path.file_name()?.to_string_lossy().into_owned();
             let to = dir.join(format!("{}-{name}", crate::unique::unique()));
             std::fs::rename(path, &to).ok().map(|()| to)
