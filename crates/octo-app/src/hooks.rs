@@ -93,17 +93,20 @@ pub(crate) fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -
 
 /// Hooks run through the shell the command tool uses, in the workspace, confined by `sandbox`
 /// when one is given (a sandbox that is required but unavailable makes each hook fail with the
-/// reason on its stderr). A hook with `network = true` gets the same sandbox with the network
-/// on, made the first time one runs.
+/// reason on its stderr) and then with the commands' environment (`env`: no variable that looks
+/// secret). A hook with `network = true` gets the same sandbox with the network on, made the
+/// first time one runs.
 pub(crate) fn runner(
     workspace: &Path,
     sandbox: Option<std::sync::Arc<octo_tools::shell::sandbox::Sandbox>>,
+    env: &octo_tools::shell::env::ShellEnv,
 ) -> Runner {
     use octo_tools::shell::sandbox::Sandbox;
     let sandboxed = sandbox.as_ref().is_some_and(|s| s.is_active());
     let shell: octo_hooks::Shell = match sandbox {
         Some(s) => {
             let online: std::sync::OnceLock<Sandbox> = std::sync::OnceLock::new();
+            let env = env.clone();
             std::sync::Arc::new(move |command: &str, network: bool| {
                 let confine: &Sandbox = if network && !s.policy().network {
                     online.get_or_init(|| {
@@ -114,16 +117,20 @@ pub(crate) fn runner(
                 } else {
                     &s
                 };
-                confine.shell_command(command).unwrap_or_else(|e| {
+                let mut cmd = confine.shell_command(command).unwrap_or_else(|e| {
                     let mut refuse = octo_tools::shell::shell_command("printf '%s\\n' \"$1\" >&2; exit 126");
                     refuse.arg("octo-hook").arg(e.to_string());
                     refuse
-                })
+                });
+                if confine.is_active() {
+                    env.apply(&mut cmd);
+                }
+                cmd
             })
         }
         None => std::sync::Arc::new(|command: &str, _| octo_tools::shell::shell_command(command)),
     };
-    Runner { shell, cwd: workspace.to_path_buf(), sandboxed }
+    Runner::new(shell, workspace.to_path_buf(), sandboxed)
 }
 
 /// How hooks see calls: Claude Code's tool and argument names (`Bash` with `command`, `Write`

@@ -31,6 +31,12 @@ fn tag_groups() -> &'static Mutex<std::collections::HashMap<u32, String>> {
     G.get_or_init(|| Mutex::new(std::collections::HashMap::new()))
 }
 
+/// Notes that the process group `group` (started by octo for itself: a hook) runs with `tag`:
+/// what it leaves behind is killed with the tag's session, and when octo dies.
+pub fn track(group: u32, tag: &str) {
+    record_group(group, tag);
+}
+
 /// Notes that the command leading process group `group` runs with `tag`.
 pub(crate) fn record_group(group: u32, tag: &str) {
     crate::watch::start(TAG_VAR);

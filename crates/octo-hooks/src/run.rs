@@ -26,6 +26,28 @@ pub struct Runner {
     /// Whether the shell confines hooks in the command sandbox: a hook that then fails on a
     /// refusal reports its error instead of blocking (see [`crate::Hooks`]).
     pub sandboxed: bool,
+    /// The tag every hook of this runner carries: what they leave running (`setsid …&`) is
+    /// killed when the last clone of the runner goes, and when octo dies.
+    tag: Arc<Tag>,
+}
+
+/// A session tag that kills what carries it when dropped (once a hook ran with it: a session
+/// without hooks pays nothing).
+struct Tag(String, std::sync::atomic::AtomicBool);
+
+impl Drop for Tag {
+    fn drop(&mut self) {
+        if self.1.load(std::sync::atomic::Ordering::Relaxed) {
+            octo_exec::reaper::kill_tagged(&self.0);
+        }
+    }
+}
+
+impl Runner {
+    /// Hooks run by `shell` in `cwd` (`sandboxed`: the shell confines them).
+    pub fn new(shell: Shell, cwd: PathBuf, sandboxed: bool) -> Self {
+        Self { shell, cwd, sandboxed, tag: Arc::new(Tag(octo_exec::reaper::new_tag(), false.into())) }
+    }
 }
 
 impl std::fmt::Debug for Runner {
@@ -63,6 +85,8 @@ impl Runner {
         cmd.current_dir(&self.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // Claude Code's hooks find their scripts through this variable.
         cmd.env("CLAUDE_PROJECT_DIR", &self.cwd).env("OCTO_PROJECT_DIR", &self.cwd);
+        cmd.env(octo_exec::reaper::TAG_VAR, &self.tag.0);
+        self.tag.1.store(true, std::sync::atomic::Ordering::Relaxed);
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
@@ -78,6 +102,7 @@ impl Runner {
             }
         };
         let group = child.id().unwrap_or(0);
+        octo_exec::reaper::track(group, &self.tag.0);
         // Whatever happens to this future (a cancelled turn drops it), the hook's whole group
         // goes when it ends.
         let _guard = GroupGuard(group);

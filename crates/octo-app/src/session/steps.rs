@@ -286,7 +286,7 @@ pub(super) fn hooks(
         );
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
-    let runner = crate::hooks::runner(&place.workspace, hook_sandbox);
+    let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env);
     let guard = hook_guard(core, &hook_set, &place.workspace, unattended);
     let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
         active,

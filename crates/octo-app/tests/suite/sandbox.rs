@@ -256,6 +256,21 @@ async fn a_sandboxed_hook_reaches_the_network_only_when_its_table_says_so() {
     assert!(!t.ws.join("out/offline").exists(), "the other did not");
 }
 
+#[tokio::test]
+async fn a_sandboxed_hook_gets_the_commands_environment_without_secrets() {
+    std::env::set_var("OCTO_TEST_HOOK_API_TOKEN", "s3cr3t-value");
+    let hook = "[[hooks.PostToolUse]]\ncommand = \"env > out/env.txt\"\n";
+    let t = setup_with(&[("out/.keep", "")], vec![json!({"command": "true"})], Mode::Auto, hook, None).await;
+    drive(&t.session, false).await;
+    let seen = std::fs::read_to_string(t.ws.join("out/env.txt")).unwrap();
+    assert!(seen.contains("PATH=") && !seen.contains("s3cr3t-value"), "{seen}");
+    // Unconfined (the user's choice), a hook sees octo's whole environment, as in Claude Code.
+    let free = format!("sandbox_hooks = false\n{hook}");
+    let t = setup_with(&[("out/.keep", "")], vec![json!({"command": "true"})], Mode::Auto, &free, None).await;
+    drive(&t.session, false).await;
+    assert!(std::fs::read_to_string(t.ws.join("out/env.txt")).unwrap().contains("s3cr3t-value"));
+}
+
 /// A user's `make fmt` hook after each command, in a workspace with a Makefile.
 const MAKE_HOOK: &str = "[[hooks.PostToolUse]]\ncommand = \"make -s fmt\"\n";
 const MAKEFILE: &str = "fmt:\n\techo fmt >> out/fmt.log\n";

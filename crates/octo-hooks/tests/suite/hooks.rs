@@ -39,15 +39,15 @@ impl T {
         let notices = Arc::clone(&self.notices);
         Hooks::new(
             set,
-            Runner {
-                shell: Arc::new(|c: &str, _| {
+            Runner::new(
+                Arc::new(|c: &str, _| {
                     let mut cmd = std::process::Command::new("sh");
                     cmd.arg("-c").arg(c);
                     cmd
                 }),
-                cwd: self.dir.path().to_path_buf(),
+                self.dir.path().to_path_buf(),
                 sandboxed,
-            },
+            ),
             Context {
                 session: Arc::new(|| SessionInfo { id: Some("s-1".into()), transcript: None }),
                 aliases: Arc::new(|t: &str| if t == "terminal" { vec!["Bash".into()] } else { Vec::new() }),
@@ -327,4 +327,31 @@ async fn a_hook_whose_files_changed_while_it_ran_has_its_answer_set_aside() {
         "{:?}",
         d.verdict
     );
+}
+
+/// Whether process `pid` is still running (not gone, not a zombie).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn what_a_hook_leaves_running_goes_with_its_hooks() {
+    let t = T::new();
+    let hook = t.script("daemon.sh", "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' &\nwhile [ ! -s daemon.pid ]; do sleep 0.05; done");
+    let h = t.hooks(&on("PostToolUse", "*", &hook));
+    h.post_tool("terminal", &json!({"command": "ls"}), &ToolOutput::text("ok")).await;
+    let pid: i32 = std::fs::read_to_string(t.path("daemon.pid")).unwrap().trim().parse().unwrap();
+    assert!(running(pid), "the hook's daemon runs on after the hook");
+    drop(h);
+    // Killed on the spot; only the reaping may lag.
+    let mut waited = 0;
+    while running(pid) && waited < 200 {
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    assert!(!running(pid), "the hook's daemon was left running");
 }
