@@ -260,7 +260,8 @@ impl Hooks {
             return ran;
         }
         // The text the model controls (the call's input) cannot make a block read as a refusal.
-        let steered = REFUSALS.iter().any(|m| input.to_string().contains(m));
+        let text = input.to_string();
+        let steered = REFUSALS.iter().chain(&["***"]).any(|m| text.contains(m));
         if self.runner.sandboxed && ran.code == Some(2) && !steered && refused_by_sandbox(&ran.stderr) {
             let first = ran.stderr.lines().rfind(|l| refusal(l)).unwrap_or("").trim().to_owned();
             ran.code = None;
@@ -427,11 +428,25 @@ fn refusal(line: &str) -> bool {
     REFUSALS.iter().any(|m| line.contains(m))
 }
 
+/// Whether a line is `make`'s own report of a failed recipe (`make: *** [fmt] Error 1`,
+/// `make[2]: *** …`).
+fn make_failed(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("make").or_else(|| line.strip_prefix("gmake")) else { return false };
+    let rest = match rest.strip_prefix('[') {
+        Some(r) => match r.split_once(']') {
+            Some((n, after)) if n.chars().all(|c| c.is_ascii_digit()) => after,
+            _ => return false,
+        },
+        None => rest,
+    };
+    rest.starts_with(": *** ")
+}
+
 /// Whether a hook's error output reads as the sandbox refusing it: a refusal, and nothing after
 /// it but `make`'s own report of the failure (a hook that says why it blocks after a refused
 /// write still blocks).
 fn refused_by_sandbox(stderr: &str) -> bool {
     let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let Some(at) = lines.iter().rposition(|l| refusal(l)) else { return false };
-    lines[at + 1..].iter().all(|l| l.contains("make") && l.contains("***"))
+    lines[at + 1..].iter().all(|l| make_failed(l))
 }
