@@ -6,7 +6,9 @@
 //! |---|---|
 //! | `~/.ssh`, `~/.gnupg` | private keys |
 //! | `~/.aws`, `~/.config/gcloud`, `~/.azure`, `~/.kube`, `~/.docker/config.json` | cloud and cluster credentials |
-//! | `~/.netrc`, `~/.git-credentials`, `~/.npmrc`, `~/.pypirc`, `~/.cargo/credentials(.toml)`, `~/.config/gh/hosts.yml`, `~/.vault-token`, `~/.pgpass`, `~/.password-store`, `~/.local/share/keyrings` | tokens and passwords |
+//! | `~/.netrc`, `~/.git-credentials`, `~/.config/git/credentials`, `~/.npmrc`, `~/.pypirc`, `~/.cargo/credentials(.toml)`, `~/.config/gh/hosts.yml`, `~/.config/hub`, `~/.vault-token`, `~/.pgpass`, `~/.password-store`, `~/.local/share/keyrings`, `~/.config/op`, rclone, doctl, Maven's `settings.xml`, Terraform's and RubyGems' credentials, `~/.s3cfg`, `~/.boto`, `~/.oci` | tokens and passwords |
+//! | Claude Code's `~/.claude/.credentials.json`, Codex's `~/.codex/auth.json`, opencode's `auth.json` | other agents' logins |
+//! | shell and REPL histories (`~/.bash_history`, `~/.zsh_history`, fish, Python, Node, psql, MySQL, SQLite) | tokens typed on a command line |
 //! | browser profiles (Firefox, Chrome, Chromium, Brave, Edge, Vivaldi, Opera; Safari and the keychains on macOS) | cookies, saved passwords |
 //! | octo's key file and configuration, and saved sessions (given by the application) | keys, other projects' conversations |
 //! | `.env`, `.env.*`, `.envrc` anywhere (not `.env.example`, `.sample`, `.template`, `.dist`) | a project's secrets |
@@ -34,6 +36,30 @@ const HOME_SECRETS: &[&str] = &[
     ".pgpass",
     ".password-store",
     ".local/share/keyrings",
+    ".config/git/credentials",
+    ".config/hub",
+    ".config/op",
+    ".config/rclone/rclone.conf",
+    ".config/doctl",
+    ".m2/settings.xml",
+    ".terraform.d/credentials.tfrc.json",
+    ".gem/credentials",
+    ".s3cfg",
+    ".boto",
+    ".oci",
+    // Other agents' logins.
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".local/share/opencode/auth.json",
+    // Shell and REPL histories (tokens typed on a command line).
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
     // Browser profiles.
     ".mozilla",
     ".config/google-chrome",
@@ -182,6 +208,12 @@ mod tests {
         assert!(matches!(check("/home/u/.docker/config.json"), Some(Secret::Location(_))));
         assert!(matches!(check("/home/u/.octo/config.toml"), Some(Secret::Location(_))));
         assert!(matches!(check("/home/u/.config/google-chrome/Default/Cookies"), Some(Secret::Location(_))));
+        for more in
+            [".claude/.credentials.json", ".codex/auth.json", ".config/git/credentials", ".bash_history"]
+        {
+            assert!(matches!(check(&format!("/home/u/{more}")), Some(Secret::Location(_))), "{more}");
+        }
+        assert_eq!(check("/home/u/.claude/settings.json"), None, "Claude Code's settings are not a secret");
         assert!(matches!(check("/proc/self/environ"), Some(Secret::Process(_))));
         assert!(matches!(check("/proc/1234/task/1235/mem"), Some(Secret::Process(_))));
         assert!(matches!(check("/ws/app/.env"), Some(Secret::EnvFile(_))));
