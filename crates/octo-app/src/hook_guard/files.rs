@@ -113,7 +113,8 @@ fn python_tool(tool: &str) -> bool {
 fn build_files(tool: &str, rest: &[String]) -> Vec<String> {
     let own = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let mut out = match tool {
-        "make" | "gmake" => make_files(rest),
+        // `$(MAKE)` in a recipe reads as `$`, `MAKE`.
+        "make" | "gmake" | "MAKE" => make_files(rest),
         "npm" | "npx" | "yarn" | "pnpm" | "pnpx" | "bun" | "bunx" | "node" | "deno" | "eslint"
         | "prettier" | "jest" | "vitest" | "tsc" | "tsx" | "ts-node" | "stylelint" | "lint-staged" => {
             own(JS_FILES)
@@ -174,22 +175,45 @@ fn make_files(rest: &[String]) -> Vec<String> {
     }
 }
 
+/// What a hook's command runs, as far as it was followed.
+#[derive(Debug, Default)]
+pub(crate) struct Run {
+    /// The files, in the workspace (some perhaps missing: made later, they count).
+    pub files: Vec<PathBuf>,
+    /// More were named than are followed ([`MAX_FILES`]): what was not followed cannot be
+    /// vouched for, so the hook asks.
+    pub overflow: bool,
+}
+
 /// What is collected.
 struct Crawl<'a> {
     workspace: &'a Path,
     found: Vec<PathBuf>,
     queue: Vec<(PathBuf, usize)>,
+    /// How many of the found are there.
+    read: usize,
+    overflow: bool,
 }
 
 impl Crawl<'_> {
     /// Adds `path` (lexically inside the workspace), to be read at `depth` when it exists.
     fn add(&mut self, path: PathBuf, depth: usize) {
         let path = normalize(&path);
-        if !path.starts_with(self.workspace) || self.found.contains(&path) || self.found.len() >= MAX_FILES {
+        if !path.starts_with(self.workspace) || self.found.contains(&path) {
             return;
         }
+        // Only files that are there count against the budget (a missing build file is one
+        // look), so links to nowhere cannot use it up.
+        let there = path.symlink_metadata().is_ok();
+        if there && self.read >= MAX_FILES {
+            self.overflow = true;
+            return;
+        }
+        self.read += usize::from(there);
         self.found.push(path.clone());
-        self.queue.push((path, depth));
+        if there {
+            self.queue.push((path, depth));
+        }
     }
 
     /// The tools a list of words calls: their build files, relative to `cwd`.
@@ -210,8 +234,8 @@ impl Crawl<'_> {
 }
 
 /// The files in `workspace` that `command` runs (see the module's doc).
-pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
-    let mut crawl = Crawl { workspace, found: Vec::new(), queue: Vec::new() };
+pub(crate) fn files_run(command: &str, workspace: &Path) -> Run {
+    let mut crawl = Crawl { workspace, found: Vec::new(), queue: Vec::new(), read: 0, overflow: false };
     let mut cwd = workspace.to_path_buf();
     for segment in segments(&expand(command, workspace)) {
         let said = words(segment);
@@ -244,6 +268,13 @@ pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
             for module in dirs.first().map(|d| python_modules(d)).unwrap_or_default() {
                 crawl.add(module, depth + 1);
             }
+            // Python runs a module's cached bytecode in place of its source when it may.
+            if let (Some(dir), Some(stem)) = (file.parent(), file.file_stem()) {
+                let pattern = dir.join("__pycache__").join(format!("{}.*.pyc", stem.to_string_lossy()));
+                for cached in glob(&pattern) {
+                    crawl.add(cached, depth + 1);
+                }
+            }
         }
         for line in expand(&text, workspace).lines() {
             let list = words(line);
@@ -268,7 +299,7 @@ pub(crate) fn files_run(command: &str, workspace: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    crawl.found
+    Run { files: crawl.found, overflow: crawl.overflow }
 }
 
 /// The parts of a command that run one after another or side by side.
@@ -362,6 +393,8 @@ fn python_modules(dir: &Path) -> Vec<PathBuf> {
             out.push(path);
         } else if entry.file_type().is_ok_and(|t| t.is_dir()) && path.join("__init__.py").is_file() {
             out.push(path.join("__init__.py"));
+        } else if entry.file_name() == "__pycache__" {
+            out.extend(glob(&path.join("*.pyc")));
         }
     }
     out.sort();
@@ -376,11 +409,11 @@ fn glob(pattern: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    // Every match, sorted: a cut here would choose by directory order, which a command sets.
     let mut out: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.len() >= prefix.len() + suffix.len() && n.starts_with(prefix) && n.ends_with(suffix))
-        .take(200)
         .map(|n| dir.join(n))
         .collect();
     out.sort();

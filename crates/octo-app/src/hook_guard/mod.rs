@@ -5,6 +5,7 @@
 //! naming the files; nobody to ask means the hook does not run. An answer holds for the files as
 //! they are: the next change asks again.
 
+mod approved;
 mod committed;
 mod files;
 #[cfg(test)]
@@ -35,10 +36,13 @@ type Answer = (Option<Vec<u8>>, bool);
 enum Then {
     /// Its contents (`None`: it did not exist).
     Was(Option<Vec<u8>>),
-    /// Tracked by git and not as last committed: changed before this session, perhaps by a
-    /// model in an earlier one, so its first run asks.
+    /// Not as last committed (nor as recorded by an earlier session, [`approved`]): changed
+    /// before this session, perhaps by a model in an earlier one, so its first run asks.
     Uncommitted,
 }
+
+/// Stands for the files past the crawl's budget: a hook whose files were not all followed asks.
+const OVERFLOW: &str = "(more files than octo follows)";
 
 /// Files as they were when the session began, and the user's answers since.
 pub(crate) struct HookGuard {
@@ -53,29 +57,44 @@ pub(crate) struct HookGuard {
     answered: tokio::sync::Mutex<HashMap<PathBuf, Answer>>,
     /// `None`: nobody can be asked (an unattended run).
     ask: Option<Ask>,
+    /// What earlier sessions found and the user approved.
+    approved: approved::Approved,
 }
 
 impl HookGuard {
-    /// Records the files `commands` run in `workspace` as they are now.
+    /// Records the files `commands` run in `workspace` as they are now; `record` keeps what
+    /// outlives the session ([`approved`]; `None`: nothing is kept).
     pub(crate) fn new<'a>(
         workspace: &Path,
         commands: impl Iterator<Item = &'a str>,
         ask: Option<Ask>,
+        record: Option<PathBuf>,
     ) -> Self {
         let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let approved = approved::Approved::load(record, &workspace);
         let mut before = HashMap::new();
         let mut start = HashMap::new();
         for command in commands {
-            let files = files_run(command, &workspace);
+            let files = files_run(command, &workspace).files;
             for file in &files {
                 before.entry(file.clone()).or_insert_with(|| Then::Was(contents(file)));
             }
             start.insert(command.to_owned(), files);
         }
         let all: Vec<PathBuf> = before.keys().cloned().collect();
-        for file in committed::uncommitted(&workspace, &all) {
-            before.insert(file, Then::Uncommitted);
+        let (untracked, changed) = committed::uncommitted(&workspace, &all);
+        let mut keep = Vec::new();
+        for file in untracked.iter().chain(&changed) {
+            let Some(Then::Was(now)) = before.get(file) else { continue };
+            let rel = file.strip_prefix(&workspace).unwrap_or(file).display().to_string();
+            let first_sight = untracked.contains(file) && approved.first();
+            if first_sight || approved.has(&rel, now.as_deref()) {
+                keep.push((rel, now.clone()));
+            } else {
+                before.insert(file.clone(), Then::Uncommitted);
+            }
         }
+        approved.add(&keep);
         Self {
             workspace,
             began: SystemTime::now(),
@@ -83,6 +102,7 @@ impl HookGuard {
             start,
             answered: tokio::sync::Mutex::new(HashMap::new()),
             ask,
+            approved,
         }
     }
 
@@ -95,44 +115,63 @@ impl HookGuard {
         })
     }
 
-    /// The files `command` runs now, and those it ran at the start.
-    fn files(&self, command: &str) -> Vec<PathBuf> {
-        let mut files = files_run(command, &self.workspace);
+    /// The files `command` runs now, and those it ran at the start; whether more were named
+    /// than are followed.
+    fn files(&self, command: &str) -> (Vec<PathBuf>, bool) {
+        let run = files_run(command, &self.workspace);
+        let mut files = run.files;
         for f in self.start.get(command).into_iter().flatten() {
             if !files.contains(f) {
                 files.push(f.clone());
             }
         }
-        files
+        (files, run.overflow)
     }
 
-    /// Which of `files` changed in this session (or now lead outside the workspace).
-    fn changed(&self, files: &[PathBuf]) -> Vec<(PathBuf, Option<Vec<u8>>)> {
-        files
-            .iter()
-            .filter_map(|file| {
-                let now = contents(file);
-                let outside = std::fs::canonicalize(file).is_ok_and(|r| !r.starts_with(&self.workspace));
-                let differs = outside
-                    || match self.before.get(file) {
-                        Some(Then::Was(then)) => *then != now,
-                        Some(Then::Uncommitted) => true,
-                        // Not seen at the start: changed when it was made or changed since.
-                        None => now.is_some() && changed_since(file, self.began),
-                    };
-                differs.then(|| (file.clone(), now))
-            })
-            .collect()
+    /// Which of `files` changed in this session (or now lead outside the workspace); with
+    /// `overflow`, a stand-in for the files not followed, named by those that were.
+    fn changed(&self, files: &[PathBuf], overflow: bool) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut out: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
+        if overflow {
+            let names: Vec<String> = files.iter().map(|f| self.name(f)).collect();
+            out.push((self.workspace.join(OVERFLOW), Some(names.join("\n").into_bytes())));
+        }
+        out.extend(files.iter().filter_map(|file| {
+            let now = contents(file);
+            let outside = std::fs::canonicalize(file).is_ok_and(|r| !r.starts_with(&self.workspace));
+            let differs = outside
+                || match self.before.get(file) {
+                    Some(Then::Was(then)) => *then != now,
+                    Some(Then::Uncommitted) => true,
+                    // Not seen at the start: changed when it was made or changed since.
+                    None => now.is_some() && changed_since(file, self.began),
+                };
+            differs.then(|| (file.clone(), now))
+        }));
+        out
     }
 
     /// `Ok` when the hook may run: nothing it runs changed, or the user said yes to the files as
     /// they are; with a check, once it ran, that none of them changed while it ran (a command
     /// left running could swap one between this check and the hook's reading it).
     async fn check(&self, event: &str, command: &str) -> Result<Option<octo_hooks::AfterRun>, String> {
-        let files = self.files(command);
-        let stamps: Vec<Stamp> = files.iter().map(|f| stamp(f)).collect();
-        let changed = self.changed(&files);
+        let (files, overflow) = self.files(command);
+        // The folders on the way count too: swapping one for another and back leaves a file's
+        // own stamp as it was.
+        let mut watched: Vec<PathBuf> = files.clone();
+        for f in &files {
+            for dir in
+                f.ancestors().skip(1).take_while(|d| d.starts_with(&self.workspace) && *d != self.workspace)
+            {
+                if !watched.iter().any(|w| w == dir) {
+                    watched.push(dir.to_path_buf());
+                }
+            }
+        }
+        let stamps: Vec<Stamp> = watched.iter().map(|f| stamp(f)).collect();
+        let changed = self.changed(&files, overflow);
         self.settle(event, command, changed).await?;
+        let files = watched;
         let names: Vec<String> = files.iter().map(|f| self.name(f)).collect();
         Ok(Some(Box::new(move || {
             let moved: Vec<&str> = files
@@ -197,6 +236,11 @@ impl HookGuard {
             Some(_) => false,
             None => return Err(refused(&names, "nobody answered")),
         };
+        if yes {
+            let keep: Vec<(String, Option<Vec<u8>>)> =
+                changed.iter().map(|(f, now)| (self.name(f), now.clone())).collect();
+            self.approved.add(&keep);
+        }
         for (file, now) in changed {
             answered.insert(file, (now, yes));
         }
@@ -228,6 +272,18 @@ fn refused(names: &[String], why: &str) -> String {
 /// A file's contents, when it is a readable file of at most [`MAX_FILE`] bytes (a bigger one
 /// reads as its size and change time, which any rewrite changes).
 fn contents(file: &Path) -> Option<Vec<u8>> {
+    // A link reads as where it points and what is there (a dangling one too: made later, it
+    // counts as changed).
+    if let Ok(target) = std::fs::read_link(file) {
+        let mut out = format!("link to {}\0", target.display()).into_bytes();
+        out.extend(file_contents(file).unwrap_or_default());
+        return Some(out);
+    }
+    file_contents(file)
+}
+
+/// A regular file's contents (see [`contents`]).
+fn file_contents(file: &Path) -> Option<Vec<u8>> {
     let meta = std::fs::metadata(file).ok()?;
     if !meta.is_file() {
         return None;

@@ -16,6 +16,7 @@ fn ws(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
 
 fn names(command: &str, root: &Path) -> Vec<String> {
     let mut out: Vec<String> = files_run(command, root)
+        .files
         .iter()
         .map(|p| p.strip_prefix(root).unwrap().display().to_string())
         .collect();
@@ -85,7 +86,7 @@ fn yes_guard(root: &Path, command: &str) -> (HookGuard, Arc<std::sync::Mutex<Vec
         log.lock().unwrap().push(r.reason.unwrap_or_default());
         Box::pin(async { Some(ApprovalDecision::Allow) })
     });
-    (HookGuard::new(root, [command].into_iter(), Some(ask)), asked)
+    (HookGuard::new(root, [command].into_iter(), Some(ask), None), asked)
 }
 
 #[tokio::test]
@@ -104,7 +105,7 @@ async fn a_changed_file_asks_and_the_answer_holds_until_the_next_change() {
     assert_eq!(asked.lock().unwrap().len(), 2);
     assert!(asked.lock().unwrap()[1].contains("GNUmakefile"), "{asked:?}");
     // Nobody to ask: not run.
-    let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None);
+    let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None, None);
     std::fs::write(root.join("Makefile"), "fmt:\n\tother\n").unwrap();
     let why = guard.check("PostToolUse", "make fmt").await.err().unwrap();
     assert!(
@@ -172,4 +173,91 @@ async fn a_file_left_changed_by_an_earlier_session_asks_at_its_first_run() {
     let (guard, asked) = yes_guard(&root, "sh scripts/ok.sh");
     assert!(guard.check("PostToolUse", "sh scripts/ok.sh").await.is_ok());
     assert!(asked.lock().unwrap().is_empty());
+}
+
+#[test]
+fn recursive_make_cached_bytecode_and_every_glob_match_are_followed() {
+    let mut files: Vec<(String, String)> = vec![
+        ("Makefile".into(), "fmt:\n\t$(MAKE) -C tools fmt\n\t-include mk/*.mk\n".into()),
+        ("tools/Makefile".into(), "fmt:\n\tpython3 tools/fmtlib.py\n".into()),
+        ("tools/fmtlib.py".into(), "\n".into()),
+        ("tools/__pycache__/fmtlib.cpython-311.pyc".into(), "x".into()),
+    ];
+    // More matches than a glob once kept (200, in directory order), fewer than are followed.
+    for i in 0..240 {
+        files.push((format!("mk/a{i:03}.mk"), "\n".into()));
+    }
+    files.push(("mk/zz-payload.mk".into(), "\n".into()));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let (_d, root) = ws(&refs);
+    let run = files_run("make fmt", &root);
+    let found: Vec<String> =
+        run.files.iter().map(|p| p.strip_prefix(&root).unwrap().display().to_string()).collect();
+    has(&found, &["tools/Makefile", "tools/fmtlib.py", "tools/__pycache__/fmtlib.cpython-311.pyc"]);
+    has(&found, &["mk/zz-payload.mk"]);
+    assert!(!run.overflow, "{} files", found.len());
+}
+
+#[tokio::test]
+async fn a_hook_whose_files_are_not_all_followed_asks() {
+    let mut files: Vec<(String, String)> =
+        vec![("Makefile".into(), "-include mk/*.mk\nfmt:\n\ttrue\n".into())];
+    for i in 0..300 {
+        files.push((format!("mk/a{i:03}.mk"), "\n".into()));
+    }
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let (_d, root) = ws(&refs);
+    let (guard, asked) = yes_guard(&root, "make fmt");
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1, "{asked:?}");
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1, "once, while the list is the same");
+}
+
+#[tokio::test]
+async fn a_folder_swapped_and_back_while_the_hook_runs_is_noticed() {
+    let (_d, root) = ws(&[
+        ("Makefile", "fmt:\n\tsh scripts/fmt.sh\n"),
+        ("scripts/fmt.sh", "true\n"),
+        ("evil/fmt.sh", "true\n"),
+    ]);
+    let (guard, _) = yes_guard(&root, "make fmt");
+    let after = guard.check("PostToolUse", "make fmt").await.unwrap().unwrap();
+    for (a, b) in [("scripts", "tmp"), ("evil", "scripts"), ("scripts", "evil"), ("tmp", "scripts")] {
+        std::fs::rename(root.join(a), root.join(b)).unwrap();
+    }
+    let why = after().expect("noticed");
+    assert!(why.contains("scripts"), "{why}");
+}
+
+#[tokio::test]
+async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
+    let (_d, root) = ws(&[("Makefile", "fmt:\n\ttrue\n")]);
+    let record = root.join("..").join(format!("{}-record.json", root.file_name().unwrap().to_string_lossy()));
+    let quiet = || -> Ask { Arc::new(|_| Box::pin(async { Some(ApprovalDecision::Allow) })) };
+    // The first session in the workspace takes what it finds.
+    let first = HookGuard::new(&root, ["make fmt"].into_iter(), Some(quiet()), Some(record.clone()));
+    assert!(first.changed(&first.files("make fmt").0, false).is_empty());
+    // Its model plants a GNUmakefile, which git does not track (there is no repository).
+    std::fs::write(root.join("GNUmakefile"), "fmt:\n\tplanted\n").unwrap();
+    drop(first);
+    let (guard, asked) = {
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&asked);
+        let ask: Ask = Arc::new(move |r: ApprovalRequest| {
+            log.lock().unwrap().push(r.reason.unwrap_or_default());
+            Box::pin(async { Some(ApprovalDecision::Allow) })
+        });
+        (HookGuard::new(&root, ["make fmt"].into_iter(), Some(ask), Some(record.clone())), asked)
+    };
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert!(asked.lock().unwrap()[0].contains("GNUmakefile"), "{asked:?}");
+    // Said yes to: the session after does not ask again.
+    let (again, asked) = yes_guard(&root, "make fmt");
+    drop(again);
+    let again = HookGuard::new(&root, ["make fmt"].into_iter(), None, Some(record.clone()));
+    assert!(again.check("PostToolUse", "make fmt").await.is_ok(), "approved before");
+    assert!(asked.lock().unwrap().is_empty());
+    let _ = std::fs::remove_file(record);
 }

@@ -287,7 +287,7 @@ pub(super) fn hooks(
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
     let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env);
-    let guard = hook_guard(core, &hook_set, &place.workspace, unattended);
+    let guard = hook_guard(core, &hook_set, place, unattended);
     let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
         active,
         runner,
@@ -309,9 +309,10 @@ pub(super) fn hooks(
 fn hook_guard(
     core: &Core,
     set: &octo_hooks::HookSet,
-    workspace: &std::path::Path,
+    place: &Place,
     unattended: bool,
 ) -> Option<octo_hooks::Guard> {
+    let (workspace, home) = (&place.workspace, &place.home);
     let commands: Vec<&str> =
         set.iter().flat_map(|(_, m)| m.hooks.iter().map(|h| h.command.as_str())).collect();
     if commands.is_empty() {
@@ -325,7 +326,8 @@ fn hook_guard(
                 as std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>>
         }) as crate::hook_guard::Ask
     });
-    Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask).into_guard())
+    let record = home.root().join("hook-files.json");
+    Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask, Some(record)).into_guard())
 }
 
 /// The hooks of `set` for a session: run through the command tool's shell, told the session's
