@@ -173,6 +173,7 @@ async fn running_outside_the_sandbox_is_asked_even_in_auto_mode() {
         let (asked, results) = drive(&t.session, yes).await;
         assert_eq!(asked.len(), 1, "{asked:?}");
         assert!(asked[0].contains("outside the sandbox: write the report"), "{asked:?}");
+        assert!(asked[0].contains("your secret places"), "{asked:?}");
         assert_eq!(target.is_file(), yes, "{results:?}");
     }
 }

@@ -334,7 +334,10 @@ impl ToolExecutor for Terminal {
 pub fn outside_reason(why: &str, command: &str) -> String {
     match credentials::needed(command) {
         Some(place) => format!("runs outside the sandbox: {why}; there it can read {place}"),
-        None => format!("runs outside the sandbox: {why}"),
+        // A command can build its program's name at run time: every place is open to it.
+        None => format!(
+            "runs outside the sandbox: {why}; there it can read your secret places (~/.ssh, cloud and registry credentials)"
+        ),
     }
 }
 
