@@ -43,6 +43,8 @@ mod unique;
 pub mod watch;
 
 pub use capture::Capture;
+#[cfg(unix)]
+pub use process::own_session;
 pub use process::{kill_group, spawn, Ending, Running};
 pub use shell::shell_command;
 pub use unique::unique;

@@ -74,7 +74,7 @@ pub fn spawn(
 /// octo ends.
 #[cfg(unix)]
 #[allow(unsafe_code)]
-fn own_session(cmd: &mut std::process::Command) {
+pub fn own_session(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: runs in the forked child before exec and makes one system call.
     unsafe {

@@ -175,6 +175,11 @@ impl Hooks {
         &self.set
     }
 
+    /// Kills what the hooks left running ([`Runner::stop_leftovers`]).
+    pub fn stop_leftovers(&self) {
+        self.runner.stop_leftovers();
+    }
+
     /// Whether `event` has hooks.
     pub fn has(&self, event: Event) -> bool {
         self.set.has(event)

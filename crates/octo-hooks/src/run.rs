@@ -48,6 +48,15 @@ impl Runner {
     pub fn new(shell: Shell, cwd: PathBuf, sandboxed: bool) -> Self {
         Self { shell, cwd, sandboxed, tag: Arc::new(Tag(octo_exec::reaper::new_tag(), false.into())) }
     }
+
+    /// Kills what the hooks left running — by their tag, and what octo adopted from them (a
+    /// daemon that cleared its environment) — when the session ends.
+    pub fn stop_leftovers(&self) {
+        if self.tag.1.load(std::sync::atomic::Ordering::Relaxed) {
+            octo_exec::reaper::kill_tagged(&self.tag.0);
+            octo_exec::reaper::reap_soon();
+        }
+    }
 }
 
 impl std::fmt::Debug for Runner {
@@ -87,11 +96,11 @@ impl Runner {
         cmd.env("CLAUDE_PROJECT_DIR", &self.cwd).env("OCTO_PROJECT_DIR", &self.cwd);
         cmd.env(octo_exec::reaper::TAG_VAR, &self.tag.0);
         self.tag.1.store(true, std::sync::atomic::Ordering::Relaxed);
+        // A session of its own, as a command's: no terminal to push keys into, and what it
+        // leaves running is told apart from octo's own processes and killed with the session.
         #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
+        octo_exec::own_session(&mut cmd);
+        octo_exec::reaper::become_subreaper();
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let mut child = match octo_exec::tied::spawn(cmd) {

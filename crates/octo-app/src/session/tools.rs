@@ -62,7 +62,11 @@ impl<'a> Tools<'a> {
         if let Some(s) = &tools.spawner {
             s.cancel_all();
         }
-        tools.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default()
+        let named = tools.shells.as_ref().map(|s| s.stop_all()).unwrap_or_default();
+        if let Some(cell) = &self.session.setup.hooks.cell {
+            cell.get().stop_leftovers();
+        }
+        named
     }
 
     /// Runs the SessionEnd hooks once (on a thread of their own, as the session's runtime may be

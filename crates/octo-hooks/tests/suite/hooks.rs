@@ -352,7 +352,11 @@ fn running(pid: i32) -> bool {
 #[tokio::test]
 async fn what_a_hook_leaves_running_goes_with_its_hooks() {
     let t = T::new();
-    let hook = t.script("daemon.sh", "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' &\nwhile [ ! -s daemon.pid ]; do sleep 0.05; done");
+    // A daemon in a session of its own, its environment (and the session's tag) cleared.
+    let hook = t.script(
+        "daemon.sh",
+        "setsid sh -c 'echo $$ > daemon.pid; exec env -i sleep 300' &\nwhile [ ! -s daemon.pid ]; do sleep 0.05; done",
+    );
     let h = t.hooks(&on("PostToolUse", "*", &hook));
     h.post_tool("terminal", &json!({"command": "ls"}), &ToolOutput::text("ok")).await;
     let pid: i32 = std::fs::read_to_string(t.path("daemon.pid")).unwrap().trim().parse().unwrap();
