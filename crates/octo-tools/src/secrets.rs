@@ -60,6 +60,34 @@ const HOME_SECRETS: &[&str] = &[
     ".psql_history",
     ".mysql_history",
     ".sqlite_history",
+    ".local/share/atuin",
+    // More tokens of developer tools.
+    ".config/github-copilot",
+    ".gemini/oauth_creds.json",
+    ".huggingface/token",
+    ".cache/huggingface/token",
+    ".config/sops",
+    ".config/containers/auth.json",
+    ".pulumi/credentials.json",
+    ".cloudflared",
+    ".config/stripe",
+    ".fly",
+    ".supabase",
+    ".config/ngrok",
+    ".ngrok2",
+    ".config/configstore",
+    ".local/share/com.vercel.cli",
+    ".vercel",
+    ".wrangler",
+    ".config/.wrangler",
+    ".config/hcloud",
+    ".config/openai",
+    ".terraformrc",
+    ".my.cnf",
+    ".yarnrc.yml",
+    ".env",
+    ".config/Code/User/globalStorage",
+    ".config/zed",
     // Browser profiles.
     ".mozilla",
     ".config/google-chrome",
@@ -100,13 +128,26 @@ impl Secret {
 }
 
 /// The secret locations of one user.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Secrets {
     home: PathBuf,
     /// The home as resolved on disk, when that differs (`/home` a symlink to `/var/home`).
     real_home: Option<PathBuf>,
     extra: Vec<PathBuf>,
+    /// Other names of the home's places, found the first time one is checked: where a place
+    /// (or a folder on its way, `~/.config`) is a link to (dotfiles), and the `.config` places
+    /// under `$XDG_CONFIG_HOME` when that is set elsewhere.
+    aliases: std::sync::OnceLock<Vec<(PathBuf, String)>>,
 }
+
+/// Two lists are the same when made from the same home and paths (the aliases follow).
+impl PartialEq for Secrets {
+    fn eq(&self, other: &Self) -> bool {
+        self.home == other.home && self.real_home == other.real_home && self.extra == other.extra
+    }
+}
+
+impl Eq for Secrets {}
 
 impl Secrets {
     /// The locations under `home`, plus `extra` paths the application knows (its key file, its
@@ -117,7 +158,29 @@ impl Secrets {
         // Each extra path in both spellings, too.
         let mut all = extra.clone();
         all.extend(extra.iter().map(|p| crate::path::real_path(p)).filter(|r| !extra.contains(r)));
-        Self { home, real_home, extra: all }
+        Self { home, real_home, extra: all, aliases: std::sync::OnceLock::new() }
+    }
+
+    /// The other names of the home's places (see the field).
+    fn aliases(&self) -> &[(PathBuf, String)] {
+        self.aliases.get_or_init(|| {
+            let mut out: Vec<(PathBuf, String)> = Vec::new();
+            let xdg = std::env::var_os("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .filter(|x| x.is_absolute() && *x != self.home.join(".config"));
+            for s in HOME_SECRETS {
+                let named = format!("~/{s}");
+                let plain = self.home.join(s);
+                let real = crate::path::real_path(&plain);
+                if real != plain && !self.real_home.as_ref().is_some_and(|h| real == h.join(s)) {
+                    out.push((real, named.clone()));
+                }
+                if let (Some(x), Some(rest)) = (&xdg, s.strip_prefix(".config/")) {
+                    out.push((x.join(rest), named));
+                }
+            }
+            out
+        })
     }
 
     /// The locations under `$HOME`, with no extra paths.
@@ -131,6 +194,7 @@ impl Secrets {
     pub fn places(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = HOME_SECRETS.iter().map(|s| self.home.join(s)).collect();
         out.extend(self.extra.iter().cloned());
+        out.extend(self.aliases().iter().map(|(p, _)| p.clone()));
         out
     }
 
@@ -155,6 +219,11 @@ impl Secrets {
         for p in &self.extra {
             if path.starts_with(p) {
                 return Some(Secret::Location(p.display().to_string()));
+            }
+        }
+        for (p, named) in self.aliases() {
+            if path.starts_with(p) {
+                return Some(Secret::Location(named.clone()));
             }
         }
         let name = path.file_name()?.to_str()?;
@@ -214,6 +283,7 @@ mod tests {
             assert!(matches!(check(&format!("/home/u/{more}")), Some(Secret::Location(_))), "{more}");
         }
         assert_eq!(check("/home/u/.claude/settings.json"), None, "Claude Code's settings are not a secret");
+
         assert!(matches!(check("/proc/self/environ"), Some(Secret::Process(_))));
         assert!(matches!(check("/proc/1234/task/1235/mem"), Some(Secret::Process(_))));
         assert!(matches!(check("/ws/app/.env"), Some(Secret::EnvFile(_))));
@@ -228,6 +298,21 @@ mod tests {
         ] {
             assert_eq!(check(fine), None, "{fine}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_place_reached_through_a_link_is_a_secret_by_its_real_name_too() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join("dotfiles/gh")).unwrap();
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        std::fs::write(home.join("dotfiles/gh/hosts.yml"), "oauth_token: x").unwrap();
+        std::os::unix::fs::symlink(home.join("dotfiles/gh"), home.join(".config/gh")).unwrap();
+        let s = Secrets::new(&home, Vec::new());
+        let real = crate::path::real_path(&home.join("dotfiles/gh/hosts.yml"));
+        assert_eq!(s.check(&real), Some(Secret::Location("~/.config/gh/hosts.yml".into())));
+        assert!(s.places().contains(&crate::path::real_path(&home.join(".config/gh/hosts.yml"))));
     }
 }
 
