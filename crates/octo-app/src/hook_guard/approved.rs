@@ -2,8 +2,9 @@
 //! the user said yes to them, by a SHA-256 of their name and contents, per workspace, in octo's
 //! home (out of the commands' reach). At a later session's start, a file git does not track
 //! counts as changed unless it is as recorded — a model of an earlier session cannot leave a
-//! planted script behind to run unasked in the next. The first session in a workspace takes
-//! what it finds.
+//! planted script behind to run unasked in the next. The first session with hooks in a
+//! workspace takes what it finds — what was there before octo first changed anything in it (or
+//! in a folder around or inside it): the creation of a checkpoint store tells when that was.
 
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
@@ -87,4 +88,23 @@ impl Approved {
             let _ = std::fs::remove_file(&tmp);
         }
     }
+}
+
+/// When octo first changed files in `workspace`, a folder holding it or one inside it: the
+/// earliest of their checkpoint stores (under `checkpoints`), made ahead of a turn's first
+/// change. `None`: never, or checkpoints are off.
+pub(super) fn octo_first_here(checkpoints: &Path, workspace: &Path) -> Option<std::time::SystemTime> {
+    let entries = std::fs::read_dir(checkpoints).ok()?;
+    entries
+        .flatten()
+        .take(10_000)
+        .filter_map(|e| {
+            let file = e.path().join("workspace");
+            let text = std::fs::read_to_string(&file).ok()?;
+            let there = PathBuf::from(text.trim_end_matches('\n'));
+            (there.starts_with(workspace) || workspace.starts_with(&there))
+                .then(|| std::fs::metadata(&file).and_then(|m| m.modified()).ok())
+                .flatten()
+        })
+        .min()
 }

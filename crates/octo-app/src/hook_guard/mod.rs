@@ -41,6 +41,16 @@ enum Then {
     Uncommitted,
 }
 
+/// Where what outlives a session is kept: the approvals file, and octo's checkpoint stores
+/// (which tell when octo first changed files in a workspace). `None`s: nothing is kept.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// `~/.octo/hook-files.json`.
+    pub record: Option<PathBuf>,
+    /// `~/.octo/checkpoints`.
+    pub checkpoints: Option<PathBuf>,
+}
+
 /// Stands for the files past the crawl's budget: a hook whose files were not all followed asks.
 const OVERFLOW: &str = "(more files than octo follows)";
 
@@ -68,10 +78,11 @@ impl HookGuard {
         workspace: &Path,
         commands: impl Iterator<Item = &'a str>,
         ask: Option<Ask>,
-        record: Option<PathBuf>,
+        kept: Kept,
     ) -> Self {
         let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-        let approved = approved::Approved::load(record, &workspace);
+        let approved = approved::Approved::load(kept.record, &workspace);
+        let octo_here = kept.checkpoints.as_deref().and_then(|c| approved::octo_first_here(c, &workspace));
         let mut before = HashMap::new();
         let mut start = HashMap::new();
         for command in commands {
@@ -87,7 +98,12 @@ impl HookGuard {
         for file in untracked.iter().chain(&changed) {
             let Some(Then::Was(now)) = before.get(file) else { continue };
             let rel = file.strip_prefix(&workspace).unwrap_or(file).display().to_string();
-            let first_sight = untracked.contains(file) && approved.first();
+            // Found by the first session with hooks, and there before octo changed anything here.
+            let older = |f: &Path| {
+                let m = std::fs::symlink_metadata(f).ok();
+                octo_here.is_none_or(|t| m.and_then(|m| ctime(&m)).is_some_and(|c| c < t))
+            };
+            let first_sight = untracked.contains(file) && approved.first() && older(file);
             if first_sight || approved.has(&rel, now.as_deref()) {
                 keep.push((rel, now.clone()));
             } else {
@@ -97,7 +113,9 @@ impl HookGuard {
         approved.add(&keep);
         Self {
             workspace,
-            began: SystemTime::now(),
+            // The kernel stamps changes from a clock that lags by up to a tick: a change made
+            // just after this moment can read as a little before it.
+            began: SystemTime::now() - std::time::Duration::from_millis(50),
             before,
             start,
             answered: tokio::sync::Mutex::new(HashMap::new()),
@@ -143,8 +161,9 @@ impl HookGuard {
                 || match self.before.get(file) {
                     Some(Then::Was(then)) => *then != now,
                     Some(Then::Uncommitted) => true,
-                    // Not seen at the start: changed when it was made or changed since.
-                    None => now.is_some() && changed_since(file, self.began),
+                    // Not seen at the start: changed when it, or a folder on its way (renamed
+                    // into place), was made or changed since.
+                    None => now.is_some() && self.moved_in(file),
                 };
             differs.then(|| (file.clone(), now))
         }));
@@ -254,6 +273,17 @@ impl HookGuard {
     /// A file as the user knows it: relative to the workspace.
     fn name(&self, file: &Path) -> String {
         file.strip_prefix(&self.workspace).unwrap_or(file).display().to_string()
+    }
+
+    /// Whether a file first seen now, or a folder on its way, was made or changed in this
+    /// session (a folder renamed into place keeps its files' own times).
+    fn moved_in(&self, file: &Path) -> bool {
+        changed_since(file, self.began)
+            || file
+                .ancestors()
+                .skip(1)
+                .take_while(|d| d.starts_with(&self.workspace) && *d != self.workspace)
+                .any(|d| changed_since(d, self.began))
     }
 
     /// The files as the user knows them: relative to the workspace.

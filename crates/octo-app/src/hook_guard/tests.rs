@@ -86,7 +86,7 @@ fn yes_guard(root: &Path, command: &str) -> (HookGuard, Arc<std::sync::Mutex<Vec
         log.lock().unwrap().push(r.reason.unwrap_or_default());
         Box::pin(async { Some(ApprovalDecision::Allow) })
     });
-    (HookGuard::new(root, [command].into_iter(), Some(ask), None), asked)
+    (HookGuard::new(root, [command].into_iter(), Some(ask), Kept::default()), asked)
 }
 
 #[tokio::test]
@@ -105,7 +105,7 @@ async fn a_changed_file_asks_and_the_answer_holds_until_the_next_change() {
     assert_eq!(asked.lock().unwrap().len(), 2);
     assert!(asked.lock().unwrap()[1].contains("GNUmakefile"), "{asked:?}");
     // Nobody to ask: not run.
-    let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None, None);
+    let guard = HookGuard::new(&root, ["make fmt"].into_iter(), None, Kept::default());
     std::fs::write(root.join("Makefile"), "fmt:\n\tother\n").unwrap();
     let why = guard.check("PostToolUse", "make fmt").await.err().unwrap();
     assert!(
@@ -236,7 +236,12 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
     let record = root.join("..").join(format!("{}-record.json", root.file_name().unwrap().to_string_lossy()));
     let quiet = || -> Ask { Arc::new(|_| Box::pin(async { Some(ApprovalDecision::Allow) })) };
     // The first session in the workspace takes what it finds.
-    let first = HookGuard::new(&root, ["make fmt"].into_iter(), Some(quiet()), Some(record.clone()));
+    let first = HookGuard::new(
+        &root,
+        ["make fmt"].into_iter(),
+        Some(quiet()),
+        Kept { record: Some(record.clone()), checkpoints: None },
+    );
     assert!(first.changed(&first.files("make fmt").0, false).is_empty());
     // Its model plants a GNUmakefile, which git does not track (there is no repository).
     std::fs::write(root.join("GNUmakefile"), "fmt:\n\tplanted\n").unwrap();
@@ -248,7 +253,15 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
             log.lock().unwrap().push(r.reason.unwrap_or_default());
             Box::pin(async { Some(ApprovalDecision::Allow) })
         });
-        (HookGuard::new(&root, ["make fmt"].into_iter(), Some(ask), Some(record.clone())), asked)
+        (
+            HookGuard::new(
+                &root,
+                ["make fmt"].into_iter(),
+                Some(ask),
+                Kept { record: Some(record.clone()), checkpoints: None },
+            ),
+            asked,
+        )
     };
     assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
     assert_eq!(asked.lock().unwrap().len(), 1);
@@ -256,8 +269,50 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
     // Said yes to: the session after does not ask again.
     let (again, asked) = yes_guard(&root, "make fmt");
     drop(again);
-    let again = HookGuard::new(&root, ["make fmt"].into_iter(), None, Some(record.clone()));
+    let again = HookGuard::new(
+        &root,
+        ["make fmt"].into_iter(),
+        None,
+        Kept { record: Some(record.clone()), checkpoints: None },
+    );
     assert!(again.check("PostToolUse", "make fmt").await.is_ok(), "approved before");
     assert!(asked.lock().unwrap().is_empty());
     let _ = std::fs::remove_file(record);
+}
+
+#[tokio::test]
+async fn a_folder_renamed_into_place_in_the_session_asks_for_what_it_holds() {
+    let (_d, root) = ws(&[
+        ("Makefile", "-include mk/*.mk\nfmt:\n\ttrue\n"),
+        ("mk/base.mk", "\n"),
+        ("mk.next/base.mk", "\n"),
+        ("mk.next/z.mk", "fmt:\n\tplanted\n"),
+    ]);
+    let (guard, asked) = yes_guard(&root, "make fmt");
+    std::fs::rename(root.join("mk"), root.join("mk.prev")).unwrap();
+    std::fs::rename(root.join("mk.next"), root.join("mk")).unwrap();
+    assert!(guard.check("PostToolUse", "make fmt").await.is_ok());
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert!(asked.lock().unwrap()[0].contains("mk/z.mk"), "{asked:?}");
+}
+
+#[tokio::test]
+async fn the_first_session_with_hooks_takes_only_what_was_there_before_octo_changed_anything() {
+    let (_d, root) = ws(&[("Makefile", "fmt:\n\ttrue\n"), ("GNUmakefile", "fmt:\n\tplanted\n")]);
+    let dir = tempfile::tempdir().unwrap();
+    // No checkpoint store: octo never changed anything here, so what is there is the user's.
+    let kept = |cp: Option<PathBuf>| Kept { record: Some(dir.path().join("record.json")), checkpoints: cp };
+    let quiet = HookGuard::new(&root, ["make fmt"].into_iter(), None, kept(None));
+    assert!(quiet.check("PostToolUse", "make fmt").await.is_ok());
+    std::fs::remove_file(dir.path().join("record.json")).unwrap();
+    // A store made long before these files (a hook-less session changed files here since).
+    let store = dir.path().join("checkpoints/ws-1");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("workspace"), format!("{}\n", root.display())).unwrap();
+    let old = std::fs::File::options().write(true).open(store.join("workspace")).unwrap();
+    old.set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1)).unwrap();
+    let guard =
+        HookGuard::new(&root, ["make fmt"].into_iter(), None, kept(Some(dir.path().join("checkpoints"))));
+    let why = guard.check("PostToolUse", "make fmt").await.err().unwrap();
+    assert!(why.contains("GNUmakefile"), "{why}");
 }

@@ -326,8 +326,11 @@ fn hook_guard(
                 as std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>>
         }) as crate::hook_guard::Ask
     });
-    let record = home.root().join("hook-files.json");
-    Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask, Some(record)).into_guard())
+    let kept = crate::hook_guard::Kept {
+        record: Some(home.root().join("hook-files.json")),
+        checkpoints: Some(home.checkpoints()),
+    };
+    Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask, kept).into_guard())
 }
 
 /// The hooks of `set` for a session: run through the command tool's shell, told the session's
