@@ -33,6 +33,7 @@
 pub mod capture;
 pub mod env;
 pub mod limit;
+pub mod pause;
 pub mod private;
 mod process;
 pub mod reaper;

@@ -301,7 +301,7 @@ pub fn kill_tagged(tag: &str) -> usize {
 /// is alive) any that left octo's session with `setsid`, environment or not — and everything
 /// below them.
 #[cfg(target_os = "linux")]
-fn session_processes(me: u32, needle: &str, tag: &str) -> Vec<u32> {
+pub(crate) fn session_processes(me: u32, needle: &str, tag: &str) -> Vec<u32> {
     let own_groups: HashSet<u32> = tag_groups()
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -49,6 +49,8 @@ pub(crate) struct Kept {
     pub record: Option<PathBuf>,
     /// `~/.octo/checkpoints`.
     pub checkpoints: Option<PathBuf>,
+    /// The tag of the session's commands, once known: they are held still while a hook runs.
+    pub command_tag: Option<Arc<std::sync::OnceLock<String>>>,
 }
 
 /// Stands for the files past the crawl's budget: a hook whose files were not all followed asks.
@@ -69,6 +71,8 @@ pub(crate) struct HookGuard {
     ask: Option<Ask>,
     /// What earlier sessions found and the user approved.
     approved: approved::Approved,
+    /// The tag of the session's commands ([`Kept::command_tag`]).
+    command_tag: Option<Arc<std::sync::OnceLock<String>>>,
 }
 
 impl HookGuard {
@@ -121,6 +125,7 @@ impl HookGuard {
             answered: tokio::sync::Mutex::new(HashMap::new()),
             ask,
             approved,
+            command_tag: kept.command_tag,
         }
     }
 
@@ -175,6 +180,20 @@ impl HookGuard {
     /// left running could swap one between this check and the hook's reading it).
     async fn check(&self, event: &str, command: &str) -> Result<Option<octo_hooks::AfterRun>, String> {
         let (files, overflow) = self.files(command);
+        self.settle(event, command, self.changed(&files, overflow)).await?;
+        // From here until the hook has run, the session's commands are held still: none can
+        // swap a file in between this look and the hook's reading it.
+        let paused = self
+            .command_tag
+            .as_ref()
+            .and_then(|t| t.get())
+            .map(|t| octo_tools::shell::pause::pause_tagged(t));
+        // Looked at again, held: what moved while the user was asked is not what they said yes to.
+        let (files, overflow) = self.files(command);
+        let changed = self.changed(&files, overflow);
+        if !self.settled(&changed).await {
+            return Err(refused(&self.names(&changed), "it changed again while you were asked"));
+        }
         // The folders on the way count too: swapping one for another and back leaves a file's
         // own stamp as it was.
         let mut watched: Vec<PathBuf> = files.clone();
@@ -188,18 +207,16 @@ impl HookGuard {
             }
         }
         let stamps: Vec<Stamp> = watched.iter().map(|f| stamp(f)).collect();
-        let changed = self.changed(&files, overflow);
-        self.settle(event, command, changed).await?;
-        let files = watched;
-        let names: Vec<String> = files.iter().map(|f| self.name(f)).collect();
+        let names: Vec<String> = watched.iter().map(|f| self.name(f)).collect();
         Ok(Some(Box::new(move || {
-            let moved: Vec<&str> = files
+            let moved: Vec<&str> = watched
                 .iter()
                 .zip(&stamps)
                 .zip(&names)
                 .filter(|((f, s), _)| stamp(f) != **s)
                 .map(|(_, n)| n.as_str())
                 .collect();
+            drop(paused);
             (!moved.is_empty()).then(|| {
                 format!(
                     "ran {}, which changed while it ran (a command left running may have swapped it): what it said is set aside",
@@ -207,6 +224,12 @@ impl HookGuard {
                 )
             })
         })))
+    }
+
+    /// Whether every one of `changed` is as the user said yes to it.
+    async fn settled(&self, changed: &[(PathBuf, Option<Vec<u8>>)]) -> bool {
+        let answered = self.answered.lock().await;
+        changed.iter().all(|(f, now)| answered.get(f).is_some_and(|(then, yes)| *yes && then == now))
     }
 
     /// Asks about `changed` files not answered for as they are.

@@ -240,7 +240,7 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
         &root,
         ["make fmt"].into_iter(),
         Some(quiet()),
-        Kept { record: Some(record.clone()), checkpoints: None },
+        Kept { record: Some(record.clone()), checkpoints: None, command_tag: None },
     );
     assert!(first.changed(&first.files("make fmt").0, false).is_empty());
     // Its model plants a GNUmakefile, which git does not track (there is no repository).
@@ -258,7 +258,7 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
                 &root,
                 ["make fmt"].into_iter(),
                 Some(ask),
-                Kept { record: Some(record.clone()), checkpoints: None },
+                Kept { record: Some(record.clone()), checkpoints: None, command_tag: None },
             ),
             asked,
         )
@@ -273,7 +273,7 @@ async fn a_file_an_earlier_session_left_untracked_asks_in_the_next() {
         &root,
         ["make fmt"].into_iter(),
         None,
-        Kept { record: Some(record.clone()), checkpoints: None },
+        Kept { record: Some(record.clone()), checkpoints: None, command_tag: None },
     );
     assert!(again.check("PostToolUse", "make fmt").await.is_ok(), "approved before");
     assert!(asked.lock().unwrap().is_empty());
@@ -301,7 +301,11 @@ async fn the_first_session_with_hooks_takes_only_what_was_there_before_octo_chan
     let (_d, root) = ws(&[("Makefile", "fmt:\n\ttrue\n"), ("GNUmakefile", "fmt:\n\tplanted\n")]);
     let dir = tempfile::tempdir().unwrap();
     // No checkpoint store: octo never changed anything here, so what is there is the user's.
-    let kept = |cp: Option<PathBuf>| Kept { record: Some(dir.path().join("record.json")), checkpoints: cp };
+    let kept = |cp: Option<PathBuf>| Kept {
+        record: Some(dir.path().join("record.json")),
+        checkpoints: cp,
+        command_tag: None,
+    };
     let quiet = HookGuard::new(&root, ["make fmt"].into_iter(), None, kept(None));
     assert!(quiet.check("PostToolUse", "make fmt").await.is_ok());
     std::fs::remove_file(dir.path().join("record.json")).unwrap();

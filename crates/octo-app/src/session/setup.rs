@@ -72,6 +72,9 @@ pub(super) struct SkillsPart {
 pub(super) struct HooksPart {
     /// What asks before a hook runs a file changed in this session (`None`: no hooks).
     pub guard: Option<octo_hooks::Guard>,
+    /// The tag of the session's commands, once its tools exist: they are held still while a
+    /// hook runs.
+    pub command_tag: Arc<std::sync::OnceLock<String>>,
     /// The hooks in force.
     pub cell: Option<Arc<octo_hooks::HookCell>>,
     /// Every configured hook, the project's included, while the project's wait for trust.

@@ -287,7 +287,8 @@ pub(super) fn hooks(
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
     let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env);
-    let guard = hook_guard(core, &hook_set, place, unattended);
+    let command_tag = Arc::new(std::sync::OnceLock::new());
+    let guard = hook_guard(core, &hook_set, place, unattended, &command_tag);
     let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
         active,
         runner,
@@ -298,6 +299,7 @@ pub(super) fn hooks(
     )));
     HooksPart {
         guard,
+        command_tag,
         cell: Some(cell),
         untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
         ended: std::sync::atomic::AtomicBool::new(false),
@@ -311,6 +313,7 @@ fn hook_guard(
     set: &octo_hooks::HookSet,
     place: &Place,
     unattended: bool,
+    command_tag: &Arc<std::sync::OnceLock<String>>,
 ) -> Option<octo_hooks::Guard> {
     let (workspace, home) = (&place.workspace, &place.home);
     let commands: Vec<&str> =
@@ -329,6 +332,7 @@ fn hook_guard(
     let kept = crate::hook_guard::Kept {
         record: Some(home.root().join("hook-files.json")),
         checkpoints: Some(home.checkpoints()),
+        command_tag: Some(Arc::clone(command_tag)),
     };
     Some(crate::hook_guard::HookGuard::new(workspace, commands.into_iter(), ask, kept).into_guard())
 }

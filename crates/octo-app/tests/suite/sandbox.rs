@@ -272,6 +272,21 @@ async fn a_sandboxed_hook_gets_the_commands_environment_without_secrets() {
     assert!(std::fs::read_to_string(t.ws.join("out/env.txt")).unwrap().contains("s3cr3t-value"));
 }
 
+#[tokio::test]
+async fn the_sessions_commands_are_held_still_while_a_hook_runs() {
+    // A command left running ticks every 10 ms; the hook counts the ticks, waits, counts again.
+    let makefile = "fmt:\n\twc -l < out/ticks > out/a; sleep 0.5; wc -l < out/ticks > out/b\n";
+    let hook = "[[hooks.PostToolUse]]\ncommand = \"make -s fmt\"\n";
+    let ticker =
+        json!({"command": "while :; do echo x >> out/ticks; sleep 0.01; done", "run_in_background": true});
+    let files = [("Makefile", makefile), ("out/ticks", "x\n")];
+    let t = setup_with(&files, vec![ticker], Mode::Auto, hook, None).await;
+    let (asked, _) = drive(&t.session, false).await;
+    assert!(asked.is_empty(), "{asked:?}");
+    let count = |f: &str| std::fs::read_to_string(t.ws.join("out").join(f)).unwrap().trim().to_owned();
+    assert_eq!(count("a"), count("b"), "the command ran on while the hook ran");
+}
+
 /// A user's `make fmt` hook after each command, in a workspace with a Makefile.
 const MAKE_HOOK: &str = "[[hooks.PostToolUse]]\ncommand = \"make -s fmt\"\n";
 const MAKEFILE: &str = "fmt:\n\techo fmt >> out/fmt.log\n";

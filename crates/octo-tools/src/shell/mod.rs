@@ -12,7 +12,7 @@ pub use deny::{
     changes_metadata_outside, check, command_segments, hard_denied, reaches_local_daemon, Context, Verdict,
 };
 pub use octo_exec::{
-    env, kill_group, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running,
+    env, kill_group, pause, reaper, sandbox, shell_command, spawn, unique, Capture, Ending, Running,
 };
 pub use readonly::only_looks;
 
