@@ -76,11 +76,6 @@ impl Session {
             };
             super::tools_step::build(&config, &inputs, found.agents, &mut notes)
         };
-        // Hooks hold the session's commands still while they run (only with hooks: the tag
-        // marks the commands' leftovers as worth looking for at the end).
-        if let (Some(shells), true) = (&tools.shells, hooks.guard.is_some()) {
-            let _ = hooks.command_tag.set(shells.tag().to_owned());
-        }
         config.rules.check(&tools.registry).map_err(|e| {
             SessionError::Config(ConfigError::Value {
                 source_desc: "[permissions]".into(),

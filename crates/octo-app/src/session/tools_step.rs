@@ -75,6 +75,11 @@ pub(super) fn build(
     let (registry, left_out) = crate::tools::assemble(&sources);
     notes.extend(left_out);
     *lent.write().unwrap_or_else(std::sync::PoisonError::into_inner) = registry.clone();
+    // Hooks hold the session's commands still while they run (only with hooks: the tag marks
+    // the commands' leftovers as worth looking for at the end).
+    if inputs.hooks.guard.is_some() {
+        let _ = inputs.hooks.command_tag.set(builtin.shells.tag().to_owned());
+    }
     ToolsPart {
         registry,
         sources,
