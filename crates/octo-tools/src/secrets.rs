@@ -172,7 +172,7 @@ impl Secrets {
                 let named = format!("~/{s}");
                 let plain = self.home.join(s);
                 let real = crate::path::real_path(&plain);
-                if real != plain && !self.real_home.as_ref().is_some_and(|h| real == h.join(s)) {
+                if real != plain && self.real_home.as_ref().is_none_or(|h| real != h.join(s)) {
                     out.push((real, named.clone()));
                 }
                 if let (Some(x), Some(rest)) = (&xdg, s.strip_prefix(".config/")) {

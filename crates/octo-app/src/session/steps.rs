@@ -75,7 +75,7 @@ impl Place {
         prompt_files: &[PathBuf],
     ) -> (Arc<octo_tools::shell::sandbox::Sandbox>, Option<String>) {
         let homes: Vec<PathBuf> = self.user_home.iter().cloned().chain([config.home.clone()]).collect();
-        let run = self.run_output.file_name().map_or_else(|| "run".into(), |n| n.to_os_string());
+        let run = self.run_output.file_name().map_or_else(|| "run".into(), std::ffi::OsStr::to_os_string);
         let quarantine = config.home.join("quarantine").join(run);
         let places = crate::sandbox::Places {
             output: &self.run_output,
