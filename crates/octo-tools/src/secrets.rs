@@ -107,6 +107,19 @@ const HOME_SECRETS: &[&str] = &[
     "Library/Keychains",
 ];
 
+/// The `~/.config` places under `$XDG_CONFIG_HOME`, when that is set elsewhere, each with
+/// its usual name.
+fn xdg_places(home: &Path) -> Vec<(PathBuf, String)> {
+    let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from) else { return Vec::new() };
+    if !xdg.is_absolute() || xdg == home.join(".config") {
+        return Vec::new();
+    }
+    HOME_SECRETS
+        .iter()
+        .filter_map(|s| s.strip_prefix(".config/").map(|rest| (xdg.join(rest), format!("~/{s}"))))
+        .collect()
+}
+
 /// What kind of secret a path is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Secret {
@@ -164,19 +177,12 @@ impl Secrets {
     /// The other names of the home's places (see the field).
     fn aliases(&self) -> &[(PathBuf, String)] {
         self.aliases.get_or_init(|| {
-            let mut out: Vec<(PathBuf, String)> = Vec::new();
-            let xdg = std::env::var_os("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .filter(|x| x.is_absolute() && *x != self.home.join(".config"));
+            let mut out: Vec<(PathBuf, String)> = xdg_places(&self.home);
             for s in HOME_SECRETS {
-                let named = format!("~/{s}");
                 let plain = self.home.join(s);
                 let real = crate::path::real_path(&plain);
                 if real != plain && self.real_home.as_ref().is_none_or(|h| real != h.join(s)) {
-                    out.push((real, named.clone()));
-                }
-                if let (Some(x), Some(rest)) = (&xdg, s.strip_prefix(".config/")) {
-                    out.push((x.join(rest), named));
+                    out.push((real, format!("~/{s}")));
                 }
             }
             out
@@ -194,7 +200,9 @@ impl Secrets {
     pub fn places(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = HOME_SECRETS.iter().map(|s| self.home.join(s)).collect();
         out.extend(self.extra.iter().cloned());
-        out.extend(self.aliases().iter().map(|(p, _)| p.clone()));
+        // The sandbox follows links itself; only the places under `$XDG_CONFIG_HOME` are added
+        // (no disk is touched: a session's start pays nothing for it).
+        out.extend(xdg_places(&self.home).into_iter().map(|(p, _)| p));
         out
     }
 
@@ -312,7 +320,8 @@ mod tests {
         let s = Secrets::new(&home, Vec::new());
         let real = crate::path::real_path(&home.join("dotfiles/gh/hosts.yml"));
         assert_eq!(s.check(&real), Some(Secret::Location("~/.config/gh/hosts.yml".into())));
-        assert!(s.places().contains(&crate::path::real_path(&home.join(".config/gh/hosts.yml"))));
+        // The sandbox resolves links itself (`Policy::secret_places`).
+        assert!(s.places().contains(&home.join(".config/gh/hosts.yml")));
     }
 }
 
