@@ -198,9 +198,7 @@ impl HookGuard {
         // own stamp as it was.
         let mut watched: Vec<PathBuf> = files.clone();
         for f in &files {
-            for dir in
-                f.ancestors().skip(1).take_while(|d| d.starts_with(&self.workspace) && *d != self.workspace)
-            {
+            for dir in self.folders_on_way(f) {
                 if !watched.iter().any(|w| w == dir) {
                     watched.push(dir.to_path_buf());
                 }
@@ -301,12 +299,12 @@ impl HookGuard {
     /// Whether a file first seen now, or a folder on its way, was made or changed in this
     /// session (a folder renamed into place keeps its files' own times).
     fn moved_in(&self, file: &Path) -> bool {
-        changed_since(file, self.began)
-            || file
-                .ancestors()
-                .skip(1)
-                .take_while(|d| d.starts_with(&self.workspace) && *d != self.workspace)
-                .any(|d| changed_since(d, self.began))
+        changed_since(file, self.began) || self.folders_on_way(file).any(|d| changed_since(d, self.began))
+    }
+
+    /// The folders between the workspace (not included) and `file`.
+    fn folders_on_way<'a>(&'a self, file: &'a Path) -> impl Iterator<Item = &'a Path> + 'a {
+        file.ancestors().skip(1).take_while(|d| d.starts_with(&self.workspace) && *d != self.workspace)
     }
 
     /// The files as the user knows them: relative to the workspace.
