@@ -23,6 +23,10 @@ pub struct Init {
     pub mcp_servers: Vec<Value>,
     /// The permission mode in Claude Code's words.
     pub permission_mode: String,
+    /// What `/name` runs: commands and skills a user may invoke.
+    pub slash_commands: Vec<String>,
+    /// The skills.
+    pub skills: Vec<String>,
 }
 
 impl Init {
@@ -44,12 +48,21 @@ impl Init {
             octo_app::Mode::Auto => "bypassPermissions",
         }
         .to_owned();
+        let catalog = session.skills().catalog();
+        let slash_commands = catalog.iter().filter(|s| s.user_invocable).map(|s| s.name.clone()).collect();
+        let skills = catalog
+            .iter()
+            .filter(|s| s.kind == octo_app::skill_files::Kind::Skill)
+            .map(|s| s.name.clone())
+            .collect();
         Self {
             cwd: session.workspace().display().to_string(),
             model: status.model,
             tools,
             mcp_servers,
             permission_mode,
+            slash_commands,
+            skills,
         }
     }
 }
@@ -80,8 +93,11 @@ impl ClaudeStream {
                 "tools": init.tools,
                 "mcp_servers": init.mcp_servers,
                 "permissionMode": init.permission_mode,
+                "slash_commands": init.slash_commands,
+                "skills": init.skills,
                 "apiKeySource": "none",
                 "output_style": "default",
+                "uuid": uuid(),
             }));
         }
         let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id});
@@ -141,6 +157,7 @@ impl ClaudeStream {
                 },
                 "parent_tool_use_id": null,
                 "session_id": session_id,
+                "uuid": uuid(),
             })),
             Role::User if m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. })) => {
                 Some(json!({
@@ -148,11 +165,34 @@ impl ClaudeStream {
                     "message": {"role": "user", "content": content},
                     "parent_tool_use_id": null,
                     "session_id": session_id,
+                    "uuid": uuid(),
                 }))
             }
             _ => None,
         }
     }
+}
+
+/// A fresh id in the UUID text form Claude Code gives each line (random, version 4; ids only,
+/// not a secret).
+pub fn uuid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let half = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(salt);
+        h.finish()
+    };
+    let (a, b) = (half(1), half(2));
+    let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+    let a = (a & 0xffff_ffff_ffff_0fff) | 0x4000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
 }
 
 /// One content block as the Messages API writes it; tool calls under Claude Code's names.

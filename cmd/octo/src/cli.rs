@@ -30,7 +30,8 @@ Exit status: 0 done, 1 failed, 2 usage or setup error, 3 cut short (a call was r
 /// this"`), or use -p. It reads, searches and edits files and runs commands in the workspace,
 /// asking before anything risky — on a terminal a one-shot asks too; without one, what would
 /// need an answer is refused (unless --permission-mode allows it), and the run ends by saying
-/// what and how to allow it, with exit status 3.
+/// what and how to allow it, with exit status 3 (with --output-format json or stream-json, as in
+/// Claude Code, the refusals are in `permission_denials` and the status is 0).
 ///
 /// Skills and custom commands (Claude Code's `.claude/skills`, `.claude/commands` and octo's
 /// `.octo/...`, in the project and in your home) run as `/name args`, in the REPL or as the
@@ -54,9 +55,10 @@ pub struct Cli {
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
 
-    /// The prompt, as an option (same as the positional PROMPT).
-    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
-    pub print: Option<String>,
+    /// Print the answer and exit, never the REPL (as `claude -p`): the prompt is PROMPT, stdin,
+    /// or both (`echo q | octo -p`, `octo -p --output-format json "q"`).
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
 
     /// Read the prompt from a file.
     #[arg(long, value_name = "FILE")]
@@ -142,13 +144,24 @@ pub struct Cli {
     #[arg(long, value_name = "USD")]
     pub max_budget_usd: Option<String>,
 
-    /// default (ask), accept-edits, plan (read-only) or auto (allow what would be asked).
+    /// default (ask), accept-edits, plan (read-only), auto (allow what would be asked) or
+    /// dont-ask (Claude Code's `dontAsk`: what is not allowed by a rule is refused, never asked).
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
 
-    /// Same as --permission-mode auto.
-    #[arg(long)]
+    /// Same as --permission-mode auto (Claude Code's --dangerously-skip-permissions too).
+    #[arg(long, alias = "dangerously-skip-permissions")]
     pub auto_approve: bool,
+
+    /// MCP servers for this run only, from JSON files or JSON strings holding
+    /// `{"mcpServers": …}` (as Claude Code's flag); they join the configured ones.
+    #[arg(long = "mcp-config", num_args = 1.., value_name = "CONFIGS")]
+    pub mcp_config: Vec<String>,
+
+    /// The id of a new saved session (letters, digits, `-` and `_`; a UUID, as Claude Code's
+    /// flag takes): scripts can name the session before it starts and `--resume` it later.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_session", "resume"])]
+    pub session_id: Option<String>,
 
     /// OS sandbox for commands: workspace-write (the default where the kernel has one), read-only,
     /// off, or required (refuse commands when no sandbox can be had).

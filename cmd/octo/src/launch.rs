@@ -11,7 +11,13 @@ pub fn overrides(cli: &Cli) -> Overrides {
     Overrides {
         endpoint: cli.endpoint.clone(),
         model: cli.model.clone(),
-        permission_mode: if cli.auto_approve { Some("auto".into()) } else { cli.permission_mode.clone() },
+        permission_mode: if cli.auto_approve {
+            Some("auto".into())
+        } else if dont_ask(cli) {
+            Some("default".into())
+        } else {
+            cli.permission_mode.clone()
+        },
         max_turns: cli.max_turns,
         reasoning_effort: cli.reasoning_effort.clone(),
         max_tokens: cli.max_tokens,
@@ -21,6 +27,39 @@ pub fn overrides(cli: &Cli) -> Overrides {
         disallowed_tools: cli.disallowed_tools.clone(),
         plugin_dirs: cli.plugin_dirs.clone(),
     }
+}
+
+/// Claude Code's `dontAsk` mode: the default mode with nobody to ask, so what no rule allows is
+/// refused.
+fn dont_ask(cli: &Cli) -> bool {
+    cli.permission_mode
+        .as_deref()
+        .is_some_and(|m| matches!(m.trim().to_ascii_lowercase().replace(['-', '_'], "").as_str(), "dontask"))
+}
+
+/// Flags whose values are checked before anything starts: `--mcp-config` (each must read) and
+/// `--session-id` (a name a session file can have, not taken yet). The message says which.
+pub fn check_flags(cli: &Cli, launcher: &Launcher) -> Result<(), String> {
+    for value in &cli.mcp_config {
+        octo_app::mcp::servers_from_flag(value).map_err(|e| e.to_string())?;
+    }
+    if let Some(id) = &cli.session_id {
+        let fine = !id.is_empty()
+            && id.len() <= 64
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !fine {
+            return Err(format!("--session-id {id}: use letters, digits, `-` and `_` (a UUID works)"));
+        }
+        if launcher.sessions().dir().join(format!("{id}.jsonl")).exists() {
+            return Err(format!("--session-id {id} is already in use; continue it with --resume {id}"));
+        }
+    }
+    Ok(())
+}
+
+/// The servers `--mcp-config` adds (checked already by [`check_flags`]).
+fn flag_servers(cli: &Cli) -> Vec<(String, octo_app::McpServerSpec)> {
+    cli.mcp_config.iter().filter_map(|v| octo_app::mcp::servers_from_flag(v).ok()).flatten().collect()
 }
 
 /// The session `-c` asks for, unless `resume` names one.
@@ -43,7 +82,8 @@ pub fn launch_of(cli: &Cli, unattended: bool, resume: Option<String>) -> Launch 
             no_tools: cli.no_tools,
             system_prompt: cli.system.clone(),
             append_system_prompt: cli.append_system_prompt.clone(),
-            unattended,
+            unattended: unattended || dont_ask(cli),
+            session_id: cli.session_id.clone(),
             no_stream: cli.no_stream,
             save: !cli.no_save,
             log_events: cli.log_events,
@@ -68,7 +108,7 @@ pub fn exit_code(e: &LaunchError) -> u8 {
 pub fn start_one_shot(launcher: &Launcher, cli: &Cli, interactive: bool) -> Result<Session, LaunchError> {
     let mut launch = launch_of(cli, !interactive, None);
     launch.options.model_titles = false;
-    launcher.start(launch)
+    launcher.start_with_servers(launch, flag_servers(cli))
 }
 
 /// Starts the session of a headless subcommand (`octo review`, `octo init`): unattended, no
@@ -87,7 +127,7 @@ pub fn start(
     unattended: bool,
     resume: Option<String>,
 ) -> Result<Session, LaunchError> {
-    launcher.start(launch_of(cli, unattended, resume))
+    launcher.start_with_servers(launch_of(cli, unattended, resume), flag_servers(cli))
 }
 
 /// Starts the REPL's session: as [`start`], attended, and a background sub-agent's approval
@@ -95,7 +135,7 @@ pub fn start(
 pub fn start_repl(launcher: &Launcher, cli: &Cli, resume: Option<String>) -> Result<Session, LaunchError> {
     let mut launch = launch_of(cli, false, resume);
     launch.options.approvals_between_turns = true;
-    launcher.start(launch)
+    launcher.start_with_servers(launch, flag_servers(cli))
 }
 
 /// The end of a one-shot: what follows its turn is done (the checkpoint stored), then

@@ -145,9 +145,15 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(command) = &cli.command {
         return subcommand(&cli, command);
     }
+    let checked = (!cli.mcp_config.is_empty() || cli.session_id.is_some())
+        .then(|| launch::check_flags(&cli, &octo_app::Launcher::from_env()));
+    if let Some(Err(msg)) = checked {
+        out::error(&msg);
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let no_prompt = cli.prompt.is_empty() && cli.print.is_none() && cli.prompt_file.is_none();
-    if interactive && no_prompt {
+    let no_prompt = cli.prompt.is_empty() && cli.prompt_file.is_none();
+    if interactive && no_prompt && !cli.print {
         return runtime()?.block_on(repl::run(&cli));
     }
     if cli.resume.as_deref() == Some("") {
@@ -181,13 +187,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(oneshot::run(&cli, prompt))
 }
 
-/// The prompt from -p, the positional words, --prompt-file and piped stdin (stdin is appended
-/// to a prompt given another way, as in `git diff | octo "review this"`).
+/// The prompt from the positional words, --prompt-file and piped stdin (stdin is appended to a
+/// prompt given another way, as in `git diff | octo "review this"`).
 fn gather_prompt(cli: &Cli) -> Result<Option<String>, String> {
     let mut parts = Vec::new();
-    if let Some(p) = &cli.print {
-        parts.push(p.clone());
-    }
     if !cli.prompt.is_empty() {
         parts.push(cli.prompt.join(" "));
     }

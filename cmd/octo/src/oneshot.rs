@@ -65,7 +65,7 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
     if interactive {
         let summary = crate::repl::run_once(&session, prepared, cli.show_thinking).await?;
         crate::launch::finish(&session).await;
-        return Ok(exit_code(&summary, false, false));
+        return Ok(exit_code(&summary, false, false, cli.output_format == crate::cli::OutputFormat::Text));
     }
     let mut rx = session.subscribe();
     // Listen for Ctrl-C before the request starts, so an early one is not lost to the default
@@ -109,16 +109,18 @@ pub async fn run(cli: &Cli, prompt: String) -> anyhow::Result<ExitCode> {
         report_denials(&session, &summary);
     }
     crate::launch::finish(&session).await;
-    Ok(exit_code(&summary, interrupted, closed_stdout))
+    Ok(exit_code(&summary, interrupted, closed_stdout, cli.output_format == crate::cli::OutputFormat::Text))
 }
 
-/// The exit status: interrupted, failed, cut short by refusals, or done.
-fn exit_code(summary: &TurnSummary, interrupted: bool, closed_stdout: bool) -> ExitCode {
+/// The exit status: interrupted, failed, cut short by refusals, or done. With JSON output a
+/// refusal is in the result's `permission_denials` and the run is done (0), as in Claude Code;
+/// plain text has no other way to say it, so there it is exit status 3.
+fn exit_code(summary: &TurnSummary, interrupted: bool, closed_stdout: bool, text: bool) -> ExitCode {
     if interrupted || summary.end_reason == TurnEndReason::Cancelled && !closed_stdout {
         ExitCode::from(EXIT_INTERRUPTED)
     } else if summary.failed() || closed_stdout || crate::output::stopped_short(summary) {
         ExitCode::from(EXIT_ERROR)
-    } else if summary.tool_calls.iter().any(|c| c.outcome.is_denial()) {
+    } else if text && summary.tool_calls.iter().any(|c| c.outcome.is_denial()) {
         ExitCode::from(EXIT_DENIED)
     } else {
         ExitCode::SUCCESS

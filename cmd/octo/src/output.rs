@@ -162,6 +162,20 @@ pub fn stopped_short(s: &TurnSummary) -> bool {
     matches!(s.end_reason, TurnEndReason::Cancelled | TurnEndReason::MaxTurns | TurnEndReason::BudgetExceeded)
 }
 
+/// Claude Code's `modelUsage`: the run's tokens and cost under its model's id (octo counts a
+/// sub-agent's tokens with the session's model).
+fn model_usage(s: &TurnSummary) -> serde_json::Value {
+    let u = &s.usage;
+    let id = s.model.split_once(':').map_or(s.model.as_str(), |(_, m)| m);
+    json!({id: {
+        "inputTokens": u.input_tokens,
+        "outputTokens": u.output_tokens,
+        "cacheReadInputTokens": u.cache_read_tokens,
+        "cacheCreationInputTokens": u.cache_write_tokens,
+        "costUSD": s.cost_usd.unwrap_or(0.0),
+    }})
+}
+
 /// The result object of a turn (`--output-format json`, and after each turn of a stream-json
 /// run): Claude Code's fields (`subtype`, `result`, `num_turns`, `total_cost_usd`, `usage` with
 /// its token names, `permission_denials` …) and octo's own beside them.
@@ -206,6 +220,8 @@ pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
             "estimated": u.estimated,
         },
         "permission_denials": denials,
+        "uuid": crate::claude_stream::uuid(),
+        "modelUsage": model_usage(s),
         "mcp_servers_not_working": s.mcp_problems,
         "answer": if s.failed() { serde_json::Value::Null } else { json!(s.answer) },
         "error": s.error,

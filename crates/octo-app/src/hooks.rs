@@ -150,9 +150,7 @@ pub(crate) fn shape(native: bool) -> octo_hooks::Shape {
 pub(crate) fn aliases(tool: &str) -> Vec<String> {
     let mut out: Vec<String> =
         octo_tools::claude::claude_names(tool).iter().map(|s| (*s).to_owned()).collect();
-    if tool == "task" {
-        out.push("Task".to_owned());
-    }
+    out.extend(octo_tools::claude::OUTSIDE.iter().filter(|(_, o)| *o == tool).map(|(c, _)| (*c).to_owned()));
     out
 }
 

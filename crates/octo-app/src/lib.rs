@@ -170,7 +170,12 @@ pub fn claude_tool_call(tool: &str, input: &serde_json::Value) -> Option<(String
 
 /// A tool's Claude Code name (`terminal` is `Bash`), when it has one.
 pub fn claude_tool_name(tool: &str) -> Option<String> {
-    octo_tools::claude::claude_names(tool).first().cloned()
+    octo_tools::claude::claude_names(tool).first().cloned().or_else(|| {
+        octo_tools::claude::OUTSIDE
+            .iter()
+            .find(|(_, octo)| *octo == tool)
+            .map(|(claude, _)| (*claude).to_owned())
+    })
 }
 
 /// An HTTP client set up like the providers' (TLS roots, proxies from the environment, no overall

@@ -179,3 +179,43 @@ mod tests {
         assert!(changed.spec.definition().contains("NODE_OPTIONS=--require evil.js"));
     }
 }
+
+/// A `--mcp-config` value (Claude Code's flag) that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpConfigError {
+    /// Neither a readable file nor JSON text.
+    #[error("--mcp-config {value}: not a file octo can read ({source}) nor JSON text")]
+    Unreadable {
+        /// The value as given.
+        value: String,
+        /// Why the file could not be read.
+        source: std::io::Error,
+    },
+    /// The file or text is not a valid `{"mcpServers": …}` object.
+    #[error("--mcp-config: {0}")]
+    Invalid(String),
+}
+
+/// The servers of a `--mcp-config` value: a file or a JSON text holding `{"mcpServers": …}`,
+/// as Claude Code takes it. A server entry octo cannot read fails the whole value (as Claude
+/// Code refuses an invalid MCP configuration), with the entry named.
+pub fn servers_from_flag(value: &str) -> Result<Vec<(String, octo_mcp::ServerSpec)>, McpConfigError> {
+    let trimmed = value.trim_start();
+    let (path, text) = if trimmed.starts_with('{') {
+        (Path::new("--mcp-config").to_path_buf(), value.to_owned())
+    } else {
+        let path = Path::new(value).to_path_buf();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| McpConfigError::Unreadable { value: value.to_owned(), source })?;
+        (path, text)
+    };
+    let parsed = octo_mcp::parse_mcp_json(&path, &text);
+    // Keys octo does not use are notes, not failures (as in `.mcp.json`).
+    let fatal: Vec<&String> =
+        parsed.errors.iter().filter(|e| !e.ends_with("not used by octo; ignored")).collect();
+    if let Some(first) = fatal.first() {
+        return Err(McpConfigError::Invalid((*first).clone()));
+    }
+    Ok(parsed.servers)
+}

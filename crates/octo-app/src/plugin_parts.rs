@@ -220,8 +220,11 @@ pub fn summary(plugin: &InstalledPlugin) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ManifestError {
-    /// No manifest.
-    #[error("{} has no .claude-plugin/plugin.json; it is not a plugin folder", .0.display())]
+    /// No manifest, and none of the folders a plugin has.
+    #[error(
+        "{} has no .claude-plugin/plugin.json and none of commands/, agents/, skills/, hooks/hooks.json or .mcp.json; it is not a plugin folder",
+        .0.display()
+    )]
     Missing(PathBuf),
     /// A manifest that is not a JSON object.
     #[error("{} is not a JSON object (check its syntax)", .0.display())]
@@ -234,11 +237,20 @@ pub enum ManifestError {
     NoName,
 }
 
-/// Reads `plugin.json` of the folder `dir`, for a plugin given by folder.
+/// Reads `plugin.json` of the folder `dir`, for a plugin given by folder. As in Claude Code the
+/// manifest is optional: a folder with a plugin's parts and no manifest is the plugin named after
+/// the folder (an empty manifest).
 pub(crate) fn manifest_of(dir: &Path) -> Result<Value, ManifestError> {
     let file = dir.join(".claude-plugin/plugin.json");
     if !file.is_file() {
-        return Err(ManifestError::Missing(dir.to_path_buf()));
+        let parts = ["commands", "agents", "skills"].iter().any(|d| dir.join(d).is_dir())
+            || dir.join("hooks/hooks.json").is_file()
+            || dir.join(".mcp.json").is_file();
+        return if parts {
+            Ok(Value::Object(serde_json::Map::new()))
+        } else {
+            Err(ManifestError::Missing(dir.to_path_buf()))
+        };
     }
     match read_json(&file) {
         Some(v) if v.is_object() => Ok(v),

@@ -125,14 +125,20 @@ pub fn assemble_with_sources(
         }
     }
     let mut seen: Vec<PathBuf> = Vec::new();
-    for name in PROJECT_RULES {
-        let p = env.cwd.join(name);
+    // Claude Code's too: `.claude/CLAUDE.md`, the rules in `.claude/rules/` that apply to every
+    // file, and the personal `CLAUDE.local.md` last.
+    let rules = claude_rules(&env.cwd);
+    let names = PROJECT_RULES.iter().map(|n| (*n).to_owned()).chain([".claude/CLAUDE.md".to_owned()]);
+    let names = names.chain(rules).chain([octo_permissions::protected::CLAUDE_LOCAL.to_owned()]);
+    for name in names {
+        let p = env.cwd.join(&name);
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         if seen.contains(&real) {
             continue;
         }
         if let Some(text) = load_rules_in(&p, &mut sources, env.user_home.clone()) {
             seen.push(real);
+            let text = if name.starts_with(".claude/rules/") { rule_body(&text) } else { text };
             out.push_str(&format!("\n# Project rules ({name})\n{text}\n"));
         }
     }
@@ -146,6 +152,43 @@ pub fn assemble_with_sources(
         out.push_str(&format!("\n{}\n", a.trim()));
     }
     (out, sources)
+}
+
+/// The Markdown files under the project's `.claude/rules/` (sorted, two folders deep at most)
+/// that apply everywhere: a rule whose frontmatter names `paths:` applies only to work on those
+/// files and is not read at start.
+fn claude_rules(cwd: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec![(cwd.join(".claude/rules"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_dir() && depth < 2 {
+                dirs.push((path, depth + 1));
+            } else if kind.is_file() && path.extension().is_some_and(|x| x == "md") {
+                let everywhere = std::fs::read_to_string(&path).is_ok_and(|t| !conditional(&t));
+                if let (true, Ok(rel)) = (everywhere, path.strip_prefix(cwd)) {
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether a rule's frontmatter limits it to some files (`paths:`).
+fn conditional(text: &str) -> bool {
+    let Ok(split) = octo_skills::frontmatter::split(text) else { return false };
+    let Some(yaml) = split.yaml else { return false };
+    octo_skills::frontmatter::value(yaml).is_ok_and(|v| v.get("paths").is_some_and(|p| !p.is_null()))
+}
+
+/// A rule's text without its frontmatter.
+fn rule_body(text: &str) -> String {
+    octo_skills::frontmatter::split(text).map_or_else(|_| text.to_owned(), |s| s.body.trim().to_owned())
 }
 
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
@@ -313,6 +356,27 @@ mod tests {
         insta::assert_snapshot!(p);
         let a = assemble(&crate::home::Home::new(&home), &env(&ws), &parts);
         assert_eq!(a, assemble(&crate::home::Home::new(&home), &env(&ws), &parts), "stable across calls");
+    }
+
+    #[test]
+    fn claude_codes_other_rules_files_are_read_in_its_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(ws.join(".claude/rules/frontend")).unwrap();
+        std::fs::write(ws.join("CLAUDE.md"), "Shared rule.").unwrap();
+        std::fs::write(ws.join(".claude/CLAUDE.md"), "Rule in .claude.").unwrap();
+        std::fs::write(ws.join("CLAUDE.local.md"), "My sandbox URL.").unwrap();
+        std::fs::write(ws.join(".claude/rules/style.md"), "---\ndescription: style\n---\nTabs.").unwrap();
+        std::fs::write(ws.join(".claude/rules/frontend/react.md"), "Hooks only.").unwrap();
+        std::fs::write(ws.join(".claude/rules/api.md"), "---\npaths:\n  - src/api/**\n---\nValidate input.")
+            .unwrap();
+        let p = assemble(&crate::home::Home::new(&home), &env(&ws), &PromptParts::default());
+        let at = |t: &str| p.find(t).unwrap_or_else(|| panic!("{t} missing: {p}"));
+        assert!(at("Shared rule.") < at("Rule in .claude.") && at("Rule in .claude.") < at("Hooks only."));
+        assert!(at("Hooks only.") < at("Tabs.") && at("Tabs.") < at("My sandbox URL."));
+        assert!(p.contains("# Project rules (.claude/rules/style.md)\nTabs.\n"), "frontmatter dropped: {p}");
+        assert!(!p.contains("Validate input."), "a rule for some paths is not read at start: {p}");
     }
 
     #[test]

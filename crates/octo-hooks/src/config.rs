@@ -77,6 +77,12 @@ pub struct Hook {
     /// Whether it may use the network when it runs in the sandbox (`network = true`; the
     /// sandbox's own setting otherwise).
     pub network: bool,
+    /// Claude Code's `if`: on a tool event, it runs only for calls this rule matches
+    /// ([`crate::condition`]).
+    pub condition: Option<String>,
+    /// Claude Code's `async`: it runs in the background; nothing waits for it and its answer
+    /// decides nothing (its errors are still shown).
+    pub background: bool,
 }
 
 /// Hooks for the calls (or compaction triggers) a matcher selects.
@@ -195,13 +201,16 @@ impl HookSet {
         let mut text = String::new();
         for (e, m) in self.iter().filter(|(_, m)| m.project) {
             for h in &m.hooks {
+                // Added parts only when set, so the fingerprints of hooks without them stay.
                 text.push_str(&format!(
-                    "{}\u{1f}{}\u{1f}{}\u{1f}{}{}\u{1e}",
+                    "{}\u{1f}{}\u{1f}{}\u{1f}{}{}{}{}\u{1e}",
                     e.as_str(),
                     m.text,
                     h.command,
                     h.timeout.as_millis(),
-                    if h.network { "\u{1f}network" } else { "" }
+                    if h.network { "\u{1f}network" } else { "" },
+                    h.condition.as_ref().map(|c| format!("\u{1f}if {c}")).unwrap_or_default(),
+                    if h.background { "\u{1f}async" } else { "" }
                 ));
             }
         }
@@ -266,7 +275,10 @@ pub fn from_claude_settings(text: &str, source: &str, project: bool) -> (HookSet
                     .map_or(DEFAULT_TIMEOUT, |t| Duration::from_secs_f64(t.min(3600.0)));
                 // octo's own key: a hook that needs the network in the sandbox.
                 let network = h.get("network").and_then(Value::as_bool).unwrap_or(false);
-                cmds.push(Hook { command: command.to_owned(), timeout, network });
+                let condition =
+                    h.get("if").and_then(Value::as_str).filter(|c| !c.trim().is_empty()).map(str::to_owned);
+                let background = h.get("async").and_then(Value::as_bool).unwrap_or(false);
+                cmds.push(Hook { command: command.to_owned(), timeout, network, condition, background });
             }
             if cmds.is_empty() {
                 continue;

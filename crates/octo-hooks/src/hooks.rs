@@ -5,6 +5,7 @@
 //! decide instead (`decision`/`reason`, `hookSpecificOutput.permissionDecision`,
 //! `additionalContext`, `updatedInput`, `continue: false` with `stopReason`).
 
+use crate::answer::Answer;
 use crate::config::{Event, HookSet};
 use crate::run::{Ran, Runner};
 use octo_agent::{AfterTool, BeforeTool, ToolOutput};
@@ -98,6 +99,7 @@ pub enum PromptDecision {
 }
 
 /// A session's hooks.
+#[derive(Clone)]
 pub struct Hooks {
     set: HookSet,
     runner: Runner,
@@ -107,60 +109,6 @@ pub struct Hooks {
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks").field("set", &self.set).finish()
-    }
-}
-
-/// A hook's answer, read.
-struct Answer {
-    ran: Ran,
-    json: Option<Map<String, Value>>,
-}
-
-impl Answer {
-    fn blocked(&self) -> bool {
-        self.ran.code == Some(2)
-    }
-
-    fn ok(&self) -> bool {
-        self.ran.code == Some(0)
-    }
-
-    fn field(&self, key: &str) -> Option<&Value> {
-        self.json.as_ref()?.get(key)
-    }
-
-    fn specific(&self, key: &str) -> Option<&Value> {
-        self.field("hookSpecificOutput")?.get(key)
-    }
-
-    fn text(&self, key: &str) -> Option<String> {
-        self.field(key).and_then(Value::as_str).map(str::to_owned).filter(|s| !s.trim().is_empty())
-    }
-
-    /// Why it blocked: stderr, or a default naming the command.
-    fn reason(&self, event: Event) -> String {
-        let e = self.ran.stderr.trim();
-        if e.is_empty() {
-            format!("blocked by the {} hook `{}`", event.as_str(), self.ran.command)
-        } else {
-            e.to_owned()
-        }
-    }
-
-    /// `additionalContext`, else plain stdout (exit 0, not JSON).
-    fn context(&self) -> Option<String> {
-        if let Some(c) = self.specific("additionalContext").and_then(Value::as_str) {
-            return Some(c.to_owned()).filter(|c| !c.trim().is_empty());
-        }
-        if self.json.is_none() && self.ok() {
-            let t = self.ran.stdout.trim();
-            return (!t.is_empty()).then(|| t.to_owned());
-        }
-        None
-    }
-
-    fn stops(&self) -> bool {
-        self.field("continue").and_then(Value::as_bool) == Some(false)
     }
 }
 
@@ -193,7 +141,18 @@ impl Hooks {
             names.extend((self.ctx.aliases)(t));
         }
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let hooks = self.set.matching(event, &refs);
+        let mut hooks = self.set.matching(event, &refs);
+        // `if` is for tool events: those whose JSON names the call.
+        if fields.get("tool_name").is_some() {
+            let call = fields.get("tool_input").cloned().unwrap_or(Value::Null);
+            let mut shown = refs.clone();
+            if let Some(n) = fields.get("tool_name").and_then(Value::as_str) {
+                shown.push(n);
+            }
+            hooks.retain(|h| {
+                h.condition.as_deref().is_none_or(|c| crate::condition::applies(c, &shown, &call))
+            });
+        }
         if hooks.is_empty() {
             return Vec::new();
         }
@@ -206,6 +165,10 @@ impl Hooks {
         });
         if let (Some(obj), Value::Object(more)) = (input.as_object_mut(), fields) {
             obj.extend(more);
+        }
+        let (background, hooks): (Vec<_>, Vec<_>) = hooks.into_iter().partition(|h| h.background);
+        for hook in background {
+            self.in_background(event, hook, input.clone());
         }
         let runs = hooks.iter().map(|h| self.guarded_run(event, h, &input));
         let results = futures_util::future::join_all(runs).await;
@@ -228,30 +191,70 @@ impl Hooks {
                     .then(|| ran.stdout.trim())
                     .filter(|t| t.starts_with('{'))
                     .and_then(|t| serde_json::from_str::<Map<String, Value>>(t).ok());
+                // Claude Code's `systemMessage`: a message for the user, whatever was decided.
+                let message = json.as_ref().and_then(|j| j.get("systemMessage")).and_then(Value::as_str);
+                if let Some(m) = message.map(str::trim).filter(|m| !m.is_empty()) {
+                    (self.ctx.notice)(format!("{} hook: {m}", event.as_str()));
+                }
                 Answer { ran, json }
             })
             .collect()
+    }
+
+    /// Runs an `async` hook without waiting for it: its answer decides nothing, its errors are
+    /// shown. It is stopped with the session's other leftovers, or by its own timeout.
+    fn in_background(&self, event: Event, hook: crate::config::Hook, input: Value) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        let me = self.clone();
+        rt.spawn(async move {
+            let notice = |p: String| {
+                (me.ctx.notice)(format!("the async {} hook `{}` {p}", event.as_str(), hook.command));
+            };
+            let after = match me.guard(event, &hook).await {
+                Ok(after) => after,
+                Err(ran) => return notice(ran.problem.unwrap_or_default()),
+            };
+            // The guard holds the session's commands still until the hook has read what it
+            // runs; a hook nobody waits for gets a moment for that, not its whole run.
+            let run = me.runner.run(&hook, &input);
+            tokio::pin!(run);
+            let ran = tokio::select! {
+                ran = &mut run => ran,
+                () = tokio::time::sleep(BACKGROUND_HOLD) => {
+                    if let Some(why) = after.and_then(|check| check()) {
+                        notice(why);
+                    }
+                    return notice_failure(run.await, notice);
+                }
+            };
+            if let Some(why) = after.and_then(|check| check()) {
+                notice(why);
+            }
+            notice_failure(ran, notice);
+        });
+    }
+
+    /// What the guard says of `hook` now: `Ok` with the check for after its run, or what not
+    /// running it amounts to.
+    async fn guard(&self, event: Event, hook: &crate::config::Hook) -> Result<Option<crate::AfterRun>, Ran> {
+        let Some(guard) = &self.ctx.guard else { return Ok(None) };
+        guard(event, hook.command.clone()).await.map_err(|why| Ran {
+            command: hook.command.clone(),
+            code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            problem: Some(why),
+        })
     }
 
     /// Runs one hook once the guard lets it. A sandboxed hook that exits 2 on what reads as a
     /// refusal of the sandbox (a denied read or write) failed; it did not decide to block, so it
     /// is reported as an error that blocks nothing.
     async fn guarded_run(&self, event: Event, hook: &crate::config::Hook, input: &Value) -> Ran {
-        let mut after = None;
-        if let Some(guard) = &self.ctx.guard {
-            match guard(event, hook.command.clone()).await {
-                Ok(a) => after = a,
-                Err(why) => {
-                    return Ran {
-                        command: hook.command.clone(),
-                        code: None,
-                        stdout: String::new(),
-                        stderr: String::new(),
-                        problem: Some(why),
-                    }
-                }
-            }
-        }
+        let after = match self.guard(event, hook).await {
+            Ok(after) => after,
+            Err(ran) => return ran,
+        };
         let mut ran = self.runner.run(hook, input).await;
         if let Some(why) = after.and_then(|check| check()) {
             ran.stdout.clear();
@@ -277,15 +280,36 @@ impl Hooks {
         ran
     }
 
+    /// A call as the hooks see it: `tool_name`, `tool_input` (a relative `file_path` or
+    /// `notebook_path` made absolute, as Claude Code gives it) and `tool_use_id` when known.
+    fn call_fields(&self, id: &str, tool: &str, input: &Value) -> Value {
+        let (name, mut shown) =
+            (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
+        for key in ["file_path", "notebook_path"] {
+            if let Some(Value::String(p)) = shown.get_mut(key) {
+                if !p.is_empty() && !std::path::Path::new(p.as_str()).is_absolute() {
+                    *p = self.runner.cwd.join(p.as_str()).display().to_string();
+                }
+            }
+        }
+        let mut fields = json!({"tool_name": name, "tool_input": shown});
+        if !id.is_empty() {
+            fields["tool_use_id"] = json!(id);
+        }
+        fields
+    }
+
     /// PreToolUse: deny beats ask beats allow; the first rewritten input is used.
     pub async fn pre_tool(&self, tool: &str, input: &Value) -> BeforeTool {
+        self.pre_tool_call("", tool, input).await
+    }
+
+    /// [`Hooks::pre_tool`] for the call `id`.
+    pub async fn pre_tool_call(&self, id: &str, tool: &str, input: &Value) -> BeforeTool {
         if !self.has(Event::PreToolUse) {
             return BeforeTool::proceed();
         }
-        let (name, shown) =
-            (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
-        let answers =
-            self.fire(Event::PreToolUse, Some(tool), json!({"tool_name": name, "tool_input": shown})).await;
+        let answers = self.fire(Event::PreToolUse, Some(tool), self.call_fields(id, tool, input)).await;
         let mut out = BeforeTool::proceed();
         let mut rank = 0;
         for a in &answers {
@@ -329,19 +353,24 @@ impl Hooks {
 
     /// PostToolUse: a block or context is added to what the model sees.
     pub async fn post_tool(&self, tool: &str, input: &Value, output: &ToolOutput) -> AfterTool {
+        self.post_tool_call("", tool, input, output).await
+    }
+
+    /// [`Hooks::post_tool`] for the call `id`.
+    pub async fn post_tool_call(
+        &self,
+        id: &str,
+        tool: &str,
+        input: &Value,
+        output: &ToolOutput,
+    ) -> AfterTool {
         if !self.has(Event::PostToolUse) {
             return AfterTool::Keep;
         }
         let response = (self.ctx.shape.response)(tool, input, &output.text_content(), output.is_error);
-        let (name, shown) =
-            (self.ctx.shape.call)(tool, input).unwrap_or_else(|| (tool.to_owned(), input.clone()));
-        let answers = self
-            .fire(
-                Event::PostToolUse,
-                Some(tool),
-                json!({"tool_name": name, "tool_input": shown, "tool_response": response}),
-            )
-            .await;
+        let mut fields = self.call_fields(id, tool, input);
+        fields["tool_response"] = response;
+        let answers = self.fire(Event::PostToolUse, Some(tool), fields).await;
         let mut added = Vec::new();
         for a in &answers {
             if a.blocked() {
@@ -421,6 +450,20 @@ impl Hooks {
     /// Notification: an approval or question is waiting.
     pub async fn notification(&self, message: &str) {
         self.fire(Event::Notification, None, json!({"message": message})).await;
+    }
+}
+
+/// How long the guard holds the session's commands still for a hook nobody waits for (`async`):
+/// long enough for it to read what it runs.
+const BACKGROUND_HOLD: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Shows an `async` hook's failure through `notice` (its answer decides nothing).
+fn notice_failure(ran: Ran, notice: impl Fn(String)) {
+    let problem = ran.problem.or_else(|| {
+        (!matches!(ran.code, Some(0))).then(|| format!("failed (exit {})", ran.code.unwrap_or(-1)))
+    });
+    if let Some(p) = problem {
+        notice(p);
     }
 }
 

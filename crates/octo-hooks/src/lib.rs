@@ -8,6 +8,7 @@
 //!
 //! - [`config`]: events, matchers (a regular expression over the whole tool name, or `*`), the
 //!   hook set, reading `settings.json`.
+//! - [`condition`]: a hook's `if` (`Bash(git *)`), the calls it runs for.
 //! - [`Runner`]: one hook in the workspace through the application's shell, in its own process
 //!   group, output capped, killed on timeout.
 //! - [`Hooks`]: an event's hooks in parallel, their answers turned into decisions.
@@ -28,6 +29,8 @@
 //! assert!(set.matching(Event::PreToolUse, &["my_reader", "Read"]).is_empty());
 //! ```
 
+mod answer;
+pub mod condition;
 pub mod config;
 mod hooks;
 mod plugin;

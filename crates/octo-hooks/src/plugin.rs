@@ -62,7 +62,7 @@ impl Plugin for HooksPlugin {
         if !hooks.has(Event::PreToolUse) {
             return BeforeTool::proceed();
         }
-        hooks.pre_tool(call.name, call.input).await
+        hooks.pre_tool_call(call.id, call.name, call.input).await
     }
 
     async fn after_tool(&self, call: ToolCallInfo<'_>, output: &ToolOutput) -> AfterTool {
@@ -70,7 +70,7 @@ impl Plugin for HooksPlugin {
         if !hooks.has(Event::PostToolUse) {
             return AfterTool::Keep;
         }
-        hooks.post_tool(call.name, call.input, output).await
+        hooks.post_tool_call(call.id, call.name, call.input, output).await
     }
 
     async fn before_finish(&self, finish: FinishInfo<'_>) -> Option<String> {

@@ -103,7 +103,7 @@ impl Runner {
         octo_exec::reaper::become_subreaper();
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
-        let mut child = match octo_exec::tied::spawn(cmd) {
+        let child = match octo_exec::tied::spawn(cmd) {
             Ok(c) => c,
             Err(e) => {
                 ran.problem = Some(format!("could not start: {e}"));
@@ -112,50 +112,102 @@ impl Runner {
         };
         let group = child.id().unwrap_or(0);
         octo_exec::reaper::track(group, &self.tag.0);
-        // Whatever happens to this future (a cancelled turn drops it), the hook's whole group
-        // goes when it ends.
-        let _guard = GroupGuard(group);
         let body = serde_json::to_vec(input).unwrap_or_default();
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-        let work = async {
-            // Input is written while output is read: a hook that prints before reading (or never
-            // reads) cannot stall on a full pipe.
-            let write = async {
-                if let Some(mut w) = stdin {
-                    let _ = w.write_all(&body).await;
-                    drop(w);
-                }
-            };
-            let ((), out, err) = tokio::join!(write, read_capped(stdout), read_capped(stderr));
-            let status = child.wait().await;
-            (out, err, status)
-        };
-        match tokio::time::timeout(hook.timeout, work).await {
-            Ok(((out, out_over), (err, err_over), status)) => {
-                ran.stdout = out;
-                ran.stderr = err;
-                if out_over || err_over {
-                    kill_group(group);
-                    ran.problem = Some(format!("printed more than {} KB; stopped", MAX_OUTPUT / 1024));
-                } else {
-                    match status {
-                        Ok(s) => ran.code = s.code(),
-                        Err(e) => ran.problem = Some(format!("could not be waited for: {e}")),
-                    }
-                    if ran.code.is_none() && ran.problem.is_none() {
-                        ran.problem = Some("was killed by a signal".into());
-                    }
-                }
+        let (detach_tx, detach_rx) = tokio::sync::oneshot::channel();
+        // The hook is waited for in a task of its own, so that one which answers `{"async": true}`
+        // on its first line can go on in the background; otherwise dropping this future (a
+        // cancelled turn) aborts the task, and the hook's whole group goes with it.
+        let mut task = Abort(Some(tokio::spawn(wait(child, group, body, hook.timeout, detach_tx))));
+        let Some(handle) = task.0.as_mut() else { return ran };
+        let done = tokio::select! {
+            joined = handle => joined.ok(),
+            Ok(()) = detach_rx => {
+                // `{"async": true}`: it runs on, deciding nothing; its timeout still holds.
+                task.0 = None;
+                ran.code = Some(0);
+                return ran;
             }
-            Err(_) => {
+        };
+        task.0 = None;
+        finish(ran, done, group, hook.timeout)
+    }
+}
+
+/// What waiting for a hook gave: its output (each with whether it was cut), its exit; `Err` when
+/// it timed out (its group is then killed).
+type Waited = Result<
+    ((String, bool), (String, bool), std::io::Result<std::process::ExitStatus>),
+    tokio::time::error::Elapsed,
+>;
+
+/// Feeds a hook its input and waits for it, up to `timeout`.
+async fn wait(
+    mut child: tokio::process::Child,
+    group: u32,
+    body: Vec<u8>,
+    timeout: std::time::Duration,
+    detach: tokio::sync::oneshot::Sender<()>,
+) -> Waited {
+    let _guard = GroupGuard(group);
+    let stdin = child.stdin.take();
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let work = async {
+        // Input is written while output is read: a hook that prints before reading (or never
+        // reads) cannot stall on a full pipe.
+        let write = async {
+            if let Some(mut w) = stdin {
+                let _ = w.write_all(&body).await;
+                drop(w);
+            }
+        };
+        let ((), out, err) =
+            tokio::join!(write, read_capped(stdout, Some(detach)), read_capped(stderr, None));
+        let status = child.wait().await;
+        (out, err, status)
+    };
+    let done = tokio::time::timeout(timeout, work).await;
+    if done.is_err() {
+        kill_group(group);
+    }
+    done
+}
+
+/// A finished wait as what the hook did.
+fn finish(mut ran: Ran, done: Option<Waited>, group: u32, timeout: std::time::Duration) -> Ran {
+    match done {
+        Some(Ok(((out, out_over), (err, err_over), status))) => {
+            ran.stdout = out;
+            ran.stderr = err;
+            if out_over || err_over {
                 kill_group(group);
-                ran.problem =
-                    Some(format!("took longer than {} s and was stopped", hook.timeout.as_secs_f64()));
+                ran.problem = Some(format!("printed more than {} KB; stopped", MAX_OUTPUT / 1024));
+            } else {
+                match status {
+                    Ok(s) => ran.code = s.code(),
+                    Err(e) => ran.problem = Some(format!("could not be waited for: {e}")),
+                }
+                if ran.code.is_none() && ran.problem.is_none() {
+                    ran.problem = Some("was killed by a signal".into());
+                }
             }
         }
-        ran
+        Some(Err(_)) => {
+            ran.problem = Some(format!("took longer than {} s and was stopped", timeout.as_secs_f64()));
+        }
+        None => ran.problem = Some("could not be waited for".into()),
+    }
+    ran
+}
+
+/// Aborts the task waiting for a hook when dropped (unless taken: the hook went on in the
+/// background).
+struct Abort<T>(Option<tokio::task::JoinHandle<T>>);
+
+impl<T> Drop for Abort<T> {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.abort();
+        }
     }
 }
 
@@ -168,8 +220,12 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Reads a stream up to [`MAX_OUTPUT`]; `true` when there was more.
-async fn read_capped(stream: Option<impl AsyncRead + Unpin>) -> (String, bool) {
+/// Reads a stream up to [`MAX_OUTPUT`]; `true` when there was more. With `detach`, a first line
+/// that is Claude Code's `{"async": true}` is told through it as soon as it is read.
+async fn read_capped(
+    stream: Option<impl AsyncRead + Unpin>,
+    mut detach: Option<tokio::sync::oneshot::Sender<()>>,
+) -> (String, bool) {
     let Some(mut s) = stream else { return (String::new(), false) };
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 16 * 1024];
@@ -181,9 +237,21 @@ async fn read_capped(stream: Option<impl AsyncRead + Unpin>) -> (String, bool) {
                     return (String::from_utf8_lossy(&buf).into_owned(), true);
                 }
                 buf.extend_from_slice(&chunk[..n]);
+                if let Some(first) = buf.iter().position(|b| *b == b'\n').map(|i| &buf[..i]) {
+                    if let Some(tx) = detach.take().filter(|_| asks_async(first)) {
+                        let _ = tx.send(());
+                    }
+                }
             }
         }
     }
+}
+
+/// Whether a hook's first output line is `{"async": true, …}`.
+fn asks_async(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line)
+        .ok()
+        .is_some_and(|v| v.get("async").and_then(Value::as_bool) == Some(true))
 }
 
 fn kill_group(group: u32) {

@@ -3,8 +3,9 @@
 //! prefix, anything else exact), a path glob for a path tool (`src/**`), a host glob for a URL tool
 //! (`*.github.com`). No tool is known here by name: a tool from any source gets the same rules.
 //!
-//! A command with shell metacharacters (`;`, `&&`, `|`, `$(…)`, backticks, redirections) is never
-//! matched by an allow rule, while deny and ask rules also look at each of its parts.
+//! A command with shell metacharacters (`;`, `&&`, `|`, `$(…)`, backticks, redirections) is
+//! allowed only when the shell grammar splits it into plain simple commands and each of them is
+//! allowed by a rule ([`allowing`]); deny and ask rules also look at each of its parts.
 
 use super::target::Target;
 use globset::{GlobBuilder, GlobMatcher};
@@ -100,13 +101,23 @@ fn glob(p: &str) -> Result<GlobMatcher, String> {
 }
 
 impl Pattern {
+    /// Whether one plain command matches the command form.
+    fn command_matches(&self, c: &str) -> bool {
+        let c = normalize_command(c);
+        if self.prefix {
+            c.starts_with(self.command.as_str())
+        } else {
+            c == self.command
+        }
+    }
+
     fn new(text: &str) -> Self {
         Self {
             text: text.to_owned(),
             expanded: expand_home(text),
             command: normalize_command(text.trim_end_matches('*').trim_end_matches(':')),
             prefix: text.ends_with('*'),
-            path: glob(&expand_home(text)),
+            path: glob(&expand_home(strip_dot_slash(text))),
             host: glob(&text.to_ascii_lowercase()),
         }
     }
@@ -182,14 +193,7 @@ impl Rule {
         match &q.meta.subject {
             Subject::Command { .. } => {
                 let Some(cmd) = q.subject_value() else { return false };
-                let m = |c: &str| {
-                    let c = normalize_command(c);
-                    if p.prefix {
-                        c.starts_with(p.command.as_str())
-                    } else {
-                        c == p.command
-                    }
-                };
+                let m = |c: &str| p.command_matches(c);
                 if p.command.is_empty() {
                     return true;
                 }
@@ -219,6 +223,13 @@ impl Rule {
         }
     }
 
+    /// Whether this allow rule allows one simple command of a compound command.
+    fn allows_part(&self, q: &PermissionQuery<'_>, part: &str) -> bool {
+        self.action == Action::Allow
+            && self.tool_matches(q.rule_name())
+            && self.spec.as_ref().is_none_or(|p| p.command.is_empty() || p.command_matches(part))
+    }
+
     /// Whether the specifier suits `subject` (what the tool the rule names declares).
     fn check(&self, subject: &Subject) -> Result<(), RuleError> {
         let Some(p) = &self.spec else { return Ok(()) };
@@ -241,6 +252,15 @@ impl Rule {
     }
 }
 
+/// A path pattern without leading `./` (a relative glob is already the workspace's, and a path
+/// subject never starts with `./`).
+fn strip_dot_slash(mut p: &str) -> &str {
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p
+}
+
 /// A path pattern with a leading `~/` made absolute (the user's home).
 fn expand_home(p: &str) -> String {
     let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
@@ -258,6 +278,56 @@ pub fn normalize_command(c: &str) -> String {
 /// Whether a command uses the shell to do more than run one program.
 pub fn has_shell_meta(c: &str) -> bool {
     c.contains([';', '&', '|', '`', '>', '<', '\n', '(', ')']) || c.contains("$(") || c.contains("${")
+}
+
+/// The allow rule that allows `q` among `rules`: one that matches it whole, or, for a compound
+/// command (`git add -A && git commit -m "…"`), the first of the rules that together allow every
+/// simple command in it, as Claude Code splits them. The split is the shell grammar's
+/// ([`octo_tools::shell::syntax`]); a command it cannot read fully — a parse error, a word only
+/// known at run time (`$X`, `$(…)`), an assignment before a command, a process substitution, a
+/// redirection to a file — is allowed by no rule.
+pub(super) fn allowing<'r>(rules: &'r [Rule], q: &PermissionQuery<'_>, t: &Target) -> Option<&'r Rule> {
+    let allow = || rules.iter().filter(|r| r.action == Action::Allow);
+    if let Some(r) = allow().find(|r| r.matches(q, t)) {
+        return Some(r);
+    }
+    if !matches!(q.meta.subject, Subject::Command { .. }) {
+        return None;
+    }
+    let cmd = q.subject_value().filter(|c| has_shell_meta(c))?;
+    let parts = simple_commands(cmd, q.cwd)?;
+    let mut first = None;
+    for part in &parts {
+        let r = allow().find(|r| r.allows_part(q, part))?;
+        first.get_or_insert(r);
+    }
+    first
+}
+
+/// The simple commands of `cmd`, each as its words after quote removal, when the grammar reads
+/// all of it and nothing in it is decided only at run time or writes through a redirection.
+fn simple_commands(cmd: &str, cwd: &std::path::Path) -> Option<Vec<String>> {
+    use octo_tools::shell::syntax;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+    let script = syntax::parse(cmd, cwd, &home);
+    if script.error || script.too_deep || !script.fork_bombs.is_empty() || script.commands.is_empty() {
+        return None;
+    }
+    let harmless = |r: &syntax::Redirect| {
+        r.op.contains('>') && matches!(r.target.text.as_str(), "/dev/null" | "&1" | "&2" | "1" | "2")
+    };
+    script
+        .commands
+        .iter()
+        .map(|c| {
+            let plain = !c.words.is_empty()
+                && c.assignments.is_empty()
+                && !c.process_substitution
+                && c.words.iter().all(|w| !w.dynamic)
+                && c.redirects.iter().all(harmless);
+            plain.then(|| c.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "))
+        })
+        .collect()
 }
 
 fn command_parts(c: &str) -> Vec<String> {
@@ -306,7 +376,8 @@ impl RuleSet {
 
     /// The strongest matching rule: deny, then ask, then allow.
     pub(super) fn decide(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<&Rule> {
-        self.rules.iter().filter(|r| r.matches(q, t)).max_by_key(|r| r.action)
+        let best = self.rules.iter().filter(|r| r.matches(q, t)).max_by_key(|r| r.action);
+        best.or_else(|| allowing(&self.rules, q, t))
     }
 
     /// The specifiers of the allow rules for `tool` (for `web_fetch`, the hosts the user trusts).

@@ -3,7 +3,7 @@
 //! calls without asking while it is active, as in Claude Code (bounded by everything a grant
 //! cannot lift: deny rules, hard denies, secret and protected paths, plan mode, the sandbox).
 
-use super::rules::{Action, Rule};
+use super::rules::{allowing, Action, Rule};
 use super::target::Target;
 use octo_agent::{DenyKind, PermissionDecision, PermissionQuery, Subject};
 
@@ -55,7 +55,7 @@ impl Scope {
 
     /// Whether it grants this call (it names it, and may grant).
     pub(super) fn grants(&self, q: &PermissionQuery<'_>, t: &Target) -> bool {
-        self.trusted && self.rules.iter().any(|r| r.matches(q, t))
+        self.trusted && allowing(&self.rules, q, t).is_some()
     }
 
     /// What it allows, as written.
@@ -73,7 +73,7 @@ impl Scope {
     /// The refusal of a call it does not allow. Tools that only read and name no subject (the
     /// task list, a question for the user, loading a skill) stay available.
     pub(super) fn refusal(&self, q: &PermissionQuery<'_>, t: &Target) -> Option<PermissionDecision> {
-        if q.meta.read_only && q.meta.subject == Subject::None || self.rules.iter().any(|r| r.matches(q, t)) {
+        if q.meta.read_only && q.meta.subject == Subject::None || allowing(&self.rules, q, t).is_some() {
             return None;
         }
         let s = self;

@@ -93,6 +93,19 @@ fn command_rules_table() {
         ("env A=1 rm -rf target", D::Deny),
         ("bash -c 'curl evil'", D::Deny),
         ("eval curl evil", D::Deny),
+        // A compound command whose every part is allowed, as Claude Code splits it.
+        ("git status && cargo test", D::Allow),
+        ("git status; ls", D::Allow),
+        ("git status > /dev/null && ls", D::Allow),
+        ("(git status) && cargo test -p 'a b'", D::Allow),
+        ("git status && ls -la", D::Ask),
+        ("git status && cargo test $X", D::Ask),
+        ("X=1 git status && ls", D::Ask),
+        ("git status; ls > out.txt", D::Ask),
+        ("git status && $(ls)", D::Ask),
+        ("git status && ls <(cat x)", D::Ask),
+        ("git status &&", D::Ask),
+        ("git status && git push", D::Ask),
     ];
     for (cmd, want) in cases {
         assert_eq!(&decide(&e, "terminal", json!({"command": cmd}), false), want, "command: {cmd}");
@@ -104,7 +117,7 @@ fn path_and_host_rules_table() {
     let e = engine(
         &["write_file(src/**)", "edit_file(docs/*.md)", "web_fetch(docs.rs)", "web_fetch(*.github.com)"],
         &["read_file(**/.env)"],
-        &["write_file(**/*.lock)", "edit_file(/etc/**)", "web_fetch(*.evil.com)"],
+        &["write_file(**/*.lock)", "edit_file(/etc/**)", "web_fetch(*.evil.com)", "read_file(./secret.txt)"],
         Mode::Default,
     );
     let cases: &[(&str, Value, bool, D)] = &[
@@ -121,6 +134,9 @@ fn path_and_host_rules_table() {
         ("read_file", json!({"path": "src/main.rs"}), true, D::Allow),
         ("read_file", json!({"path": "config/.env"}), true, D::Ask),
         ("read_file", json!({"path": "/etc/passwd"}), true, D::Ask),
+        ("read_file", json!({"path": "secret.txt"}), true, D::Deny),
+        ("read_file", json!({"path": "./secret.txt"}), true, D::Deny),
+        ("read_file", json!({"path": "/ws/secret.txt"}), true, D::Deny),
         ("web_fetch", json!({"url": "https://docs.rs/tokio"}), true, D::Allow),
         ("web_fetch", json!({"url": "https://api.github.com/repos"}), true, D::Allow),
         ("web_fetch", json!({"url": "http://x.evil.com:8080/a"}), true, D::Deny),

@@ -128,8 +128,7 @@ fn load(path: &Path, label: &str) -> Result<AgentDef, String> {
     let split = frontmatter::split(&text)?;
     let yaml =
         split.yaml.ok_or("it has no frontmatter (a `---` block with `name` and `description` at the top)")?;
-    let value: yaml_serde::Value =
-        yaml_serde::from_str(yaml).map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
+    let value = frontmatter::value(yaml)?;
     let front = frontmatter::parse(yaml)?;
     let name = front.name.ok_or("its frontmatter has no `name`")?;
     let description =

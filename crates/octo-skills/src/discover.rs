@@ -270,6 +270,9 @@ fn load_skill(
     let name = match front.name.clone() {
         None => expected.to_owned(),
         Some(n) if n == expected => n,
+        // A display name such as `Writing Hookify Rules`, which Claude Code shows while the skill
+        // is called by its folder's name.
+        Some(n) if !valid_name(&n) && valid_name(expected) => expected.to_owned(),
         Some(n) => {
             let what = if dir.is_some() { "folder" } else { "file" };
             note = Some(format!(

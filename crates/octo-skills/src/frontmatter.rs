@@ -71,13 +71,7 @@ pub fn parse(yaml: &str) -> Result<Front, SkillFileError> {
 
 /// The fields of a frontmatter block.
 fn fields(yaml: &str) -> Result<Front, String> {
-    let value: Value = match yaml_serde::from_str(yaml) {
-        Ok(v) => v,
-        // Claude Code's own examples write `argument-hint: [pr-number] [priority]`, which YAML
-        // reads as a broken list: such a hint is taken as the text it was meant to be.
-        Err(e) => yaml_serde::from_str(&quote_hint(yaml).ok_or(e.to_string()).map_err(not_yaml)?)
-            .map_err(|_| not_yaml(e.to_string()))?,
-    };
+    let value = value(yaml)?;
     let map = match value {
         Value::Mapping(m) => m,
         Value::Null => return Ok(Front { user_invocable: true, ..Front::default() }),
@@ -141,24 +135,63 @@ fn fields(yaml: &str) -> Result<Front, String> {
     })
 }
 
-fn not_yaml(e: String) -> String {
-    format!("the frontmatter is not valid YAML: {e}")
+/// A frontmatter block as a YAML value. Claude Code's own plugins write values YAML cannot
+/// read — an unquoted `description:` holding `: ` and `<example>` blocks, `argument-hint:
+/// [pr-number] [priority]` — and Claude Code accepts them, so when the whole block is not YAML it
+/// is read line by line: each unindented `key: rest` line is one field whose value is `rest`
+/// read as YAML when that gives a plain value or a list, else `rest` as written; indented lines
+/// below a key belong to it.
+pub fn value(yaml: &str) -> Result<Value, SkillFileError> {
+    match yaml_serde::from_str(yaml) {
+        Ok(v) => Ok(v),
+        Err(e) => lenient(yaml).ok_or_else(|| {
+            SkillFileError::new(FileErrorKind::Frontmatter, format!("the frontmatter is not valid YAML: {e}"))
+        }),
+    }
 }
 
-/// The frontmatter with an `argument-hint` line's value quoted, if it has one that is not.
-fn quote_hint(yaml: &str) -> Option<String> {
-    let mut changed = false;
-    let lines: Vec<String> = yaml
-        .lines()
-        .map(|l| match l.strip_prefix("argument-hint:") {
-            Some(v) if !v.trim().starts_with(['"', '\'']) && !v.trim().is_empty() => {
-                changed = true;
-                format!("argument-hint: '{}'", v.trim().replace('\'', "''"))
+/// The line-by-line reading of [`value`]; `None` when a line is neither `key: value` nor part of
+/// the value above it.
+fn lenient(yaml: &str) -> Option<Value> {
+    let mut fields: Vec<(String, String, Vec<&str>)> = Vec::new();
+    for line in yaml.lines() {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        if line.starts_with([' ', '\t', '-']) {
+            fields.last_mut()?.2.push(line);
+            continue;
+        }
+        let (key, rest) = line.split_once(':')?;
+        let key = key.trim();
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return None;
+        }
+        fields.push((key.to_owned(), rest.trim().to_owned(), Vec::new()));
+    }
+    let mut map = yaml_serde::Mapping::new();
+    for (key, rest, below) in fields {
+        let v = if rest.is_empty() && !below.is_empty() {
+            yaml_serde::from_str(&below.join("\n")).unwrap_or_else(|_| Value::String(joined(&below)))
+        } else {
+            let mut text = rest;
+            if !below.is_empty() {
+                text = format!("{text} {}", joined(&below));
             }
-            _ => l.to_owned(),
-        })
-        .collect();
-    changed.then(|| lines.join("\n"))
+            match yaml_serde::from_str::<Value>(&text) {
+                Ok(v @ (Value::Bool(_) | Value::Number(_) | Value::Null | Value::Sequence(_))) => v,
+                Ok(Value::String(s)) if !text.contains(": ") => Value::String(s),
+                _ => Value::String(text),
+            }
+        };
+        map.insert(Value::String(key), v);
+    }
+    Some(Value::Mapping(map))
+}
+
+/// Indented continuation lines as one line of text.
+fn joined(lines: &[&str]) -> String {
+    lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ")
 }
 
 /// Splits `Read, Grep Bash(git diff *)` into entries: commas and spaces separate, except inside
@@ -202,6 +235,28 @@ mod tests {
     }
 
     #[test]
+    fn values_yaml_cannot_read_are_taken_as_claude_code_takes_them() {
+        // As pr-review-toolkit's agents write them: unquoted, with `: ` and `<example>` blocks.
+        let f = parse(
+            "name: code-reviewer\ndescription: Use this agent when code was written. Examples: <example>Context: a change. user: \"Review it\" assistant: \"I'll use it\"</example>\nmodel: opus\ncolor: green\ntools: Read, Grep\n",
+        )
+        .unwrap();
+        assert_eq!(f.name.as_deref(), Some("code-reviewer"));
+        let d = f.description.unwrap();
+        assert!(d.starts_with("Use this agent when") && d.ends_with("</example>"), "{d}");
+        assert_eq!(f.model.as_deref(), Some("opus"));
+        // A value continued on indented lines, a list below its key, flags and names with spaces.
+        let f = parse(
+            "name: Writing Hookify Rules\ndescription: Write rules: the\n  second line\nallowed-tools:\n  - Read\n  - Bash(git:*)\nuser-invocable: false\n",
+        )
+        .unwrap();
+        assert_eq!(f.name.as_deref(), Some("Writing Hookify Rules"));
+        assert_eq!(f.description.as_deref(), Some("Write rules: the second line"));
+        assert_eq!(f.allowed_tools, ["Read", "Bash(git:*)"]);
+        assert!(!f.user_invocable);
+    }
+
+    #[test]
     fn fields_in_every_spelling_claude_code_accepts() {
         let f = parse(
             "name: review\ndescription: >\n  Reviews code\n  carefully.\nallowed-tools: Read, Grep Bash(git diff *)\nuser-invocable: false\ndisable-model-invocation: \"true\"\nmodel: inherit\n",
@@ -214,11 +269,11 @@ mod tests {
         assert_eq!(f.model, None);
         let f = parse("allowed-tools:\n  - Read\n  - Bash(git:*)\n").unwrap();
         assert_eq!(f.allowed_tools, ["Read", "Bash(git:*)"]);
-        assert!(parse("name: [unclosed").unwrap_err().message.contains("not valid YAML"));
+        assert!(parse("name: x\nnot a field\n").unwrap_err().message.contains("not valid YAML"));
         assert_eq!(parse("argument-hint: [file]\n").unwrap().argument_hint.as_deref(), Some("[file]"));
         let f = parse("name: x\nargument-hint: [pr-number] [priority]\n").unwrap();
         assert_eq!(f.argument_hint.as_deref(), Some("[pr-number] [priority]"));
-        assert!(parse("argument-hint: [a] [b]\nname: [oops\n").is_err());
+        assert!(parse("argument-hint: [a] [b]\n[oops\n").is_err());
         assert!(parse("- a\n- b\n").is_err());
         assert!(parse("name: {a: 1}\n").unwrap_err().message.contains("`name` must be text"));
     }

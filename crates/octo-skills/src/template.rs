@@ -39,7 +39,26 @@ impl Template {
     pub fn parse(body: &str, first_line: usize) -> Result<Self, SkillFileError> {
         let mut pieces = Vec::new();
         let mut text = String::new();
+        // A fenced block opened by a line "```!" runs as a whole, as Claude Code runs it.
+        let mut block: Option<(usize, String)> = None;
         for (i, line) in body.split_inclusive('\n').enumerate() {
+            if let Some((_, script)) = block.as_mut() {
+                if line.trim() == "```" {
+                    if let Some((_, script)) = block.take() {
+                        if !text.is_empty() {
+                            pieces.push(Piece::Text(std::mem::take(&mut text)));
+                        }
+                        pieces.push(Piece::Run(script.trim_end().to_owned()));
+                    }
+                } else {
+                    script.push_str(line);
+                }
+                continue;
+            }
+            if line.trim_end() == "```!" {
+                block = Some((first_line + i, String::new()));
+                continue;
+            }
             let mut rest = line;
             while let Some(at) = find_bang(rest) {
                 text.push_str(&rest[..at]);
@@ -60,6 +79,12 @@ impl Template {
                 rest = &after[close + 1..];
             }
             text.push_str(rest);
+        }
+        if let Some((line, _)) = block {
+            return Err(SkillFileError::new(
+                FileErrorKind::Template,
+                format!("line {line}: the command block opened by ```! is never closed by a ``` line"),
+            ));
         }
         if !text.is_empty() {
             pieces.push(Piece::Text(text));
@@ -339,6 +364,21 @@ mod tests {
         );
         let err = Template::parse("ok\nthen !`git status\n", 7).unwrap_err();
         assert!(err.message.contains("line 8"), "{err}");
+    }
+
+    #[test]
+    fn a_bang_fenced_block_runs_as_one_command() {
+        let t = Template::parse("Context:\n```!\ngit status --short\ngit diff $0\n```\nNow review.\n", 3)
+            .unwrap();
+        assert_eq!(
+            text(&t.expand("HEAD~1", Dirs::default(), None)),
+            "Context:\n<run OCTO_ARG_1='HEAD~1'; git status --short\ngit diff ${OCTO_ARG_1}>Now review.\n"
+        );
+        // An ordinary fence is text.
+        let t = Template::parse("```sh\nmake\n```\n", 1).unwrap();
+        assert!(!t.runs_commands());
+        let err = Template::parse("a\n```!\nls\n", 5).unwrap_err();
+        assert!(err.message.contains("line 6") && err.message.contains("never closed"), "{}", err.message);
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub enum AllowedToolError {
     NoTool(String),
 }
 
+/// Claude Code's names for octo tools that are not built in here, and so are not in the
+/// registry this module reads: the sub-agent tool (octo-app; Claude Code calls it `Task`, and
+/// `Agent` since 2.1) and the skill tool (octo-skills).
+pub const OUTSIDE: &[(&str, &str)] = &[("Task", "task"), ("Agent", "task"), ("Skill", "skill")];
+
 /// The built-in tools' names and metadata, in the order the model sees them (read once, when
 /// first asked).
 fn builtin() -> &'static [(String, ToolMeta)] {
@@ -36,6 +41,17 @@ fn builtin() -> &'static [(String, ToolMeta)] {
 /// for: the tools that answer to its name (the first takes the specifier) and the tools that
 /// come with them. An entry naming no tool octo has is an error that says so.
 pub fn rules_for(entry: &str) -> Result<Vec<String>, AllowedToolError> {
+    rules_for_at(entry, false)
+}
+
+/// [`rules_for`] for an entry of the user's own `~/.claude/settings.json`: there a path that
+/// starts with `/` is the home's (`Read(/src/**)` is `~/src/**`), as Claude Code reads it
+/// relative to the folder holding the settings' `.claude`.
+pub fn rules_for_user_settings(entry: &str) -> Result<Vec<String>, AllowedToolError> {
+    rules_for_at(entry, true)
+}
+
+fn rules_for_at(entry: &str, in_home: bool) -> Result<Vec<String>, AllowedToolError> {
     let entry = entry.trim();
     let (tool, spec) = match entry.find('(') {
         Some(i) if entry.ends_with(')') => (&entry[..i], Some(entry[i + 1..entry.len() - 1].trim())),
@@ -49,6 +65,9 @@ pub fn rules_for(entry: &str) -> Result<Vec<String>, AllowedToolError> {
         if table.iter().any(|(n, _)| n == tool) || tool.starts_with("mcp__") {
             return Ok(vec![entry.to_owned()]);
         }
+        if let Some((_, octo)) = OUTSIDE.iter().find(|(claude, _)| *claude == tool) {
+            return Ok(vec![(*octo).to_owned()]);
+        }
         return Err(AllowedToolError::NoTool(tool.to_owned()));
     };
     let companions =
@@ -57,20 +76,50 @@ pub fn rules_for(entry: &str) -> Result<Vec<String>, AllowedToolError> {
     let spec = spec.filter(|s| !s.is_empty() && *s != "*");
     let head = match spec {
         None => first.clone(),
-        Some(spec) => format!("{first}({})", specifier(&first_meta.subject, spec)),
+        Some(spec) => format!("{first}({})", specifier(&first_meta.subject, spec, in_home)),
     };
     Ok(std::iter::once(head).chain(rest).collect())
 }
 
 /// A Claude Code specifier in octo's rule syntax: a command's `git:*` (the old prefix form) is
 /// the prefix `git*`; a URL's `domain:docs.rs` is the host `docs.rs`.
-fn specifier(subject: &Subject, spec: &str) -> String {
+fn specifier(subject: &Subject, spec: &str, in_home: bool) -> String {
     match subject {
         Subject::Command { .. } => {
             spec.strip_suffix(":*").map_or_else(|| spec.to_owned(), |p| format!("{p}*"))
         }
         Subject::Url { .. } => spec.strip_prefix("domain:").unwrap_or(spec).to_owned(),
+        Subject::Path { .. } => match spec.strip_prefix('/').filter(|r| in_home && !r.starts_with('/')) {
+            Some(rest) => format!("~/{rest}"),
+            None => path_specifier(spec),
+        },
         _ => spec.to_owned(),
+    }
+}
+
+/// A Claude Code path specifier, which follows gitignore's reading, in octo's glob syntax (a
+/// relative glob is the workspace's): `//etc/x` is the absolute `/etc/x`; `/src/**` and
+/// `./src/**` are the project's `src/**`; a bare name without a slash (`.env`, `*.pem`)
+/// matches at any depth (`**/.env`); `~/` stays the home.
+fn path_specifier(spec: &str) -> String {
+    if let Some(abs) = spec.strip_prefix("//") {
+        return format!("/{abs}");
+    }
+    if spec.starts_with("~/") {
+        return spec.to_owned();
+    }
+    let mut rel = spec;
+    while let Some(r) = rel.strip_prefix("./") {
+        rel = r;
+    }
+    if let Some(r) = rel.strip_prefix('/') {
+        return r.to_owned();
+    }
+    let body = rel.trim_end_matches('/');
+    if body.contains('/') || body.starts_with("**") {
+        rel.to_owned()
+    } else {
+        format!("**/{rel}")
     }
 }
 
@@ -221,9 +270,21 @@ mod tests {
         assert_eq!(rules_for("Bash(*)").unwrap()[0], "terminal");
         assert_eq!(rules_for("WebFetch(domain:docs.rs)").unwrap(), ["web_fetch(docs.rs)"]);
         assert_eq!(rules_for("Read(src/**)").unwrap(), ["read_file(src/**)"]);
+        // Paths as gitignore reads them, as Claude Code does.
+        assert_eq!(rules_for("Read(./.env)").unwrap(), ["read_file(**/.env)"]);
+        assert_eq!(rules_for("Read(.env)").unwrap(), ["read_file(**/.env)"]);
+        assert_eq!(rules_for("Read(*.pem)").unwrap(), ["read_file(**/*.pem)"]);
+        assert_eq!(rules_for("Read(./secrets/**)").unwrap(), ["read_file(secrets/**)"]);
+        assert_eq!(rules_for("Edit(/src/**/*.ts)").unwrap(), ["edit_file(src/**/*.ts)"]);
+        assert_eq!(rules_for("Read(//etc/passwd)").unwrap(), ["read_file(/etc/passwd)"]);
+        assert_eq!(rules_for("Read(~/.ssh/**)").unwrap(), ["read_file(~/.ssh/**)"]);
+        assert_eq!(rules_for_user_settings("Read(/src/**)").unwrap(), ["read_file(~/src/**)"]);
+        assert_eq!(rules_for_user_settings("Read(//etc/x)").unwrap(), ["read_file(/etc/x)"]);
         assert_eq!(rules_for("grep").unwrap(), ["grep"]);
         assert_eq!(rules_for("mcp__github__list_issues").unwrap(), ["mcp__github__list_issues"]);
         assert!(rules_for("Teleport").unwrap_err().to_string().contains("no tool"));
+        assert_eq!(rules_for("Task").unwrap(), ["task"]);
+        assert_eq!(rules_for("Skill").unwrap(), ["skill"]);
         assert!(rules_for("Bash(git").is_err());
     }
 }

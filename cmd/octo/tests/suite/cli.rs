@@ -93,6 +93,71 @@ async fn no_tools_sends_no_tools_and_piped_stdin_is_the_prompt() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn print_is_a_flag_as_in_claude_code_scripts() {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([
+        Scripted::sse(Reply::new().text("one").sse()),
+        Scripted::sse(Reply::new().text("two").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    // `claude -p --output-format json "q"`: the flag before the options, the prompt last.
+    let mut c = octo(&home);
+    c.args(["--no-tools", "-p", "--output-format", "json", "first question"]);
+    let out = assert_async(c).await.success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["result"], "one");
+    // `echo q | claude -p`: the prompt is stdin.
+    let mut c = octo(&home);
+    c.args(["--no-tools", "--print"]).write_stdin("second question\n");
+    assert_async(c).await.success().stdout("two\n");
+    let bodies = llm.request_bodies().await;
+    assert_eq!(bodies[0]["messages"][0]["content"][0]["text"], "first question");
+    assert_eq!(bodies[1]["messages"][0]["content"][0]["text"], "second question\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_headless_flags_work_as_in_claude_code() {
+    let llm = MockLlm::start().await;
+    let write = |id: &str, path: &str| {
+        Scripted::sse(Reply::new().tool_use(id, "write_file", json!({"path": path, "content": "x"})).sse())
+    };
+    llm.script_anthropic([
+        write("t1", "skipped.txt"),
+        Scripted::sse(Reply::new().text("wrote it").sse()),
+        write("t2", "asked.txt"),
+        Scripted::sse(Reply::new().text("could not").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    // --dangerously-skip-permissions is auto mode; --session-id names the saved session.
+    let mut c = octo(&home);
+    c.args(["--dangerously-skip-permissions", "--session-id", "3f2a9c1e-0b7d-4e55-9a61-2c8f0d4b7e19"]);
+    c.args(["-p", "--output-format", "json", "write it"]);
+    let v: Value = serde_json::from_slice(&assert_async(c).await.success().get_output().stdout).unwrap();
+    assert_eq!(v["session_id"], "3f2a9c1e-0b7d-4e55-9a61-2c8f0d4b7e19");
+    assert!(home.workspace().join("skipped.txt").exists());
+    // The same id again is refused before anything runs.
+    let mut c = octo(&home);
+    c.args(["--session-id", "3f2a9c1e-0b7d-4e55-9a61-2c8f0d4b7e19", "-p", "again"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("already in use"));
+    // dontAsk: what no rule allows is refused, never asked.
+    let mut c = octo(&home);
+    c.args(["--permission-mode", "dontAsk", "--no-save", "-p", "--output-format", "json", "write more"]);
+    let out = assert_async(c).await.get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["permission_denials"][0]["tool_name"], "Write", "{v}");
+    assert!(!home.workspace().join("asked.txt").exists());
+    // A --mcp-config that cannot be read is an error naming it.
+    let mut c = octo(&home);
+    c.args(["--mcp-config", "{\"mcpServers\": {\"x\": {\"type\": 5}}}", "-p", "hi"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("--mcp-config"));
+    let mut c = octo(&home);
+    c.args(["--mcp-config", "/no/such/file.json", "-p", "hi"]);
+    assert_async(c).await.code(2).stderr(predicate::str::contains("/no/such/file.json"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_tool_loop_edits_a_file() {
     let llm = MockLlm::start().await;
     llm.script_anthropic([
@@ -174,8 +239,8 @@ async fn headless_runs_deny_what_would_need_approval() {
     let home = home_for(&llm);
     let mut c = octo(&home);
     c.args(["--output-format", "json", "write x.txt"]);
-    // Cut short by a refusal: a distinct exit status.
-    let out = assert_async(c).await.code(3).get_output().stdout.clone();
+    // Cut short by a refusal: as in Claude Code, the JSON says so and the run is done.
+    let out = assert_async(c).await.code(0).get_output().stdout.clone();
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["answer"], "I could not write it.");
     assert_eq!(v["denied_tool_calls"], json!(["write_file"]));
@@ -227,7 +292,7 @@ async fn json_output_reports_every_outcome_kind() {
     home.write("README.md", "# readme\n").unwrap();
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--permission-mode", "plan", "--no-save", "look around"]);
-    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(0).get_output().stdout);
     assert_eq!(
         outcomes(&v),
         ["hard_denied", "denied_by_rule", "blocked_by_plan_mode", "unknown_tool", "ran"],
@@ -239,14 +304,14 @@ async fn json_output_reports_every_outcome_kind() {
 
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--no-save", "write y"]);
-    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(0).get_output().stdout);
     assert_eq!(outcomes(&v), ["denied_unattended"], "nobody could be asked: {v}");
 
     // Auto mode lets the call run; the tool's own question about leaving the workspace then
     // finds nobody to ask, and says so.
     let mut c = octo(&home);
     c.args(["--output-format", "json", "--permission-mode", "auto", "--no-save", "write outside"]);
-    let v = json_of(&assert_async(c).await.code(3).get_output().stdout);
+    let v = json_of(&assert_async(c).await.code(0).get_output().stdout);
     assert_eq!(outcomes(&v), ["denied_unattended"], "{v}");
     assert!(!home.workspace().join("../outside.txt").exists());
 }
@@ -1157,6 +1222,11 @@ async fn json_and_stream_json_have_claude_codes_shapes() {
     let init = &lines[0];
     assert_eq!(init["subtype"], "init");
     assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "Bash"), "{init}");
+    assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "Task"), "Claude Code's name: {init}");
+    assert!(init["slash_commands"].is_array() && init["skills"].is_array(), "{init}");
+    let uuid = init["uuid"].as_str().unwrap();
+    assert!(uuid.len() == 36 && uuid.chars().filter(|c| *c == '-').count() == 4, "{uuid}");
+    assert!(lines[1]["uuid"].is_string() && lines[1]["uuid"] != lines[3]["uuid"]);
     assert_eq!(init["permissionMode"], "bypassPermissions");
     assert!(init["cwd"].is_string() && init["model"].is_string());
     let call = &lines[1]["message"]["content"][0];

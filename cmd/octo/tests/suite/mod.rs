@@ -1,4 +1,5 @@
 mod acp;
+mod claude_diff;
 mod cli;
 mod common;
 mod daily;

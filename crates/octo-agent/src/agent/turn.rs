@@ -375,10 +375,11 @@ impl Turn<'_, '_> {
         calls
     }
 
-    /// Step 5, finish: the model answered without tool calls. Plugins may make the turn go on
-    /// (`None`); otherwise it ends.
+    /// Step 5, finish: the model answered without tool calls. The answer is committed (a Stop hook
+    /// reads it in the transcript), then plugins may make the turn go on (`None`); else it ends.
     async fn finish_step(&mut self) -> Result<Option<TurnOutcome>, AgentError> {
         if !self.t.agent.plugins.is_empty() {
+            commit(self.t.agent, &mut self.t.checkpoint, self.ch);
             let answer = self.st.last_text.clone().unwrap_or_default();
             let info =
                 FinishInfo { answer: &answer, requests: self.requests, extensions: self.st.extensions };
@@ -393,8 +394,7 @@ impl Turn<'_, '_> {
                 return Ok(None);
             }
         }
-        let stop = self.last_stop.clone().unwrap_or(StopReason::EndTurn);
-        Ok(Some(self.finish(TurnEndReason::Completed, stop)))
+        Ok(Some(self.finish(TurnEndReason::Completed, self.last_stop.clone().unwrap_or(StopReason::EndTurn))))
     }
 
     /// Step 4, run tools: every call of the reply, then one message with every result; the round

@@ -98,6 +98,9 @@ impl Config {
             self.project_allow = Some(pending);
             return;
         }
+        for (name, value) in &pending.env {
+            self.shell_env.set.entry(name.clone()).or_insert_with(|| value.clone());
+        }
         for (rule, file) in &pending.allow {
             if let Err(e) = self.rules.add(std::slice::from_ref(rule), &[], &[], file) {
                 self.warnings.push(format!("{file}: its permission rules are skipped: {e}"));
@@ -111,7 +114,12 @@ impl Config {
     }
 
     fn apply_claude_permissions(&mut self, v: &Value, file: &str, project: bool, home: Option<&Path>) {
+        self.read_claude_env(v, file, project);
         let Some(p) = v.get("permissions") else { return };
+        // It only tightens, so any file may set it.
+        if p.get("disableBypassPermissionsMode").and_then(Value::as_str) == Some("disable") {
+            self.bypass_disabled_by.get_or_insert_with(|| file.to_owned());
+        }
         let list = |k: &str| -> Vec<String> {
             p.get(k)
                 .and_then(Value::as_array)
@@ -124,7 +132,12 @@ impl Config {
         let rules = |entries: Vec<String>, what: &str, warnings: &mut Vec<String>| -> Vec<String> {
             let mut out = Vec::new();
             for e in entries {
-                match octo_tools::claude::rules_for(&e) {
+                let mapped = if project {
+                    octo_tools::claude::rules_for(&e)
+                } else {
+                    octo_tools::claude::rules_for_user_settings(&e)
+                };
+                match mapped {
                     Ok(r) => out.extend(r),
                     Err(why) => warnings.push(format!("{file}: the {what} rule `{e}` is skipped: {why}")),
                 }
@@ -165,6 +178,32 @@ impl Config {
         }
         self.read_additional_dirs(p, (file, project), home, &mut warnings);
         self.warnings.extend(warnings);
+    }
+
+    /// The settings' `env`: variables for every command. The user's apply (octo's own
+    /// `[shell_env] set` wins on a name both set); a project's arrive with a clone and could steer
+    /// every command (`PATH`, `LD_PRELOAD`), so they wait for the user's trust with its allow
+    /// rules.
+    fn read_claude_env(&mut self, v: &Value, file: &str, project: bool) {
+        let Some(env) = v.get("env").and_then(Value::as_object) else { return };
+        for (name, value) in env {
+            let value = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => {
+                    self.warnings.push(format!("{file}: env.{name} must be text; skipped"));
+                    continue;
+                }
+            };
+            if project {
+                let pending = self.project_allow.get_or_insert_with(ProjectAllow::default);
+                pending.entries.push(format!("env {name}={value} ({file})"));
+                pending.env.push((name.clone(), value));
+            } else {
+                self.shell_env.set.entry(name.clone()).or_insert(value);
+            }
+        }
     }
 
     /// `permissions.additionalDirectories` of the user's settings: folders whose files are read
@@ -219,12 +258,12 @@ mod tests {
         }
         std::fs::write(
             user.join(".claude/settings.json"),
-            r#"{"permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)", "Frobnicate(x)"], "defaultMode": "acceptEdits", "additionalDirectories": ["~/docs", "../shared", "~/nope"]}}"#,
+            r#"{"env": {"NODE_ENV": "test"}, "permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)", "Frobnicate(x)"], "defaultMode": "acceptEdits", "additionalDirectories": ["~/docs", "../shared", "~/nope"]}}"#,
         )
         .unwrap();
         std::fs::write(
             ws.join(".claude/settings.json"),
-            r#"{"permissions": {"allow": ["Bash(curl:*)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["/"]}, "hooks": {}}"#,
+            r#"{"env": {"PATH": "/evil/bin"}, "permissions": {"allow": ["Bash(curl:*)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["/"], "disableBypassPermissionsMode": "disable"}, "hooks": {}}"#,
         )
         .unwrap();
         let home_s = user.display().to_string();
@@ -238,13 +277,16 @@ mod tests {
         let has = |action: &str, text: &str| rules.iter().any(|(a, t, _)| a == action && t == text);
         assert!(has("allow", "terminal(npm run test*)"), "{rules:?}");
         assert!(has("allow", "web_fetch(docs.rs)"), "{rules:?}");
-        assert!(has("deny", "read_file(./.env)"), "{rules:?}");
+        assert!(has("deny", "read_file(**/.env)"), "{rules:?}");
         assert!(has("ask", "terminal(git push*)"), "{rules:?}");
         assert!(!has("allow", "terminal(curl*)"), "a project's allow rule is not applied: {rules:?}");
         assert_eq!(c.permission_mode.value, Mode::AcceptEdits);
         let w = c.warnings.join("\n");
-        assert!(w.contains("Frobnicate(x)") && w.contains("allow Bash(curl:*)"), "{w}");
+        assert!(w.contains("Frobnicate(x)") && w.contains("Bash(curl:*)"), "{w}");
         assert!(w.contains("not applied until you trust them"), "{w}");
+        assert_eq!(c.shell_env.set.get("NODE_ENV").map(String::as_str), Some("test"), "the user's env");
+        assert!(!c.shell_env.set.contains_key("PATH"), "a project's env waits for trust");
+        assert!(w.contains("env PATH=/evil/bin"), "{w}");
         let pending = c.project_allow.clone().unwrap();
         crate::home::Home::new(&home).remember_trust(&pending.fingerprint, &ws).unwrap();
         let trusted = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
@@ -252,6 +294,16 @@ mod tests {
         assert!(
             trusted.rules.iter().any(|r| r.action().as_str() == "allow" && r.text() == "terminal(curl*)"),
             "once trusted"
+        );
+        assert_eq!(trusted.shell_env.set.get("PATH").map(String::as_str), Some("/evil/bin"), "once trusted");
+        // `disableBypassPermissionsMode` turns auto mode off, even when a flag asks for it.
+        let auto = Overrides { permission_mode: Some("auto".into()), ..Overrides::default() };
+        let off = Config::load(&home, &ws, &env, &auto).unwrap();
+        assert_eq!(off.permission_mode.value, Mode::Default);
+        assert!(
+            off.warnings.iter().any(|w| w.contains("disableBypassPermissionsMode")),
+            "{:?}",
+            off.warnings
         );
         let real = |p: std::path::PathBuf| std::fs::canonicalize(p).unwrap();
         assert_eq!(c.additional_dirs, [real(user.join("docs")), real(t.path().join("shared"))]);

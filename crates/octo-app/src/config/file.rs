@@ -63,6 +63,12 @@ pub struct HookToml {
     pub timeout: Option<f64>,
     /// Whether it may use the network in the sandbox.
     pub network: Option<bool>,
+    /// Claude Code's `if`: a rule (`Bash(git *)`) the tool call must match for it to run.
+    #[serde(rename = "if")]
+    pub condition: Option<String>,
+    /// Claude Code's `async`: run in the background, never waited for and deciding nothing.
+    #[serde(rename = "async")]
+    pub background: Option<bool>,
     /// Commands as Claude Code lists them (`{ type = "command", command = "…" }`).
     #[serde(default)]
     pub hooks: Vec<HookCommandToml>,
@@ -81,6 +87,12 @@ pub struct HookCommandToml {
     pub timeout: Option<f64>,
     /// Whether it may use the network in the sandbox.
     pub network: Option<bool>,
+    /// Claude Code's `if`: a rule (`Bash(git *)`) the tool call must match for it to run.
+    #[serde(rename = "if")]
+    pub condition: Option<String>,
+    /// Claude Code's `async`: run in the background, never waited for and deciding nothing.
+    #[serde(rename = "async")]
+    pub background: Option<bool>,
 }
 
 /// One config file as written (every key optional).

@@ -20,6 +20,8 @@ impl HookToml {
                 command: h.command.clone(),
                 timeout: secs(h.timeout),
                 network: h.network.unwrap_or(false),
+                condition: h.condition.clone().or_else(|| self.condition.clone()),
+                background: h.background.or(self.background).unwrap_or(false),
             })
             .collect();
         if let Some(c) = self.command.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -27,6 +29,8 @@ impl HookToml {
                 command: c.to_owned(),
                 timeout: secs(self.timeout),
                 network: self.network.unwrap_or(false),
+                condition: self.condition.clone(),
+                background: self.background.unwrap_or(false),
             });
         }
         cmds

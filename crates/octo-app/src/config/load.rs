@@ -102,6 +102,9 @@ pub struct Config {
     pub additional_dirs: Vec<PathBuf>,
     /// A project's Claude Code allow rules and `defaultMode` waiting for the user's trust.
     pub project_allow: Option<super::project_allow::ProjectAllow>,
+    /// The Claude Code settings file whose `permissions.disableBypassPermissionsMode` is
+    /// `"disable"`: auto mode (Claude Code's bypassPermissions) is then off, whatever asks for it.
+    pub bypass_disabled_by: Option<String>,
     /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
     pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
     /// Notes for the user (ignored or suspicious settings).
@@ -154,6 +157,7 @@ impl Config {
             plugins: Vec::new(),
             additional_dirs: Vec::new(),
             project_allow: None,
+            bypass_disabled_by: None,
             warnings: Vec::new(),
             files: Vec::new(),
         };
@@ -179,6 +183,12 @@ impl Config {
         cfg.read_claude_settings(workspace, env);
         cfg.apply_env(env)?;
         cfg.apply_overrides(overrides)?;
+        if let (Mode::Auto, Some(file)) = (cfg.permission_mode.value, &cfg.bypass_disabled_by) {
+            cfg.warnings.push(format!(
+                "{file} sets `disableBypassPermissionsMode`: auto mode (bypassPermissions) is off, so this session runs in the default mode"
+            ));
+            cfg.permission_mode = Sourced::new(Mode::Default, Source::User(PathBuf::from(file)));
+        }
         Ok(cfg)
     }
 }

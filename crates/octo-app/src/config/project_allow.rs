@@ -1,4 +1,4 @@
-//! A project's Claude Code allow rules and `defaultMode`, held until the user trusts them.
+//! A project's Claude Code allow rules, `defaultMode` and `env`, held until the user trusts them.
 
 /// A project's allow rules and `defaultMode` (from `.claude/settings.json` and
 /// `.claude/settings.local.json`), waiting for the user's trust.
@@ -12,4 +12,6 @@ pub struct ProjectAllow {
     pub allow: Vec<(String, String)>,
     /// The mode they set.
     pub mode: Option<crate::permissions::Mode>,
+    /// The variables their `env` sets for commands.
+    pub env: Vec<(String, String)>,
 }

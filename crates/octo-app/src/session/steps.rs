@@ -348,6 +348,8 @@ pub(super) fn hook_instance(
     guard: Option<octo_hooks::Guard>,
 ) -> octo_hooks::Hooks {
     let (id, planned) = (Arc::clone(&core.session_id), Arc::clone(&core.planned_id));
+    // A session that is not saved still has an id for its hooks, as Claude Code's always has.
+    let unsaved = octo_session::new_id();
     let sessions = home.sessions();
     let events = core.events.clone();
     octo_hooks::Hooks::new(
@@ -362,7 +364,7 @@ pub(super) fn hook_instance(
                     .clone()
                     .or_else(|| planned.get().cloned());
                 let transcript = id.as_ref().map(|i| sessions.join(format!("{i}.jsonl")));
-                octo_hooks::SessionInfo { id, transcript }
+                octo_hooks::SessionInfo { id: id.or_else(|| Some(unsaved.clone())), transcript }
             }),
             aliases: Arc::new(crate::hooks::aliases),
             notice: Arc::new(move |message| {

@@ -356,12 +356,14 @@ async fn claude_codes_example_hooks_see_claude_names_and_arguments() {
     assert_ne!(o, ToolOutcome::Ran, "the Bash validator fired: {text}");
     assert!(text.contains("Use 'rg' (ripgrep)"), "{text}");
     let (o, text) = result(&events, "t2");
-    assert!(o != ToolOutcome::Ran && text.contains("Refusing to touch config/.env"), "{text}");
+    // Claude Code gives the hook the absolute path.
+    let abs = t.ws.join("config/.env").display().to_string();
+    assert!(o != ToolOutcome::Ran && text.contains(&format!("Refusing to touch {abs}")), "{text}");
     assert!(!t.ws.join("config/.env").exists());
     assert_eq!(result(&events, "t3").0, ToolOutcome::Ran);
     assert_eq!(std::fs::read_to_string(t.ws.join("notes.txt")).unwrap(), "rewritten by the hook\n");
     let log = std::fs::read_to_string(t.ws.join("hook.log")).unwrap();
-    assert_eq!(log.trim(), "Write notes.txt True", "{log}");
+    assert_eq!(log.trim(), format!("Write {} True", t.ws.join("notes.txt").display()), "{log}");
 }
 
 #[tokio::test]
@@ -389,4 +391,26 @@ async fn a_saved_session_is_named_from_its_first_event_in_its_log_and_its_hooks(
         transcript.ends_with(&format!("{id}.jsonl")) && std::path::Path::new(transcript).is_file(),
         "{input}"
     );
+}
+
+#[tokio::test]
+async fn a_stop_hook_finds_the_answer_it_judges_in_the_transcript() {
+    // As ralph-loop's Stop hook does: read the transcript's last assistant message. It waits a
+    // little for the line (bounded: a hang guard); before the answer was saved ahead of the Stop
+    // hooks it never came while the hook ran. Unconfined: octo's sessions are among the places
+    // the sandbox hides from commands and hooks (dev-docs/claude-code.md says so).
+    let script = "import json, os, sys, time\nd = json.load(sys.stdin)\np = d['transcript_path']\nfor _ in range(200):\n    try:\n        t = open(p).read()\n    except OSError as e:\n        t = ''\n        open('err.txt', 'w').write(repr(e))\n    if 'The final answer.' in t:\n        open('seen.txt', 'w').write('yes')\n        break\n    time.sleep(0.05)\n";
+    let config = "sandbox_hooks = false\n[[hooks.Stop]]\ncommand = \"python3 stop.py\"\n";
+    let t = setup(
+        &[("stop.py", script)],
+        config,
+        vec![Scripted::sse(Reply::new().text("The final answer.").sse())],
+    )
+    .await;
+    let config = Config::load(&t.home, &t.ws, &env, &Overrides::default()).unwrap();
+    let options = SessionOptions { workspace: Some(t.ws.clone()), save: true, ..SessionOptions::default() };
+    let s = Session::start(config, options, &MemoryStore::default(), &env).unwrap();
+    turn(&s, "answer").await;
+    let err = std::fs::read_to_string(t.ws.join("err.txt")).unwrap_or_default();
+    assert_eq!(std::fs::read_to_string(t.ws.join("seen.txt")).ok().as_deref(), Some("yes"), "{err}");
 }

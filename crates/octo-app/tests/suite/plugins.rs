@@ -175,8 +175,11 @@ async fn a_plugin_dir_brings_its_commands_agents_skills_hooks_and_servers() {
 #[tokio::test]
 async fn broken_plugins_are_named_and_the_rest_still_load() {
     let t = setup(Vec::new()).await;
+    // No manifest but a plugin's parts: the plugin named after its folder, as in Claude Code.
+    let bare = t._tmp.root().join("bare-kit");
+    write(&bare.join("commands/hello.md"), "Say hello.\n");
     let none = t._tmp.root().join("none");
-    std::fs::create_dir_all(none.join("commands")).unwrap();
+    std::fs::create_dir_all(none.join("docs")).unwrap();
     let broken = t._tmp.root().join("broken");
     write(&broken.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",");
     let missing = t._tmp.root().join("missing");
@@ -186,7 +189,7 @@ async fn broken_plugins_are_named_and_the_rest_still_load() {
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/gone.sh"}]}]}}"#,
     );
     write(&missing.join("commands/ok.md"), "Say ok.\n");
-    let config = t.config(vec![none.clone(), broken.clone(), missing]);
+    let config = t.config(vec![none.clone(), broken.clone(), missing, bare]);
     let w = config.warnings.join("\n");
     assert!(
         w.contains(&format!("--plugin-dir {}", none.display()))
@@ -197,11 +200,12 @@ async fn broken_plugins_are_named_and_the_rest_still_load() {
         w.contains(&format!("--plugin-dir {}", broken.display())) && w.contains("not a JSON object"),
         "{w}"
     );
-    assert_eq!(config.plugins.len(), 1);
+    assert_eq!(config.plugins.len(), 2);
     let (_, notices) = octo_app::hooks::load(&config, &t.ws, None);
     assert!(notices.iter().any(|n| n.contains("gone.sh") && n.contains("does not exist")), "{notices:?}");
     let s = t.session(config);
     assert!(s.skills().catalog().get("missing:ok").is_some());
+    assert!(s.skills().catalog().get("bare-kit:hello").is_some());
     let notes = s.conversation().notes().join("\n");
     assert!(notes.contains("`commands` names ../../etc, which is not inside the plugin's folder"), "{notes}");
 }

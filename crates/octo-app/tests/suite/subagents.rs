@@ -199,7 +199,7 @@ async fn a_claude_code_agent_file_is_restricted_to_its_tools_and_turn_cap() {
     let t = setup(
         &[
             (".claude/agents/reviewer.md", REVIEWER),
-            (".claude/agents/broken.md", "---\nname: [x\n---\n"),
+            (".claude/agents/broken.md", "---\nname: x\n[not a field\n---\n"),
             ("a.txt", "hi\n"),
         ],
         vec![

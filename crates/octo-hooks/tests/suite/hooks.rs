@@ -370,3 +370,83 @@ async fn what_a_hook_leaves_running_goes_with_its_hooks() {
     }
     assert!(!running(pid), "the hook's daemon was left running");
 }
+
+/// Waits (bounded: a hang guard, not a timing claim) until `path` exists.
+async fn appears(path: &Path) -> bool {
+    for _ in 0..600 {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn an_if_condition_selects_the_calls_a_hook_runs_for() {
+    let t = T::new();
+    let s = t.script("count.sh", "cat >/dev/null; echo x >> ran.txt; echo 'git only' >&2; exit 2");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": s, "if": "Bash(git *)", "timeout": 3}]}]}})
+    .to_string();
+    let h = t.hooks(&settings);
+    let d = h.pre_tool("terminal", &json!({"command": "ls -la"})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue, "not a git command: the hook does not run");
+    assert!(!t.path("ran.txt").exists());
+    let d = h.pre_tool("terminal", &json!({"command": "git push --force"})).await;
+    assert_eq!(d.verdict, ToolVerdict::Deny { reason: "git only".into() });
+    assert_eq!(std::fs::read_to_string(t.path("ran.txt")).unwrap(), "x\n");
+}
+
+#[tokio::test]
+async fn async_hooks_are_not_waited_for_and_decide_nothing() {
+    let t = T::new();
+    // `"async": true` in the settings: the call goes on while the hook still waits for `go`.
+    let s = t.script("bg.sh", "cat >/dev/null; while [ ! -f go ]; do sleep 0.05; done; touch done; exit 2");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": s, "async": true, "timeout": 30}]}]}})
+    .to_string();
+    let h = t.hooks(&settings);
+    let d = h.pre_tool("grep", &json!({})).await;
+    assert_eq!(d.verdict, ToolVerdict::Continue, "an async hook cannot block");
+    assert!(!t.path("done").exists(), "the call did not wait for it");
+    std::fs::write(t.path("go"), "").unwrap();
+    assert!(appears(&t.path("done")).await, "it ran on in the background");
+
+    // `{"async": true}` as the first line of its output (as plugins' SessionStart hooks do):
+    // octo stops waiting, and the line is not taken as context.
+    let t = T::new();
+    let s = t.script(
+        "later.sh",
+        "cat >/dev/null; echo '{\"async\": true, \"asyncTimeout\": 30000}'; while [ ! -f go ]; do sleep 0.05; done; touch done; echo late",
+    );
+    let h = t.hooks(&on("SessionStart", "", &s).replace("\"timeout\":3", "\"timeout\":30"));
+    assert_eq!(h.session_start("startup").await, None);
+    assert!(!t.path("done").exists());
+    std::fs::write(t.path("go"), "").unwrap();
+    assert!(appears(&t.path("done")).await);
+}
+
+#[tokio::test]
+async fn a_system_message_reaches_the_user() {
+    let t = T::new();
+    let s =
+        t.script("warn.sh", r#"cat >/dev/null; echo '{"systemMessage": "Formatting skipped: no prettier"}'"#);
+    let h = t.hooks(&on("PostToolUse", "*", &s));
+    let _ = h.post_tool("grep", &json!({}), &ToolOutput::text("ok")).await;
+    let notices = t.notices.lock().unwrap().clone();
+    assert!(notices.iter().any(|n| n == "PostToolUse hook: Formatting skipped: no prettier"), "{notices:?}");
+}
+
+#[tokio::test]
+async fn a_call_reaches_hooks_with_its_id_and_an_absolute_file_path() {
+    let t = T::new();
+    let s = t.script("see.sh", "cat > seen.json");
+    let h = t.hooks(&on("PreToolUse", "*", &s));
+    let _ = h.pre_tool_call("toolu_9", "write_file", &json!({"file_path": "src/a.txt"})).await;
+    let seen: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("seen.json")).unwrap()).unwrap();
+    assert_eq!(seen["tool_use_id"], "toolu_9");
+    assert_eq!(seen["tool_input"]["file_path"], t.path("src/a.txt").display().to_string());
+    assert_eq!(seen["session_id"], "s-1");
+}

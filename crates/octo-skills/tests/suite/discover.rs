@@ -51,7 +51,8 @@ fn bad_skills_are_skipped_with_the_file_and_the_reason() {
     let t = tempfile::tempdir().unwrap();
     let r = t.path();
     ok(r, "good", "fine");
-    skill(r, "notyaml", "name: notyaml\ndescription: [oops\n", "x");
+    skill(r, "notyaml", "name: notyaml\n[oops\n", "x");
+    skill(r, "spaced", "name: Writing Hookify Rules\ndescription: Use when: writing rules\n", "x");
     skill(r, "noname", "description: no name\n", "x");
     skill(r, "nodesc", "name: nodesc\n", "x");
     skill(r, "blank", "name: blank\n", "\n\n");
@@ -75,8 +76,10 @@ fn bad_skills_are_skipped_with_the_file_and_the_reason() {
     // notice, no frontmatter at all takes the body's first paragraph as the description.
     assert_eq!(
         c.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
-        ["good", "nodesc", "nofront", "noname", "something-else"]
+        ["good", "nodesc", "nofront", "noname", "something-else", "spaced"]
     );
+    // A display name with spaces is called by its folder's name, as Claude Code does.
+    assert_eq!(c.get("spaced").unwrap().description, "Use when: writing rules");
     assert_eq!(c.get("nodesc").unwrap().description, "x");
     assert_eq!(c.get("nofront").unwrap().description, "just text");
     let find = |dir: &str| {

@@ -1,0 +1,204 @@
+//! The differential suite: one scenario through pinned Claude Code (npm
+//! `@anthropic-ai/claude-code`, installed by `.ci/run`, found through `OCTO_CLAUDE_CODE`) and
+//! through octo, both against the same scripted Anthropic-wire model on loopback, with the same
+//! home (`~/.claude/settings.json`) and workspace; what matters is compared. The model's calls
+//! are written in Claude Code's names and given to octo in its own. Without `OCTO_CLAUDE_CODE`
+//! the suite says so and passes, except under CI, where it fails: CI never skips silently.
+
+use super::common::home_for;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The Claude Code binary to compare with.
+fn claude_code() -> Option<PathBuf> {
+    match std::env::var_os("OCTO_CLAUDE_CODE").map(PathBuf::from) {
+        Some(p) if p.is_file() => Some(p),
+        other => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "OCTO_CLAUDE_CODE ({other:?}) names no Claude Code binary: .ci/run installs it"
+            );
+            eprintln!("differential suite not run: set OCTO_CLAUDE_CODE to a Claude Code binary");
+            None
+        }
+    }
+}
+
+/// A call in Claude Code's terms, and the same call for octo.
+#[derive(Clone)]
+struct Call {
+    claude: (&'static str, Value),
+    octo: (&'static str, Value),
+}
+
+fn bash(command: &str) -> Call {
+    Call { claude: ("Bash", json!({"command": command})), octo: ("terminal", json!({"command": command})) }
+}
+
+fn read(path: &str) -> Call {
+    Call { claude: ("Read", json!({"file_path": path})), octo: ("read_file", json!({"path": path})) }
+}
+
+/// What one run came to: the result object, and the request bodies the model received.
+struct Run {
+    result: Value,
+    requests: Vec<Value>,
+}
+
+/// Runs `args` of one agent against a mock that answers `call` (if any), then "Done.".
+async fn run(agent: &str, bin: &PathBuf, home: &TempHome, call: Option<&Call>, args: &[&str]) -> Run {
+    let llm = MockLlm::start().await;
+    let mut replies = Vec::new();
+    if let Some(c) = call {
+        let (name, input) = if agent == "claude" { &c.claude } else { &c.octo };
+        replies.push(Scripted::sse(Reply::new().tool_use("toolu_d1", *name, input.clone()).sse()));
+    }
+    replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
+    llm.script_anthropic(replies).await;
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
+    let mut cmd = Command::new(bin);
+    home.isolate(&mut cmd);
+    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
+        .env("ANTHROPIC_API_KEY", "sk-mock")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(args)
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let result = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "result"))
+        .unwrap_or_else(|| {
+            panic!("{agent} {args:?} printed no result: {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+        });
+    Run { result, requests: llm.request_bodies().await }
+}
+
+/// The tool names a run's `permission_denials` name.
+fn denied(r: &Run) -> Vec<String> {
+    r.result["permission_denials"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| d["tool_name"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// One permission case: settings, a call, and whether both agents refused it alike.
+async fn same_decision(bin: &PathBuf, settings: &Value, call: Call, what: &str) -> (bool, bool) {
+    let home = {
+        let llm = MockLlm::start().await;
+        home_for(&llm)
+    };
+    std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+    // `{"project": …}` is the project's `.claude/settings.json`; anything else the user's.
+    match settings.get("project") {
+        Some(p) => drop(home.write(".claude/settings.json", p.to_string()).unwrap()),
+        None => std::fs::write(home.home().join(".claude/settings.json"), settings.to_string()).unwrap(),
+    }
+    home.write(".env", "SECRET=1\n").unwrap();
+    home.write("sub/.env", "SECRET=2\n").unwrap();
+    home.write("src/a.txt", "a\n").unwrap();
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let args = ["-p", "--output-format", "json", "go"];
+    let c = run("claude", bin, &home, Some(&call), &args).await;
+    let o =
+        run("octo", &octo, &home, Some(&call), &["--no-save", "-p", "--output-format", "json", "go"]).await;
+    let (cd, od) = (!denied(&c).is_empty(), !denied(&o).is_empty());
+    assert_eq!(
+        cd, od,
+        "{what}: Claude Code refused: {cd}, octo refused: {od}\nclaude: {}\nocto: {}",
+        c.result, o.result
+    );
+    (cd, od)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn permission_rules_decide_as_in_claude_code() {
+    let Some(bin) = claude_code() else { return };
+    let ws = |p: &str| p.to_owned();
+    let rules =
+        json!({"permissions": {"allow": ["Bash(git status:*)", "Bash(ls:*)"], "deny": ["Read(./.env)"]}});
+    let cases: Vec<(Value, Call, &str)> = vec![
+        (rules.clone(), bash("git status && ls"), "a compound command whose parts are allowed"),
+        (rules.clone(), bash("git status && rm -f src/a.txt"), "a compound command with a part not allowed"),
+        (rules.clone(), bash("ls > out.txt"), "a redirection to a file"),
+        (rules.clone(), bash("ls $(echo src)"), "a command substitution"),
+        (rules.clone(), read(&ws(".env")), "Read(./.env) against .env"),
+        (json!({"permissions": {"deny": ["Read(.env)"]}}), read(&ws(".env")), "Read(.env) against .env"),
+        (json!({"permissions": {"deny": ["Read(src/**)"]}}), read(&ws("src/a.txt")), "Read(src/**)"),
+        (
+            json!({"permissions": {"deny": ["Read(//etc/hostname)"]}}),
+            read("/etc/hostname"),
+            "an absolute rule",
+        ),
+        (rules.clone(), read("sub/.env"), "Read(./.env) against sub/.env"),
+        (json!({"permissions": {"deny": ["Read(.env)"]}}), read("sub/.env"), "Read(.env) against sub/.env"),
+        (
+            json!({"permissions": {"deny": ["Read(*.txt)"]}}),
+            read("src/a.txt"),
+            "Read(*.txt) against src/a.txt",
+        ),
+        // In the user's settings a leading `/` is the home's: `~/src/**`, not the project's.
+        (json!({"permissions": {"deny": ["Read(/src/**)"]}}), read("src/a.txt"), "the user's Read(/src/**)"),
+        (
+            json!({"project": {"permissions": {"deny": ["Read(/src/**)"]}}}),
+            read("src/a.txt"),
+            "the project's Read(/src/**)",
+        ),
+        (
+            json!({"project": {"permissions": {"deny": ["Read(./.env)"]}}}),
+            read("sub/.env"),
+            "the project's Read(./.env)",
+        ),
+        (rules.clone(), bash("git status > /dev/null && ls"), "a redirection to /dev/null"),
+        (rules.clone(), bash("git status; ls -la"), "`;` between allowed commands"),
+        (rules.clone(), bash("FOO=1 ls"), "an assignment before an allowed command"),
+    ];
+    for (settings, call, what) in cases {
+        let (refused, _) = same_decision(&bin, &settings, call, what).await;
+        eprintln!("{what}: {}", if refused { "refused by both" } else { "run by both" });
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_headless_result_has_claude_codes_keys() {
+    let Some(bin) = claude_code() else { return };
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    drop(llm);
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let c = run("claude", &bin, &home, None, &["-p", "--output-format", "json", "say hi"]).await;
+    let o = run("octo", &octo, &home, None, &["-p", "--output-format", "json", "say hi"]).await;
+    // The keys scripts read; octo's own extras are allowed beside them.
+    for key in [
+        "type",
+        "subtype",
+        "is_error",
+        "duration_ms",
+        "duration_api_ms",
+        "num_turns",
+        "result",
+        "session_id",
+        "total_cost_usd",
+        "usage",
+        "permission_denials",
+        "uuid",
+        "modelUsage",
+        "stop_reason",
+    ] {
+        assert!(c.result.get(key).is_some(), "Claude Code's result has no `{key}` (pinned version changed?)");
+        assert!(o.result.get(key).is_some(), "octo's result has no `{key}`: {}", o.result);
+    }
+    assert_eq!(c.result["result"], o.result["result"]);
+    assert_eq!(
+        (c.result["subtype"].as_str(), o.result["subtype"].as_str()),
+        (Some("success"), Some("success"))
+    );
+    assert!(c.requests.len() == 1 && o.requests.len() == 1);
+}
