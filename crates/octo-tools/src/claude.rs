@@ -211,7 +211,7 @@ pub fn hook_response(
 
 #[cfg(test)]
 mod tests {
-    use super::{claude_names, hook_call, hook_input, rules_for};
+    use super::{claude_names, hook_call, hook_input, rules_for, rules_for_user_settings};
 
     #[test]
     fn hook_calls_speak_claude_code_and_come_back_as_octo() {
