@@ -20,6 +20,13 @@ pub struct SessionInfo {
     pub id: Option<String>,
     /// Its saved conversation, once saved.
     pub transcript: Option<PathBuf>,
+    /// The permission mode in Claude Code's words (`default`, `acceptEdits`, `plan`,
+    /// `bypassPermissions`).
+    pub permission_mode: Option<String>,
+    /// An id of the user's prompt being worked on (the same for every hook of that prompt).
+    pub prompt_id: Option<String>,
+    /// The reasoning effort (`low`, `medium` …).
+    pub effort: Option<String>,
 }
 
 /// Other names a tool is matched by.
@@ -163,6 +170,14 @@ impl Hooks {
             "cwd": self.runner.cwd.display().to_string(),
             "hook_event_name": event.as_str(),
         });
+        for (key, value) in [("permission_mode", info.permission_mode), ("prompt_id", info.prompt_id)] {
+            if let Some(v) = value {
+                input[key] = json!(v);
+            }
+        }
+        if let Some(level) = info.effort {
+            input["effort"] = json!({"level": level});
+        }
         if let (Some(obj), Value::Object(more)) = (input.as_object_mut(), fields) {
             obj.extend(more);
         }

@@ -202,3 +202,109 @@ async fn the_headless_result_has_claude_codes_keys() {
     );
     assert!(c.requests.len() == 1 && o.requests.len() == 1);
 }
+
+/// The keys of a JSON object, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+    k.sort();
+    k
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hooks_receive_what_claude_code_gives_them() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    // Each agent's hooks write files named after it.
+    let hooks = |agent: &str| {
+        json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command", "command": format!("cat > \"$CLAUDE_PROJECT_DIR/pre-{agent}.json\"")}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("cat > \"$CLAUDE_PROJECT_DIR/prompt-{agent}.json\"")}]}]
+        }, "permissions": {"allow": ["Bash(ls:*)", "Write"]}})
+    };
+    for call in [
+        bash("ls"),
+        Call {
+            claude: ("Write", json!({"file_path": "notes.txt", "content": "x\n"})),
+            octo: ("write_file", json!({"path": "notes.txt", "content": "x\n"})),
+        },
+    ] {
+        let llm = MockLlm::start().await;
+        let home = home_for(&llm);
+        drop(llm);
+        std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+        let mut seen = Vec::new();
+        for (agent, bin, args) in [
+            ("claude", &bin, vec!["-p", "--output-format", "json", "go"]),
+            ("octo", &octo, vec!["--no-save", "-p", "--output-format", "json", "go"]),
+        ] {
+            std::fs::write(home.home().join(".claude/settings.json"), hooks(agent).to_string()).unwrap();
+            let r = run(agent, bin, &home, Some(&call), &args).await;
+            let pre = home.workspace().join(format!("pre-{agent}.json"));
+            let text = std::fs::read_to_string(&pre)
+                .unwrap_or_else(|e| panic!("{agent}: no PreToolUse payload ({e}): {}", r.result));
+            let prompt =
+                std::fs::read_to_string(home.workspace().join(format!("prompt-{agent}.json"))).unwrap();
+            seen.push((
+                serde_json::from_str::<Value>(&text).unwrap(),
+                serde_json::from_str::<Value>(&prompt).unwrap(),
+            ));
+        }
+        let ((c_pre, c_prompt), (o_pre, o_prompt)) = (&seen[0], &seen[1]);
+        let missing = |c: &Value, o: &Value| -> Vec<String> {
+            keys(c).into_iter().filter(|k| o.get(k).is_none()).collect()
+        };
+        assert_eq!(
+            missing(c_pre, o_pre),
+            Vec::<String>::new(),
+            "PreToolUse keys octo lacks\nclaude: {c_pre}\nocto: {o_pre}"
+        );
+        assert_eq!(
+            missing(&c_pre["tool_input"], &o_pre["tool_input"]),
+            Vec::<String>::new(),
+            "tool_input keys\nclaude: {c_pre}\nocto: {o_pre}"
+        );
+        assert_eq!(c_pre["tool_name"], o_pre["tool_name"]);
+        assert_eq!(c_pre["hook_event_name"], o_pre["hook_event_name"]);
+        assert_eq!(c_pre["permission_mode"], o_pre["permission_mode"], "{c_pre}\n{o_pre}");
+        assert_eq!(
+            missing(c_prompt, o_prompt),
+            Vec::<String>::new(),
+            "UserPromptSubmit keys\nclaude: {c_prompt}\nocto: {o_prompt}"
+        );
+    }
+}
+
+/// The text of the last user message of a request body.
+fn last_user_text(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let last = messages.iter().rev().find(|m| m["role"] == "user").cloned().unwrap_or_default();
+    match &last["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_expands_as_in_claude_code() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    drop(llm);
+    // As plugins write them: an unquoted description with `: ` and an `<example>`, a ```! block.
+    home.write(
+        ".claude/commands/ctx.md",
+        "---\ndescription: Show context: the status <example>user: hi</example>\nallowed-tools: Bash(echo:*)\n---\nStatus follows.\n```!\necho BLOCK-OUTPUT\n```\nArgs: $ARGUMENTS\n",
+    )
+    .unwrap();
+    let c = run("claude", &bin, &home, None, &["-p", "--output-format", "json", "/ctx hello there"]).await;
+    let o = run("octo", &octo, &home, None, &["--no-save", "-p", "--output-format", "json", "/ctx hello there"]).await;
+    for (agent, r) in [("claude", &c), ("octo", &o)] {
+        let text = r.requests.first().map(last_user_text).unwrap_or_default();
+        assert!(text.contains("Status follows."), "{agent}: {text}");
+        assert!(text.contains("BLOCK-OUTPUT"), "{agent} ran the block: {text}");
+        assert!(!text.contains("echo BLOCK-OUTPUT"), "{agent} replaced the block by its output: {text}");
+        assert!(text.contains("Args: hello there"), "{agent}: {text}");
+    }
+}

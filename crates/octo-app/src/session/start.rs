@@ -51,6 +51,11 @@ impl Session {
         let (sandbox, sandbox_notice) = place.sandbox(&config, env, &prompt.sources);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = engine(&config, &place, mode, &sandbox, prompt.sources);
+        let (seen, effort) =
+            (Arc::clone(&engine), options.reasoning.unwrap_or(config.reasoning_effort.value));
+        let _ = core
+            .hook_view
+            .set(super::state::HookView { mode: Box::new(move || seen.mode()), effort: effort.to_string() });
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);
         let turn_models =
             crate::turn_models::for_catalog(&found.catalog, &config, store, env, &endpoint.http, &mut notes);

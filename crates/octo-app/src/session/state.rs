@@ -66,6 +66,17 @@ pub(super) struct Core {
     /// named after the session before its first save (hooks' `session_id`, the event log) has
     /// its name.
     pub planned_id: Arc<std::sync::OnceLock<String>>,
+    /// What hooks are told of the session beyond its id: set once the permission engine exists.
+    pub hook_view: Arc<std::sync::OnceLock<HookView>>,
+}
+
+/// The session as its hooks see it: its permission mode (read when a hook runs) and its
+/// reasoning effort.
+pub(super) struct HookView {
+    /// The mode now.
+    pub mode: Box<dyn Fn() -> crate::permissions::Mode + Send + Sync>,
+    /// The effort, as its name.
+    pub effort: String,
 }
 
 impl Core {
@@ -94,6 +105,7 @@ impl Core {
             session_id: Arc::new(Mutex::new(None)),
             broker: Arc::new(std::sync::OnceLock::new()),
             planned_id: Arc::new(std::sync::OnceLock::new()),
+            hook_view: Arc::new(std::sync::OnceLock::new()),
         }
     }
 

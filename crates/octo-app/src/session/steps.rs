@@ -339,6 +339,39 @@ fn hook_guard(
 
 /// The hooks of `set` for a session: run through the command tool's shell, told the session's
 /// id and transcript, their errors shown as notices on the session's events.
+/// A mode in Claude Code's words, as its hooks are told it.
+fn claude_mode(mode: crate::permissions::Mode) -> String {
+    match mode {
+        crate::permissions::Mode::Default => "default",
+        crate::permissions::Mode::AcceptEdits => "acceptEdits",
+        crate::permissions::Mode::Plan => "plan",
+        crate::permissions::Mode::Auto => "bypassPermissions",
+    }
+    .to_owned()
+}
+
+/// The id of the session's `turn`-th prompt, in the UUID text form Claude Code gives it: the
+/// same for every hook of one prompt, another for the next.
+fn prompt_id(session: &str, turn: u32) -> String {
+    let h = |salt: &str| {
+        let mut v: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in salt.bytes().chain(session.bytes()).chain(turn.to_le_bytes()) {
+            v ^= u64::from(b);
+            v = v.wrapping_mul(0x0100_0000_01b3);
+        }
+        v
+    };
+    let (a, b) = (h("a"), h("b"));
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        (b >> 48) & 0x3fff | 0x8000,
+        b & 0xffff_ffff_ffff
+    )
+}
+
 pub(super) fn hook_instance(
     set: octo_hooks::HookSet,
     runner: octo_hooks::Runner,
@@ -348,6 +381,7 @@ pub(super) fn hook_instance(
     guard: Option<octo_hooks::Guard>,
 ) -> octo_hooks::Hooks {
     let (id, planned) = (Arc::clone(&core.session_id), Arc::clone(&core.planned_id));
+    let (view, turns) = (Arc::clone(&core.hook_view), core.clone());
     // A session that is not saved still has an id for its hooks, as Claude Code's always has.
     let unsaved = octo_session::new_id();
     let sessions = home.sessions();
@@ -364,7 +398,15 @@ pub(super) fn hook_instance(
                     .clone()
                     .or_else(|| planned.get().cloned());
                 let transcript = id.as_ref().map(|i| sessions.join(format!("{i}.jsonl")));
-                octo_hooks::SessionInfo { id: id.or_else(|| Some(unsaved.clone())), transcript }
+                let id = id.unwrap_or_else(|| unsaved.clone());
+                let view = view.get();
+                octo_hooks::SessionInfo {
+                    prompt_id: Some(prompt_id(&id, turns.lock().turns)),
+                    id: Some(id),
+                    transcript,
+                    permission_mode: view.map(|v| claude_mode((v.mode)())),
+                    effort: view.map(|v| v.effort.clone()),
+                }
             }),
             aliases: Arc::new(crate::hooks::aliases),
             notice: Arc::new(move |message| {

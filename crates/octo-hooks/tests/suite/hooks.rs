@@ -49,7 +49,7 @@ impl T {
                 sandboxed,
             ),
             Context {
-                session: Arc::new(|| SessionInfo { id: Some("s-1".into()), transcript: None }),
+                session: Arc::new(|| SessionInfo { id: Some("s-1".into()), ..SessionInfo::default() }),
                 aliases: Arc::new(|t: &str| if t == "terminal" { vec!["Bash".into()] } else { Vec::new() }),
                 notice: Arc::new(move |n| notices.lock().unwrap().push(n)),
                 shape: octo_hooks::Shape::native(),
