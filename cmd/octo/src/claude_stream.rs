@@ -27,6 +27,8 @@ pub struct Init {
     pub slash_commands: Vec<String>,
     /// The skills.
     pub skills: Vec<String>,
+    /// The sub-agent types.
+    pub agents: Vec<String>,
 }
 
 impl Init {
@@ -63,6 +65,7 @@ impl Init {
             permission_mode,
             slash_commands,
             skills,
+            agents: session.tools().agent_types(),
         }
     }
 }
@@ -72,12 +75,17 @@ pub struct ClaudeStream {
     init: Option<Init>,
     partial: bool,
     messages: u64,
+    /// The model's id, for each assistant message.
+    model: String,
+    /// The usage of the last model request, for the assistant message it produced.
+    usage: octo_app::Usage,
 }
 
 impl ClaudeStream {
     /// A stream that opens with `init`; `partial` adds the `stream_event` deltas.
     pub fn new(init: Init, partial: bool) -> Self {
-        Self { init: Some(init), partial, messages: 0 }
+        let model = init.model.split_once(':').map_or(init.model.as_str(), |(_, m)| m).to_owned();
+        Self { init: Some(init), partial, messages: 0, model, usage: octo_app::Usage::default() }
     }
 
     /// The lines for one change of the turn (none for most).
@@ -95,6 +103,7 @@ impl ClaudeStream {
                 "permissionMode": init.permission_mode,
                 "slash_commands": init.slash_commands,
                 "skills": init.skills,
+                "agents": init.agents,
                 "apiKeySource": "none",
                 "output_style": "default",
                 "uuid": uuid(),
@@ -102,6 +111,7 @@ impl ClaudeStream {
         }
         let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id});
         match change {
+            Change::Usage(u) => self.usage = *u,
             Change::Committed(messages) => {
                 for m in *messages {
                     if let Some(line) = self.message(m, session_id) {
@@ -154,6 +164,13 @@ impl ClaudeStream {
                     "content": content,
                     "stop_reason": null,
                     "stop_sequence": null,
+                    "model": self.model,
+                    "usage": {
+                        "input_tokens": self.usage.input_tokens,
+                        "output_tokens": self.usage.output_tokens,
+                        "cache_read_input_tokens": self.usage.cache_read_tokens,
+                        "cache_creation_input_tokens": self.usage.cache_write_tokens,
+                    },
                 },
                 "parent_tool_use_id": null,
                 "session_id": session_id,

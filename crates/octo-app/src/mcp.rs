@@ -193,7 +193,7 @@ pub enum McpConfigError {
         source: std::io::Error,
     },
     /// The file or text is not a valid `{"mcpServers": …}` object.
-    #[error("--mcp-config: {0}")]
+    #[error("--mcp-config {0}")]
     Invalid(String),
 }
 
@@ -203,7 +203,7 @@ pub enum McpConfigError {
 pub fn servers_from_flag(value: &str) -> Result<Vec<(String, octo_mcp::ServerSpec)>, McpConfigError> {
     let trimmed = value.trim_start();
     let (path, text) = if trimmed.starts_with('{') {
-        (Path::new("--mcp-config").to_path_buf(), value.to_owned())
+        (Path::new("text").to_path_buf(), value.to_owned())
     } else {
         let path = Path::new(value).to_path_buf();
         let text = std::fs::read_to_string(&path)

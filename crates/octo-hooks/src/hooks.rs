@@ -109,8 +109,8 @@ pub enum PromptDecision {
 #[derive(Clone)]
 pub struct Hooks {
     set: HookSet,
-    runner: Runner,
-    ctx: Context,
+    pub(crate) runner: Runner,
+    pub(crate) ctx: Context,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -216,42 +216,13 @@ impl Hooks {
             .collect()
     }
 
-    /// Runs an `async` hook without waiting for it: its answer decides nothing, its errors are
-    /// shown. It is stopped with the session's other leftovers, or by its own timeout.
-    fn in_background(&self, event: Event, hook: crate::config::Hook, input: Value) {
-        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
-        let me = self.clone();
-        rt.spawn(async move {
-            let notice = |p: String| {
-                (me.ctx.notice)(format!("the async {} hook `{}` {p}", event.as_str(), hook.command));
-            };
-            let after = match me.guard(event, &hook).await {
-                Ok(after) => after,
-                Err(ran) => return notice(ran.problem.unwrap_or_default()),
-            };
-            // The guard holds the session's commands still until the hook has read what it
-            // runs; a hook nobody waits for gets a moment for that, not its whole run.
-            let run = me.runner.run(&hook, &input);
-            tokio::pin!(run);
-            let ran = tokio::select! {
-                ran = &mut run => ran,
-                () = tokio::time::sleep(BACKGROUND_HOLD) => {
-                    if let Some(why) = after.and_then(|check| check()) {
-                        notice(why);
-                    }
-                    return notice_failure(run.await, notice);
-                }
-            };
-            if let Some(why) = after.and_then(|check| check()) {
-                notice(why);
-            }
-            notice_failure(ran, notice);
-        });
-    }
-
     /// What the guard says of `hook` now: `Ok` with the check for after its run, or what not
     /// running it amounts to.
-    async fn guard(&self, event: Event, hook: &crate::config::Hook) -> Result<Option<crate::AfterRun>, Ran> {
+    pub(crate) async fn guard(
+        &self,
+        event: Event,
+        hook: &crate::config::Hook,
+    ) -> Result<Option<crate::AfterRun>, Ran> {
         let Some(guard) = &self.ctx.guard else { return Ok(None) };
         guard(event, hook.command.clone()).await.map_err(|why| Ran {
             command: hook.command.clone(),
@@ -465,20 +436,6 @@ impl Hooks {
     /// Notification: an approval or question is waiting.
     pub async fn notification(&self, message: &str) {
         self.fire(Event::Notification, None, json!({"message": message})).await;
-    }
-}
-
-/// How long the guard holds the session's commands still for a hook nobody waits for (`async`):
-/// long enough for it to read what it runs.
-const BACKGROUND_HOLD: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Shows an `async` hook's failure through `notice` (its answer decides nothing).
-fn notice_failure(ran: Ran, notice: impl Fn(String)) {
-    let problem = ran.problem.or_else(|| {
-        (!matches!(ran.code, Some(0))).then(|| format!("failed (exit {})", ran.code.unwrap_or(-1)))
-    });
-    if let Some(p) = problem {
-        notice(p);
     }
 }
 

@@ -30,6 +30,7 @@
 //! ```
 
 mod answer;
+mod background;
 pub mod condition;
 pub mod config;
 mod hooks;

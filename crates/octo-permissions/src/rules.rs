@@ -5,7 +5,7 @@
 //!
 //! A command with shell metacharacters (`;`, `&&`, `|`, `$(…)`, backticks, redirections) is
 //! allowed only when the shell grammar splits it into plain simple commands and each of them is
-//! allowed by a rule ([`allowing`]); deny and ask rules also look at each of its parts.
+//! allowed by a rule (`allowing`); deny and ask rules also look at each of its parts.
 
 use super::target::Target;
 use globset::{GlobBuilder, GlobMatcher};

@@ -299,12 +299,96 @@ async fn a_command_expands_as_in_claude_code() {
     )
     .unwrap();
     let c = run("claude", &bin, &home, None, &["-p", "--output-format", "json", "/ctx hello there"]).await;
-    let o = run("octo", &octo, &home, None, &["--no-save", "-p", "--output-format", "json", "/ctx hello there"]).await;
+    let o =
+        run("octo", &octo, &home, None, &["--no-save", "-p", "--output-format", "json", "/ctx hello there"])
+            .await;
     for (agent, r) in [("claude", &c), ("octo", &o)] {
         let text = r.requests.first().map(last_user_text).unwrap_or_default();
         assert!(text.contains("Status follows."), "{agent}: {text}");
         assert!(text.contains("BLOCK-OUTPUT"), "{agent} ran the block: {text}");
         assert!(!text.contains("echo BLOCK-OUTPUT"), "{agent} replaced the block by its output: {text}");
         assert!(text.contains("Args: hello there"), "{agent}: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_json_lines_have_claude_codes_keys() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    drop(llm);
+    let lines = |agent: &str, bin: &PathBuf| {
+        let mut cmd = Command::new(bin);
+        home.isolate(&mut cmd);
+        let args: &[&str] = if agent == "claude" { &["--verbose"] } else { &["--no-save"] };
+        (cmd, args.to_vec())
+    };
+    let mut seen = Vec::new();
+    for (agent, bin) in [("claude", &bin), ("octo", &octo)] {
+        let llm = MockLlm::start().await;
+        llm.script_anthropic([Scripted::sse(Reply::new().text("Hello.").sse())]).await;
+        std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
+        let (mut cmd, extra) = lines(agent, bin);
+        cmd.env("ANTHROPIC_BASE_URL", llm.uri())
+            .env("ANTHROPIC_API_KEY", "sk-mock")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .args(extra)
+            .args(["-p", "--output-format", "stream-json", "hi"])
+            .stdin(Stdio::null());
+        let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
+        let parsed: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        seen.push(parsed);
+    }
+    let find =
+        |lines: &[Value], kind: &str| lines.iter().find(|l| l["type"] == kind).cloned().unwrap_or_default();
+    for (kind, keys_scripts_read) in [
+        (
+            "system",
+            &[
+                "type",
+                "subtype",
+                "session_id",
+                "cwd",
+                "model",
+                "tools",
+                "mcp_servers",
+                "permissionMode",
+                "slash_commands",
+                "skills",
+                "agents",
+                "uuid",
+                "apiKeySource",
+                "output_style",
+            ][..],
+        ),
+        ("assistant", &["type", "message", "session_id", "parent_tool_use_id", "uuid"][..]),
+        (
+            "result",
+            &["type", "subtype", "result", "session_id", "uuid", "usage", "modelUsage", "permission_denials"]
+                [..],
+        ),
+    ] {
+        let (c, o) = (find(&seen[0], kind), find(&seen[1], kind));
+        for key in keys_scripts_read {
+            assert!(c.get(*key).is_some(), "Claude Code's {kind} line has no `{key}`: {c}");
+            assert!(o.get(*key).is_some(), "octo's {kind} line has no `{key}`: {o}");
+        }
+    }
+    let (c, o) = (find(&seen[0], "assistant"), find(&seen[1], "assistant"));
+    for key in ["id", "type", "role", "content", "model", "usage", "stop_reason"] {
+        assert!(
+            c["message"].get(key).is_some() && o["message"].get(key).is_some(),
+            "message.{key}\n{c}\n{o}"
+        );
+    }
+    let tools = |l: &Value| l["tools"].as_array().cloned().unwrap_or_default();
+    for name in ["Bash", "Read", "Edit", "Write", "Task", "WebFetch"] {
+        let has = |l: &Value| tools(l).iter().any(|t| t == name);
+        assert!(has(&find(&seen[0], "system")) && has(&find(&seen[1], "system")), "tool {name}");
     }
 }

@@ -44,18 +44,12 @@ impl Session {
         // Skills and commands are read once per session, so the listing (and the request
         // prefix) stays byte-stable; `/skills reload` reads them again.
         let found = discovery.join();
-        notes.extend(found.memory_notes);
-        notes.extend(found.agent_notes);
-        notes.extend(found.skill_notes);
+        notes.extend(found.memory_notes.into_iter().chain(found.agent_notes).chain(found.skill_notes));
         let prompt = Prompt::build(&place, &options, &label, &found.catalog, found.memory_text, &mut notes);
         let (sandbox, sandbox_notice) = place.sandbox(&config, env, &prompt.sources);
         let mode = options.mode.unwrap_or(config.permission_mode.value);
         let engine = engine(&config, &place, mode, &sandbox, prompt.sources);
-        let (seen, effort) =
-            (Arc::clone(&engine), options.reasoning.unwrap_or(config.reasoning_effort.value));
-        let _ = core
-            .hook_view
-            .set(super::state::HookView { mode: Box::new(move || seen.mode()), effort: effort.to_string() });
+        core.show_hooks(&engine, options.reasoning.unwrap_or(config.reasoning_effort.value));
         let hooks = super::steps::hooks(&core, &config, &place, &sandbox, options.unattended, &mut notes);
         let turn_models =
             crate::turn_models::for_catalog(&found.catalog, &config, store, env, &endpoint.http, &mut notes);

@@ -80,6 +80,17 @@ pub(super) struct HookView {
 }
 
 impl Core {
+    /// Lets the hooks see the session's permission mode (as it is when they run) and effort.
+    pub fn show_hooks(
+        &self,
+        engine: &Arc<crate::permissions::PermissionEngine>,
+        effort: octo_agent::ReasoningEffort,
+    ) {
+        let seen = Arc::clone(engine);
+        let _ =
+            self.hook_view.set(HookView { mode: Box::new(move || seen.mode()), effort: effort.to_string() });
+    }
+
     /// A core for a session on `model` (`endpoint:model`) through `sender`.
     pub(crate) fn new(model: String, info: ModelInfo, sender: Arc<dyn Sender>) -> Self {
         let (events, _) = broadcast::channel(EVENT_BUFFER);

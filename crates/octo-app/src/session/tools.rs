@@ -27,6 +27,11 @@ impl<'a> Tools<'a> {
         self.session.setup.tools.spawner.as_ref()
     }
 
+    /// The sub-agent types the `task` tool can start (none when tools are off).
+    pub fn agent_types(self) -> Vec<String> {
+        self.subagents().map(|s| s.agents().iter().map(|a| a.name.clone()).collect()).unwrap_or_default()
+    }
+
     /// How the user could allow a call that was refused (the flag or the rule to add), for a
     /// summary after a headless run.
     pub fn allow_hint(self, call: &crate::fold::ToolCallRecord) -> String {

@@ -25,7 +25,7 @@ pub const FUNCTIONS: &[(&str, usize)] = &[
     ("cmd/octo/src/review.rs::review", 81),
     ("cmd/octo/src/stream_input.rs::run", 85),
     ("crates/octo-app/src/config/apply.rs::apply_file", 98),
-    ("crates/octo-app/src/session/start.rs::start", 99),
+    ("crates/octo-app/src/session/start.rs::start", 98),
     ("crates/octo-app/src/skills.rs::invoke", 95),
     ("crates/octo-app/src/subagents/child.rs::run", 86),
     ("crates/octo-channels/src/feishu.rs::poll", 99),
