@@ -282,10 +282,10 @@ pub fn has_shell_meta(c: &str) -> bool {
 
 /// The allow rule that allows `q` among `rules`: one that matches it whole, or, for a compound
 /// command (`git add -A && git commit -m "…"`), the first of the rules that together allow every
-/// simple command in it, as Claude Code splits them. The split is the shell grammar's
-/// ([`octo_tools::shell::syntax`]); a command it cannot read fully — a parse error, a word only
-/// known at run time (`$X`, `$(…)`), an assignment before a command, a process substitution, a
-/// redirection to a file — is allowed by no rule.
+/// simple command in it, as Claude Code splits them. Only a plain line is split
+/// ([`octo_tools::shell::plain`]: literal words, list and pipe operators, no redirection but to
+/// `/dev/null`); anything else — an expansion, an assignment, a declaration, a test, a function,
+/// arithmetic, a redirection to a file, a parse error — is allowed by no rule.
 pub(super) fn allowing<'r>(rules: &'r [Rule], q: &PermissionQuery<'_>, t: &Target) -> Option<&'r Rule> {
     let allow = || rules.iter().filter(|r| r.action == Action::Allow);
     if let Some(r) = allow().find(|r| r.matches(q, t)) {
@@ -295,39 +295,13 @@ pub(super) fn allowing<'r>(rules: &'r [Rule], q: &PermissionQuery<'_>, t: &Targe
         return None;
     }
     let cmd = q.subject_value().filter(|c| has_shell_meta(c))?;
-    let parts = simple_commands(cmd, q.cwd)?;
+    let parts = octo_tools::shell::plain::parts(cmd)?;
     let mut first = None;
     for part in &parts {
         let r = allow().find(|r| r.allows_part(q, part))?;
         first.get_or_insert(r);
     }
     first
-}
-
-/// The simple commands of `cmd`, each as its words after quote removal, when the grammar reads
-/// all of it and nothing in it is decided only at run time or writes through a redirection.
-fn simple_commands(cmd: &str, cwd: &std::path::Path) -> Option<Vec<String>> {
-    use octo_tools::shell::syntax;
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
-    let script = syntax::parse(cmd, cwd, &home);
-    if script.error || script.too_deep || !script.fork_bombs.is_empty() || script.commands.is_empty() {
-        return None;
-    }
-    let harmless = |r: &syntax::Redirect| {
-        r.op.contains('>') && matches!(r.target.text.as_str(), "/dev/null" | "&1" | "&2" | "1" | "2")
-    };
-    script
-        .commands
-        .iter()
-        .map(|c| {
-            let plain = !c.words.is_empty()
-                && c.assignments.is_empty()
-                && !c.process_substitution
-                && c.words.iter().all(|w| !w.dynamic)
-                && c.redirects.iter().all(harmless);
-            plain.then(|| c.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "))
-        })
-        .collect()
 }
 
 fn command_parts(c: &str) -> Vec<String> {

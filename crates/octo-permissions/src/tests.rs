@@ -106,6 +106,15 @@ fn command_rules_table() {
         ("git status && ls <(cat x)", D::Ask),
         ("git status &&", D::Ask),
         ("git status && git push", D::Ask),
+        // What a helper found getting through the first version: constructs whose effect hides
+        // from the words, and what `sh` (dash) reads otherwise than the bash grammar.
+        ("export 'GIT_CONFIG_COUNT=1' 'GIT_CONFIG_KEY_0=core.fsmonitor' 'GIT_CONFIG_VALUE_0=touch p'; git status", D::Ask),
+        ("ls() { echo hi; } >p8; ls", D::Ask),
+        ("ls; ((touch + p5))", D::Ask),
+        ("ls $'\\' ; touch p19 ; ls ' #'", D::Ask),
+        ("ls &>/dev/null touch p13", D::Ask),
+        ("ls; [ x > p23 ]", D::Ask),
+        ("ls >2", D::Ask),
     ];
     for (cmd, want) in cases {
         assert_eq!(&decide(&e, "terminal", json!({"command": cmd}), false), want, "command: {cmd}");

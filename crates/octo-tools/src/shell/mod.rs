@@ -3,6 +3,7 @@
 mod background;
 pub mod credentials;
 mod deny;
+pub mod plain;
 mod readonly;
 pub mod syntax;
 mod undone;

@@ -91,6 +91,11 @@ const GIT_LOOKERS: &[&str] = &[
 
 /// Whether `command` only looks (see the module).
 pub fn only_looks(command: &str, cwd: &Path, home: &Path) -> bool {
+    // What the walker below does not model (a declaration, a test, a function's redirection)
+    // could act where no word shows it: only a plain line can only look.
+    if super::plain::parts(command).is_none() {
+        return false;
+    }
     let script = syntax::parse(command, cwd, home);
     if script.error || script.too_deep || !script.fork_bombs.is_empty() || script.commands.is_empty() {
         return false;
