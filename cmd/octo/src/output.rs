@@ -194,8 +194,10 @@ pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
         .iter()
         .filter(|c| c.outcome.is_denial())
         .map(|c| {
-            let name = octo_app::claude_tool_name(&c.name).unwrap_or_else(|| c.name.clone());
-            json!({"tool_name": name, "tool_use_id": c.id, "tool_input": {}, "summary": c.summary})
+            let (name, input) = octo_app::claude_tool_call(&c.name, &c.input).unwrap_or_else(|| {
+                (octo_app::claude_tool_name(&c.name).unwrap_or_else(|| c.name.clone()), c.input.clone())
+            });
+            json!({"tool_name": name, "tool_use_id": c.id, "tool_input": input, "summary": c.summary})
         })
         .collect();
     json!({

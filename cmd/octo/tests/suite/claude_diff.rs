@@ -110,6 +110,12 @@ async fn same_decision(bin: &PathBuf, settings: &Value, call: Call, what: &str) 
     let o =
         run("octo", &octo, &home, Some(&call), &["--no-save", "-p", "--output-format", "json", "go"]).await;
     let (cd, od) = (!denied(&c).is_empty(), !denied(&o).is_empty());
+    if cd && od {
+        // A refusal names the call with its arguments, under Claude Code's names. (Claude Code
+        // also makes a relative `file_path` absolute there; octo gives it as the model wrote it.)
+        let input = |r: &Run| keys(&r.result["permission_denials"][0]["tool_input"]);
+        assert_eq!(input(&c), input(&o), "{what}: the refused call's input\n{}\n{}", c.result, o.result);
+    }
     assert_eq!(
         cd, od,
         "{what}: Claude Code refused: {cd}, octo refused: {od}\nclaude: {}\nocto: {}",

@@ -26,6 +26,8 @@ pub struct ToolCallRecord {
     pub outcome: ToolOutcome,
     /// Wall time in milliseconds (0 when it never ran).
     pub duration_ms: u64,
+    /// Its arguments, once the round that made it is committed (`null` before).
+    pub input: serde_json::Value,
 }
 
 /// One change a turn's event made, borrowed from the event where it can be.

@@ -141,6 +141,7 @@ impl TurnFold {
                     summary: seen.unwrap_or_else(|| summary.clone()),
                     outcome: *outcome,
                     duration_ms: *duration_ms,
+                    input: serde_json::Value::Null,
                 };
                 self.calls.push(record.clone());
                 vec![Change::ToolEnded { record, output, kind: *kind }]
@@ -174,6 +175,14 @@ impl TurnFold {
     /// lost deltas) gets the whole text back here.
     fn committed<'a>(&mut self, messages: &'a [Message]) -> Vec<Change<'a>> {
         let mut out = Vec::new();
+        // A call's arguments reach the record with its round (a refused call has no start event).
+        for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+            for t in m.tool_uses() {
+                if let Some(r) = self.calls.iter_mut().find(|r| r.id == t.id && r.input.is_null()) {
+                    r.input = t.input.clone();
+                }
+            }
+        }
         if let Some(last) = messages.iter().rev().find(|m| m.role == Role::Assistant) {
             let said = last.text();
             let current = self.answer.get(self.request_start..).unwrap_or_default();
