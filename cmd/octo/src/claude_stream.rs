@@ -11,6 +11,9 @@
 use octo_app::{Change, ContentBlock, Message, Role, Session};
 use serde_json::{json, Value};
 
+/// The Claude Code release the differential suite compares this output with.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.337";
+
 /// What the `init` line says about the session.
 pub struct Init {
     /// The workspace.
@@ -29,6 +32,9 @@ pub struct Init {
     pub skills: Vec<String>,
     /// The sub-agent types.
     pub agents: Vec<String>,
+    /// The plugins in use: `name`, `path` (its folder) and `source` (`name@marketplace` for
+    /// Claude Code's installs), as Claude Code lists them.
+    pub plugins: Vec<Value>,
 }
 
 impl Init {
@@ -66,6 +72,12 @@ impl Init {
             slash_commands,
             skills,
             agents: session.tools().agent_types(),
+            plugins: session.config().map_or_else(Vec::new, |c| {
+                c.plugins
+                    .iter()
+                    .map(|p| json!({"name": p.name, "path": p.root.display().to_string(), "source": p.id}))
+                    .collect()
+            }),
         }
     }
 }
@@ -104,7 +116,12 @@ impl ClaudeStream {
                 "slash_commands": init.slash_commands,
                 "skills": init.skills,
                 "agents": init.agents,
+                "plugins": init.plugins,
                 "apiKeySource": "none",
+                // The Claude Code release whose output this follows (the differential suite
+                // runs it), and octo's own.
+                "claude_code_version": CLAUDE_CODE_VERSION,
+                "octo_version": env!("CARGO_PKG_VERSION"),
                 "output_style": "default",
                 "uuid": uuid(),
             }));

@@ -17,10 +17,30 @@ pub enum PluginAction {
         /// The plugin.
         name: String,
     },
-    /// Install a plugin into ~/.octo/plugins from a local folder or a git URL.
+    /// Install a plugin into ~/.octo/plugins from a local folder, a git URL or a marketplace.
     Install {
-        /// A folder with .claude-plugin/plugin.json, or a git URL (https://, ssh://, git@…).
+        /// A plugin folder, a git URL (https://, ssh://, git@…), or NAME@MARKETPLACE.
         source: String,
+    },
+    /// Plugin marketplaces (folders or repositories with .claude-plugin/marketplace.json).
+    #[command(subcommand)]
+    Marketplace(MarketplaceAction),
+}
+
+/// `octo plugin marketplace ...`
+#[derive(Debug, Clone, Subcommand)]
+pub enum MarketplaceAction {
+    /// Add a marketplace: a folder, the path of its marketplace.json, a git URL or owner/repo.
+    Add {
+        /// Where the marketplace is.
+        source: String,
+    },
+    /// The marketplaces octo and Claude Code added, and the plugins each lists.
+    List,
+    /// Forget a marketplace octo added (its plugins stay installed).
+    Remove {
+        /// The marketplace's name.
+        name: String,
     },
 }
 

@@ -42,6 +42,23 @@ pub struct InstalledPlugin {
     pub entry: Option<Value>,
 }
 
+impl InstalledPlugin {
+    /// What the plugin declares under the manifest field `key`: its `plugin.json`'s, else its
+    /// marketplace entry's (the entry's first when the entry says `"strict": false`, as Claude
+    /// Code reads such a plugin from the marketplace alone).
+    pub fn declared(&self, key: &str) -> Option<&Value> {
+        let own = self.manifest.as_ref().and_then(|m| m.get(key));
+        let listed = self.entry.as_ref().and_then(|e| e.get(key));
+        let strict =
+            self.entry.as_ref().and_then(|e| e.get("strict")).and_then(Value::as_bool) != Some(false);
+        if strict {
+            own.or(listed)
+        } else {
+            listed.or(own)
+        }
+    }
+}
+
 pub(crate) fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }

@@ -19,7 +19,7 @@ fn paths(plugin: &InstalledPlugin, key: &str, default: &str, notes: &mut Vec<Str
     if default.exists() {
         out.push(default);
     }
-    let declared: Vec<&str> = match plugin.manifest.as_ref().and_then(|m| m.get(key)) {
+    let declared: Vec<&str> = match plugin.declared(key) {
         Some(Value::String(s)) => vec![s.as_str()],
         Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -38,7 +38,7 @@ fn paths(plugin: &InstalledPlugin, key: &str, default: &str, notes: &mut Vec<Str
 }
 
 /// `rel` under `root`, when it stays there (no `..` out of it, no absolute path elsewhere).
-fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
+pub(crate) fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
     let rel = rel.replace("${CLAUDE_PLUGIN_ROOT}", &root.to_string_lossy());
     let path = if Path::new(&rel).is_absolute() { PathBuf::from(&rel) } else { root.join(&rel) };
     let real = std::fs::canonicalize(&path).ok()?;
@@ -89,7 +89,7 @@ fn definitions(
     notes: &mut Vec<String>,
 ) -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    if let Some(v @ Value::Object(_)) = plugin.manifest.as_ref().and_then(|m| m.get(key)) {
+    if let Some(v @ Value::Object(_)) = plugin.declared(key) {
         out.push((format!("plugin {} plugin.json", plugin.id), v.clone()));
     }
     for file in paths(plugin, key, default, notes) {

@@ -9,40 +9,12 @@
 
 use crate::claude_plugins::{all_installed, InstalledPlugin, PluginFrom};
 use crate::home::Home;
+use crate::marketplaces::EntrySource;
 use crate::plugin_parts::ManifestError;
+pub use crate::plugin_source::PluginError;
+use crate::plugin_source::{clone, is_git_url, valid_name};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Why a plugin command failed; nothing was changed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PluginError {
-    /// The source is not a plugin (no or a broken `.claude-plugin/plugin.json`).
-    #[error(transparent)]
-    NotAPlugin(#[from] ManifestError),
-    /// No plugin of that name or id is installed.
-    #[error("no plugin `{0}` is installed (`octo plugin list` shows them)")]
-    Unknown(String),
-    /// A plugin of that name is installed by octo already.
-    #[error("a plugin `{0}` is installed already ({1}); remove that folder first to replace it")]
-    Exists(String, PathBuf),
-    /// `git clone` failed.
-    #[error("could not clone {url}: {reason}")]
-    Clone {
-        /// The URL.
-        url: String,
-        /// What git said.
-        reason: String,
-    },
-    /// A file could not be written or copied.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// Why it failed.
-        source: std::io::Error,
-    },
-}
 
 /// A plugin and whether it is on.
 #[derive(Debug, Clone)]
@@ -84,27 +56,33 @@ fn octo_installed(home: &Home, notes: &mut Vec<String>) -> Vec<InstalledPlugin> 
         .collect()
 }
 
-/// The plugin in folder `dir` (it must have a `.claude-plugin/plugin.json`).
+/// The plugin in folder `dir`: its `.claude-plugin/plugin.json` (optional when it has a plugin's
+/// folders, or a marketplace entry octo kept at install), and that entry.
 pub(crate) fn from_dir(dir: &Path, from: PluginFrom) -> Result<InstalledPlugin, ManifestError> {
-    let manifest = crate::plugin_parts::manifest_of(dir)?;
+    let entry = crate::claude_plugins::read_json(&dir.join(ENTRY_FILE)).filter(serde_json::Value::is_object);
+    let manifest = match crate::plugin_parts::manifest_of(dir) {
+        Ok(m) => m,
+        Err(ManifestError::Missing(_)) if entry.is_some() => {
+            serde_json::Value::Object(serde_json::Map::new())
+        }
+        Err(e) => return Err(e),
+    };
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let name = match manifest.get("name").and_then(serde_json::Value::as_str) {
-        Some(n) if valid_name(n) => n.to_owned(),
-        Some(n) => return Err(ManifestError::BadName(n.to_owned())),
+    let named = |v: &serde_json::Value| v.get("name").and_then(serde_json::Value::as_str).map(str::to_owned);
+    let name = match named(&manifest).or_else(|| entry.as_ref().and_then(named)) {
+        Some(n) if valid_name(&n) => n,
+        Some(n) => return Err(ManifestError::BadName(n)),
         None => root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .filter(|n| valid_name(n))
             .ok_or(ManifestError::NoName)?,
     };
-    Ok(InstalledPlugin { id: name.clone(), name, from, root, manifest: Some(manifest), entry: None })
+    Ok(InstalledPlugin { id: name.clone(), name, from, root, manifest: Some(manifest), entry })
 }
 
-fn valid_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= 64
-        && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
+/// Where an install from a marketplace keeps the plugin's entry (its manifest fields).
+const ENTRY_FILE: &str = ".claude-plugin/octo-marketplace-entry.json";
 
 /// Every plugin octo knows of, on or off: Claude Code's installs, octo's, and `dirs`
 /// (`--plugin-dir`, always on). A later plugin of the same name replaces an earlier one.
@@ -204,21 +182,23 @@ pub fn set_enabled(
     Ok(id)
 }
 
-/// Installs a plugin into octo's home from a local folder (copied) or a git URL (cloned, the
-/// default branch, shallow). The source must be a plugin folder; nothing is installed otherwise.
-pub fn install(home: &Home, source: &str) -> Result<InstalledPlugin, PluginError> {
+/// Installs a plugin into octo's home from a local folder (copied), a git URL (cloned, the
+/// default branch, shallow) or a marketplace (`name@marketplace`, from a marketplace octo or
+/// Claude Code added; `claude_dir` is `~/.claude`). Nothing is installed unless the source is a
+/// plugin.
+pub fn install(home: &Home, claude_dir: Option<&Path>, source: &str) -> Result<InstalledPlugin, PluginError> {
     let plugins = home.root().join("plugins");
     std::fs::create_dir_all(&plugins)
         .map_err(|e| PluginError::Io { what: format!("creating {}", plugins.display()), source: e })?;
     let staging = plugins.join(format!(".install-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
-    let result = stage(source, &staging).and_then(|()| {
-        let plugin = from_dir(&staging, PluginFrom::Octo).map_err(PluginError::from)?;
+    let result = stage(home, claude_dir, source, &staging).and_then(|dir| {
+        let plugin = from_dir(&dir, PluginFrom::Octo).map_err(PluginError::from)?;
         let target = plugins.join(&plugin.name);
         if target.exists() {
             return Err(PluginError::Exists(plugin.name, target));
         }
-        std::fs::rename(&staging, &target).map_err(|e| PluginError::Io {
+        std::fs::rename(&dir, &target).map_err(|e| PluginError::Io {
             what: format!("moving the plugin to {}", target.display()),
             source: e,
         })?;
@@ -228,34 +208,71 @@ pub fn install(home: &Home, source: &str) -> Result<InstalledPlugin, PluginError
     result
 }
 
-/// Whether `source` names a git repository rather than a folder.
-fn is_git_url(source: &str) -> bool {
-    ["https://", "http://", "ssh://", "git://", "git@", "file://"].iter().any(|p| source.starts_with(p))
+/// `name@marketplace`, when `source` is that and not a folder or a URL.
+fn marketplace_id(source: &str) -> Option<(&str, &str)> {
+    if is_git_url(source) || Path::new(source).exists() {
+        return None;
+    }
+    source.rsplit_once('@').filter(|(n, m)| valid_name(n) && valid_name(m))
 }
 
-/// Puts the plugin `source` in the folder `to`.
-fn stage(source: &str, to: &Path) -> Result<(), PluginError> {
-    if is_git_url(source) {
-        let out = std::process::Command::new("git")
-            .args(["clone", "--quiet", "--depth", "1", "--", source])
-            .arg(to)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| PluginError::Clone {
-                url: source.to_owned(),
-                reason: format!("git cannot be run: {e}"),
-            })?;
-        if !out.status.success() {
-            let reason = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-            return Err(PluginError::Clone { url: source.to_owned(), reason });
+/// Puts the plugin `source` in a folder under `staging` named as its installed folder will be;
+/// returns that folder.
+fn stage(
+    home: &Home,
+    claude_dir: Option<&Path>,
+    source: &str,
+    staging: &Path,
+) -> Result<PathBuf, PluginError> {
+    if let Some((name, market)) = marketplace_id(source) {
+        let (from, entry) = crate::marketplaces::find(home, claude_dir, name, market)?;
+        let dir = staging.join(name);
+        match from {
+            EntrySource::Folder(f) => copy_tree(&f, &dir, 0)
+                .map_err(|e| PluginError::Io { what: format!("copying {}", f.display()), source: e })?,
+            EntrySource::Git { url, branch, subdir } => {
+                let checkout = staging.join(".clone");
+                clone(&url, &checkout, branch.as_deref())?;
+                let from = match subdir {
+                    Some(rel) => crate::plugin_parts::inside(&checkout, &rel).ok_or_else(|| {
+                        PluginError::BadSource { plugin: name.to_owned(), market: market.to_owned() }
+                    })?,
+                    None => checkout,
+                };
+                std::fs::rename(&from, &dir).map_err(|e| PluginError::Io {
+                    what: format!("placing {}", from.display()),
+                    source: e,
+                })?;
+            }
         }
-        return Ok(());
+        let file = dir.join(ENTRY_FILE);
+        let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
+        std::fs::create_dir_all(dir.join(".claude-plugin"))
+            .and_then(|()| std::fs::write(&file, text))
+            .map_err(|e| PluginError::Io { what: format!("writing {}", file.display()), source: e })?;
+        return Ok(dir);
+    }
+    if is_git_url(source) {
+        let name = source.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default();
+        let name = name.strip_suffix(".git").unwrap_or(name);
+        let dir = staging.join(if valid_name(name) { name } else { "plugin" });
+        clone(source, &dir, None)?;
+        return Ok(dir);
     }
     let from = Path::new(source);
-    crate::plugin_parts::manifest_of(from).map_err(PluginError::from)?;
-    copy_tree(from, to, 0)
-        .map_err(|e| PluginError::Io { what: format!("copying {}", from.display()), source: e })
+    if let Err(e) = crate::plugin_parts::manifest_of(from) {
+        return Err(match crate::marketplaces::listing_name(from) {
+            Some(market) => PluginError::IsAMarketplace { path: from.to_path_buf(), market },
+            None => e.into(),
+        });
+    }
+    let real = std::fs::canonicalize(from)
+        .map_err(|e| PluginError::Io { what: format!("reading {}", from.display()), source: e })?;
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).filter(|n| valid_name(n));
+    let dir = staging.join(name.as_deref().unwrap_or("plugin"));
+    copy_tree(from, &dir, 0)
+        .map_err(|e| PluginError::Io { what: format!("copying {}", from.display()), source: e })?;
+    Ok(dir)
 }
 
 /// Copies the folder `from` to `to` (symlinks kept as links, `.git` left out).

@@ -156,8 +156,27 @@ pub fn assemble_with_sources(
 
 /// The Markdown files under the project's `.claude/rules/` (sorted, two folders deep at most)
 /// that apply everywhere: a rule whose frontmatter names `paths:` applies only to work on those
-/// files and is not read at start.
+/// files and is not read at start (`nested_rules` adds it when work reaches them).
 fn claude_rules(cwd: &Path) -> Vec<String> {
+    let everywhere =
+        |rel: &String| std::fs::read_to_string(cwd.join(rel)).is_ok_and(|t| paths_of(&t).is_none());
+    rule_files(cwd).into_iter().filter(everywhere).collect()
+}
+
+/// The rules under `.claude/rules/` that name `paths:`: each one's name, globs and text.
+pub(crate) fn conditional_rules(cwd: &Path) -> Vec<(String, Vec<String>, String)> {
+    rule_files(cwd)
+        .into_iter()
+        .filter_map(|rel| {
+            let text = load_rules(&cwd.join(&rel))?;
+            let globs = paths_of(&text)?;
+            Some((rel, globs, rule_body(&text)))
+        })
+        .collect()
+}
+
+/// Every Markdown file under `.claude/rules/`, relative to `cwd`, sorted.
+fn rule_files(cwd: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut dirs = vec![(cwd.join(".claude/rules"), 0)];
     while let Some((dir, depth)) = dirs.pop() {
@@ -168,8 +187,7 @@ fn claude_rules(cwd: &Path) -> Vec<String> {
             if kind.is_dir() && depth < 2 {
                 dirs.push((path, depth + 1));
             } else if kind.is_file() && path.extension().is_some_and(|x| x == "md") {
-                let everywhere = std::fs::read_to_string(&path).is_ok_and(|t| !conditional(&t));
-                if let (true, Ok(rel)) = (everywhere, path.strip_prefix(cwd)) {
+                if let Ok(rel) = path.strip_prefix(cwd) {
                     out.push(rel.to_string_lossy().into_owned());
                 }
             }
@@ -179,11 +197,35 @@ fn claude_rules(cwd: &Path) -> Vec<String> {
     out
 }
 
-/// Whether a rule's frontmatter limits it to some files (`paths:`).
-fn conditional(text: &str) -> bool {
-    let Ok(split) = octo_skills::frontmatter::split(text) else { return false };
-    let Some(yaml) = split.yaml else { return false };
-    octo_skills::frontmatter::value(yaml).is_ok_and(|v| v.get("paths").is_some_and(|p| !p.is_null()))
+/// The globs a rule's frontmatter limits it to (`paths:`, a list or one string), if any.
+fn paths_of(text: &str) -> Option<Vec<String>> {
+    let split = octo_skills::frontmatter::split(text).ok()?;
+    let v = octo_skills::frontmatter::value(split.yaml?).ok()?;
+    let paths = v.get("paths").filter(|p| !p.is_null())?;
+    if let Some(one) = paths.as_str() {
+        return Some(split_globs(one));
+    }
+    let list = paths.as_sequence().map(|l| l.iter().filter_map(|p| p.as_str().map(str::to_owned)).collect());
+    Some(list.unwrap_or_default())
+}
+
+/// `a, b/{c,d}` → `a`, `b/{c,d}`: commas outside braces separate globs.
+fn split_globs(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0usize);
+    for c in s.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out.iter().map(|p| p.trim().trim_matches(['"', '\'']).to_owned()).filter(|p| !p.is_empty()).collect()
 }
 
 /// A rule's text without its frontmatter.

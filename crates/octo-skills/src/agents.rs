@@ -79,7 +79,7 @@ impl Agents {
     }
 
     fn add_file(&mut self, path: &Path, label: &str, plugin: Option<&str>, notices: &mut Vec<String>) {
-        match load(path, label) {
+        match load(path, label, plugin.is_some()) {
             Ok(mut def) => {
                 if let Some(p) = plugin {
                     def.name = format!("{p}:{}", def.name);
@@ -123,16 +123,22 @@ fn md_files(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
-fn load(path: &Path, label: &str) -> Result<AgentDef, String> {
+/// Reads an agent file. A plugin's may leave out `name` (its file's name) and `description`, as
+/// Claude Code reads them.
+fn load(path: &Path, label: &str, of_plugin: bool) -> Result<AgentDef, String> {
     let text = read_limited(path)?;
     let split = frontmatter::split(&text)?;
     let yaml =
         split.yaml.ok_or("it has no frontmatter (a `---` block with `name` and `description` at the top)")?;
     let value = frontmatter::value(yaml)?;
     let front = frontmatter::parse(yaml)?;
-    let name = front.name.ok_or("its frontmatter has no `name`")?;
-    let description =
-        front.description.filter(|d| !d.is_empty()).ok_or("its frontmatter has no `description`")?;
+    let stem = || path.file_stem().map(|s| s.to_string_lossy().into_owned()).filter(|_| of_plugin);
+    let name = front.name.or_else(stem).ok_or("its frontmatter has no `name`")?;
+    let description = match front.description.filter(|d| !d.is_empty()) {
+        Some(d) => d,
+        None if of_plugin => format!("The {name} agent"),
+        None => return Err("its frontmatter has no `description`".to_owned()),
+    };
     if name.is_empty()
         || name.len() > 64
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
@@ -181,4 +187,27 @@ fn load(path: &Path, label: &str) -> Result<AgentDef, String> {
         file: Some(path.to_path_buf()),
         source: label.to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_plugins_agent_may_leave_out_its_name_and_description_and_a_users_may_not() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("anon.md"), "---\ntools: Read\n---\nYou look.\n").unwrap();
+        std::fs::write(t.path().join("file.md"), "---\nname: other\ndescription: D\n---\nYou.\n").unwrap();
+        let mut agents = Agents::default();
+        let notices = agents.add_plugin(t.path(), "plugin", "kit");
+        assert!(notices.is_empty(), "{notices:?}");
+        assert!(
+            agents.get("kit:anon").is_some() && agents.get("kit:other").is_some(),
+            "{:?}",
+            agents.names()
+        );
+        let err = load(&t.path().join("anon.md"), "user", false).unwrap_err();
+        assert!(err.contains("no `name`"), "{err}");
+    }
 }

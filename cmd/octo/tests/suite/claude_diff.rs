@@ -317,6 +317,83 @@ async fn a_command_expands_as_in_claude_code() {
     }
 }
 
+/// The stream-json lines of one agent's `-p … "hi"` (the model answers "Hello.").
+async fn stream_lines(agent: &str, bin: &PathBuf, home: &TempHome) -> Vec<Value> {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic([Scripted::sse(Reply::new().text("Hello.").sse())]).await;
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
+    let mut cmd = Command::new(bin);
+    home.isolate(&mut cmd);
+    let extra: &[&str] = if agent == "claude" { &["--verbose"] } else { &["--no-save"] };
+    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
+        .env("ANTHROPIC_API_KEY", "sk-mock")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(extra)
+        .args(["-p", "--output-format", "stream-json", "hi"])
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+/// Runs Claude Code's own `claude plugin …` subcommand in `home`.
+fn claude_plugin(bin: &PathBuf, home: &TempHome, args: &[&str]) {
+    let mut cmd = Command::new(bin);
+    home.isolate(&mut cmd);
+    let out = cmd
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .arg("plugin")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "claude plugin {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugins_claude_code_installed_from_a_marketplace_bring_the_same_commands_and_agents() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let llm = MockLlm::start().await;
+    let home = home_for(&llm);
+    drop(llm);
+    // A marketplace as plugin repositories lay one out: a plugin in a folder, and one whose
+    // entry declares its parts (`"strict": false`, a command outside `commands/`).
+    let m = home.home().join("market");
+    let put = |rel: &str, text: &str| {
+        let p = m.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    put("plugins/alpha/commands/hi.md", "---\ndescription: Say hi\n---\nSay hi.\n");
+    put("beta/prompts/x.md", "---\ndescription: Do x\n---\nDo x.\n");
+    put("beta/agents/rev.md", "---\nname: rev\ndescription: Reviews\n---\nYou review.\n");
+    put("beta/agents/anon.md", "---\ntools: Read\n---\nNo name, no description.\n");
+    let listing = json!({"name": "team-market", "owner": {"name": "T"}, "plugins": [
+        {"name": "alpha", "source": "./plugins/alpha"},
+        {"name": "beta", "source": "./beta", "strict": false, "commands": ["./prompts/x.md"]}
+    ]});
+    put(".claude-plugin/marketplace.json", &listing.to_string());
+    claude_plugin(&bin, &home, &["marketplace", "add", m.to_str().unwrap()]);
+    claude_plugin(&bin, &home, &["install", "alpha@team-market"]);
+    claude_plugin(&bin, &home, &["install", "beta@team-market"]);
+    let seen = [stream_lines("claude", &bin, &home).await, stream_lines("octo", &octo, &home).await];
+    for (agent, lines) in ["claude", "octo"].iter().zip(&seen) {
+        let init = lines.iter().find(|l| l["subtype"] == "init").cloned().unwrap_or_default();
+        let has = |key: &str, v: &str| init[key].as_array().is_some_and(|l| l.iter().any(|x| x == v));
+        for (key, v) in [("slash_commands", "alpha:hi"), ("slash_commands", "beta:x"), ("agents", "beta:rev")]
+        {
+            assert!(has(key, v), "{agent}: {key} lacks {v}: {init}");
+        }
+        let sources: Vec<&str> =
+            init["plugins"].as_array().into_iter().flatten().filter_map(|p| p["source"].as_str()).collect();
+        for id in ["alpha@team-market", "beta@team-market"] {
+            assert!(sources.contains(&id), "{agent}: plugins lack {id}: {init}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn stream_json_lines_have_claude_codes_keys() {
     let Some(bin) = claude_code() else { return };
@@ -324,32 +401,7 @@ async fn stream_json_lines_have_claude_codes_keys() {
     let llm = MockLlm::start().await;
     let home = home_for(&llm);
     drop(llm);
-    let lines = |agent: &str, bin: &PathBuf| {
-        let mut cmd = Command::new(bin);
-        home.isolate(&mut cmd);
-        let args: &[&str] = if agent == "claude" { &["--verbose"] } else { &["--no-save"] };
-        (cmd, args.to_vec())
-    };
-    let mut seen = Vec::new();
-    for (agent, bin) in [("claude", &bin), ("octo", &octo)] {
-        let llm = MockLlm::start().await;
-        llm.script_anthropic([Scripted::sse(Reply::new().text("Hello.").sse())]).await;
-        std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
-        let (mut cmd, extra) = lines(agent, bin);
-        cmd.env("ANTHROPIC_BASE_URL", llm.uri())
-            .env("ANTHROPIC_API_KEY", "sk-mock")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .args(extra)
-            .args(["-p", "--output-format", "stream-json", "hi"])
-            .stdin(Stdio::null());
-        let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
-        let parsed: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-        seen.push(parsed);
-    }
+    let seen = [stream_lines("claude", &bin, &home).await, stream_lines("octo", &octo, &home).await];
     let find =
         |lines: &[Value], kind: &str| lines.iter().find(|l| l["type"] == kind).cloned().unwrap_or_default();
     for (kind, keys_scripts_read) in [
@@ -370,6 +422,8 @@ async fn stream_json_lines_have_claude_codes_keys() {
                 "uuid",
                 "apiKeySource",
                 "output_style",
+                "plugins",
+                "claude_code_version",
             ][..],
         ),
         ("assistant", &["type", "message", "session_id", "parent_tool_use_id", "uuid"][..]),
@@ -396,5 +450,36 @@ async fn stream_json_lines_have_claude_codes_keys() {
     for name in ["Bash", "Read", "Edit", "Write", "Task", "WebFetch"] {
         let has = |l: &Value| tools(l).iter().any(|t| t == name);
         assert!(has(&find(&seen[0], "system")) && has(&find(&seen[1], "system")), "tool {name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn folder_and_path_rules_reach_the_model_when_work_reaches_their_files() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    for (file, mark) in [("pkg/a.txt", "NESTED-RULE-MARK"), ("src/api/x.ts", "PATH-RULE-MARK")] {
+        let home = {
+            let llm = MockLlm::start().await;
+            home_for(&llm)
+        };
+        home.write("pkg/CLAUDE.md", "NESTED-RULE-MARK: keep it short.\n").unwrap();
+        home.write(".claude/rules/api.md", "---\npaths:\n  - \"src/api/**/*.ts\"\n---\nPATH-RULE-MARK\n")
+            .unwrap();
+        home.write(file, "content\n").unwrap();
+        let args = ["-p", "--output-format", "json", "go"];
+        let c = run("claude", &bin, &home, Some(&read(file)), &args).await;
+        let o = run(
+            "octo",
+            &octo,
+            &home,
+            Some(&read(file)),
+            &["--no-save", "-p", "--output-format", "json", "go"],
+        )
+        .await;
+        for (agent, r) in [("claude", &c), ("octo", &o)] {
+            let text = |i: usize| r.requests.get(i).map(Value::to_string).unwrap_or_default();
+            assert!(!text(0).contains(mark), "{agent}: {mark} is read only when work reaches {file}");
+            assert!(text(r.requests.len() - 1).contains(mark), "{agent}: {mark} after reading {file}");
+        }
     }
 }

@@ -166,6 +166,7 @@ fn agent(
     if let Some(m) = &tools.repo_map {
         builder = builder.plugin(Arc::new(octo_repomap::SeenFilesPlugin(Arc::clone(m))));
     }
+    builder = builder.plugin(Arc::new(crate::nested_rules::NestedRules::new(&place.workspace)));
     let mut agent = builder
         .history(history)
         .tools(tools.registry.clone())

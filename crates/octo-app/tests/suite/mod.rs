@@ -8,6 +8,7 @@ mod hooks;
 #[cfg(unix)]
 mod hostile;
 mod launcher;
+mod marketplaces;
 mod memory;
 mod plugins;
 mod responses;

@@ -216,15 +216,15 @@ async fn installed_plugins_are_on_until_disabled_and_claude_codes_installs_are_r
     let src = t._tmp.root().join("src-kit");
     plugin(&src);
     let home = octo_app::Home::new(&t.home);
-    let installed = octo_app::plugins::install(&home, src.to_str().unwrap()).unwrap();
+    let installed = octo_app::plugins::install(&home, None, src.to_str().unwrap()).unwrap();
     assert_eq!(installed.root, std::fs::canonicalize(t.home.join("plugins/kit")).unwrap());
     assert!(matches!(
-        octo_app::plugins::install(&home, src.to_str().unwrap()),
+        octo_app::plugins::install(&home, None, src.to_str().unwrap()),
         Err(octo_app::plugins::PluginError::Exists(..))
     ));
     let not_one = t._tmp.root().join("plain");
     std::fs::create_dir_all(&not_one).unwrap();
-    assert!(octo_app::plugins::install(&home, not_one.to_str().unwrap()).is_err());
+    assert!(octo_app::plugins::install(&home, None, not_one.to_str().unwrap()).is_err());
 
     // Claude Code's own install of another plugin, enabled in the user's settings.
     let cache = t.user.join(".claude/plugins/cache/market/notes/1.0.0");

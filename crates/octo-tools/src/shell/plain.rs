@@ -7,6 +7,7 @@
 //! assignments, negation, loops), makes the line not plain. Allow rules judge a compound
 //! command part by part only when it is plain; anything else stays asked.
 
+use super::syntax::unescape;
 use tree_sitter::{Node, Parser};
 
 /// How deep a plain line may nest (`( ( … ) )`).
@@ -121,22 +122,6 @@ fn literal(n: Node<'_>, src: &[u8]) -> Option<String> {
         }
         _ => None,
     }
-}
-
-fn unescape(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('\n') | None => {}
-                Some(n) => out.push(n),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

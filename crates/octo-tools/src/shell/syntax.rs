@@ -143,7 +143,7 @@ struct Walker<'a> {
     script: &'a mut Script,
 }
 
-fn unescape(raw: &str) -> String {
+pub(super) fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.chars();
     while let Some(c) = chars.next() {
