@@ -65,7 +65,13 @@ impl NestedRules {
                 if added.contains(&file) {
                     continue;
                 }
-                if let Some(text) = crate::prompt::load_rules(&self.workspace.join(&file)) {
+                let real = std::fs::canonicalize(self.workspace.join(&file)).ok();
+                let within = real
+                    .zip(std::fs::canonicalize(&self.workspace).ok())
+                    .is_some_and(|(r, w)| r.starts_with(w));
+                if let Some(text) =
+                    within.then(|| crate::prompt::load_rules(&self.workspace.join(&file))).flatten()
+                {
                     added.insert(file.clone());
                     out.push(format!(
                         "# Project rules for {}/ ({})\n{}",

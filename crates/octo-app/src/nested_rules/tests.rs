@@ -47,3 +47,16 @@ fn paths_outside_the_workspace_reach_nothing() {
     assert_eq!(inside(&ws, &ws.join("x/a").display().to_string()), Some(PathBuf::from("x/a")));
     assert_eq!(inside(&ws, "./x/./a"), Some(PathBuf::from("x/a")));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_folder_linked_out_of_the_workspace_brings_no_rules() {
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().join("ws");
+    write(t.path(), "elsewhere/CLAUDE.md", "FROM OUTSIDE\n");
+    write(&ws, "in/CLAUDE.md", "INSIDE\n");
+    std::os::unix::fs::symlink(t.path().join("elsewhere"), ws.join("link")).unwrap();
+    let rules = NestedRules::new(&ws);
+    assert!(rules.reached(Path::new("link/a.txt")).is_empty());
+    assert_eq!(rules.reached(Path::new("in/a.txt")).len(), 1);
+}
