@@ -163,10 +163,20 @@ impl Hooks {
         if hooks.is_empty() {
             return Vec::new();
         }
+        if matches!(event, Event::Stop | Event::SubagentStop) {
+            // The answer was just committed: let the session save it before the hook reads the
+            // transcript (the session's writer is another task).
+            for _ in 0..8 {
+                tokio::task::yield_now().await;
+            }
+        }
         let info = (self.ctx.session)();
         let mut input = json!({
             "session_id": info.id.unwrap_or_default(),
-            "transcript_path": info.transcript.map(|p| p.display().to_string()).unwrap_or_default(),
+            "transcript_path": info
+                .transcript
+                .map(|p| self.runner.transcript_path(&p).display().to_string())
+                .unwrap_or_default(),
             "cwd": self.runner.cwd.display().to_string(),
             "hook_event_name": event.as_str(),
         });
@@ -241,7 +251,7 @@ impl Hooks {
             Ok(after) => after,
             Err(ran) => return ran,
         };
-        let mut ran = self.runner.run(hook, input).await;
+        let mut ran = self.runner.run_mirrored(hook, input).await;
         if let Some(why) = after.and_then(|check| check()) {
             ran.stdout.clear();
             if matches!(event, Event::PreToolUse | Event::UserPromptSubmit) {

@@ -36,6 +36,7 @@ pub mod config;
 mod hooks;
 mod plugin;
 mod run;
+mod transcript;
 
 pub use config::{BadMatcher, Event, Hook, HookSet, Matcher};
 pub use hooks::{AfterRun, Context, Guard, Hooks, PromptDecision, SessionInfo, Shape};

@@ -29,6 +29,8 @@ pub struct Runner {
     /// The tag every hook of this runner carries: what they leave running (`setsid …&`) is
     /// killed when the last clone of the runner goes, and when octo dies.
     tag: Arc<Tag>,
+    /// A folder of this run that confined hooks can read, and the transcript's copy kept there.
+    readable: Option<(PathBuf, Arc<crate::transcript::Mirror>)>,
 }
 
 /// A session tag that kills what carries it when dropped (once a hook ran with it: a session
@@ -46,7 +48,39 @@ impl Drop for Tag {
 impl Runner {
     /// Hooks run by `shell` in `cwd` (`sandboxed`: the shell confines them).
     pub fn new(shell: Shell, cwd: PathBuf, sandboxed: bool) -> Self {
-        Self { shell, cwd, sandboxed, tag: Arc::new(Tag(octo_exec::reaper::new_tag(), false.into())) }
+        let tag = Arc::new(Tag(octo_exec::reaper::new_tag(), false.into()));
+        Self { shell, cwd, sandboxed, tag, readable: None }
+    }
+
+    /// Gives confined hooks the session's transcript as a copy in `dir`, a folder of this run
+    /// they can read (see `transcript`); unconfined hooks read the transcript itself.
+    pub fn with_readable(mut self, dir: PathBuf) -> Self {
+        self.readable = Some((dir, Arc::default()));
+        self
+    }
+
+    /// Runs `hook`, keeping the transcript's copy (when it has one) up to date while it runs: a
+    /// hook that waits for the newest lines sees them arrive.
+    pub(crate) async fn run_mirrored(&self, hook: &Hook, input: &Value) -> Ran {
+        let Some((_, mirror)) = self.readable.as_ref().filter(|_| self.sandboxed) else {
+            return self.run(hook, input).await;
+        };
+        let run = self.run(hook, input);
+        tokio::pin!(run);
+        loop {
+            tokio::select! {
+                ran = &mut run => return ran,
+                () = tokio::time::sleep(std::time::Duration::from_millis(100)) => mirror.refresh(),
+            }
+        }
+    }
+
+    /// The transcript path a hook is given for the session's transcript `real`.
+    pub(crate) fn transcript_path(&self, real: &std::path::Path) -> PathBuf {
+        match self.readable.as_ref().filter(|_| self.sandboxed) {
+            Some((dir, mirror)) => mirror.path_for(real, dir),
+            None => real.to_path_buf(),
+        }
     }
 
     /// Kills what the hooks left running — by their tag, and what octo adopted from them (a

@@ -81,6 +81,8 @@ pub(super) struct HooksPart {
     pub untrusted: Mutex<Option<(String, octo_hooks::HookSet)>>,
     /// Whether SessionEnd ran.
     pub ended: AtomicBool,
+    /// The run's folder confined hooks can read (where they find the transcript).
+    pub readable: PathBuf,
 }
 
 /// How the task behaves.

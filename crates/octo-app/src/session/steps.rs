@@ -286,7 +286,8 @@ pub(super) fn hooks(
         );
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
-    let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env);
+    let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env)
+        .with_readable(place.run_output.clone());
     let command_tag = Arc::new(std::sync::OnceLock::new());
     let guard = hook_guard(core, &hook_set, place, unattended, &command_tag);
     let cell = Arc::new(octo_hooks::HookCell::new(hook_instance(
@@ -303,6 +304,7 @@ pub(super) fn hooks(
         cell: Some(cell),
         untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
         ended: std::sync::atomic::AtomicBool::new(false),
+        readable: place.run_output.clone(),
     }
 }
 

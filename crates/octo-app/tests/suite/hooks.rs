@@ -395,12 +395,12 @@ async fn a_saved_session_is_named_from_its_first_event_in_its_log_and_its_hooks(
 
 #[tokio::test]
 async fn a_stop_hook_finds_the_answer_it_judges_in_the_transcript() {
-    // As ralph-loop's Stop hook does: read the transcript's last assistant message. It waits a
-    // little for the line (bounded: a hang guard); before the answer was saved ahead of the Stop
-    // hooks it never came while the hook ran. Unconfined: octo's sessions are among the places
-    // the sandbox hides from commands and hooks (dev-docs/claude-code.md says so).
-    let script = "import json, os, sys, time\nd = json.load(sys.stdin)\np = d['transcript_path']\nfor _ in range(200):\n    try:\n        t = open(p).read()\n    except OSError as e:\n        t = ''\n        open('err.txt', 'w').write(repr(e))\n    if 'The final answer.' in t:\n        open('seen.txt', 'w').write('yes')\n        break\n    time.sleep(0.05)\n";
-    let config = "sandbox_hooks = false\n[[hooks.Stop]]\ncommand = \"python3 stop.py\"\n";
+    // As ralph-loop's Stop hook does: read the transcript's last assistant message, once, at
+    // once. The answer is saved before the Stop hooks run. Confined, as hooks run by default:
+    // octo's sessions are hidden from the sandbox, so the hook is given a copy in the run's own
+    // folder.
+    let script = "import json, sys\nd = json.load(sys.stdin)\np = d['transcript_path']\ntry:\n    t = open(p).read()\nexcept OSError as e:\n    t = ''\n    open('err.txt', 'w').write(repr(e))\nlast = [l for l in t.splitlines() if '\"role\":\"assistant\"' in l][-1:]\nif last and 'The final answer.' in last[0]:\n    open('seen.txt', 'w').write('yes')\n";
+    let config = "[[hooks.Stop]]\ncommand = \"python3 stop.py\"\n";
     let t = setup(
         &[("stop.py", script)],
         config,
