@@ -163,20 +163,12 @@ impl Hooks {
         if hooks.is_empty() {
             return Vec::new();
         }
-        if matches!(event, Event::Stop | Event::SubagentStop) {
-            // The answer was just committed: let the session save it before the hook reads the
-            // transcript (the session's writer is another task).
-            for _ in 0..8 {
-                tokio::task::yield_now().await;
-            }
-        }
+        settle(event).await;
         let info = (self.ctx.session)();
+        let transcript = info.transcript.map(|p| self.runner.transcript_path(&p));
         let mut input = json!({
             "session_id": info.id.unwrap_or_default(),
-            "transcript_path": info
-                .transcript
-                .map(|p| self.runner.transcript_path(&p).display().to_string())
-                .unwrap_or_default(),
+            "transcript_path": transcript.map(|p| p.display().to_string()).unwrap_or_default(),
             "cwd": self.runner.cwd.display().to_string(),
             "hook_event_name": event.as_str(),
         });
@@ -479,4 +471,14 @@ fn refused_by_sandbox(stderr: &str) -> bool {
     let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let Some(at) = lines.iter().rposition(|l| refusal(l)) else { return false };
     lines[at + 1..].iter().all(|l| make_failed(l))
+}
+
+/// Before a Stop hook: the answer was just committed; the session's writer (another task) is
+/// let run so that the transcript holds it when the hook reads it.
+async fn settle(event: Event) {
+    if matches!(event, Event::Stop | Event::SubagentStop) {
+        for _ in 0..8 {
+            tokio::task::yield_now().await;
+        }
+    }
 }
