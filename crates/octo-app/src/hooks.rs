@@ -95,13 +95,24 @@ pub(crate) fn remember_trust(home: &Home, fingerprint: &str, workspace: &Path) -
 /// when one is given (a sandbox that is required but unavailable makes each hook fail with the
 /// reason on its stderr) and then with the commands' environment (`env`: no variable that looks
 /// secret). A hook with `network = true` gets the same sandbox with the network on, made the
-/// first time one runs.
+/// first time one runs. SessionStart hooks get `CLAUDE_ENV_FILE`, `env_file` (its folder is
+/// made now, writable by hooks and not by the session's commands, and removed with the runner).
 pub(crate) fn runner(
     workspace: &Path,
     sandbox: Option<std::sync::Arc<octo_tools::shell::sandbox::Sandbox>>,
     env: &octo_tools::shell::env::ShellEnv,
+    env_file: &Path,
 ) -> Runner {
     use octo_tools::shell::sandbox::Sandbox;
+    let dir = env_file.parent().filter(|d| octo_session::private::create_dir(d).is_ok());
+    let sandbox = match (sandbox, dir) {
+        (Some(s), Some(d)) => {
+            let mut policy = s.policy().clone();
+            policy.writable_roots.push(d.to_path_buf());
+            Some(std::sync::Arc::new(Sandbox::new(policy)))
+        }
+        (s, _) => s,
+    };
     let sandboxed = sandbox.as_ref().is_some_and(|s| s.is_active());
     let shell: octo_hooks::Shell = match sandbox {
         Some(s) => {
@@ -130,7 +141,12 @@ pub(crate) fn runner(
         }
         None => std::sync::Arc::new(|command: &str, _| octo_tools::shell::shell_command(command)),
     };
-    Runner::new(shell, workspace.to_path_buf(), sandboxed)
+    let runner = Runner::new(shell, workspace.to_path_buf(), sandboxed);
+    if dir.is_some() {
+        runner.with_env_file(env_file.to_path_buf())
+    } else {
+        runner
+    }
 }
 
 /// How hooks see calls: Claude Code's tool and argument names (`Bash` with `command`, `Write`

@@ -67,6 +67,9 @@ pub struct ShellEnv {
     pub include: Vec<String>,
     /// Variables set for every command.
     pub set: BTreeMap<String, String>,
+    /// A file of `export NAME=value` lines read for each command, after `set` (Claude Code's
+    /// `CLAUDE_ENV_FILE`, which the session's SessionStart hooks write; `env_file`).
+    pub env_file: Option<std::path::PathBuf>,
 }
 
 /// Whether `name` matches the glob `pattern` (`*` only), ignoring case.
@@ -115,6 +118,9 @@ impl ShellEnv {
         for (k, v) in &self.set {
             out.retain(|(name, _)| name.to_str() != Some(k.as_str()));
             out.push((k.into(), v.into()));
+        }
+        if let Some(f) = &self.env_file {
+            crate::env_file::apply(f, &mut out);
         }
         out
     }

@@ -32,6 +32,7 @@
 
 pub mod capture;
 pub mod env;
+pub mod env_file;
 pub mod limit;
 pub mod pause;
 pub mod private;

@@ -31,6 +31,8 @@ pub struct Runner {
     tag: Arc<Tag>,
     /// A folder of this run that confined hooks can read, and the transcript's copy kept there.
     readable: Option<(PathBuf, Arc<crate::transcript::Mirror>)>,
+    /// `CLAUDE_ENV_FILE` for SessionStart hooks.
+    env_file: Option<PathBuf>,
 }
 
 /// A session tag that kills what carries it when dropped (once a hook ran with it: a session
@@ -49,7 +51,14 @@ impl Runner {
     /// Hooks run by `shell` in `cwd` (`sandboxed`: the shell confines them).
     pub fn new(shell: Shell, cwd: PathBuf, sandboxed: bool) -> Self {
         let tag = Arc::new(Tag(octo_exec::reaper::new_tag(), false.into()));
-        Self { shell, cwd, sandboxed, tag, readable: None }
+        Self { shell, cwd, sandboxed, tag, readable: None, env_file: None }
+    }
+
+    /// Gives SessionStart hooks `CLAUDE_ENV_FILE` = `file` (the caller makes its folder, lets
+    /// the hooks write there, and removes it when the session ends).
+    pub fn with_env_file(mut self, file: PathBuf) -> Self {
+        self.env_file = Some(file);
+        self
     }
 
     /// Gives confined hooks the session's transcript as a copy in `dir`, a folder of this run
@@ -128,6 +137,9 @@ impl Runner {
         cmd.current_dir(&self.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // Claude Code's hooks find their scripts through this variable.
         cmd.env("CLAUDE_PROJECT_DIR", &self.cwd).env("OCTO_PROJECT_DIR", &self.cwd);
+        if let Some(f) = self.env_file.as_ref().filter(|_| input["hook_event_name"] == "SessionStart") {
+            cmd.env("CLAUDE_ENV_FILE", f);
+        }
         cmd.env(octo_exec::reaper::TAG_VAR, &self.tag.0);
         self.tag.1.store(true, std::sync::atomic::Ordering::Relaxed);
         // A session of its own, as a command's: no terminal to push keys into, and what it

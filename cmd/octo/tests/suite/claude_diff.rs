@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// The Claude Code binary to compare with.
-fn claude_code() -> Option<PathBuf> {
+pub(super) fn claude_code() -> Option<PathBuf> {
     match std::env::var_os("OCTO_CLAUDE_CODE").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         other => {
@@ -29,12 +29,12 @@ fn claude_code() -> Option<PathBuf> {
 
 /// A call in Claude Code's terms, and the same call for octo.
 #[derive(Clone)]
-struct Call {
+pub(super) struct Call {
     claude: (&'static str, Value),
     octo: (&'static str, Value),
 }
 
-fn bash(command: &str) -> Call {
+pub(super) fn bash(command: &str) -> Call {
     Call { claude: ("Bash", json!({"command": command})), octo: ("terminal", json!({"command": command})) }
 }
 
@@ -43,13 +43,19 @@ fn read(path: &str) -> Call {
 }
 
 /// What one run came to: the result object, and the request bodies the model received.
-struct Run {
-    result: Value,
-    requests: Vec<Value>,
+pub(super) struct Run {
+    pub result: Value,
+    pub requests: Vec<Value>,
 }
 
 /// Runs `args` of one agent against a mock that answers `call` (if any), then "Done.".
-async fn run(agent: &str, bin: &PathBuf, home: &TempHome, call: Option<&Call>, args: &[&str]) -> Run {
+pub(super) async fn run(
+    agent: &str,
+    bin: &PathBuf,
+    home: &TempHome,
+    call: Option<&Call>,
+    args: &[&str],
+) -> Run {
     let llm = MockLlm::start().await;
     let mut replies = Vec::new();
     if let Some(c) = call {

@@ -54,8 +54,10 @@ impl Trust<'_> {
             .map_err(TrustError::Remember)?;
         let Some((_, set)) = pending.take() else { return Ok(()) };
         let sandbox = self.session.setup.sandbox.clone().filter(|_| config.sandbox.hooks);
-        let runner = crate::hooks::runner(&self.session.setup.workspace, sandbox, &config.shell_env)
-            .with_readable(self.session.setup.hooks.readable.clone());
+        let part = &self.session.setup.hooks;
+        let runner =
+            crate::hooks::runner(&self.session.setup.workspace, sandbox, &config.shell_env, &part.env_file.0)
+                .with_readable(self.session.setup.hooks.readable.clone());
         let guard = self.session.setup.hooks.guard.clone();
         cell.set(hook_instance(set, runner, &home, &self.session.core, config.hooks_native, guard));
         Ok(())

@@ -83,6 +83,20 @@ pub(super) struct HooksPart {
     pub ended: AtomicBool,
     /// The run's folder confined hooks can read (where they find the transcript).
     pub readable: PathBuf,
+    /// `CLAUDE_ENV_FILE` of the session's SessionStart hooks.
+    pub env_file: EnvFile,
+}
+
+/// The session's `CLAUDE_ENV_FILE`; its folder is removed when the session ends.
+#[derive(Debug, Default)]
+pub(super) struct EnvFile(pub PathBuf);
+
+impl Drop for EnvFile {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// How the task behaves.

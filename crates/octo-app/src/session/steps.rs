@@ -46,6 +46,8 @@ pub(super) struct Place {
     pub user_home: Option<PathBuf>,
     /// This session's own spilled output: readable by it, not by other sessions.
     pub run_output: PathBuf,
+    /// `CLAUDE_ENV_FILE`: what SessionStart hooks export for the session's commands.
+    pub env_file: PathBuf,
     pub secrets: octo_tools::secrets::Secrets,
 }
 
@@ -56,8 +58,10 @@ impl Place {
         let path_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let user_home = path_env("HOME").or_else(|| path_env("USERPROFILE"));
         let secrets = home.secrets(user_home.clone(), path_env("OCTO_KEYRING_FILE"));
-        let run_output = home.output().join(octo_tools::shell::reaper::new_tag());
-        Self { home, workspace, user_home, run_output, secrets }
+        let tag = octo_tools::shell::reaper::new_tag();
+        let run_output = home.output().join(&tag);
+        let env_file = home.root().join("hook-env").join(tag).join("env");
+        Self { home, workspace, user_home, run_output, env_file, secrets }
     }
 
     /// The folders whose files later sessions read as instructions ([`protected_dirs`]).
@@ -286,7 +290,7 @@ pub(super) fn hooks(
         );
     }
     let hook_sandbox = config.sandbox.hooks.then(|| Arc::clone(sandbox));
-    let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env)
+    let runner = crate::hooks::runner(&place.workspace, hook_sandbox, &config.shell_env, &place.env_file)
         .with_readable(place.run_output.clone());
     let command_tag = Arc::new(std::sync::OnceLock::new());
     let guard = hook_guard(core, &hook_set, place, unattended, &command_tag);
@@ -305,6 +309,7 @@ pub(super) fn hooks(
         untrusted: Mutex::new(if trusted { None } else { fingerprint.map(|f| (f, hook_set)) }),
         ended: std::sync::atomic::AtomicBool::new(false),
         readable: place.run_output.clone(),
+        env_file: super::setup::EnvFile(place.env_file.clone()),
     }
 }
 

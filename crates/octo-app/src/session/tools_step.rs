@@ -37,6 +37,7 @@ pub(super) fn build(
     let place = inputs.place;
     let mut settings = crate::tools::BuiltinSettings::from_config(config, place.secrets.clone());
     settings.output = Some(place.run_output.clone());
+    settings.shell_env.env_file = Some(place.env_file.clone());
     settings.sandbox = Some(Arc::clone(inputs.sandbox));
     settings.buffers.clone_from(&inputs.buffers);
     let builtin = crate::tools::builtin(&place.home, &settings);

@@ -414,3 +414,42 @@ async fn a_stop_hook_finds_the_answer_it_judges_in_the_transcript() {
     let err = std::fs::read_to_string(t.ws.join("err.txt")).unwrap_or_default();
     assert_eq!(std::fs::read_to_string(t.ws.join("seen.txt")).ok().as_deref(), Some("yes"), "{err}");
 }
+
+#[tokio::test]
+async fn what_a_session_start_hook_exports_reaches_later_commands_and_a_command_cannot_add_to_it() {
+    // As Claude Code documents `CLAUDE_ENV_FILE`: a SessionStart hook appends `export` lines; the
+    // session's commands see them. The file is the hooks' to write: a command that tries is
+    // refused by the sandbox (when there is one), and its line never applies.
+    let hook = "printf 'export GREETING=hello\\nexport PATH=\"$PATH:/opt/x\"\\n' >> \"$CLAUDE_ENV_FILE\"\nprintf '%s' \"$CLAUDE_ENV_FILE\" > envpath.txt\n";
+    let config = "[[hooks.SessionStart]]\ncommand = \"sh start.sh\"\n";
+    let t = setup(
+        &[("start.sh", hook)],
+        config,
+        vec![
+            call("t1", "terminal", json!({"command": "echo \"G=$GREETING P=$PATH\" > seen.txt"})),
+            call(
+                "t2",
+                "terminal",
+                json!({"command": "printf 'export PWNED=1\\n' >> \"$(cat envpath.txt)\""}),
+            ),
+            call("t3", "terminal", json!({"command": "echo \"X=$PWNED\" > pwned.txt"})),
+            answer("done"),
+        ],
+    )
+    .await;
+    let s = t.session(Mode::Auto, false);
+    let sandbox = s.status().sandbox;
+    let confined = !sandbox.starts_with("none") && !sandbox.starts_with("off");
+    let events = turn(&s, "go").await;
+    assert_eq!(result(&events, "t1").0, ToolOutcome::Ran);
+    let seen = std::fs::read_to_string(t.ws.join("seen.txt")).unwrap();
+    assert!(seen.starts_with("G=hello P=") && seen.trim_end().ends_with(":/opt/x"), "{seen}");
+    let path = PathBuf::from(std::fs::read_to_string(t.ws.join("envpath.txt")).unwrap());
+    assert!(!path.starts_with(&t.ws), "outside the workspace: {}", path.display());
+    if confined {
+        assert_eq!(std::fs::read_to_string(t.ws.join("pwned.txt")).unwrap().trim(), "X=");
+    }
+    drop(s);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!path.exists(), "the file goes with the session");
+}
