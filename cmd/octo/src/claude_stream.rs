@@ -91,13 +91,22 @@ pub struct ClaudeStream {
     model: String,
     /// The usage of the last model request, for the assistant message it produced.
     usage: octo_app::Usage,
+    /// Whether a text block's `content_block_start` was sent and its stop was not.
+    open_block: bool,
 }
 
 impl ClaudeStream {
     /// A stream that opens with `init`; `partial` adds the `stream_event` deltas.
     pub fn new(init: Init, partial: bool) -> Self {
         let model = init.model.split_once(':').map_or(init.model.as_str(), |(_, m)| m).to_owned();
-        Self { init: Some(init), partial, messages: 0, model, usage: octo_app::Usage::default() }
+        Self {
+            init: Some(init),
+            partial,
+            messages: 0,
+            model,
+            usage: octo_app::Usage::default(),
+            open_block: false,
+        }
     }
 
     /// The lines for one change of the turn (none for most).
@@ -126,22 +135,31 @@ impl ClaudeStream {
                 "uuid": uuid(),
             }));
         }
-        let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id});
+        let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id, "uuid": uuid()});
         match change {
             Change::Usage(u) => self.usage = *u,
             Change::Committed(messages) => {
                 for m in *messages {
                     if let Some(line) = self.message(m, session_id) {
                         out.push(line);
+                        if self.partial && m.role == Role::Assistant {
+                            out.extend(self.message_end(m).into_iter().map(partial));
+                        }
                     }
                 }
             }
             Change::Request { continues: false } | Change::AnswerRestarted { .. } if self.partial => {
+                self.open_block = false;
                 out.push(partial(json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}})));
             }
-            Change::AnswerDelta(text) if self.partial => out.push(partial(
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-            )),
+            Change::AnswerDelta(text) if self.partial => {
+                if !std::mem::replace(&mut self.open_block, true) {
+                    out.push(partial(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})));
+                }
+                out.push(partial(
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+                ));
+            }
             Change::Thinking(text) if self.partial => out.push(partial(
                 json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": text}}),
             )),
@@ -163,6 +181,25 @@ impl ClaudeStream {
             }
             _ => {}
         }
+        out
+    }
+
+    /// The events that close a streamed message once it is committed, as the Messages API ends
+    /// one: the open text block's stop, `message_delta` (why it stopped, output tokens) and
+    /// `message_stop`.
+    fn message_end(&mut self, m: &Message) -> Vec<Value> {
+        let mut out = Vec::new();
+        if std::mem::take(&mut self.open_block) {
+            out.push(json!({"type": "content_block_stop", "index": 0}));
+        }
+        let tools = m.content.iter().any(|b| matches!(b, ContentBlock::ToolUse { .. }));
+        let stop_reason = if tools { "tool_use" } else { "end_turn" };
+        out.push(json!({
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+            "usage": {"output_tokens": self.usage.output_tokens},
+        }));
+        out.push(json!({"type": "message_stop"}));
         out
     }
 

@@ -324,7 +324,7 @@ async fn a_command_expands_as_in_claude_code() {
 }
 
 /// The stream-json lines of one agent's `-p … "hi"` (the model answers "Hello.").
-async fn stream_lines(agent: &str, bin: &PathBuf, home: &TempHome) -> Vec<Value> {
+pub(super) async fn stream_lines(agent: &str, bin: &PathBuf, home: &TempHome, more: &[&str]) -> Vec<Value> {
     let llm = MockLlm::start().await;
     llm.script_anthropic([Scripted::sse(Reply::new().text("Hello.").sse())]).await;
     std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
@@ -336,6 +336,7 @@ async fn stream_lines(agent: &str, bin: &PathBuf, home: &TempHome) -> Vec<Value>
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_AUTOUPDATER", "1")
         .args(extra)
+        .args(more)
         .args(["-p", "--output-format", "stream-json", "hi"])
         .stdin(Stdio::null());
     let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
@@ -384,7 +385,8 @@ async fn plugins_claude_code_installed_from_a_marketplace_bring_the_same_command
     claude_plugin(&bin, &home, &["marketplace", "add", m.to_str().unwrap()]);
     claude_plugin(&bin, &home, &["install", "alpha@team-market"]);
     claude_plugin(&bin, &home, &["install", "beta@team-market"]);
-    let seen = [stream_lines("claude", &bin, &home).await, stream_lines("octo", &octo, &home).await];
+    let seen =
+        [stream_lines("claude", &bin, &home, &[]).await, stream_lines("octo", &octo, &home, &[]).await];
     for (agent, lines) in ["claude", "octo"].iter().zip(&seen) {
         let init = lines.iter().find(|l| l["subtype"] == "init").cloned().unwrap_or_default();
         let has = |key: &str, v: &str| init[key].as_array().is_some_and(|l| l.iter().any(|x| x == v));
@@ -407,7 +409,8 @@ async fn stream_json_lines_have_claude_codes_keys() {
     let llm = MockLlm::start().await;
     let home = home_for(&llm);
     drop(llm);
-    let seen = [stream_lines("claude", &bin, &home).await, stream_lines("octo", &octo, &home).await];
+    let seen =
+        [stream_lines("claude", &bin, &home, &[]).await, stream_lines("octo", &octo, &home, &[]).await];
     let find =
         |lines: &[Value], kind: &str| lines.iter().find(|l| l["type"] == kind).cloned().unwrap_or_default();
     for (kind, keys_scripts_read) in [
