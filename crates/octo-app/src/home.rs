@@ -160,7 +160,7 @@ impl Home {
     /// own files that hold keys or other projects' work: `config.toml` (endpoint headers),
     /// `sessions/`, the REPL `history`, `logs/`, `trash/` (old contents of edited files, `.env`
     /// included), `output/` (other sessions' command output; a session reads its own through
-    /// the permission engine's read roots), `repomap/` (other projects' definitions),
+    /// the permission engine's read roots), `hook-env/` (other sessions' `CLAUDE_ENV_FILE`), `repomap/` (other projects' definitions),
     /// `checkpoints/` (every project's files), `memory/` (every project's memory, read by the
     /// memory tools, not by paths), the server's token, and the key file when one is used.
     /// The sandbox hides the same places from commands.
@@ -176,6 +176,7 @@ impl Home {
             self.logs(),
             self.trash(),
             self.output(),
+            self.root.join("hook-env"),
             self.repomap(),
             self.checkpoints(),
             self.memory(),

@@ -153,7 +153,8 @@ fn save(home: &Home, v: &Value) -> Result<(), PluginError> {
     })
 }
 
-/// The git URL `source` names: a URL, or GitHub's `owner/repo` when no such folder exists.
+/// The git URL `source` names: a URL, or GitHub's `owner/repo` (a folder so named is
+/// `./owner/repo`, so a cloned repository cannot stand in for the one the user named).
 fn git_source(source: &str) -> Option<String> {
     if crate::plugin_source::is_git_url(source) {
         return Some(source.to_owned());
@@ -162,8 +163,7 @@ fn git_source(source: &str) -> Option<String> {
         && source
             .split('/')
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)))
-        && !source.starts_with('.')
-        && !Path::new(source).exists();
+        && !source.starts_with('.');
     shorthand.then(|| format!("https://github.com/{source}.git"))
 }
 

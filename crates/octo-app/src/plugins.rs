@@ -208,9 +208,11 @@ pub fn install(home: &Home, claude_dir: Option<&Path>, source: &str) -> Result<I
     result
 }
 
-/// `name@marketplace`, when `source` is that and not a folder or a URL.
+/// `name@marketplace`, when `source` is that and not a path or a URL.
 fn marketplace_id(source: &str) -> Option<(&str, &str)> {
-    if is_git_url(source) || Path::new(source).exists() {
+    // A folder of that name is `./name@market`: a name the user typed stays a marketplace's even
+    // where the current folder (a cloned repository) has a folder so named.
+    if is_git_url(source) {
         return None;
     }
     source.rsplit_once('@').filter(|(n, m)| valid_name(n) && valid_name(m))
@@ -245,11 +247,7 @@ fn stage(
                 })?;
             }
         }
-        let file = dir.join(ENTRY_FILE);
-        let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
-        std::fs::create_dir_all(dir.join(".claude-plugin"))
-            .and_then(|()| std::fs::write(&file, text))
-            .map_err(|e| PluginError::Io { what: format!("writing {}", file.display()), source: e })?;
+        keep_entry(&dir, &entry)?;
         return Ok(dir);
     }
     if is_git_url(source) {
@@ -275,6 +273,26 @@ fn stage(
     Ok(dir)
 }
 
+/// Writes the marketplace entry into the staged plugin `dir`, never through a link the plugin
+/// brought (its `.claude-plugin` must be a folder; a file already at the entry's name is
+/// replaced, not written through).
+fn keep_entry(dir: &Path, entry: &serde_json::Value) -> Result<(), PluginError> {
+    let file = dir.join(ENTRY_FILE);
+    let io = |e| PluginError::Io { what: format!("writing {}", file.display()), source: e };
+    let meta = dir.join(".claude-plugin");
+    if std::fs::symlink_metadata(&meta).is_ok_and(|m| !m.is_dir()) {
+        return Err(io(std::io::Error::other("the plugin's .claude-plugin is not a folder (a link?)")));
+    }
+    std::fs::create_dir_all(&meta).map_err(io)?;
+    match std::fs::remove_file(&file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+        _ => {}
+    }
+    let text = serde_json::to_string_pretty(entry).unwrap_or_default();
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&file).map_err(io)?;
+    std::io::Write::write_all(&mut f, text.as_bytes()).map_err(io)
+}
+
 /// Copies the folder `from` to `to` (symlinks kept as links, `.git` left out).
 fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
     if depth > 32 {
@@ -292,7 +310,7 @@ fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
             if entry.file_name() != ".git" {
                 copy_tree(&src, &dst, depth + 1)?;
             }
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(&src, &dst)?;
         }
     }

@@ -115,12 +115,13 @@ pub fn assemble_with_sources(
         env.os, env.shell, env.date, env.model
     ));
     let user = home.rules_file();
-    if let Some(text) = load_rules_in(&user, &mut sources, env.user_home.clone()) {
+    let guard = Guard { secrets: home.secrets(env.user_home.clone(), None), inside: None };
+    if let Some(text) = load_rules_in(&user, &mut sources, env.user_home.clone(), &guard) {
         out.push_str(&format!("\n# User rules ({})\n{text}\n", user.display()));
     }
     // A Claude Code user's own instructions, as Claude Code reads them in every project.
     if let Some(claude) = env.user_home.as_ref().map(|h| h.join(".claude/CLAUDE.md")) {
-        if let Some(text) = load_rules_in(&claude, &mut sources, env.user_home.clone()) {
+        if let Some(text) = load_rules_in(&claude, &mut sources, env.user_home.clone(), &guard) {
             out.push_str(&format!("\n# User rules (~/.claude/CLAUDE.md)\n{text}\n"));
         }
     }
@@ -136,7 +137,7 @@ pub fn assemble_with_sources(
         if seen.contains(&real) {
             continue;
         }
-        if let Some(text) = load_rules_in(&p, &mut sources, env.user_home.clone()) {
+        if let Some(text) = load_rules_in(&p, &mut sources, env.user_home.clone(), &guard) {
             seen.push(real);
             let text = if name.starts_with(".claude/rules/") { rule_body(&text) } else { text };
             out.push_str(&format!("\n# Project rules ({name})\n{text}\n"));
@@ -168,7 +169,7 @@ pub(crate) fn conditional_rules(cwd: &Path) -> Vec<(String, Vec<String>, String)
     rule_files(cwd)
         .into_iter()
         .filter_map(|rel| {
-            let text = load_rules(&cwd.join(&rel))?;
+            let text = load_rules_inside(&cwd.join(&rel), cwd)?;
             let globs = paths_of(&text)?;
             Some((rel, globs, rule_body(&text)))
         })
@@ -234,29 +235,54 @@ fn rule_body(text: &str) -> String {
 }
 
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
-/// Includes must stay inside the rules file's own directory tree.
+/// Includes must stay inside the rules file's own directory tree; octo's and the user's secret
+/// places are never read.
 pub fn load_rules(path: &Path) -> Option<String> {
     let user_home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    load_rules_in(path, &mut Vec::new(), user_home)
+    let guard =
+        Guard { secrets: crate::home::Home::from_env().secrets(user_home.clone(), None), inside: None };
+    load_rules_in(path, &mut Vec::new(), user_home, &guard)
 }
 
-/// A rules file for the user whose home is `user_home` (its secret locations are never
-/// included; Claude Code's imports may come from it), noting every file it reads or tries to
-/// include in `sources`.
-fn load_rules_in(path: &Path, sources: &mut Vec<PathBuf>, user_home: Option<PathBuf>) -> Option<String> {
-    let text = read_capped(path).ok()?;
+/// [`load_rules`] for a file that must lie in `root` (a subfolder's rules): checked on the file
+/// as opened, so a link swapped in between cannot point the read elsewhere.
+pub(crate) fn load_rules_inside(path: &Path, root: &Path) -> Option<String> {
+    let user_home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let secrets = crate::home::Home::from_env().secrets(user_home.clone(), None);
+    let guard = Guard { secrets, inside: Some(root.canonicalize().ok()?) };
+    load_rules_in(path, &mut Vec::new(), user_home, &guard)
+}
+
+/// What a rules file and its includes may be: never a secret place (octo's or the user's), and
+/// inside `inside` when given.
+struct Guard {
+    secrets: octo_tools::secrets::Secrets,
+    inside: Option<PathBuf>,
+}
+
+impl Guard {
+    fn allows(&self, real: &Path) -> bool {
+        self.secrets.check(real).is_none() && self.inside.as_ref().is_none_or(|r| real.starts_with(r))
+    }
+}
+
+/// A rules file for the user whose home is `user_home` (Claude Code's imports may come from it),
+/// read as `guard` allows, noting every file it reads or tries to include in `sources`.
+fn load_rules_in(
+    path: &Path,
+    sources: &mut Vec<PathBuf>,
+    user_home: Option<PathBuf>,
+    guard: &Guard,
+) -> Option<String> {
+    let text = read_capped(path, &|real| guard.allows(real)).ok()?;
     sources.push(path.to_path_buf());
     let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let root = root.canonicalize().unwrap_or(root);
     let claude = path.file_name().is_some_and(|n| n == "CLAUDE.md" || n == "CLAUDE.local.md");
-    let secrets = octo_tools::secrets::Secrets::new(
-        user_home.clone().unwrap_or_else(|| PathBuf::from("/nonexistent-home")),
-        Vec::new(),
-    );
     let mut inc = Includes {
         root,
         claude,
-        secrets,
+        secrets: guard.secrets.clone(),
         user_home: user_home.map(|h| h.canonicalize().unwrap_or(h)),
         stack: vec![path.canonicalize().unwrap_or_else(|_| path.to_path_buf())],
         sources,
@@ -265,12 +291,34 @@ fn load_rules_in(path: &Path, sources: &mut Vec<PathBuf>, user_home: Option<Path
     Some(cap(expanded.trim()))
 }
 
-/// Reads at most a little more than the cap (so `/dev/zero` or a huge file cannot stall start-up).
-fn read_capped(path: &Path) -> std::io::Result<String> {
+/// Reads at most a little more than the cap (so `/dev/zero` or a huge file cannot stall start-up),
+/// when `ok` allows the file as it was opened (its real path, read back from the open file where
+/// the system tells it: a link swapped in after a check cannot redirect the read).
+fn read_capped(path: &Path, ok: &dyn Fn(&Path) -> bool) -> std::io::Result<String> {
     use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if !ok(&opened_path(&f, path)) {
+        return Err(std::io::Error::other("it is outside the places rules may come from, or holds secrets"));
+    }
     let mut buf = Vec::new();
-    std::fs::File::open(path)?.take((MAX_RULES_BYTES * 2) as u64).read_to_end(&mut buf)?;
+    f.take((MAX_RULES_BYTES * 2) as u64).read_to_end(&mut buf)?;
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The real path of the open file `f` (opened as `path`).
+fn opened_path(f: &std::fs::File, path: &Path) -> PathBuf {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())) {
+            return real;
+        }
+    }
+    let _ = f;
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Following a rules file's `@include` lines (and, in Claude Code's `CLAUDE.md`, its `@path`
@@ -336,7 +384,13 @@ impl Includes<'_> {
         } else if self.stack.len() > MAX_INCLUDE_DEPTH {
             format!("[{label} skipped: includes nest deeper than {MAX_INCLUDE_DEPTH}]\n")
         } else {
-            match read_capped(path) {
+            let (root, home) = (self.root.clone(), self.user_home.clone().filter(|_| home_ok));
+            let secrets = self.secrets.clone();
+            let ok = move |r: &Path| {
+                secrets.check(r).is_none()
+                    && (r.starts_with(&root) || home.as_ref().is_some_and(|h| r.starts_with(h)))
+            };
+            match read_capped(path, &ok) {
                 Ok(inner) => {
                     self.stack.push(real);
                     let text = self.expand(&inner, path.parent().unwrap_or(dir));
@@ -361,125 +415,4 @@ fn cap(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(cwd: &Path) -> Environment {
-        Environment {
-            os: "linux (x86_64)".into(),
-            shell: "sh".into(),
-            cwd: cwd.to_path_buf(),
-            git: Some("branch main".into()),
-            date: "2026-11-30".into(),
-            model: "anthropic:claude-sonnet-4-5".into(),
-            user_home: None,
-        }
-    }
-
-    #[test]
-    fn order_includes_and_bad_includes() {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("home");
-        let ws = tmp.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(ws.join("docs")).unwrap();
-        std::fs::write(home.join("octorules.md"), "Always answer in English.").unwrap();
-        std::fs::write(
-            ws.join(".octorules"),
-            "Use tabs.\n@include docs/style.md\n@include missing.md\n@include .octorules",
-        )
-        .unwrap();
-        std::fs::write(ws.join("docs/style.md"), "Max line 100.\n@include ../.octorules").unwrap();
-        std::fs::write(ws.join("AGENTS.md"), "Run make test.").unwrap();
-        let parts =
-            PromptParts { memory: Some("The user prefers short answers.".into()), ..PromptParts::default() };
-        let p = assemble(&crate::home::Home::new(&home), &env(&ws), &parts)
-            .replace(&tmp.path().display().to_string(), "<tmp>");
-        insta::assert_snapshot!(p);
-        let a = assemble(&crate::home::Home::new(&home), &env(&ws), &parts);
-        assert_eq!(a, assemble(&crate::home::Home::new(&home), &env(&ws), &parts), "stable across calls");
-    }
-
-    #[test]
-    fn claude_codes_other_rules_files_are_read_in_its_order() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (home, ws) = (tmp.path().join("home"), tmp.path().join("ws"));
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(ws.join(".claude/rules/frontend")).unwrap();
-        std::fs::write(ws.join("CLAUDE.md"), "Shared rule.").unwrap();
-        std::fs::write(ws.join(".claude/CLAUDE.md"), "Rule in .claude.").unwrap();
-        std::fs::write(ws.join("CLAUDE.local.md"), "My sandbox URL.").unwrap();
-        std::fs::write(ws.join(".claude/rules/style.md"), "---\ndescription: style\n---\nTabs.").unwrap();
-        std::fs::write(ws.join(".claude/rules/frontend/react.md"), "Hooks only.").unwrap();
-        std::fs::write(ws.join(".claude/rules/api.md"), "---\npaths:\n  - src/api/**\n---\nValidate input.")
-            .unwrap();
-        let p = assemble(&crate::home::Home::new(&home), &env(&ws), &PromptParts::default());
-        let at = |t: &str| p.find(t).unwrap_or_else(|| panic!("{t} missing: {p}"));
-        assert!(at("Shared rule.") < at("Rule in .claude.") && at("Rule in .claude.") < at("Hooks only."));
-        assert!(at("Hooks only.") < at("Tabs.") && at("Tabs.") < at("My sandbox URL."));
-        assert!(p.contains("# Project rules (.claude/rules/style.md)\nTabs.\n"), "frontmatter dropped: {p}");
-        assert!(!p.contains("Validate input."), "a rule for some paths is not read at start: {p}");
-    }
-
-    #[test]
-    fn includes_stay_inside_the_project() {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::write(tmp.path().join("secret.txt"), "TOKEN=abc").unwrap();
-        std::fs::write(ws.join("AGENTS.md"), "@include ../secret.txt\n@include /dev/zero").unwrap();
-        let r = load_rules(&ws.join("AGENTS.md")).unwrap();
-        assert!(!r.contains("TOKEN"), "{r}");
-        assert!(r.contains("skipped: it is outside"), "{r}");
-    }
-
-    #[test]
-    fn claude_md_imports_follow_claude_codes_rules() {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = tmp.path().join("ws");
-        std::fs::create_dir_all(ws.join("docs")).unwrap();
-        let user = tmp.path().join("user");
-        std::fs::create_dir_all(user.join(".ssh")).unwrap();
-        std::fs::create_dir_all(user.join(".claude")).unwrap();
-        std::fs::write(user.join(".claude/mine.md"), "My own rule.").unwrap();
-        std::fs::write(ws.join("README.md"), "The project builds with make.").unwrap();
-        std::fs::write(ws.join("docs/git.md"), "Rebase, never merge. See @../CLAUDE.md and @deeper.md")
-            .unwrap();
-        std::fs::write(ws.join("docs/deeper.md"), "Deep rule.").unwrap();
-        std::fs::write(user.join(".ssh/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----").unwrap();
-        std::fs::write(tmp.path().join("outside.md"), "OUTSIDE").unwrap();
-        std::fs::write(
-            ws.join("CLAUDE.md"),
-            "See @README.md for the overview and @docs/git.md.\nKeys: @~/.ssh/id_rsa, @../outside.md, `@README.md`, @nobody, @~/.claude/mine.md\n",
-        )
-        .unwrap();
-        let r = load_rules_in(&ws.join("CLAUDE.md"), &mut Vec::new(), Some(user.clone())).unwrap();
-        assert!(r.starts_with("See @README.md"), "the text stays: {r}");
-        assert_eq!(r.matches("The project builds with make.").count(), 1, "{r}");
-        assert!(r.contains("Rebase, never merge.") && r.contains("Deep rule."), "nested imports: {r}");
-        assert!(r.contains("[@../CLAUDE.md skipped: it includes itself]"), "a loop ends: {r}");
-        assert!(
-            !r.contains("PRIVATE KEY") && r.contains("[@~/.ssh/id_rsa skipped: it holds secrets]"),
-            "{r}"
-        );
-        assert!(r.contains("My own rule."), "the user's home may be imported from: {r}");
-        assert!(!r.contains("OUTSIDE") && r.contains("[@../outside.md skipped: it is outside"), "{r}");
-        std::fs::write(ws.join("AGENTS.md"), "See @README.md").unwrap();
-        assert_eq!(load_rules(&ws.join("AGENTS.md")).unwrap(), "See @README.md", "only CLAUDE.md imports");
-        // The user's own ~/.claude/CLAUDE.md is read in every project, with its imports.
-        std::fs::write(user.join(".claude/CLAUDE.md"), "Personal: @mine.md").unwrap();
-        let e = Environment { user_home: Some(user), ..env(&ws) };
-        let p = assemble(&crate::home::Home::new(tmp.path().join("octo")), &e, &PromptParts::default());
-        assert!(p.contains("# User rules (~/.claude/CLAUDE.md)\nPersonal: @mine.md"), "{p}");
-        assert!(p.contains("My own rule."), "{p}");
-    }
-
-    #[test]
-    fn big_rules_are_capped() {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("CLAUDE.md"), "é".repeat(40_000)).unwrap();
-        let r = load_rules(&tmp.path().join("CLAUDE.md")).unwrap();
-        assert!(r.len() < MAX_RULES_BYTES + 100 && r.ends_with("[... rules cut at 32 KB]"));
-        assert_eq!(load_rules(&tmp.path().join("nope.md")), None);
-    }
-}
+mod tests;

@@ -84,7 +84,8 @@ fn open_own(copy: &Path) -> std::io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        // Not through a link, and without waiting on a FIFO a command left there.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let f = options.open(copy)?;
     let meta = f.metadata()?;

@@ -47,8 +47,10 @@ const HOME_SECRETS: &[&str] = &[
     ".s3cfg",
     ".boto",
     ".oci",
-    // Other agents' logins.
+    // Other agents' logins, and their other projects' conversations.
     ".claude/.credentials.json",
+    ".claude.json",
+    ".claude/projects",
     ".codex/auth.json",
     ".local/share/opencode/auth.json",
     // Shell and REPL histories (tokens typed on a command line).

@@ -433,6 +433,7 @@ async fn what_a_session_start_hook_exports_reaches_later_commands_and_a_command_
                 json!({"command": "printf 'export PWNED=1\\n' >> \"$(cat envpath.txt)\""}),
             ),
             call("t3", "terminal", json!({"command": "echo \"X=$PWNED\" > pwned.txt"})),
+            call("t4", "terminal", json!({"command": "cat \"$(cat envpath.txt)\" > leaked.txt"})),
             answer("done"),
         ],
     )
@@ -448,6 +449,8 @@ async fn what_a_session_start_hook_exports_reaches_later_commands_and_a_command_
     assert!(!path.starts_with(&t.ws), "outside the workspace: {}", path.display());
     if confined {
         assert_eq!(std::fs::read_to_string(t.ws.join("pwned.txt")).unwrap().trim(), "X=");
+        // Hidden from commands, as other sessions' output is: a command cannot read it either.
+        assert_eq!(std::fs::read_to_string(t.ws.join("leaked.txt")).unwrap_or_default(), "");
     }
     drop(s);
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -165,3 +165,35 @@ fn a_plugin_claude_code_installed_from_a_non_strict_entry_brings_what_the_entry_
     assert_eq!(plugins.len(), 1);
     assert_eq!(octo_app::plugin_parts::summary(&plugins[0]), "1 command");
 }
+
+#[cfg(unix)]
+#[test]
+fn links_and_fifos_a_marketplace_plugin_brings_are_never_written_through_or_waited_on() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("m");
+    let victim = t.path().join("victim");
+    std::fs::create_dir_all(t.path().join("victim-dir")).unwrap();
+    std::fs::write(&victim, "KEEP").unwrap();
+    // A link at the entry's own name, a `.claude-plugin` that is a link to a folder, a FIFO.
+    write(&root.join("a/.claude-plugin/plugin.json"), r#"{"name": "a"}"#);
+    write(&root.join("a/commands/x.md"), "---\ndescription: x\n---\nX.\n");
+    std::os::unix::fs::symlink(&victim, root.join("a/.claude-plugin/octo-marketplace-entry.json")).unwrap();
+    write(&root.join("b/commands/x.md"), "---\ndescription: x\n---\nX.\n");
+    std::os::unix::fs::symlink(t.path().join("victim-dir"), root.join("b/.claude-plugin")).unwrap();
+    let fifo = root.join("a/commands/pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let listing =
+        json!({"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b"}]});
+    write(&root.join(".claude-plugin/marketplace.json"), &listing.to_string());
+    let home = Home::new(t.path().join("home"));
+    octo_app::marketplaces::add(&home, root.to_str().unwrap()).unwrap();
+    let a = octo_app::plugins::install(&home, None, "a@mk").unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "KEEP");
+    assert!(!std::fs::symlink_metadata(a.root.join(".claude-plugin/octo-marketplace-entry.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let err = octo_app::plugins::install(&home, None, "b@mk").unwrap_err();
+    assert!(err.to_string().contains("not a folder"), "{err}");
+    assert_eq!(std::fs::read_dir(t.path().join("victim-dir")).unwrap().count(), 0);
+}

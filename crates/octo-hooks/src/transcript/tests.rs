@@ -56,3 +56,19 @@ fn a_link_or_second_name_planted_at_the_copy_never_gets_written_through() {
         assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&real).unwrap(), "{plant}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_planted_at_the_copy_is_not_waited_on() {
+    let t = tempfile::tempdir().unwrap();
+    let (real, dir) = (t.path().join("s1.jsonl"), t.path().join("run"));
+    append(&real, "one\n");
+    let m = Mirror::default();
+    let copy = m.path_for(&real, &dir);
+    std::fs::remove_file(&copy).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&copy).status().unwrap();
+    assert!(made.success());
+    append(&real, "two\n");
+    assert_eq!(m.path_for(&real, &dir), copy);
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&real).unwrap());
+}
