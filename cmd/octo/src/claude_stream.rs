@@ -1,10 +1,12 @@
 //! `--output-format stream-json` in Claude Code's shape, for programs written for
 //! `claude -p --output-format stream-json`: a `system`/`init` line first (session, cwd, model,
-//! tools, MCP servers, permission mode), then one `assistant` line per model message and one
-//! `user` line per batch of tool results (content blocks as the Messages API writes them, tool
-//! names and arguments as Claude Code names them), `stream_event` deltas with
-//! `--include-partial-messages` (a `message_start` before each new reply, and again when a reply
-//! broke off and starts over, so a reader keeps only the last), and the `result` object last.
+//! tools, MCP servers, permission mode, plugins and the plugins that failed to load), then one
+//! `assistant` line per content block of a model message and one `user` line per batch of tool
+//! results (content blocks as the Messages API writes them, tool names and arguments as Claude
+//! Code names them), `stream_event`s with `--include-partial-messages` (a `requesting` status and
+//! a `message_start` before each new reply, and again when a reply broke off and starts over, so a
+//! reader keeps only the last; each block's start, deltas and stop, a tool call's input as one
+//! `input_json_delta`), and the `result` object last.
 //! Approval and question events (octo's, for `--permission-prompt stdio`) pass in octo's event
 //! shape; octo's own event stream is `--output-format events`.
 
@@ -35,6 +37,8 @@ pub struct Init {
     /// The plugins in use: `name`, `path` (its folder) and `source` (`name@marketplace` for
     /// Claude Code's installs), as Claude Code lists them.
     pub plugins: Vec<Value>,
+    /// The plugin folders that could not be used: `plugin`, `type`, `message`, `path`.
+    pub plugin_errors: Vec<Value>,
 }
 
 impl Init {
@@ -72,14 +76,24 @@ impl Init {
             slash_commands,
             skills,
             agents: session.tools().agent_types(),
-            plugins: session.config().map_or_else(Vec::new, |c| {
-                c.plugins
+            plugins: session.config().map_or_else(Vec::new, |c| c.plugins.iter().map(plugin).collect()),
+            plugin_errors: session.config().map_or_else(Vec::new, |c| {
+                c.plugin_errors
                     .iter()
-                    .map(|p| json!({"name": p.name, "path": p.root.display().to_string(), "source": p.id}))
+                    .map(|e| json!({"plugin": e.plugin, "type": "generic-error", "message": e.message, "path": e.path.display().to_string()}))
                     .collect()
             }),
         }
     }
+}
+
+/// A plugin in use as Claude Code lists it: a `--plugin-dir` folder's source is `name@inline`.
+fn plugin(p: &octo_app::claude_plugins::InstalledPlugin) -> Value {
+    let source = match p.from {
+        octo_app::claude_plugins::PluginFrom::Dir => format!("{}@inline", p.name),
+        _ => p.id.clone(),
+    };
+    json!({"name": p.name, "path": p.root.display().to_string(), "source": source})
 }
 
 /// Turns a session's events into Claude Code's stream-json lines.
@@ -91,8 +105,10 @@ pub struct ClaudeStream {
     model: String,
     /// The usage of the last model request, for the assistant message it produced.
     usage: octo_app::Usage,
-    /// Whether a text block's `content_block_start` was sent and its stop was not.
-    open_block: bool,
+    /// The kind of the content block streaming now (`text`, `thinking`), if one is.
+    open: Option<&'static str>,
+    /// How many content blocks of the streaming message were started.
+    opened: usize,
 }
 
 impl ClaudeStream {
@@ -105,8 +121,15 @@ impl ClaudeStream {
             messages: 0,
             model,
             usage: octo_app::Usage::default(),
-            open_block: false,
+            open: None,
+            opened: 0,
         }
+    }
+
+    /// The next turn opens with its own `init` line, as Claude Code starts each turn of a
+    /// `--input-format stream-json` run.
+    pub fn next_turn(&mut self, init: Init) {
+        self.init = Some(init);
     }
 
     /// The lines for one change of the turn (none for most).
@@ -126,6 +149,7 @@ impl ClaudeStream {
                 "skills": init.skills,
                 "agents": init.agents,
                 "plugins": init.plugins,
+                "plugin_errors": init.plugin_errors,
                 "apiKeySource": "none",
                 // The Claude Code release whose output this follows (the differential suite
                 // runs it), and octo's own.
@@ -140,29 +164,24 @@ impl ClaudeStream {
             Change::Usage(u) => self.usage = *u,
             Change::Committed(messages) => {
                 for m in *messages {
-                    if let Some(line) = self.message(m, session_id) {
-                        out.push(line);
-                        if self.partial && m.role == Role::Assistant {
-                            out.extend(self.message_end(m).into_iter().map(partial));
-                        }
-                    }
+                    out.extend(self.committed(m, session_id));
                 }
             }
             Change::Request { continues: false } | Change::AnswerRestarted { .. } if self.partial => {
-                self.open_block = false;
+                (self.open, self.opened) = (None, 0);
+                if matches!(change, Change::Request { .. }) {
+                    out.push(json!({"type": "system", "subtype": "status", "status": "requesting", "session_id": session_id, "uuid": uuid()}));
+                }
                 out.push(partial(json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}})));
             }
             Change::AnswerDelta(text) if self.partial => {
-                if !std::mem::replace(&mut self.open_block, true) {
-                    out.push(partial(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})));
-                }
-                out.push(partial(
-                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-                ));
+                out.extend(self.open_block("text").map(partial));
+                out.push(partial(delta(self.opened - 1, "text", text)));
             }
-            Change::Thinking(text) if self.partial => out.push(partial(
-                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": text}}),
-            )),
+            Change::Thinking(text) if self.partial => {
+                out.extend(self.open_block("thinking").map(partial));
+                out.push(partial(delta(self.opened - 1, "thinking", text)));
+            }
             Change::Approval { id, request } => {
                 out.push(json!({"type": "approval_required", "approval_id": id, "request": request}));
             }
@@ -184,63 +203,122 @@ impl ClaudeStream {
         out
     }
 
-    /// The events that close a streamed message once it is committed, as the Messages API ends
-    /// one: the open text block's stop, `message_delta` (why it stopped, output tokens) and
-    /// `message_stop`.
-    fn message_end(&mut self, m: &Message) -> Vec<Value> {
-        let mut out = Vec::new();
-        if std::mem::take(&mut self.open_block) {
-            out.push(json!({"type": "content_block_stop", "index": 0}));
+    /// `content_block_start` for a streamed block of `kind`, unless one of that kind is open.
+    fn open_block(&mut self, kind: &'static str) -> Option<Value> {
+        if self.open == Some(kind) {
+            return None;
         }
-        let tools = m.content.iter().any(|b| matches!(b, ContentBlock::ToolUse { .. }));
-        let stop_reason = if tools { "tool_use" } else { "end_turn" };
-        out.push(json!({
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": {"output_tokens": self.usage.output_tokens},
-        }));
-        out.push(json!({"type": "message_stop"}));
-        out
+        self.open = Some(kind);
+        self.opened += 1;
+        let empty = if kind == "thinking" {
+            json!({"type": kind, "thinking": ""})
+        } else {
+            json!({"type": kind, "text": ""})
+        };
+        Some(json!({"type": "content_block_start", "index": self.opened - 1, "content_block": empty}))
     }
 
-    /// An `assistant` or `user` line for a committed message; the user's own prompt is not
-    /// echoed (as Claude Code does not).
-    fn message(&mut self, m: &Message, session_id: &str) -> Option<Value> {
+    /// The lines for a committed message, as Claude Code writes them: one `assistant` line per
+    /// content block (sharing the message's id), and with partial messages each block's events
+    /// around it (a block not streamed as it came, such as a tool call, whole at once), then
+    /// `message_delta` and `message_stop`; one `user` line for a batch of tool results. The
+    /// user's own prompt is not echoed (as Claude Code does not).
+    fn committed(&mut self, m: &Message, session_id: &str) -> Vec<Value> {
+        let partial = |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": session_id, "uuid": uuid()});
         self.messages += 1;
-        let content: Vec<Value> = m.content.iter().filter_map(block).collect();
+        let mut out = Vec::new();
         match m.role {
-            Role::Assistant if !content.is_empty() => Some(json!({
-                "type": "assistant",
-                "message": {
-                    "id": format!("msg_octo_{}", self.messages),
-                    "type": "message",
-                    "role": "assistant",
-                    "content": content,
-                    "stop_reason": null,
-                    "stop_sequence": null,
-                    "model": self.model,
-                    "usage": {
-                        "input_tokens": self.usage.input_tokens,
-                        "output_tokens": self.usage.output_tokens,
-                        "cache_read_input_tokens": self.usage.cache_read_tokens,
-                        "cache_creation_input_tokens": self.usage.cache_write_tokens,
-                    },
-                },
-                "parent_tool_use_id": null,
-                "session_id": session_id,
-                "uuid": uuid(),
-            })),
+            Role::Assistant => {
+                let blocks: Vec<Value> = m.content.iter().filter_map(block).collect();
+                for (k, b) in blocks.iter().enumerate() {
+                    if self.partial && k >= self.opened {
+                        out.extend(whole_block(k, b).into_iter().map(partial));
+                    }
+                    out.push(self.assistant_line(b, session_id));
+                    if self.partial {
+                        out.push(partial(json!({"type": "content_block_stop", "index": k})));
+                    }
+                }
+                if self.partial && !blocks.is_empty() {
+                    let tools = blocks.iter().any(|b| b["type"] == "tool_use");
+                    let stop_reason = if tools { "tool_use" } else { "end_turn" };
+                    out.push(partial(json!({
+                        "type": "message_delta",
+                        "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+                        "usage": {"output_tokens": self.usage.output_tokens},
+                    })));
+                    out.push(partial(json!({"type": "message_stop"})));
+                }
+                (self.open, self.opened) = (None, 0);
+            }
             Role::User if m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. })) => {
-                Some(json!({
+                let content: Vec<Value> = m.content.iter().filter_map(block).collect();
+                out.push(json!({
                     "type": "user",
                     "message": {"role": "user", "content": content},
                     "parent_tool_use_id": null,
                     "session_id": session_id,
                     "uuid": uuid(),
-                }))
+                }));
             }
-            _ => None,
+            _ => {}
         }
+        out
+    }
+
+    /// One content block of an assistant message as its own `assistant` line.
+    fn assistant_line(&self, b: &Value, session_id: &str) -> Value {
+        json!({
+            "type": "assistant",
+            "message": {
+                "id": format!("msg_octo_{}", self.messages),
+                "type": "message",
+                "role": "assistant",
+                "content": [b],
+                "stop_reason": null,
+                "stop_sequence": null,
+                "model": self.model,
+                "usage": {
+                    "input_tokens": self.usage.input_tokens,
+                    "output_tokens": self.usage.output_tokens,
+                    "cache_read_input_tokens": self.usage.cache_read_tokens,
+                    "cache_creation_input_tokens": self.usage.cache_write_tokens,
+                },
+            },
+            "parent_tool_use_id": null,
+            "session_id": session_id,
+            "uuid": uuid(),
+        })
+    }
+}
+
+/// A `content_block_delta` of `kind` (`text`, `thinking`) at `index`.
+fn delta(index: usize, kind: &str, text: &str) -> Value {
+    let d = if kind == "thinking" {
+        json!({"type": "thinking_delta", "thinking": text})
+    } else {
+        json!({"type": "text_delta", "text": text})
+    };
+    json!({"type": "content_block_delta", "index": index, "delta": d})
+}
+
+/// The start and one delta of a block that was not streamed as it came: a tool call's input as
+/// one `input_json_delta` (its arguments in Claude Code's names), a text or thinking block whole.
+fn whole_block(index: usize, b: &Value) -> Vec<Value> {
+    let start = |block: Value| json!({"type": "content_block_start", "index": index, "content_block": block});
+    match b["type"].as_str() {
+        Some("tool_use") => vec![
+            start(json!({"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}})),
+            json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}),
+        ],
+        Some("thinking") => vec![
+            start(json!({"type": "thinking", "thinking": ""})),
+            delta(index, "thinking", b["thinking"].as_str().unwrap_or_default()),
+        ],
+        _ => vec![
+            start(json!({"type": "text", "text": ""})),
+            delta(index, "text", b["text"].as_str().unwrap_or_default()),
+        ],
     }
 }
 

@@ -162,17 +162,18 @@ pub fn stopped_short(s: &TurnSummary) -> bool {
     matches!(s.end_reason, TurnEndReason::Cancelled | TurnEndReason::MaxTurns | TurnEndReason::BudgetExceeded)
 }
 
-/// Claude Code's `modelUsage`: the run's tokens and cost under its model's id (octo counts a
-/// sub-agent's tokens with the session's model).
+/// Claude Code's `modelUsage`: the session's tokens and cost so far (a resumed session's earlier
+/// runs included) under its model's id (octo counts a sub-agent's tokens with the session's
+/// model).
 fn model_usage(s: &TurnSummary) -> serde_json::Value {
-    let u = &s.usage;
+    let u = &s.session_usage;
     let id = s.model.split_once(':').map_or(s.model.as_str(), |(_, m)| m);
     json!({id: {
         "inputTokens": u.input_tokens,
         "outputTokens": u.output_tokens,
         "cacheReadInputTokens": u.cache_read_tokens,
         "cacheCreationInputTokens": u.cache_write_tokens,
-        "costUSD": s.cost_usd.unwrap_or(0.0),
+        "costUSD": s.session_cost_usd.unwrap_or(0.0),
     }})
 }
 
@@ -211,7 +212,9 @@ pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
         "result": if s.failed() { json!(s.error.clone().unwrap_or_default()) } else { json!(s.answer) },
         "stop_reason": s.stop_reason,
         "session_id": s.session_id,
-        "total_cost_usd": s.cost_usd.unwrap_or(0.0),
+        // As Claude Code's: the session's so far, a resumed session's earlier runs included
+        // (`cost_usd` is this turn's).
+        "total_cost_usd": s.session_cost_usd.unwrap_or(0.0),
         "usage": {
             "input_tokens": u.input_tokens,
             "cache_creation_input_tokens": u.cache_write_tokens,

@@ -169,6 +169,9 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     emit(&crate::output::result_object(&summary, started));
                     fold = TurnFold::new();
                     pending = pending.saturating_sub(1);
+                    if let Some(c) = claude.as_mut() {
+                        c.next_turn(crate::claude_stream::Init::of(&session));
+                    }
                 }
             }
         }

@@ -119,6 +119,13 @@ impl Persist {
         }
     }
 
+    /// Records what the session has spent so far (after a turn).
+    pub(crate) fn spent(&mut self, usage: octo_agent::Usage, cost_usd: Option<f64>) {
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.record(&Record::Spent { usage, cost_usd });
+        }
+    }
+
     /// Records a model switch.
     pub(crate) fn model_changed(&mut self, label: &str) {
         let (endpoint, model) = label.split_once(':').unwrap_or((label, ""));

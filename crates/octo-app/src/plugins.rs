@@ -40,7 +40,7 @@ fn choices(home: &Home) -> BTreeMap<String, bool> {
 }
 
 /// The plugins `octo plugin install` put in octo's home.
-fn octo_installed(home: &Home, notes: &mut Vec<String>) -> Vec<InstalledPlugin> {
+fn octo_installed(home: &Home, notes: &mut Vec<String>, problems: &mut Vec<Problem>) -> Vec<InstalledPlugin> {
     let Ok(rd) = std::fs::read_dir(home.root().join("plugins")) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
@@ -50,6 +50,11 @@ fn octo_installed(home: &Home, notes: &mut Vec<String>) -> Vec<InstalledPlugin> 
             Ok(p) => Some(p),
             Err(why) => {
                 notes.push(format!("skipped the plugin folder {}: {why}", d.display()));
+                problems.push(Problem::new(
+                    &d,
+                    d.file_name().unwrap_or_default().to_string_lossy().into(),
+                    &why,
+                ));
                 None
             }
         })
@@ -84,13 +89,40 @@ pub(crate) fn from_dir(dir: &Path, from: PluginFrom) -> Result<InstalledPlugin, 
 /// Where an install from a marketplace keeps the plugin's entry (its manifest fields).
 const ENTRY_FILE: &str = ".claude-plugin/octo-marketplace-entry.json";
 
+/// A plugin folder that could not be used, as Claude Code's `plugin_errors` name one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Which plugin: its folder's name, or `inline[N]` for the N-th `--plugin-dir`.
+    pub plugin: String,
+    /// Its folder.
+    pub path: PathBuf,
+    /// Why it was skipped.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(path: &Path, plugin: String, why: &ManifestError) -> Self {
+        Self { plugin, path: path.to_path_buf(), message: why.to_string() }
+    }
+}
+
 /// Every plugin octo knows of, on or off: Claude Code's installs, octo's, and `dirs`
 /// (`--plugin-dir`, always on). A later plugin of the same name replaces an earlier one.
 pub fn all(
     home: &Home,
+    places: (Option<&Path>, Option<&Path>),
+    dirs: &[PathBuf],
+    notes: &mut Vec<String>,
+) -> Vec<Listed> {
+    gather(home, places, dirs, notes, &mut Vec::new())
+}
+
+fn gather(
+    home: &Home,
     (user_home, workspace): (Option<&Path>, Option<&Path>),
     dirs: &[PathBuf],
     notes: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
 ) -> Vec<Listed> {
     let by_project = workspace.map(project_enabled).unwrap_or_default();
     let chosen = choices(home);
@@ -122,27 +154,31 @@ pub fn all(
             add(p, on, notes);
         }
     }
-    for p in octo_installed(home, notes) {
+    for p in octo_installed(home, notes, problems) {
         let on = chosen.get(&p.id).copied().unwrap_or(true);
         add(p, on, notes);
     }
-    for d in dirs {
+    for (i, d) in dirs.iter().enumerate() {
         match from_dir(d, PluginFrom::Dir) {
             Ok(p) => add(p, true, notes),
-            Err(why) => notes.push(format!("--plugin-dir {}: {why}; skipped", d.display())),
+            Err(why) => {
+                notes.push(format!("--plugin-dir {}: {why}; skipped", d.display()));
+                problems.push(Problem::new(d, format!("inline[{i}]"), &why));
+            }
         }
     }
     out
 }
 
-/// The plugins sessions in the workspace use (`places`: the user's home, the workspace).
+/// The plugins sessions in the workspace use (`places`: the user's home, the workspace); the
+/// folders that could not be used are added to `problems` (and named in `notes`).
 pub(crate) fn enabled(
     home: &Home,
     places: (Option<&Path>, Option<&Path>),
     dirs: &[PathBuf],
-    notes: &mut Vec<String>,
+    (notes, problems): (&mut Vec<String>, &mut Vec<Problem>),
 ) -> Vec<InstalledPlugin> {
-    all(home, places, dirs, notes).into_iter().filter(|l| l.enabled).map(|l| l.plugin).collect()
+    gather(home, places, dirs, notes, problems).into_iter().filter(|l| l.enabled).map(|l| l.plugin).collect()
 }
 
 /// The plugin ids the project's `.claude/settings.json` and `settings.local.json` turn on.

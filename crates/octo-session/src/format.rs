@@ -83,6 +83,15 @@ pub enum Record {
         /// Model id.
         model: String,
     },
+    /// What the session has spent so far, written after each turn (the last one counts): a
+    /// resumed session's totals go on from it.
+    Spent {
+        /// The session's tokens.
+        usage: octo_agent::Usage,
+        /// Their cost in USD, when the models' prices were known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
     /// A record kind this version does not know (written by a newer octo of the same format
     /// version, e.g. bookkeeping); loading skips it.
     #[serde(other)]

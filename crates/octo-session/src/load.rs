@@ -23,6 +23,9 @@ pub struct Loaded {
     /// The last message the user sent whose turn never completed a round (octo was killed, or
     /// the turn failed or was cancelled): not in `messages`, kept so it can be sent again.
     pub unanswered: Option<Message>,
+    /// What the session had spent when it was last saved: tokens, and their cost in USD when
+    /// known.
+    pub spent: (octo_agent::Usage, Option<f64>),
 }
 
 /// Parses a whole session file's bytes.
@@ -61,6 +64,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
         warnings: Vec::new(),
         valid_len: first_end as u64,
         unanswered: None,
+        spent: Default::default(),
     };
     let mut lineno = 1;
     for (line, end, terminated) in lines {
@@ -80,6 +84,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
             Ok(Record::Title { title }) => loaded.title = Some(title),
             Ok(Record::Reset { messages }) => loaded.messages = messages,
             Ok(Record::Model { endpoint, model }) => loaded.model = (endpoint, model),
+            Ok(Record::Spent { usage, cost_usd }) => loaded.spent = (usage, cost_usd),
             Ok(Record::Other) => {}
             Err(_) if !terminated => {
                 // A crash mid-write leaves a last line without its newline: drop it.

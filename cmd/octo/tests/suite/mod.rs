@@ -1,5 +1,6 @@
 mod acp;
 mod claude_diff;
+mod claude_diff_headless;
 mod claude_diff_hooks;
 mod cli;
 mod common;

@@ -45,7 +45,8 @@ impl Config {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let octo_home = crate::home::Home::new(&self.home);
         let places = (home.as_deref(), Some(self.workspace.as_path()));
-        self.plugins = crate::plugins::enabled(&octo_home, places, dirs, &mut self.warnings);
+        self.plugins =
+            crate::plugins::enabled(&octo_home, places, dirs, (&mut self.warnings, &mut self.plugin_errors));
         for plugin in &self.plugins {
             // A plugin the project turned on brings servers only with the user's approval.
             let origin = if plugin.from == crate::claude_plugins::PluginFrom::Project {

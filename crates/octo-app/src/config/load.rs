@@ -107,6 +107,8 @@ pub struct Config {
     pub bypass_disabled_by: Option<String>,
     /// The Claude Code plugins in use (their commands, agents, skills, hooks and servers).
     pub plugins: Vec<crate::claude_plugins::InstalledPlugin>,
+    /// The plugin folders that could not be used (each also named in `warnings`).
+    pub plugin_errors: Vec<crate::plugins::Problem>,
     /// Notes for the user (ignored or suspicious settings).
     pub warnings: Vec<String>,
     /// The files that were read.
@@ -155,6 +157,7 @@ impl Config {
             checkpoints: super::sections::CheckpointSettings::default(),
             channels: Vec::new(),
             plugins: Vec::new(),
+            plugin_errors: Vec::new(),
             additional_dirs: Vec::new(),
             project_allow: None,
             bypass_disabled_by: None,

@@ -27,6 +27,10 @@ pub struct TurnSummary {
     pub usage: Usage,
     /// What those tokens cost in USD, when the model's price is known.
     pub cost_usd: Option<f64>,
+    /// The session's tokens so far, this turn's and a resumed session's earlier ones included.
+    pub session_usage: Usage,
+    /// What the session has cost so far in USD, when the prices are known.
+    pub session_cost_usd: Option<f64>,
     /// Model requests made.
     pub requests: u32,
     /// Every tool call, in the order they ended.
@@ -264,6 +268,8 @@ impl TurnFold {
             stop_reason: self.end.as_ref().and_then(|e| e.1.clone()),
             usage: self.usage,
             cost_usd: None,
+            session_usage: Usage::default(),
+            session_cost_usd: None,
             requests: self.requests,
             denied: self.calls.iter().filter(|c| c.outcome.is_denial()).map(|c| c.name.clone()).collect(),
             tool_calls: self.calls.clone(),

@@ -279,7 +279,14 @@ impl Task {
             Change::SubagentUsage { usage, cost_usd, .. } => self.core.add_child_usage(*usage, *cost_usd),
             Change::Todos(todos) => self.core.lock().todos = todos.clone(),
             Change::Ended { reason, .. } => {
-                self.core.lock().turns += 1;
+                let (usage, cost) = {
+                    let mut s = self.core.lock();
+                    s.turns += 1;
+                    s.spent()
+                };
+                if let Some(p) = self.persist.as_mut() {
+                    p.spent(usage, cost);
+                }
                 let why = match reason {
                     TurnEndReason::Cancelled => Some("cancelled"),
                     TurnEndReason::Failed => Some("failed"),

@@ -21,6 +21,7 @@ impl<'a> Conversation<'a> {
         summary.cost_usd = super::state::cost_with(s.info.price, &summary.usage, &fold.priced_apart());
         summary.model = s.model.clone();
         summary.turns = s.turns;
+        (summary.session_usage, summary.session_cost_usd) = s.spent();
         drop(s);
         summary.session_id = self.id();
         summary.mcp_problems = self

@@ -122,14 +122,15 @@ impl Session {
         }
     }
 
-    /// State, turns, tokens and cost.
+    /// State, turns, tokens and cost (a resumed session's earlier runs included).
     pub fn status(&self) -> Status {
         let s = self.core.lock();
+        let (usage, cost_usd) = s.spent();
         Status {
             state: s.state,
             turns: s.turns,
-            usage: s.usage,
-            cost_usd: super::state::cost_with(s.info.price, &s.usage, &s.priced_apart),
+            usage,
+            cost_usd,
             model: s.model.clone(),
             mode: self.engine.mode(),
             sandbox: self

@@ -6,7 +6,7 @@ use super::options::SessionOptions;
 use crate::config::Config;
 use crate::factory::Resolved;
 use octo_agent::Message;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Opens the session store for saving or resuming, and loads a resumed history.
 pub(super) fn open(
@@ -14,7 +14,7 @@ pub(super) fn open(
     options: &SessionOptions,
     workspace: &std::path::Path,
     resolved: &Resolved,
-    session_id: &Arc<Mutex<Option<String>>>,
+    core: &super::state::Core,
     notes: &mut Vec<String>,
 ) -> Result<Resumed, SessionError> {
     if !options.save && options.resume.is_none() {
@@ -28,7 +28,7 @@ pub(super) fn open(
         model: resolved.model.clone(),
         failed: false,
         titled: false,
-        id: Arc::clone(session_id),
+        id: Arc::clone(&core.session_id),
         // Chosen at start (`Core::planned_id`), so what is named after the session matches it.
         want_id: if options.resume.is_none() { options.session_id.clone() } else { None },
     };
@@ -47,7 +47,8 @@ pub(super) fn open(
         history = loaded.messages;
         unanswered = loaded.unanswered.map(|m| m.text());
         p.titled = loaded.title.is_some();
-        *session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
+        *core.session_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.clone());
+        core.lock().earlier = loaded.spent;
         p.writer = Some(writer);
     }
     Ok(Resumed { persist: Some(p), history, unanswered })

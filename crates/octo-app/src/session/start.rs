@@ -81,14 +81,8 @@ impl Session {
                 message: e.to_string(),
             })
         })?;
-        let super::resume::Resumed { persist, history, unanswered } = super::resume::open(
-            &config,
-            &options,
-            &place.workspace,
-            &endpoint.resolved,
-            &core.session_id,
-            &mut notes,
-        )?;
+        let super::resume::Resumed { persist, history, unanswered } =
+            super::resume::open(&config, &options, &place.workspace, &endpoint.resolved, &core, &mut notes)?;
         let flags = Flags {
             unattended: options.unattended,
             model_titles: options.model_titles,

@@ -32,6 +32,9 @@ pub(super) struct Shared {
     pub usage: Usage,
     /// Children's tokens (part of `usage`) priced at their own model's rate, and that cost.
     pub priced_apart: (Usage, f64),
+    /// What a resumed session had spent before this run (tokens, and their cost when known);
+    /// not part of `usage`, so the spending limit counts this run alone.
+    pub earlier: (Usage, Option<f64>),
     pub model: String,
     pub info: ModelInfo,
     pub queued: usize,
@@ -50,6 +53,19 @@ pub(super) struct Shared {
     pub pending_notes: Vec<String>,
     /// The model the session talks to now (for one-off requests such as a dream).
     pub sender: Option<Arc<dyn Sender>>,
+}
+
+impl Shared {
+    /// What the session has spent in all, a resumed one's earlier runs included: tokens, and
+    /// their cost when the price is known.
+    pub(super) fn spent(&self) -> (Usage, Option<f64>) {
+        let mut usage = self.usage;
+        usage += self.earlier.0;
+        let cost = cost_with(self.info.price, &self.usage, &self.priced_apart)
+            .map(|c| c + self.earlier.1.unwrap_or(0.0))
+            .or(self.earlier.1.filter(|_| self.usage == Usage::default()));
+        (usage, cost)
+    }
 }
 
 /// The session's core: its events, its shared state, its saved id.
@@ -99,6 +115,7 @@ impl Core {
             turns: 0,
             usage: Usage::default(),
             priced_apart: (Usage::default(), 0.0),
+            earlier: (Usage::default(), None),
             model,
             info,
             queued: 0,

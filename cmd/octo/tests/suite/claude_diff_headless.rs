@@ -1,0 +1,292 @@
+//! More of the differential suite (`claude_diff` has the harness): the headless flags scripts
+//! chain — `--session-id`, `--resume`, `--continue`, `--input-format stream-json` — a tool call
+//! streamed with `--include-partial-messages`, and the plugins that failed to load, each run
+//! through Claude Code and octo alike.
+
+use super::claude_diff::claude_code;
+use super::common::home_for;
+use octo_testkit::anthropic::Reply;
+use octo_testkit::{MockLlm, Scripted, TempHome};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// What one run printed and sent.
+struct Lines {
+    lines: Vec<Value>,
+    requests: Vec<Value>,
+    ok: bool,
+    stderr: String,
+}
+
+/// Runs `args` of one agent against a mock answering `replies` in order, `stdin` piped in.
+async fn lines(bin: &PathBuf, home: &TempHome, replies: Vec<Scripted>, args: &[&str], stdin: &str) -> Lines {
+    let llm = MockLlm::start().await;
+    llm.script_anthropic(replies).await;
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
+    let mut cmd = Command::new(bin);
+    home.isolate(&mut cmd);
+    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
+        .env("ANTHROPIC_API_KEY", "sk-mock")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let stdin = stdin.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = cmd.spawn().unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut pipe, stdin.as_bytes()).unwrap();
+        drop(pipe);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    Lines {
+        lines: String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+        requests: llm.request_bodies().await,
+        ok: out.status.success(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn text(t: &str) -> Scripted {
+    Scripted::sse(Reply::new().text(t).sse())
+}
+
+/// A request's conversation as `role: text` lines, without what an agent adds of its own
+/// (Claude Code's `<system-reminder>` blocks, system entries).
+fn conversation(request: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in request["messages"].as_array().into_iter().flatten() {
+        let role = m["role"].as_str().unwrap_or("?");
+        if role == "system" {
+            continue;
+        }
+        let blocks = match &m["content"] {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(a) => a.iter().filter_map(|b| b["text"].as_str().map(str::to_owned)).collect(),
+            _ => Vec::new(),
+        };
+        for b in blocks.into_iter().filter(|b| !b.starts_with("<system-reminder>")) {
+            out.push(format!("{role}: {}", b.trim()));
+        }
+    }
+    out
+}
+
+fn result(l: &Lines) -> Value {
+    l.lines.iter().rev().find(|v| v["type"] == "result").cloned().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_goes_on_by_its_id_and_as_the_last_one() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let id = "0b1e5c3a-7d42-4f7e-9a1b-5c6d7e8f9a0b";
+    for (agent, bin) in [("claude", &bin), ("octo", &octo)] {
+        let home = {
+            let llm = MockLlm::start().await;
+            home_for(&llm)
+        };
+        let json = ["-p", "--output-format", "json"];
+        let first =
+            lines(bin, &home, vec![text("One.")], &[&json[..], &["--session-id", id, "first"]].concat(), "")
+                .await;
+        let second =
+            lines(bin, &home, vec![text("Two.")], &[&json[..], &["--resume", id, "second"]].concat(), "")
+                .await;
+        let third =
+            lines(bin, &home, vec![text("Three.")], &[&json[..], &["--continue", "third"]].concat(), "")
+                .await;
+        for (what, run) in [("--session-id", &first), ("--resume", &second), ("--continue", &third)] {
+            assert!(run.ok, "{agent} {what}: {}\n{:?}", run.stderr, run.lines);
+            assert_eq!(result(run)["session_id"], id, "{agent} {what}: the result's session_id");
+        }
+        assert_eq!(
+            conversation(third.requests.last().unwrap()),
+            ["user: first", "assistant: One.", "user: second", "assistant: Two.", "user: third"],
+            "{agent}: what the model got on --continue"
+        );
+        // The session's cost goes on from the earlier runs' (`usage` is this run's).
+        let cost = |l: &Lines| result(l)["total_cost_usd"].as_f64().unwrap_or(0.0);
+        assert!(cost(&first) > 0.0 && cost(&second) > cost(&first) * 1.5, "{agent}: total_cost_usd");
+        assert_eq!(
+            result(&second)["usage"]["output_tokens"],
+            result(&first)["usage"]["output_tokens"],
+            "{agent}"
+        );
+        // A taken id, and an id no session has, are refused before anything runs.
+        let taken =
+            lines(bin, &home, vec![text("x")], &[&json[..], &["--session-id", id, "again"]].concat(), "")
+                .await;
+        let unknown = lines(
+            bin,
+            &home,
+            vec![text("x")],
+            &[&json[..], &["--resume", "99999999-2222-4333-8444-555555555555", "x"]].concat(),
+            "",
+        )
+        .await;
+        for (what, run) in [("a taken --session-id", &taken), ("an unknown --resume", &unknown)] {
+            assert!(!run.ok && run.requests.is_empty(), "{agent}: {what} ran: {:?}", run.lines);
+            assert!(!run.stderr.trim().is_empty(), "{agent}: {what} said nothing");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_json_input_runs_each_message_as_a_turn_of_one_session() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let home = {
+        let llm = MockLlm::start().await;
+        home_for(&llm)
+    };
+    let input = [
+        json!({"type": "user", "message": {"role": "user", "content": "one"}}),
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "two"}]}}),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect::<String>();
+    let args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json"];
+    let mut seen = Vec::new();
+    for (agent, bin, extra) in [("claude", &bin, "--verbose"), ("octo", &octo, "--no-save")] {
+        let run =
+            lines(bin, &home, vec![text("First."), text("Second.")], &[&args[..], &[extra]].concat(), &input)
+                .await;
+        assert!(run.ok, "{agent}: {}", run.stderr);
+        assert_eq!(
+            conversation(run.requests.last().unwrap()),
+            ["user: one", "assistant: First.", "user: two"],
+            "{agent}: the second turn's request"
+        );
+        let shape: Vec<String> = run
+            .lines
+            .iter()
+            .map(|l| format!("{}/{}", l["type"].as_str().unwrap_or("?"), l["subtype"].as_str().unwrap_or("")))
+            .collect();
+        seen.push(shape);
+    }
+    assert_eq!(seen[1], seen[0], "octo's line types, then Claude Code's");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_call_streams_as_the_same_blocks_and_lines() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let home = {
+        let llm = MockLlm::start().await;
+        home_for(&llm)
+    };
+    std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+    let settings = json!({"permissions": {"allow": ["Bash(echo:*)"]}});
+    std::fs::write(home.home().join(".claude/settings.json"), settings.to_string()).unwrap();
+    let mut seen = Vec::new();
+    for (agent, bin, extra, tool) in
+        [("claude", &bin, "--verbose", "Bash"), ("octo", &octo, "--no-save", "terminal")]
+    {
+        let replies = vec![
+            Scripted::sse(
+                Reply::new().text("Looking.").tool_use("toolu_s1", tool, json!({"command": "echo hi"})).sse(),
+            ),
+            text("Done."),
+        ];
+        let args = ["-p", "--output-format", "stream-json", "--include-partial-messages", extra, "go"];
+        let run = lines(bin, &home, replies, &args, "").await;
+        assert!(run.ok, "{agent}: {}", run.stderr);
+        // Each line's kind (a stream event's type and block index), repeated deltas once.
+        let mut shape: Vec<String> = Vec::new();
+        for l in &run.lines {
+            let kind = match l["type"].as_str() {
+                Some("stream_event") => {
+                    let e = &l["event"];
+                    let block =
+                        e["content_block"]["type"].as_str().or(e["delta"]["type"].as_str()).unwrap_or("");
+                    format!("event {} {} {block}", e["type"].as_str().unwrap_or("?"), e["index"])
+                }
+                Some("assistant") => {
+                    format!("assistant {}", l["message"]["content"][0]["type"].as_str().unwrap_or("?"))
+                }
+                Some(t) => format!("{t} {}", l["subtype"].as_str().unwrap_or("")),
+                None => "?".to_owned(),
+            };
+            if shape.last() != Some(&kind) {
+                shape.push(kind);
+            }
+        }
+        let tool_start =
+            run.lines.iter().find(|l| l["event"]["content_block"]["type"] == "tool_use").cloned();
+        let started = tool_start.unwrap_or_default()["event"]["content_block"].clone();
+        assert_eq!(
+            (started["id"].as_str(), started["name"].as_str()),
+            (Some("toolu_s1"), Some("Bash")),
+            "{agent}"
+        );
+        let input: String = run
+            .lines
+            .iter()
+            .filter(|l| l["event"]["delta"]["type"] == "input_json_delta")
+            .filter_map(|l| l["event"]["delta"]["partial_json"].as_str())
+            .collect();
+        assert_eq!(
+            serde_json::from_str::<Value>(&input).ok(),
+            Some(json!({"command": "echo hi"})),
+            "{agent}"
+        );
+        seen.push(shape);
+    }
+    assert_eq!(seen[1], seen[0], "octo's lines, then Claude Code's");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_that_fails_to_load_is_in_plugin_errors() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let home = {
+        let llm = MockLlm::start().await;
+        home_for(&llm)
+    };
+    let bad = home.home().join("plugins-here/broken");
+    std::fs::create_dir_all(bad.join(".claude-plugin")).unwrap();
+    std::fs::write(bad.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",").unwrap();
+    let good = home.home().join("plugins-here/fine");
+    std::fs::create_dir_all(good.join("commands")).unwrap();
+    std::fs::write(good.join("commands/hello.md"), "Say hello.\n").unwrap();
+    let (bad_s, good_s) = (bad.display().to_string(), good.display().to_string());
+    for (agent, bin, extra) in [("claude", &bin, "--verbose"), ("octo", &octo, "--no-save")] {
+        let args = [
+            "-p",
+            "hi",
+            "--output-format",
+            "stream-json",
+            extra,
+            "--plugin-dir",
+            &bad_s,
+            "--plugin-dir",
+            &good_s,
+        ];
+        let run = lines(bin, &home, vec![text("Hello.")], &args, "").await;
+        assert!(run.ok, "{agent}: {}", run.stderr);
+        let init = run.lines.iter().find(|l| l["subtype"] == "init").cloned().unwrap_or_default();
+        let errors = init["plugin_errors"].as_array().cloned().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{agent}: {init}");
+        assert_eq!(
+            (errors[0]["plugin"].as_str(), errors[0]["path"].as_str()),
+            (Some("inline[0]"), Some(&*bad_s))
+        );
+        assert!(
+            errors[0]["message"].as_str().is_some_and(|m| m.contains("plugin.json")),
+            "{agent}: {errors:?}"
+        );
+        let sources: Vec<&str> =
+            init["plugins"].as_array().into_iter().flatten().filter_map(|p| p["source"].as_str()).collect();
+        assert!(sources.contains(&"fine@inline"), "{agent}: {init}");
+    }
+}
