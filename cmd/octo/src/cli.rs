@@ -411,6 +411,15 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// What this project brings that waits for your yes (MCP servers, hooks, commands and skills
+    /// that grant tools, Claude Code settings that allow): listed, and trusted with --yes, as the
+    /// REPL asks at start. Remembered for these exact files (a change asks again); headless runs
+    /// such as CI scripts then use them.
+    Trust {
+        /// Trust everything listed.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Print a shell completion script.
     Completion {
         /// bash, zsh, fish or powershell.

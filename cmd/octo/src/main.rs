@@ -30,6 +30,7 @@ mod serve;
 mod setup;
 mod stream_input;
 mod trash;
+mod trust;
 mod worktrees;
 
 use clap::{CommandFactory, Parser};
@@ -111,6 +112,7 @@ fn subcommand(cli: &Cli, command: &Command) -> anyhow::Result<ExitCode> {
             review::run(cli, args)
         }
         Command::Init { write } => init::run(cli, *write),
+        Command::Trust { yes } => runtime()?.block_on(trust::run(&octo_app::Launcher::from_env(), cli, *yes)),
         Command::Acp => acp::run(octo_app::Launcher::from_env(), cli),
         Command::Checkpoints { action } => checkpoints::run(&octo_app::Launcher::from_env(), cli, action),
         Command::Serve { listen, allow_remote, roots, daemon, channels_only } => {

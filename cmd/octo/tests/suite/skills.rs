@@ -244,3 +244,54 @@ async fn a_plugin_installed_listed_used_and_disabled() {
     c.args(["plugin", "install", home.workspace().to_str().unwrap()]);
     assert_async(c).await.code(1).stderr(predicate::str::contains("no .claude-plugin/plugin.json"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn octo_trust_lists_what_a_project_brings_and_yes_lets_headless_runs_use_it() {
+    let llm = MockLlm::start().await;
+    let call = || {
+        Scripted::sse(
+            Reply::new().tool_use("t1", "terminal", serde_json::json!({"command": "echo trusted-run"})).sse(),
+        )
+    };
+    llm.script_anthropic([
+        call(),
+        Scripted::sse(Reply::new().text("Done.").sse()),
+        call(),
+        Scripted::sse(Reply::new().text("Done.").sse()),
+    ])
+    .await;
+    let home = home_for(&llm);
+    home.write(".claude/settings.json", r#"{"permissions": {"allow": ["Bash(echo:*)"]}}"#).unwrap();
+    let json = ["--no-save", "-p", "--output-format", "json", "go"];
+    let denials = |out: &[u8]| -> usize {
+        let v: serde_json::Value = serde_json::from_slice(out).unwrap();
+        v["permission_denials"].as_array().map_or(0, Vec::len)
+    };
+    let mut c = octo(&home);
+    c.args(json);
+    let before = assert_async(c).await.success();
+    assert_eq!(denials(&before.get_output().stdout), 1, "untrusted: the project's allow rule is not applied");
+    let mut c = octo(&home);
+    c.arg("trust");
+    assert_async(c)
+        .await
+        .success()
+        .stdout(predicate::str::contains("Bash(echo:*)"))
+        .stderr(predicate::str::contains("octo trust --yes"));
+    let mut c = octo(&home);
+    c.args(["trust", "--yes"]);
+    assert_async(c).await.success().stdout(predicate::str::contains("trusted"));
+    let mut c = octo(&home);
+    c.arg("trust");
+    assert_async(c).await.success().stderr(predicate::str::contains("nothing in"));
+    let mut c = octo(&home);
+    c.args(json);
+    let after = assert_async(c).await.success();
+    assert_eq!(denials(&after.get_output().stdout), 0, "trusted: the call ran");
+    // A changed entry is a new question.
+    home.write(".claude/settings.json", r#"{"permissions": {"allow": ["Bash(echo:*)", "Bash(curl:*)"]}}"#)
+        .unwrap();
+    let mut c = octo(&home);
+    c.arg("trust");
+    assert_async(c).await.success().stdout(predicate::str::contains("Bash(curl:*)"));
+}

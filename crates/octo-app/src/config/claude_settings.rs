@@ -93,7 +93,7 @@ impl Config {
         pending.fingerprint = octo_tools::trash::content_hash(text.as_bytes());
         if !crate::home::Home::new(&self.home).trusts(&pending.fingerprint) {
             self.warnings.push(format!(
-                "the project's Claude Code settings allow {}: not applied until you trust them (the REPL asks once)",
+                "the project's Claude Code settings allow {}: not applied until you trust them (the REPL asks once; or run `octo trust`)",
                 pending.entries.join(", ")
             ));
             self.project_allow = Some(pending);

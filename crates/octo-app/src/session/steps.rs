@@ -285,7 +285,7 @@ pub(super) fn hooks(
     let active = if trusted { hook_set.clone() } else { hook_set.filtered(|m| !m.project) };
     if !trusted && unattended {
         notes.push(
-            "this project's hooks were not run: a project's hooks run only after you trust them in the REPL"
+            "this project's hooks were not run: a project's hooks run only after you trust them (in the REPL, or with `octo trust`)"
                 .to_owned(),
         );
     }

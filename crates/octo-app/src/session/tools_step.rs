@@ -107,7 +107,7 @@ fn mcp_servers(
     if inputs.unattended {
         for s in hub.status().iter().filter(|s| s.state == "needs approval") {
             notes.push(format!(
-                "the project's MCP server `{}` ({}) was not started: a project's servers run only after you approve them in the REPL",
+                "the project's MCP server `{}` ({}) was not started: a project's servers run only after you approve them (in the REPL, or with `octo trust`)",
                 s.name, s.target
             ));
         }
