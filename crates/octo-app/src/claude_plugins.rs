@@ -63,6 +63,12 @@ pub(crate) fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
+/// A Claude Code settings file, unless Claude Code ignores it (a setting of the wrong type; the
+/// config's loading names it).
+pub(crate) fn read_settings(path: &Path) -> Option<Value> {
+    read_json(path).filter(|v| crate::claude_schema::problems(v).is_empty())
+}
+
 /// The installed plugins the user enabled, from the Claude Code folder `claude_dir`
 /// (`~/.claude`).
 pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
@@ -71,7 +77,7 @@ pub fn installed(claude_dir: &Path) -> Vec<InstalledPlugin> {
 
 /// Every plugin Claude Code installed for the user, with whether the user's settings enable it.
 pub(crate) fn all_installed(claude_dir: &Path) -> Vec<(InstalledPlugin, bool)> {
-    let enabled: Vec<String> = read_json(&claude_dir.join("settings.json"))
+    let enabled: Vec<String> = read_settings(&claude_dir.join("settings.json"))
         .and_then(|s| s.get("enabledPlugins").and_then(Value::as_object).cloned())
         .map(|m| m.into_iter().filter(|(_, on)| on.as_bool() == Some(true)).map(|(k, _)| k).collect())
         .unwrap_or_default();

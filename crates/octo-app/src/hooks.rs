@@ -38,6 +38,13 @@ pub fn load(
         set.extend(crate::plugin_parts::hooks(plugin, &mut notices));
     }
     for (path, text, project) in crate::config::claude_settings::settings_files(workspace, user_home) {
+        // A file Claude Code ignores (a setting of the wrong type) brings no hooks; the config's
+        // loading names it.
+        let ignored = serde_json::from_str::<serde_json::Value>(&text)
+            .is_ok_and(|v| !crate::claude_schema::problems(&v).is_empty());
+        if ignored {
+            continue;
+        }
         let (more, n) = octo_hooks::config::from_claude_settings(&text, &path.display().to_string(), project);
         set.extend(more);
         notices.extend(n);

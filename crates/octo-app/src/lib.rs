@@ -98,6 +98,7 @@ pub mod models;
 pub use octo_mcp::{Origin as McpOrigin, ServerStatus as McpServerStatus};
 /// What `toml_edit` tables `octo mcp add` builds.
 pub use toml_edit;
+pub(crate) mod claude_schema;
 pub(crate) mod git_cli;
 mod git_head;
 mod home;

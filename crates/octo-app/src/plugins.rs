@@ -185,7 +185,7 @@ pub(crate) fn enabled(
 fn project_enabled(workspace: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for name in ["settings.json", "settings.local.json"] {
-        let Some(v) = crate::claude_plugins::read_json(&workspace.join(".claude").join(name)) else {
+        let Some(v) = crate::claude_plugins::read_settings(&workspace.join(".claude").join(name)) else {
             continue;
         };
         if let Some(map) = v.get("enabledPlugins").and_then(serde_json::Value::as_object) {

@@ -236,7 +236,7 @@ pub fn from_claude_settings(text: &str, source: &str, project: bool) -> (HookSet
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            notices.push(format!("{source} is not valid JSON ({e}); its hooks are not used"));
+            notices.push(format!("{source} is not valid JSON ({e}); nothing in it is used: its hooks, rules and other settings"));
             return (set, notices);
         }
     };

@@ -34,6 +34,13 @@ pub(super) struct Call {
     octo: (&'static str, Value),
 }
 
+impl Call {
+    /// A call written `claude` in Claude Code's terms and `octo` in octo's.
+    pub(super) fn both(claude: (&'static str, Value), octo: (&'static str, Value)) -> Self {
+        Self { claude, octo }
+    }
+}
+
 pub(super) fn bash(command: &str) -> Call {
     Call { claude: ("Bash", json!({"command": command})), octo: ("terminal", json!({"command": command})) }
 }

@@ -290,3 +290,49 @@ async fn a_plugin_that_fails_to_load_is_in_plugin_errors() {
         assert!(sources.contains(&"fine@inline"), "{agent}: {init}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_settings_file_claude_code_ignores_is_ignored_alike() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let allow = r#""permissions": {"allow": ["Bash(touch:*)"]"#;
+    let cases = [
+        (format!("{{{allow}}}, \"unknownKey\": 1}}"), "an unknown key"),
+        (r#"{"permissions": {"allow": ["Bash(touch:*)", 5]}}"#.to_owned(), "a rule that is not text"),
+        (r#"{"permissions": {"allow": ["Bash(touch:*)"], "deny": "x"}}"#.to_owned(), "deny as text"),
+        (format!("{{{allow}}}, \"model\": 5}}"), "model as a number"),
+        (
+            format!("{{{allow}}}, \"hooks\": {{\"PreToolUse\": [{{\"matcher\": \"x\"}}]}}}}"),
+            "a hook entry without hooks",
+        ),
+        (format!("{{{allow}}}, \"statusLine\": \"x\"}}"), "statusLine as text"),
+        (format!("{{{allow}}}"), "a file cut short"),
+    ];
+    for (settings, what) in cases {
+        let home = {
+            let llm = MockLlm::start().await;
+            home_for(&llm)
+        };
+        std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+        std::fs::write(home.home().join(".claude/settings.json"), &settings).unwrap();
+        let call = super::claude_diff::Call::both(
+            ("Bash", json!({"command": "touch made.txt"})),
+            ("terminal", json!({"command": "touch made.txt"})),
+        );
+        let args = ["-p", "--output-format", "json", "go"];
+        let c = super::claude_diff::run("claude", &bin, &home, Some(&call), &args).await;
+        let o = super::claude_diff::run(
+            "octo",
+            &octo,
+            &home,
+            Some(&call),
+            &[&["--no-save"][..], &args[..]].concat(),
+        )
+        .await;
+        let refused = |r: &super::claude_diff::Run| {
+            r.result["permission_denials"].as_array().is_some_and(|d| !d.is_empty())
+        };
+        assert_eq!(refused(&c), refused(&o), "{what}: {settings}\nclaude: {}\nocto: {}", c.result, o.result);
+        eprintln!("{what}: {}", if refused(&c) { "the file is ignored by both" } else { "used by both" });
+    }
+}

@@ -38,6 +38,23 @@ pub(crate) fn settings_files(workspace: &Path, user_home: Option<&Path>) -> Vec<
     out
 }
 
+/// Of a settings file Claude Code ignores, what only tightens: its deny and ask rules and
+/// `disableBypassPermissionsMode`, where they are of the right type.
+fn tightening_only(v: &Value) -> Value {
+    let mut kept = serde_json::Map::new();
+    if let Some(p) = v.get("permissions").and_then(Value::as_object) {
+        for key in ["deny", "ask"] {
+            if let Some(list) = p.get(key).filter(|l| l.is_array()) {
+                kept.insert(key.to_owned(), list.clone());
+            }
+        }
+        if let Some(d) = p.get("disableBypassPermissionsMode").filter(|d| d.is_string()) {
+            kept.insert("disableBypassPermissionsMode".to_owned(), d.clone());
+        }
+    }
+    serde_json::json!({ "permissions": kept })
+}
+
 impl Config {
     /// The plugins in use (`crate::plugins`), and the MCP servers they bring (the user's own:
     /// no approval, as for servers of the user's config).
@@ -69,7 +86,16 @@ impl Config {
         self.lsp.read_plugins(&self.plugins, &mut self.warnings);
         for (path, text, project) in settings_files(workspace, home.as_deref()) {
             // A file that is not JSON is already named by the hooks' loading.
-            let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+            let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
+            let problems = crate::claude_schema::problems(&v);
+            if !problems.is_empty() {
+                self.warnings.push(format!(
+                    "{}: {}. Claude Code ignores a settings file with a setting of the wrong type, so octo uses only its deny and ask rules until it is fixed",
+                    path.display(),
+                    problems.join("; ")
+                ));
+                v = tightening_only(&v);
+            }
             if !project && self.status_line.is_none() {
                 self.status_line = super::status_line::from_claude(&v, &path.display().to_string());
             }
@@ -310,5 +336,35 @@ mod tests {
         assert_eq!(c.additional_dirs, [real(user.join("docs")), real(t.path().join("shared"))]);
         assert!(w.contains("`~/nope` is not a folder"), "{w}");
         assert!(w.contains("`additionalDirectories` is not applied from a project's settings"), "{w}");
+    }
+
+    #[test]
+    fn a_file_claude_code_ignores_keeps_only_its_deny_and_ask_rules() {
+        let t = tempfile::tempdir().unwrap();
+        let (home, user, ws) = (t.path().join("octo"), t.path().join("user"), t.path().join("ws"));
+        for d in [&home, &user.join(".claude"), &ws] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(
+            user.join(".claude/settings.json"),
+            r#"{"model": 5, "env": {"X": "1"}, "permissions": {"allow": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"], "ask": ["Bash(git push:*)"], "defaultMode": "acceptEdits"}}"#,
+        )
+        .unwrap();
+        let home_s = user.display().to_string();
+        let env = move |k: &str| (k == "HOME").then(|| home_s.clone());
+        let c = Config::load(&home, &ws, &env, &Overrides::default()).unwrap();
+        let has = |action: &str, text: &str| {
+            c.rules.iter().any(|r| r.action().as_str() == action && r.text() == text)
+        };
+        assert!(has("deny", "terminal(rm*)") && has("ask", "terminal(git push*)"), "what tightens stays");
+        assert!(!has("allow", "terminal(touch*)"), "its allow rules are not used");
+        assert_eq!(c.permission_mode.value, Mode::Default, "nor its mode");
+        assert!(!c.shell_env.set.contains_key("X"), "nor its env");
+        let w = c.warnings.join("\n");
+        assert!(
+            w.contains("settings.json: `model` is a number, not text")
+                && w.contains("only its deny and ask rules"),
+            "{w}"
+        );
     }
 }
