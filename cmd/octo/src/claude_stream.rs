@@ -51,8 +51,21 @@ impl Init {
             .iter()
             .map(|t| octo_app::claude_tool_name(t).unwrap_or_else(|| t.clone()))
             .collect();
-        let mcp_servers =
-            session.servers().mcp().iter().map(|s| json!({"name": s.name, "status": s.state})).collect();
+        let mcp_servers = session
+            .servers()
+            .mcp()
+            .iter()
+            .map(|s| {
+                // Claude Code's words for the states scripts check.
+                let status = match s.state.as_str() {
+                    "ready" => "connected",
+                    "starting" => "pending",
+                    "exited" => "failed",
+                    other => other,
+                };
+                json!({"name": s.name, "status": status})
+            })
+            .collect();
         let permission_mode = match status.mode {
             octo_app::Mode::Default => "default",
             octo_app::Mode::AcceptEdits => "acceptEdits",
@@ -112,23 +125,24 @@ pub struct ClaudeStream {
 }
 
 impl ClaudeStream {
-    /// A stream that opens with `init`; `partial` adds the `stream_event` deltas.
-    pub fn new(init: Init, partial: bool) -> Self {
-        let model = init.model.split_once(':').map_or(init.model.as_str(), |(_, m)| m).to_owned();
+    /// A stream whose turns each open with an `init` line ([`ClaudeStream::next_turn`]);
+    /// `partial` adds the `stream_event` deltas.
+    pub fn new(partial: bool) -> Self {
         Self {
-            init: Some(init),
+            init: None,
             partial,
             messages: 0,
-            model,
+            model: String::new(),
             usage: octo_app::Usage::default(),
             open: None,
             opened: 0,
         }
     }
 
-    /// The next turn opens with its own `init` line, as Claude Code starts each turn of a
-    /// `--input-format stream-json` run.
+    /// The turn starting opens with `init` (taken as it starts, so the servers that started and
+    /// their tools are in it), as Claude Code opens each turn of a run.
     pub fn next_turn(&mut self, init: Init) {
+        self.model = init.model.split_once(':').map_or(init.model.as_str(), |(_, m)| m).to_owned();
         self.init = Some(init);
     }
 

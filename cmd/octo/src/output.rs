@@ -11,14 +11,14 @@ use serde_json::json;
 use std::time::Instant;
 
 /// What a headless run prints: a renderer of the fold's changes, or the events themselves.
-pub enum Output {
+pub enum Output<'a> {
     /// Text, json or stream-json.
-    Render(Box<dyn TurnRenderer>),
+    Render(Box<dyn TurnRenderer + 'a>),
     /// Every event as one JSON line, as it happens (`--output-format events`).
     Events,
 }
 
-impl Output {
+impl Output<'_> {
     /// Takes in one event (the fold takes it in either way); `false` when stdout is gone.
     pub fn event(&mut self, fold: &mut TurnFold, event: &AgentEvent) -> bool {
         match self {
@@ -39,7 +39,7 @@ impl Output {
 }
 
 /// The output for the chosen `--output-format`.
-pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Output {
+pub fn for_cli<'a>(cli: &Cli, started: Instant, session: &'a octo_app::Session) -> Output<'a> {
     Output::Render(match cli.output_format {
         OutputFormat::Text => {
             use std::io::IsTerminal;
@@ -56,11 +56,8 @@ pub fn for_cli(cli: &Cli, started: Instant, session: &octo_app::Session) -> Outp
         }
         OutputFormat::Json => Box::new(Json { started }),
         OutputFormat::StreamJson => Box::new(ClaudeLines {
-            stream: crate::claude_stream::ClaudeStream::new(
-                crate::claude_stream::Init::of(session),
-                cli.include_partial_messages,
-            ),
-            id: session.conversation().id_handle(),
+            stream: crate::claude_stream::ClaudeStream::new(cli.include_partial_messages),
+            session,
             started,
         }),
         OutputFormat::Events => return Output::Events,
@@ -240,15 +237,19 @@ pub fn result_object(s: &TurnSummary, started: Instant) -> serde_json::Value {
 }
 
 /// Claude Code's stream-json lines, then the result object.
-struct ClaudeLines {
+struct ClaudeLines<'a> {
     stream: crate::claude_stream::ClaudeStream,
-    id: std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>,
+    session: &'a octo_app::Session,
     started: Instant,
 }
 
-impl TurnRenderer for ClaudeLines {
+impl TurnRenderer for ClaudeLines<'_> {
     fn change(&mut self, change: &Change<'_>) -> bool {
-        let sid = (self.id)().unwrap_or_default();
+        if matches!(change, Change::Started) {
+            // As the turn starts: its tools and servers as they are once servers have started.
+            self.stream.next_turn(crate::claude_stream::Init::of(self.session));
+        }
+        let sid = self.session.conversation().id().unwrap_or_default();
         for line in self.stream.lines(change, &sid) {
             if !out::stdout(&format!("{line}\n")) {
                 return false;

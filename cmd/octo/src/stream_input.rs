@@ -107,12 +107,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     };
     let mut rx = session.subscribe();
     // Claude Code's messages, or octo's own events (`--output-format events`).
-    let mut claude = (cli.output_format == OutputFormat::StreamJson).then(|| {
-        crate::claude_stream::ClaudeStream::new(
-            crate::claude_stream::Init::of(&session),
-            cli.include_partial_messages,
-        )
-    });
+    let mut claude = (cli.output_format == OutputFormat::StreamJson)
+        .then(|| crate::claude_stream::ClaudeStream::new(cli.include_partial_messages));
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let (mut pending, mut stdin_open, mut number) = (0usize, true, 0usize);
     let mut fold = TurnFold::new();
@@ -148,6 +144,9 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 };
                 if matches!(event, AgentEvent::TurnStart { .. }) {
                     started = Instant::now();
+                    if let Some(c) = claude.as_mut() {
+                        c.next_turn(crate::claude_stream::Init::of(&session));
+                    }
                 }
                 let changes = fold.push(&event);
                 let shown = match claude.as_mut() {
@@ -169,9 +168,6 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     emit(&crate::output::result_object(&summary, started));
                     fold = TurnFold::new();
                     pending = pending.saturating_sub(1);
-                    if let Some(c) = claude.as_mut() {
-                        c.next_turn(crate::claude_stream::Init::of(&session));
-                    }
                 }
             }
         }

@@ -279,12 +279,7 @@ impl Task {
             Change::SubagentUsage { usage, cost_usd, .. } => self.core.add_child_usage(*usage, *cost_usd),
             Change::Todos(todos) => self.core.lock().todos = todos.clone(),
             Change::Ended { reason, .. } => {
-                let (usage, cost) = {
-                    let mut s = self.core.lock();
-                    s.turns += 1;
-                    s.spent()
-                };
-                if let Some(p) = self.persist.as_mut() {
+                if let (Some(p), (usage, cost)) = (self.persist.as_mut(), self.core.end_turn()) {
                     p.spent(usage, cost);
                 }
                 let why = match reason {
@@ -499,28 +494,13 @@ impl Task {
         tokio::spawn(async move {
             let msgs = [Message::user(crate::persist::title_request(&prompt))];
             let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(40));
-            let answer = tokio::time::timeout(Duration::from_secs(20), ask_once(sender.as_ref(), req)).await;
+            let answer =
+                tokio::time::timeout(Duration::from_secs(20), super::ask::ask_once(sender.as_ref(), req))
+                    .await;
             if let Some(t) = answer.ok().flatten().as_deref().and_then(crate::persist::clean_title) {
                 let _ = titles.send(t);
             }
         });
-    }
-}
-
-/// One short request, streamed when the sender can (some servers only stream), as plain text.
-pub(super) async fn ask_once(sender: &dyn Sender, req: octo_agent::Request<'_>) -> Option<String> {
-    match sender.as_streaming() {
-        Some(s) => {
-            let mut stream = s.send_stream(req).await.ok()?;
-            let mut text = String::new();
-            while let Some(item) = stream.next().await {
-                if let octo_agent::StreamEvent::TextDelta(t) = item.ok()? {
-                    text.push_str(&t);
-                }
-            }
-            Some(text)
-        }
-        None => sender.send(req).await.ok().map(|r| r.message.text()),
     }
 }
 

@@ -104,7 +104,7 @@ impl<'a> Memories<'a> {
         let req = octo_agent::Request::new(&msgs).with_max_tokens(Some(8192));
         let answer = tokio::time::timeout(
             std::time::Duration::from_secs(180),
-            super::actor::ask_once(sender.as_ref(), req),
+            super::ask::ask_once(sender.as_ref(), req),
         )
         .await
         .map_err(|_| E::DreamTimeout)?

@@ -16,6 +16,7 @@
 
 mod actor;
 mod approvals;
+mod ask;
 mod budget;
 mod command;
 mod context;

@@ -192,6 +192,13 @@ impl Core {
         Some(decision)
     }
 
+    /// Counts a turn as ended; returns what the session has spent in all so far.
+    pub(super) fn end_turn(&self) -> (Usage, Option<f64>) {
+        let mut s = self.lock();
+        s.turns += 1;
+        s.spent()
+    }
+
     /// Takes a sub-agent's tokens into the session's; `cost` when they are priced at the child's
     /// own model's rate.
     pub(crate) fn add_child_usage(&self, u: Usage, cost: Option<f64>) {
