@@ -39,7 +39,7 @@ pub async fn run(launcher: &Launcher, cli: &Cli, yes: bool) -> anyhow::Result<Ex
         for p in pending {
             println!("{}", p.heading);
             for e in &p.entries {
-                println!("  {}", visible(e));
+                println!("  {}", one_line(e));
             }
             if yes {
                 match (p.trust)() {
@@ -75,7 +75,13 @@ fn pending(session: &Session) -> Vec<Pending<'_>> {
     vec![
         Pending {
             heading: "MCP servers the project configures (started once approved):",
-            entries: servers.iter().map(|s| format!("{}: {}", s.name, s.target)).collect(),
+            entries: servers
+                .iter()
+                .map(|s| match s.definition.is_empty() {
+                    true => format!("{}: {}", s.name, s.target),
+                    false => format!("{}: {}, with {}", s.name, s.target, s.definition),
+                })
+                .collect(),
             trust: Box::new(move || {
                 names.iter().try_for_each(|n| session.servers().approve_mcp(n).map_err(|e| e.to_string()))
             }),
@@ -96,4 +102,10 @@ fn pending(session: &Session) -> Vec<Pending<'_>> {
             trust: Box::new(|| session.trust().trust_settings().map_err(|e| e.to_string())),
         },
     ]
+}
+
+/// An entry on one line, as it is shown: escapes made visible, line breaks written `\n`, so a
+/// file's text cannot add lines of its own to the listing.
+fn one_line(entry: &str) -> String {
+    visible(&entry.replace('\r', "\\r").replace('\n', "\\n"))
 }

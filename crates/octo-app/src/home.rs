@@ -304,3 +304,28 @@ mod tests {
         assert_eq!(old.secure(), None, "once private, nothing to say");
     }
 }
+
+/// What the user's trust in a project's files is remembered by: SHA-256 of an unambiguous (JSON)
+/// encoding of what is trusted, so no changed file or entry can be made to keep a trusted
+/// fingerprint.
+pub(crate) fn fingerprint(what: &serde_json::Value) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(what.to_string().as_bytes()))
+}
+
+/// SHA-256 of a file's whole contents, read as a stream (`None` when it cannot be read).
+pub(crate) fn file_digest(path: &Path) -> Option<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO swapped in after a check is not waited on.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let mut file = options.open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    std::io::copy(&mut file, &mut hasher).ok()?;
+    Some(format!("{:x}", hasher.finalize()))
+}

@@ -58,34 +58,43 @@ pub fn load(
 pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
     let base = set.project_fingerprint()?;
     let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-    let mut text = format!("{base}\u{1e}{}", ws.display());
+    let mut files = std::collections::BTreeMap::new();
     for (_, m) in set.iter().filter(|(_, m)| m.project) {
         for h in &m.hooks {
-            for word in h.command.split_whitespace() {
-                let w = word
-                    .trim_matches(['"', '\''])
-                    .replace("$CLAUDE_PROJECT_DIR", "")
-                    .replace("${CLAUDE_PROJECT_DIR}", "");
-                let w = w.trim_matches(['"', '\'']).trim_start_matches('/');
-                let w = w.trim_start_matches("./");
-                if w.is_empty() || w.contains("..") {
-                    continue;
-                }
-                let path = ws.join(w);
-                if let Ok(meta) = std::fs::metadata(&path) {
-                    if meta.is_file() && meta.len() <= 1024 * 1024 {
-                        if let Ok(bytes) = std::fs::read(&path) {
-                            text.push_str(&format!(
-                                "\u{1e}{w}\u{1f}{}",
-                                octo_tools::trash::content_hash(&bytes)
-                            ));
-                        }
-                    }
+            for name in files_named(&h.command) {
+                let path = ws.join(&name);
+                if path.is_file() {
+                    files.insert(name, crate::home::file_digest(&path).unwrap_or_default());
                 }
             }
         }
     }
-    Some(octo_tools::trash::content_hash(text.as_bytes()))
+    Some(crate::home::fingerprint(
+        &serde_json::json!({"hooks": base, "workspace": ws.display().to_string(), "files": files}),
+    ))
+}
+
+/// The workspace files a hook's command may run, relative to the workspace: each word between
+/// the shell's separators (`sh hook.sh;`, `--config=x.sh`, `$CLAUDE_PROJECT_DIR/x.sh`), and
+/// the file a build tool it names reads (`make` → `Makefile`, `npm` → `package.json`).
+fn files_named(command: &str) -> Vec<String> {
+    let command = command.replace("${CLAUDE_PROJECT_DIR}", "").replace("$CLAUDE_PROJECT_DIR", "");
+    let mut out = Vec::new();
+    for word in command.split(|c: char| c.is_whitespace() || ";&|()<>`'\"=$,".contains(c)) {
+        let w = word.trim_start_matches('/').trim_start_matches("./");
+        if w.is_empty() || w.split('/').any(|part| part == "..") {
+            continue;
+        }
+        let reads: &[&str] = match w {
+            "make" | "gmake" => &["Makefile", "makefile", "GNUmakefile"],
+            "npm" | "npx" | "pnpm" | "yarn" | "bun" => &["package.json"],
+            "just" => &["justfile", "Justfile", ".justfile"],
+            _ => &[],
+        };
+        out.extend(reads.iter().map(|f| (*f).to_owned()));
+        out.push(w.to_owned());
+    }
+    out
 }
 
 /// Whether the user trusted a project's hooks with this fingerprint ([`Home::trusts`]).
@@ -284,5 +293,31 @@ impl Drop for EventLog {
         if !self.failed {
             let _ = self.flush_pending();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{files_named, trust_key};
+
+    #[test]
+    fn every_workspace_file_a_hook_runs_is_in_its_trust() {
+        assert_eq!(files_named("sh hook.sh;"), ["sh", "hook.sh"]);
+        assert!(files_named("x --config=./cfg.sh").contains(&"cfg.sh".to_owned()));
+        assert!(files_named("\"$CLAUDE_PROJECT_DIR\"/.claude/h.sh").contains(&".claude/h.sh".to_owned()));
+        assert!(files_named("make lint").contains(&"Makefile".to_owned()));
+        assert!(!files_named("cat ../secret").iter().any(|f| f.contains("..")));
+        let ws = tempfile::tempdir().unwrap();
+        let settings = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh hook.sh;"}]}]}}"#;
+        let (set, _) = octo_hooks::config::from_claude_settings(settings, ".claude/settings.json", true);
+        // A script past any size, changed as a pull would change it, is a new question.
+        let big = "echo ok\n".repeat(300_000);
+        std::fs::write(ws.path().join("hook.sh"), &big).unwrap();
+        let before = trust_key(&set, ws.path()).unwrap();
+        std::fs::write(ws.path().join("hook.sh"), big.replacen("ok", "no", 1)).unwrap();
+        let after = trust_key(&set, ws.path()).unwrap();
+        assert_ne!(before, after);
+        assert_eq!(after.len(), 64, "SHA-256");
     }
 }

@@ -70,6 +70,25 @@ impl Persist {
         })
     }
 
+    /// Records the end of a turn: what the session has spent so far, and, when the turn failed
+    /// or was cancelled before its input was committed, that it rolled back.
+    pub(crate) fn turn_ended(
+        &mut self,
+        (usage, cost_usd): (octo_agent::Usage, Option<f64>),
+        reason: octo_agent::TurnEndReason,
+        input_committed: bool,
+    ) {
+        self.spent(usage, cost_usd);
+        let why = match reason {
+            octo_agent::TurnEndReason::Cancelled => "cancelled",
+            octo_agent::TurnEndReason::Failed => "failed",
+            _ => return,
+        };
+        if !input_committed {
+            self.rolled_back(why);
+        }
+    }
+
     /// Records that the pending message's turn ended without a committed round.
     pub(crate) fn rolled_back(&mut self, reason: &str) {
         if let (Some(w), false) = (self.writer.as_mut(), self.failed) {

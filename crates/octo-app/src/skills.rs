@@ -99,18 +99,15 @@ pub(crate) fn project_grants(catalog: &Catalog, workspace: &Path) -> (Vec<String
         return (Vec::new(), None);
     }
     let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-    let mut text = format!("grants\u{1e}{}", ws.display());
+    let mut files = Vec::new();
     let mut lines = Vec::new();
     for s in granting {
-        let bytes = std::fs::read(&s.file).unwrap_or_default();
-        text.push_str(&format!(
-            "\u{1e}{}\u{1f}{}",
-            s.file.display(),
-            octo_tools::trash::content_hash(&bytes)
-        ));
+        let digest = crate::home::file_digest(&s.file).unwrap_or_default();
+        files.push(serde_json::json!([s.file.display().to_string(), digest]));
         lines.push(format!("/{}: {} ({})", s.name, s.allowed_tools.join(", "), s.file.display()));
     }
-    (lines, Some(octo_tools::trash::content_hash(text.as_bytes())))
+    let what = serde_json::json!({"grants": files, "workspace": ws.display().to_string()});
+    (lines, Some(crate::home::fingerprint(&what)))
 }
 
 /// Something an invocation wants to do before its prompt is sent.

@@ -195,35 +195,29 @@ impl HookSet {
         out
     }
 
-    /// A fingerprint of the project's hooks (what they run), so trust is asked again when they
-    /// change; `None` without project hooks.
+    /// A fingerprint of the project's hooks (what they run, and how), so trust is asked again
+    /// when they change; `None` without project hooks. SHA-256 of an unambiguous (JSON)
+    /// encoding: a changed hook cannot be made to keep a trusted fingerprint.
     pub fn project_fingerprint(&self) -> Option<String> {
-        let mut text = String::new();
+        let mut hooks = Vec::new();
         for (e, m) in self.iter().filter(|(_, m)| m.project) {
             for h in &m.hooks {
-                // Added parts only when set, so the fingerprints of hooks without them stay.
-                text.push_str(&format!(
-                    "{}\u{1f}{}\u{1f}{}\u{1f}{}{}{}{}\u{1e}",
+                hooks.push(serde_json::json!([
                     e.as_str(),
                     m.text,
                     h.command,
-                    h.timeout.as_millis(),
-                    if h.network { "\u{1f}network" } else { "" },
-                    h.condition.as_ref().map(|c| format!("\u{1f}if {c}")).unwrap_or_default(),
-                    if h.background { "\u{1f}async" } else { "" }
-                ));
+                    u64::try_from(h.timeout.as_millis()).unwrap_or(u64::MAX),
+                    h.network,
+                    h.condition.as_ref().map(ToString::to_string),
+                    h.background,
+                ]));
             }
         }
-        if text.is_empty() {
+        if hooks.is_empty() {
             return None;
         }
-        // FNV-1a, 64 bits, stable across Rust versions.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.as_bytes() {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        Some(format!("{h:016x}"))
+        use sha2::Digest;
+        Some(format!("{:x}", sha2::Sha256::digest(serde_json::Value::Array(hooks).to_string().as_bytes())))
     }
 }
 

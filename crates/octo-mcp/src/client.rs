@@ -146,10 +146,14 @@ pub(crate) async fn connect(
     stderr: StderrTail,
 ) -> Result<Connection, String> {
     let handler = Handler { server: access.server.to_owned(), signals };
+    // Until the connection holds it, the server's group is killed if this is given up half-way
+    // (octo exiting while the server starts): nothing it started is left running.
+    let mut armed = Armed(None);
     let (service, group, child) = match transport {
         Transport::Stdio { command, args, env, cwd } => {
             let cwd = cwd.as_deref().map_or(workspace.to_path_buf(), |c| workspace.join(c));
             let child = spawn(command, args, env, &cwd)?;
+            armed.0 = child.id();
             let (service, group, child) = start_stdio(handler, child, timeout, &stderr).await?;
             (service, group, Some(child))
         }
@@ -163,7 +167,17 @@ pub(crate) async fn connect(
     let tools = list_tools(&service, declared, group, timeout, &stderr).await?;
     let resources = caps.as_ref().is_none_or(|c| c.resources.is_some());
     let prompts = caps.as_ref().is_none_or(|c| c.prompts.is_some());
+    armed.0 = None;
     Ok(Connection { service, tools: Mutex::new(tools), resources, prompts, group, _child: child })
+}
+
+/// A server's process group, killed when this is dropped still holding it.
+struct Armed(Option<u32>);
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        kill_group(self.0.take());
+    }
 }
 
 /// What a stdio server inherits from octo's environment: what a process needs to run and find

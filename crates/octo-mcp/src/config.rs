@@ -261,26 +261,34 @@ impl ServerSpec {
         })
     }
 
-    /// What else an approval covers besides the command or URL, as written: `env` (values cut
-    /// at 60 characters), `cwd`, header names.
+    /// What else an approval covers besides the command or URL, as written (before `${VAR}`
+    /// expansion, so a variable it would send is named): `env` (values cut at 60 characters),
+    /// `cwd`, headers (a value that names variables as written, a literal one as `…` since it
+    /// may be a key).
     pub fn definition(&self) -> String {
+        let shown = |map: &BTreeMap<String, String>, sep: &str| -> String {
+            map.iter()
+                .map(|(k, v)| {
+                    let cut: String = v.chars().take(60).collect();
+                    format!("{k}{sep}{cut}{}", if v.chars().count() > 60 { "…" } else { "" })
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let mut parts = Vec::new();
         if !self.env.is_empty() {
-            let env: Vec<String> = self
-                .env
-                .iter()
-                .map(|(k, v)| {
-                    let shown: String = v.chars().take(60).collect();
-                    format!("{k}={shown}{}", if v.chars().count() > 60 { "…" } else { "" })
-                })
-                .collect();
-            parts.push(format!("env {}", env.join(" ")));
+            parts.push(format!("env {}", shown(&self.env, "=")));
         }
         if let Some(c) = &self.cwd {
             parts.push(format!("cwd {}", c.display()));
         }
         if !self.headers.is_empty() {
-            parts.push(format!("headers {}", self.headers.keys().cloned().collect::<Vec<_>>().join(", ")));
+            let headers: BTreeMap<String, String> = self
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), if v.contains("${") { v.clone() } else { "…".to_owned() }))
+                .collect();
+            parts.push(format!("headers {}", shown(&headers, ": ")));
         }
         parts.join("; ")
     }
@@ -289,33 +297,19 @@ impl ServerSpec {
     /// the approval of a project's server covers exactly this, so a changed command is asked
     /// about again.
     pub fn fingerprint(&self) -> String {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut feed = |s: &str| {
-            for b in s.bytes().chain(std::iter::once(0)) {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        };
-        feed(self.kind.as_deref().unwrap_or(""));
-        feed(self.command.as_deref().unwrap_or(""));
-        for a in &self.args {
-            feed(a);
-        }
-        for (k, v) in &self.env {
-            feed(k);
-            feed(v);
-        }
-        feed(&self.cwd.as_ref().map(|c| c.display().to_string()).unwrap_or_default());
-        feed(self.url.as_deref().unwrap_or(""));
-        for (k, v) in &self.headers {
-            feed(k);
-            feed(v);
-        }
-        if let Some(o) = &self.oauth {
-            feed(o.client_id.as_deref().unwrap_or(""));
-            feed(o.auth_server_metadata_url.as_deref().unwrap_or(""));
-        }
-        format!("{h:016x}")
+        // SHA-256 of an unambiguous (JSON) encoding: no two definitions share one, so an
+        // approval cannot be carried to another by moving words between fields.
+        let what = serde_json::json!({
+            "kind": self.kind,
+            "command": self.command,
+            "args": self.args,
+            "env": self.env,
+            "cwd": self.cwd.as_ref().map(|c| c.display().to_string()),
+            "url": self.url,
+            "headers": self.headers,
+        });
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(what.to_string().as_bytes()))
     }
 }
 
@@ -410,83 +404,4 @@ const KNOWN_KEYS: &[&str] = &[
 ];
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    fn env(k: &str) -> Option<String> {
-        match k {
-            "TOKEN" => Some("t0k".into()),
-            "HOME" => Some("/home/u".into()),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn unknown_keys_are_a_notice_and_disabled_is_honoured() {
-        let text = r#"{"mcpServers": {
-            "a": {"command": "srv", "autoApprove": ["x"], "alwaysLoad": true},
-            "r": {"type": "sse", "url": "https://x.example/sse", "oauth": {"clientId": "c", "callbackPort": 8080}},
-            "b": {"command": "srv", "disabled": true}
-        }}"#;
-        let parsed = parse_mcp_json(Path::new(".mcp.json"), text);
-        assert_eq!(parsed.servers.len(), 3, "{:?}", parsed.errors);
-        assert_eq!(parsed.errors.len(), 1, "{:?}", parsed.errors);
-        assert!(
-            parsed.errors[0].contains("`autoApprove`") && parsed.errors[0].contains("`alwaysLoad`"),
-            "{:?}",
-            parsed.errors
-        );
-        // `oauth` is read (a pre-registered client, its port) and `sse` is the older transport.
-        let r = &parsed.servers.iter().find(|(n, _)| n == "r").unwrap().1;
-        match r.transport(&|_| None).unwrap() {
-            Transport::Http { oauth, legacy_sse, .. } => {
-                assert!(legacy_sse);
-                assert_eq!((oauth.client_id.as_deref(), oauth.callback_port), (Some("c"), Some(8080)));
-            }
-            other => panic!("{other:?}"),
-        }
-        let b = &parsed.servers.iter().find(|(n, _)| n == "b").unwrap().1;
-        assert_eq!(b.enabled, Some(false));
-    }
-
-    #[test]
-    fn claude_codes_mcp_json_is_read_and_bad_entries_named() {
-        let text = r#"{"mcpServers": {
-            "files": {"command": "npx", "args": ["-y", "server-fs", "${HOME}/code"], "env": {"T": "${TOKEN}"}},
-            "remote": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"X-Team": "${TEAM:-core}"}},
-            "broken": {"command": 5},
-            "neither": {}
-        }}"#;
-        let j = parse_mcp_json(Path::new(".mcp.json"), text);
-        assert_eq!(j.servers.len(), 3, "{:?}", j.errors);
-        assert_eq!(j.errors.len(), 1);
-        assert!(j.errors[0].contains("mcpServers.broken"), "{}", j.errors[0]);
-        let files = j.servers.iter().find(|(n, _)| n == "files").unwrap().1.transport(&env).unwrap();
-        assert_eq!(files.describe(), "npx -y server-fs /home/u/code");
-        let Transport::Stdio { env: e, .. } = &files else { panic!() };
-        assert_eq!(e["T"], "t0k");
-        let remote = j.servers.iter().find(|(n, _)| n == "remote").unwrap().1.transport(&env).unwrap();
-        assert!(matches!(&remote, Transport::Http { headers, .. } if headers["X-Team"] == "core"));
-        let neither = j.servers.iter().find(|(n, _)| n == "neither").unwrap().1.transport(&env).unwrap_err();
-        assert!(neither.to_string().contains("needs `command`"), "{neither}");
-        let bad = parse_mcp_json(Path::new("p/.mcp.json"), "{\n \"mcpServers\": {,}\n}");
-        assert!(bad.errors[0].contains("line 2"), "{:?}", bad.errors);
-    }
-
-    #[test]
-    fn variables_tools_and_fingerprints() {
-        assert_eq!(expand("a ${TOKEN} b ${NOPE:-x}", &env).unwrap(), "a t0k b x");
-        assert!(expand("${NOPE}", &env).unwrap_err().to_string().contains("${NOPE}"));
-        let spec = ServerSpec {
-            command: Some("srv".into()),
-            tools: Some(vec!["a".into()]),
-            disabled_tools: vec!["b".into()],
-            ..ServerSpec::default()
-        };
-        assert!(spec.offers("a") && !spec.offers("b") && !spec.offers("c"));
-        let other = ServerSpec { args: vec!["--evil".into()], ..spec.clone() };
-        assert_ne!(spec.fingerprint(), other.fingerprint(), "a changed command is a new server");
-        assert_eq!(spec.fingerprint(), spec.fingerprint());
-    }
-}
+mod tests;

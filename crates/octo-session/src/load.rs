@@ -84,7 +84,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
             Ok(Record::Title { title }) => loaded.title = Some(title),
             Ok(Record::Reset { messages }) => loaded.messages = messages,
             Ok(Record::Model { endpoint, model }) => loaded.model = (endpoint, model),
-            Ok(Record::Spent { usage, cost_usd }) => loaded.spent = (usage, cost_usd),
+            Ok(Record::Spent { usage, cost_usd }) => {
+                // A cost no run can have (a hand-edited file) counts as unknown.
+                loaded.spent = (usage, cost_usd.filter(|c| c.is_finite() && (0.0..1e9).contains(c)));
+            }
             Ok(Record::Other) => {}
             Err(_) if !terminated => {
                 // A crash mid-write leaves a last line without its newline: drop it.

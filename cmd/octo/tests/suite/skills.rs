@@ -262,6 +262,11 @@ async fn octo_trust_lists_what_a_project_brings_and_yes_lets_headless_runs_use_i
     .await;
     let home = home_for(&llm);
     home.write(".claude/settings.json", r#"{"permissions": {"allow": ["Bash(echo:*)"]}}"#).unwrap();
+    home.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"docs": {"command": "/bin/true", "args": ["server.sh\nocto: nothing waits"], "env": {"BASH_ENV": "./x"}}}}"#,
+    )
+    .unwrap();
     let json = ["--no-save", "-p", "--output-format", "json", "go"];
     let denials = |out: &[u8]| -> usize {
         let v: serde_json::Value = serde_json::from_slice(out).unwrap();
@@ -273,11 +278,15 @@ async fn octo_trust_lists_what_a_project_brings_and_yes_lets_headless_runs_use_i
     assert_eq!(denials(&before.get_output().stdout), 1, "untrusted: the project's allow rule is not applied");
     let mut c = octo(&home);
     c.arg("trust");
-    assert_async(c)
+    let listed = assert_async(c)
         .await
         .success()
         .stdout(predicate::str::contains("Bash(echo:*)"))
         .stderr(predicate::str::contains("octo trust --yes"));
+    // What an approval covers is shown whole, on one line: a file cannot add lines of its own.
+    let out = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
+    assert!(out.contains("env BASH_ENV=./x") && out.contains("server.sh\\nocto: nothing waits"), "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("octo:")), "{out}");
     let mut c = octo(&home);
     c.args(["trust", "--yes"]);
     assert_async(c).await.success().stdout(predicate::str::contains("trusted"));

@@ -110,13 +110,11 @@ impl Config {
     fn settle_project_allow(&mut self) {
         let Some(mut pending) = self.project_allow.take() else { return };
         let ws = std::fs::canonicalize(&self.workspace).unwrap_or_else(|_| self.workspace.clone());
-        let text = format!(
-            "settings\u{1e}{}\u{1e}{}\u{1e}{:?}",
-            ws.display(),
-            pending.entries.join("\u{1f}"),
-            pending.mode
-        );
-        pending.fingerprint = octo_tools::trash::content_hash(text.as_bytes());
+        pending.fingerprint = crate::home::fingerprint(&serde_json::json!({
+            "settings": pending.entries,
+            "mode": format!("{:?}", pending.mode),
+            "workspace": ws.display().to_string(),
+        }));
         if !crate::home::Home::new(&self.home).trusts(&pending.fingerprint) {
             self.warnings.push(format!(
                 "the project's Claude Code settings allow {}: not applied until you trust them (the REPL asks once; or run `octo trust`)",

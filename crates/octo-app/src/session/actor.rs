@@ -279,16 +279,9 @@ impl Task {
             Change::SubagentUsage { usage, cost_usd, .. } => self.core.add_child_usage(*usage, *cost_usd),
             Change::Todos(todos) => self.core.lock().todos = todos.clone(),
             Change::Ended { reason, .. } => {
-                if let (Some(p), (usage, cost)) = (self.persist.as_mut(), self.core.end_turn()) {
-                    p.spent(usage, cost);
-                }
-                let why = match reason {
-                    TurnEndReason::Cancelled => Some("cancelled"),
-                    TurnEndReason::Failed => Some("failed"),
-                    _ => None,
-                };
-                if let (false, Some(why), Some(p)) = (*input_committed, why, self.persist.as_mut()) {
-                    p.rolled_back(why);
+                let spent = self.core.end_turn();
+                if let Some(p) = self.persist.as_mut() {
+                    p.turn_ended(spent, *reason, *input_committed);
                 }
             }
             Change::Committed(messages) => {

@@ -31,7 +31,18 @@ impl Trust<'_> {
             .flat_map(|(e, m)| {
                 m.hooks.iter().map(move |h| {
                     let matcher = if m.text.is_empty() { String::new() } else { format!(" {}", m.text) };
-                    format!("{}{matcher}: {} ({})", e.as_str(), h.command, m.source)
+                    let mut how = Vec::new();
+                    if let Some(c) = &h.condition {
+                        how.push(format!("if {c}"));
+                    }
+                    if h.network {
+                        how.push("with network".to_owned());
+                    }
+                    if h.background {
+                        how.push("async".to_owned());
+                    }
+                    let how = if how.is_empty() { String::new() } else { format!(" [{}]", how.join(", ")) };
+                    format!("{}{matcher}: {}{how} ({})", e.as_str(), h.command, m.source)
                 })
             })
             .collect()

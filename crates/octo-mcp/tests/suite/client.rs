@@ -150,6 +150,48 @@ async fn a_crashed_server_restarts_and_nothing_outlives_the_hub() {
     assert!(!alive(second) && !alive(grandchild), "the server and what it started are gone");
 }
 
+/// A server that never answers `initialize`, given up while it starts (octo exiting: its
+/// runtime dropped), leaves nothing it started running.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_given_up_while_it_starts_leaves_nothing_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!("sleep 300 & echo $! > {}; wait", pidfile.display());
+    let spec = ServerSpec {
+        command: Some("sh".into()),
+        args: vec!["-c".into(), script],
+        startup_timeout: Some(120.0),
+        ..ServerSpec::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let hub = rt.block_on(async {
+        let hub = McpHub::new(
+            vec![ServerConfig { name: "mute".into(), spec, origin: Origin::User }],
+            dir.path().to_path_buf(),
+            &no_env,
+            &|_| true,
+        );
+        hub.start();
+        hub
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut pid = None;
+    while pid.is_none() && std::time::Instant::now() < deadline {
+        pid = std::fs::read_to_string(&pidfile).ok().and_then(|p| p.trim().parse::<i32>().ok());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = pid.expect("the server started its child");
+    assert!(alive(pid));
+    drop(hub);
+    drop(rt);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "what the server started is gone");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn broken_servers_are_reported_and_never_stop_the_others() {
     let missing = ServerConfig {

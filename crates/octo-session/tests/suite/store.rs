@@ -349,3 +349,23 @@ fn session_files_and_their_directory_are_private() {
     assert_eq!(mode(&d.path().join("deep/sessions")), 0o700);
     assert_eq!(mode(&d.path().join("deep")), 0o700);
 }
+
+#[test]
+fn what_a_session_spent_is_the_last_record_and_impossible_costs_are_unknown() {
+    let (dir, s) = store();
+    let mut w = s.create(dir.path(), "anthropic", "claude-sonnet-4-5", None).unwrap();
+    w.append(&[Message::user("hi"), Message::assistant("Hello.")]).unwrap();
+    let usage = |n: u64| octo_agent::Usage { input_tokens: n, output_tokens: n, ..Default::default() };
+    w.record(&octo_session::Record::Spent { usage: usage(5), cost_usd: Some(0.5) }).unwrap();
+    w.record(&octo_session::Record::Spent { usage: usage(9), cost_usd: Some(0.75) }).unwrap();
+    let id = w.id().to_owned();
+    drop(w);
+    assert_eq!(s.load(&id).unwrap().spent, (usage(9), Some(0.75)));
+    for bad in [json!(-1.0), json!(1e300)] {
+        let path = dir.path().join("sessions").join(format!("{id}.jsonl"));
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(f, "{}", json!({"type": "spent", "usage": {"input_tokens": 1}, "cost_usd": bad})).unwrap();
+        let spent = s.load(&id).unwrap().spent;
+        assert_eq!(spent.1, None, "{bad}");
+    }
+}

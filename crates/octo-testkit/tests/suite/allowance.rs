@@ -9,7 +9,7 @@ pub const FILES: &[(&str, usize)] = &[
     ("crates/octo-app/src/commands/reply.rs", 544),
     ("crates/octo-app/src/config/apply.rs", 540),
     ("crates/octo-app/src/factory.rs", 562),
-    ("crates/octo-app/src/session/actor.rs", 524),
+    ("crates/octo-app/src/session/actor.rs", 519),
     ("crates/octo-mcp/src/hub.rs", 524),
     ("crates/octo-provider-local/src/worker.rs", 565),
     ("crates/octo-provider/src/classify.rs", 541),
