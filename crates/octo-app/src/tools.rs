@@ -102,3 +102,22 @@ pub fn check_rules(
 pub(crate) fn assemble(sources: &[Arc<dyn ToolSource>]) -> (ToolRegistry, Vec<String>) {
     ToolRegistry::from_sources(sources)
 }
+
+/// A session's registry from `sources`: without the tools a deny rule of `engine` names whole
+/// (`deny = ["web_search"]`, `--disallowedTools Bash`), which the model is not offered at all.
+pub(crate) fn assemble_for(
+    sources: &[Arc<dyn ToolSource>],
+    engine: &crate::permissions::PermissionEngine,
+) -> (ToolRegistry, Vec<String>) {
+    let (mut registry, notes) = assemble(sources);
+    let rules = engine.rules();
+    let hidden: Vec<String> = registry
+        .names()
+        .filter(|n| rules.denies_whole(registry.meta(n).and_then(|m| m.rule_name.as_deref()).unwrap_or(n)))
+        .map(str::to_owned)
+        .collect();
+    for name in hidden {
+        registry.remove(&name);
+    }
+    (registry, notes)
+}

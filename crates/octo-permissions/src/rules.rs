@@ -379,6 +379,12 @@ impl RuleSet {
         Ok(())
     }
 
+    /// Whether a deny rule without a specifier names `tool` (its rule name) whole: such a tool is
+    /// not offered to the model at all, as Claude Code leaves a tool denied whole out.
+    pub fn denies_whole(&self, tool: &str) -> bool {
+        self.rules.iter().any(|r| r.action == Action::Deny && r.spec.is_none() && r.tool_matches(tool))
+    }
+
     /// The rules, for `config show` and `/permissions`.
     pub fn describe(&self) -> String {
         self.rules.iter().map(|r| format!("{} {}    # {}\n", r.action.as_str(), r.text, r.origin)).collect()

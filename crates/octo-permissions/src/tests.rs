@@ -252,6 +252,23 @@ fn deny_from_one_layer_beats_allow_from_another() {
 }
 
 #[test]
+fn only_a_deny_rule_without_a_specifier_denies_a_tool_whole() {
+    let mut rules = RuleSet::default();
+    rules
+        .add(
+            &["web_fetch".into()],
+            &["task".into()],
+            &["terminal(curl*)".into(), "mcp__github__*".into(), "web_search(*)".into()],
+            "x",
+        )
+        .unwrap();
+    assert!(rules.denies_whole("mcp__github__create_issue") && rules.denies_whole("web_search"));
+    for kept in ["terminal", "web_fetch", "task", "mcp__other__x"] {
+        assert!(!rules.denies_whole(kept), "{kept}");
+    }
+}
+
+#[test]
 fn invalid_rules_are_named() {
     let bad = |r: &str| Rule::parse(r, Action::Allow, "x").unwrap_err().to_string();
     assert!(bad("terminal(git").contains("closed"));

@@ -386,10 +386,15 @@ async fn the_permission_flags_scripts_use_decide_alike() {
             let run = lines_with(bin, &home, replies, &args, ("", &[("IS_SANDBOX", "1")])).await;
             let r = result(&run);
             let made = home.workspace().join("made.txt").exists();
-            seen.push((made, run.ok, r["subtype"].clone()));
+            let first = run.requests.first().cloned().unwrap_or_default();
+            let offered = first["tools"].as_array().into_iter().flatten().any(|t| t["name"] == tool);
+            seen.push((made, run.ok, r["subtype"].clone(), offered));
             eprintln!("{what}: {agent}: made {made}, {} {}", r["subtype"], run.stderr.trim());
         }
-        assert_eq!(seen[1], seen[0], "{what}: octo (ran the command, exit 0, subtype), then Claude Code");
+        assert_eq!(
+            seen[1], seen[0],
+            "{what}: octo (ran the command, exit 0, subtype, the tool offered), then Claude Code"
+        );
     }
 }
 

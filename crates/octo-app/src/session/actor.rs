@@ -469,7 +469,7 @@ impl Task {
         let generation: u64 = self.tools.sources.iter().map(|s| s.generation()).fold(0, u64::wrapping_add);
         if generation != self.tools.generation {
             self.tools.generation = generation;
-            let (registry, left_out) = crate::tools::assemble(&self.tools.sources);
+            let (registry, left_out) = crate::tools::assemble_for(&self.tools.sources, &self.engine);
             for message in left_out {
                 self.core.notice(message);
             }

@@ -73,7 +73,7 @@ pub(super) fn build(
     sources.push(Arc::new(crate::subagents::tools(Arc::clone(&spawner), 0)));
     let activation = Arc::new(crate::skills::EngineActivation(Arc::clone(inputs.engine)));
     sources.push(Arc::new(octo_skills::SkillSource::new(Arc::clone(inputs.skills), Some(activation))));
-    let (registry, left_out) = crate::tools::assemble(&sources);
+    let (registry, left_out) = crate::tools::assemble_for(&sources, inputs.engine);
     notes.extend(left_out);
     *lent.write().unwrap_or_else(std::sync::PoisonError::into_inner) = registry.clone();
     // Hooks hold the session's commands still while they run (only with hooks: the tag marks
