@@ -89,11 +89,13 @@ pub use octo_permissions::protected::PROJECT_RULES;
 /// Builds the system prompt for a session in `cwd`, reading the user's rules (`octorules.md` in
 /// octo's home) and the project's
 /// `.octorules`, `AGENTS.md` and `CLAUDE.md`.
-pub fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts) -> String {
+#[cfg(test)]
+pub(crate) fn assemble(home: &crate::home::Home, env: &Environment, parts: &PromptParts) -> String {
     assemble_with_sources(home, env, parts).0
 }
 
-/// [`assemble`], and every file the project's rules read or would read (the rules files and
+/// The system prompt for a session in `cwd` (the user's rules, `octorules.md` in octo's home,
+/// and the project's `.octorules`, `AGENTS.md` and `CLAUDE.md`), and every file the project's rules read or would read (the rules files and
 /// their `@include` targets, also missing ones): a change to any of them steers later sessions,
 /// so the permission engine protects them.
 pub fn assemble_with_sources(
@@ -237,7 +239,7 @@ fn rule_body(text: &str) -> String {
 /// A rules file with its `@include`s expanded and its size capped; `None` when it does not exist.
 /// Includes must stay inside the rules file's own directory tree; octo's and the user's secret
 /// places are never read.
-pub fn load_rules(path: &Path) -> Option<String> {
+pub(crate) fn load_rules(path: &Path) -> Option<String> {
     let user_home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     let guard =
         Guard { secrets: crate::home::Home::from_env().secrets(user_home.clone(), None), inside: None };

@@ -32,4 +32,5 @@ pub use project_allow::ProjectAllow;
 pub use sandbox::{SandboxKeys, SandboxSettings};
 pub use sections::{CheckpointSettings, Notify, NotifyMethod, SubagentLimits};
 pub use status_line::StatusLine;
-pub use types::{process_env, ConfigError, EnvLookup, Source, Sourced};
+pub(crate) use types::process_env;
+pub use types::{ConfigError, EnvLookup, Source, Sourced};

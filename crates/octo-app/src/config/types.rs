@@ -86,6 +86,6 @@ impl<T> Sourced<T> {
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// The process environment.
-pub fn process_env(name: &str) -> Option<String> {
+pub(crate) fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }

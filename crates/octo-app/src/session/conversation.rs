@@ -9,7 +9,6 @@ use crate::credentials::CredentialStore;
 use crate::factory::{build_sender, resolve};
 use crate::fold::{TurnFold, TurnSummary};
 use octo_agent::Message;
-use std::sync::Arc;
 use tokio::sync::oneshot;
 
 impl<'a> Conversation<'a> {
@@ -146,13 +145,6 @@ impl<'a> Conversation<'a> {
     /// resumed); `None` when the session is not saved.
     pub fn id(self) -> Option<String> {
         self.session.core.session_id()
-    }
-
-    /// Reads [`Conversation::id`] as it is at each call, without holding the session (for a
-    /// renderer that outlives a borrow).
-    pub fn id_handle(self) -> Arc<dyn Fn() -> Option<String> + Send + Sync> {
-        let id = Arc::clone(&self.session.core.session_id);
-        Arc::new(move || id.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone())
     }
 
     /// Gives the saved session a new title (what session lists show; at most 200 characters).

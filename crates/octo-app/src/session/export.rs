@@ -33,7 +33,7 @@ pub enum ExportError {
 const MAX_RESULT: usize = 4_000;
 
 /// `history` as Markdown, headed with `title`.
-pub fn to_markdown(history: &[Message], title: &str) -> String {
+pub(crate) fn to_markdown(history: &[Message], title: &str) -> String {
     let mut out = format!("# {title}\n");
     let mut calls = std::collections::HashMap::new();
     for m in history {

@@ -42,7 +42,7 @@ mod turns;
 
 pub use context::{ContextPart, ContextReport, GLYPHS as CONTEXT_GLYPHS};
 pub use error::SessionError;
-pub use export::{to_markdown, ExportError};
+pub use export::ExportError;
 pub use facade::Session;
 pub use handles::{Approvals, Conversation, Memories, Permissions, Servers, Skills, Tools, Trust};
 pub use hooks::HookInfo;

@@ -97,7 +97,7 @@ pub(super) struct HookView {
 
 impl Core {
     /// Lets the hooks see the session's permission mode (as it is when they run) and effort.
-    pub fn show_hooks(
+    pub(crate) fn show_hooks(
         &self,
         engine: &Arc<crate::permissions::PermissionEngine>,
         effort: octo_agent::ReasoningEffort,
