@@ -433,7 +433,23 @@ impl McpHub {
                     name: s.config.name.clone(),
                     state: state.label().to_owned(),
                     transport: s.transport.as_ref().map_or("?", Transport::kind).to_owned(),
-                    target: s.transport.as_ref().map_or_else(ToString::to_string, Transport::describe),
+                    // A definition that cannot be used yet still shows what it names, as written.
+                    target: s.transport.as_ref().map_or_else(
+                        |e| {
+                            let spec = &s.config.spec;
+                            let written = spec.url.clone().or_else(|| {
+                                spec.command.as_ref().map(|c| {
+                                    std::iter::once(c)
+                                        .chain(&spec.args)
+                                        .cloned()
+                                        .collect::<Vec<_>>()
+                                        .join(" ")
+                                })
+                            });
+                            written.map_or_else(|| e.to_string(), |w| format!("{w} ({e})"))
+                        },
+                        Transport::describe,
+                    ),
                     tools,
                     error,
                     origin: s.config.origin,
