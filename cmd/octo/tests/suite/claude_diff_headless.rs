@@ -435,3 +435,79 @@ async fn append_system_prompt_and_mcp_config_reach_the_model_alike() {
         assert!(tools.contains(&"mcp__octo_tools__read_file"), "{agent}: {tools:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_settings_users_write_take_effect_alike() {
+    let Some(bin) = claude_code() else { return };
+    let octo = assert_cmd::cargo::cargo_bin("octo");
+    let bash = |c: &str| (("Bash", json!({"command": c})), ("terminal", json!({"command": c})));
+    // `{HOME}` is the temporary home, filled in per run.
+    let cases: Vec<(&str, Value, ((&str, Value), (&str, Value)), &[&str])> = vec![
+        (
+            "env",
+            json!({"env": {"DIFF_VAR": "from-settings"}, "permissions": {"allow": ["Bash(printenv:*)"]}}),
+            bash("printenv DIFF_VAR"),
+            &[],
+        ),
+        (
+            "an ask rule over an allow rule",
+            json!({"permissions": {"allow": ["Bash(touch:*)"], "ask": ["Bash(touch:*)"]}}),
+            bash("touch made.txt"),
+            &[],
+        ),
+        (
+            "disableBypassPermissionsMode",
+            json!({"permissions": {"disableBypassPermissionsMode": "disable"}}),
+            bash("touch made.txt"),
+            &["--permission-mode", "bypassPermissions"],
+        ),
+        (
+            "a read outside the workspace",
+            json!({}),
+            (
+                ("Read", json!({"file_path": "{HOME}/extra/note.txt"})),
+                ("read_file", json!({"path": "{HOME}/extra/note.txt"})),
+            ),
+            &[],
+        ),
+        (
+            "additionalDirectories",
+            json!({"permissions": {"additionalDirectories": ["{HOME}/extra"]}}),
+            (
+                ("Read", json!({"file_path": "{HOME}/extra/note.txt"})),
+                ("read_file", json!({"path": "{HOME}/extra/note.txt"})),
+            ),
+            &[],
+        ),
+    ];
+    for (what, settings, (claude_call, octo_call), flags) in cases {
+        let mut seen = Vec::new();
+        for (agent, bin, (tool, input), extra) in
+            [("claude", &bin, &claude_call, &[][..]), ("octo", &octo, &octo_call, &["--no-save"][..])]
+        {
+            let home = {
+                let llm = MockLlm::start().await;
+                home_for(&llm)
+            };
+            let h = home.home().display().to_string();
+            std::fs::create_dir_all(home.home().join("extra")).unwrap();
+            std::fs::write(home.home().join("extra/note.txt"), "NOTE-TEXT-5\n").unwrap();
+            std::fs::create_dir_all(home.home().join(".claude")).unwrap();
+            let settings = settings.to_string().replace("{HOME}", &h);
+            std::fs::write(home.home().join(".claude/settings.json"), settings).unwrap();
+            let input: Value = serde_json::from_str(&input.to_string().replace("{HOME}", &h)).unwrap();
+            let replies =
+                vec![Scripted::sse(Reply::new().tool_use("toolu_s2", *tool, input).sse()), text("Done.")];
+            let args = [&["-p", "--output-format", "json"][..], extra, flags, &["--", "go"]].concat();
+            let run = lines_with(bin, &home, replies, &args, ("", &[("IS_SANDBOX", "1")])).await;
+            let r = result(&run);
+            let denied = r["permission_denials"].as_array().is_some_and(|d| !d.is_empty());
+            let back = run.requests.last().map(|b| b["messages"].to_string()).unwrap_or_default();
+            let saw = ["from-settings", "NOTE-TEXT-5"].iter().any(|m| back.contains(m));
+            let made = home.workspace().join("made.txt").exists();
+            eprintln!("{what}: {agent}: refused {denied}, ran {}", saw || made);
+            seen.push((denied, saw || made));
+        }
+        assert_eq!(seen[1], seen[0], "{what}: octo (refused, ran), then Claude Code");
+    }
+}
