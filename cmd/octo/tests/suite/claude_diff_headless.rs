@@ -436,13 +436,16 @@ async fn append_system_prompt_and_mcp_config_reach_the_model_alike() {
     }
 }
 
+/// A call in Claude Code's terms and in octo's.
+type Pair = ((&'static str, Value), (&'static str, Value));
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_settings_users_write_take_effect_alike() {
     let Some(bin) = claude_code() else { return };
     let octo = assert_cmd::cargo::cargo_bin("octo");
     let bash = |c: &str| (("Bash", json!({"command": c})), ("terminal", json!({"command": c})));
     // `{HOME}` is the temporary home, filled in per run.
-    let cases: Vec<(&str, Value, ((&str, Value), (&str, Value)), &[&str])> = vec![
+    let cases: Vec<(&str, Value, Pair, &[&str])> = vec![
         (
             "env",
             json!({"env": {"DIFF_VAR": "from-settings"}, "permissions": {"allow": ["Bash(printenv:*)"]}}),
