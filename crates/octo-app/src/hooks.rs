@@ -63,9 +63,20 @@ pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
         for h in &m.hooks {
             for name in files_named(&h.command) {
                 let path = ws.join(&name);
-                if path.is_file() {
-                    files.insert(name, crate::home::file_digest(&path).unwrap_or_default());
+                let Ok(meta) = std::fs::metadata(&path) else { continue };
+                if !meta.is_file() {
+                    continue;
                 }
+                // A file too large to read at every start is known by its size and the time it
+                // was written (a checkout or pull writes it anew).
+                let digest = if meta.len() > HASHED_WHOLE {
+                    let written =
+                        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+                    format!("{} bytes, written {}", meta.len(), written.map_or(0, |d| d.as_nanos()))
+                } else {
+                    crate::home::file_digest(&path).unwrap_or_default()
+                };
+                files.insert(name, digest);
             }
         }
     }
@@ -73,6 +84,9 @@ pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
         &serde_json::json!({"hooks": base, "workspace": ws.display().to_string(), "files": files}),
     ))
 }
+
+/// The largest file a hook names that is read whole for its trust (larger ones by size and time).
+const HASHED_WHOLE: u64 = 64 * 1024 * 1024;
 
 /// The workspace files a hook's command may run, relative to the workspace: each word between
 /// the shell's separators (`sh hook.sh;`, `--config=x.sh`, `$CLAUDE_PROJECT_DIR/x.sh`), and
