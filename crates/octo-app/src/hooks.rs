@@ -61,22 +61,18 @@ pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
     let mut files = std::collections::BTreeMap::new();
     for (_, m) in set.iter().filter(|(_, m)| m.project) {
         for h in &m.hooks {
-            for name in files_named(&h.command) {
-                let path = ws.join(&name);
-                let Ok(meta) = std::fs::metadata(&path) else { continue };
-                if !meta.is_file() {
-                    continue;
-                }
-                // A file too large to read at every start is known by its size and the time it
-                // was written (a checkout or pull writes it anew).
-                let digest = if meta.len() > HASHED_WHOLE {
-                    let written =
-                        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-                    format!("{} bytes, written {}", meta.len(), written.map_or(0, |d| d.as_nanos()))
-                } else {
-                    crate::home::file_digest(&path).unwrap_or_default()
-                };
+            // What the command names, and what those run in turn (sourced files, modules,
+            // includes, scripts a `package.json` names; `cd` and `..` followed), as the hook
+            // guard finds them.
+            let run = crate::hook_guard::files_run(&h.command, &ws);
+            let named = files_named(&h.command).into_iter().map(|n| ws.join(n));
+            for path in named.chain(run.files) {
+                let Some(digest) = digest(&path) else { continue };
+                let name = path.strip_prefix(&ws).unwrap_or(&path).display().to_string();
                 files.insert(name, digest);
+            }
+            if run.overflow {
+                files.insert(format!("more than followed: {}", h.command), String::new());
             }
         }
     }
@@ -85,8 +81,31 @@ pub(crate) fn trust_key(set: &HookSet, workspace: &Path) -> Option<String> {
     ))
 }
 
-/// The largest file a hook names that is read whole for its trust (larger ones by size and time).
+/// The largest file a hook runs that is read whole for its trust.
 const HASHED_WHOLE: u64 = 64 * 1024 * 1024;
+
+/// What a file a hook runs is remembered by: its whole contents' SHA-256; a file too large to
+/// read at every start by its size, inode and status change time (which no command can set
+/// back, unlike the time it was written). `None` when it is not a file.
+fn digest(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+    if meta.len() <= HASHED_WHOLE {
+        return Some(crate::home::file_digest(path).unwrap_or_default());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(format!(
+            "{} bytes, inode {}, changed {}.{}",
+            meta.len(),
+            meta.ino(),
+            meta.ctime(),
+            meta.ctime_nsec()
+        ))
+    }
+    #[cfg(not(unix))]
+    Some(format!("{} bytes, written {:?}", meta.len(), meta.modified().ok()))
+}
 
 /// The workspace files a hook's command may run, relative to the workspace: each word between
 /// the shell's separators (`sh hook.sh;`, `--config=x.sh`, `$CLAUDE_PROJECT_DIR/x.sh`), and
@@ -333,5 +352,22 @@ mod tests {
         let after = trust_key(&set, ws.path()).unwrap();
         assert_ne!(before, after);
         assert_eq!(after.len(), 64, "SHA-256");
+        // What a hook reaches through what it names: a sourced file, a folder it goes into, `..`.
+        for (command, changed) in [
+            ("sh lib_user.sh", "lib.sh"),
+            ("cd sub && sh ./x.sh", "sub/x.sh"),
+            ("sh ./sub/../y.sh", "y.sh"),
+            ("python3 -m hookpkg", "hookpkg/__main__.py"),
+        ] {
+            std::fs::create_dir_all(ws.path().join("sub")).unwrap();
+            std::fs::create_dir_all(ws.path().join("hookpkg")).unwrap();
+            std::fs::write(ws.path().join("lib_user.sh"), ". ./lib.sh\n").unwrap();
+            std::fs::write(ws.path().join(changed), "echo one\n").unwrap();
+            let settings = serde_json::json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
+            let (set, _) = octo_hooks::config::from_claude_settings(&settings.to_string(), "s.json", true);
+            let before = trust_key(&set, ws.path()).unwrap();
+            std::fs::write(ws.path().join(changed), "echo two\n").unwrap();
+            assert_ne!(before, trust_key(&set, ws.path()).unwrap(), "{command}: {changed}");
+        }
     }
 }

@@ -293,6 +293,17 @@ impl ServerSpec {
         parts.join("; ")
     }
 
+    /// What the server runs or reaches as written (its URL, or command and arguments) beside
+    /// `why` it cannot be used yet; `why` alone when it names neither.
+    pub fn as_written(&self, why: &impl std::fmt::Display) -> String {
+        let written = self.url.clone().or_else(|| {
+            self.command
+                .as_ref()
+                .map(|c| std::iter::once(c).chain(&self.args).cloned().collect::<Vec<_>>().join(" "))
+        });
+        written.map_or_else(|| why.to_string(), |w| format!("{w} ({why})"))
+    }
+
     /// A stable fingerprint of what the server runs or reaches, as written (before expansion):
     /// the approval of a project's server covers exactly this, so a changed command is asked
     /// about again.

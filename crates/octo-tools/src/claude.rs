@@ -51,6 +51,27 @@ pub fn rules_for_user_settings(entry: &str) -> Result<Vec<String>, AllowedToolEr
     rules_for_at(entry, true)
 }
 
+/// [`rules_for`] for a deny or ask entry (`in_home`: of the user's own settings): one with a
+/// specifier narrows the main tool alone (`Bash(rm:*)` leaves reading a command's output and
+/// stopping it alone); a whole tool takes its companions with it.
+pub fn narrowing_rules_for(entry: &str, in_home: bool) -> Result<Vec<String>, AllowedToolError> {
+    let mut rules = rules_for_at(entry, in_home)?;
+    if rules.first().is_some_and(|r| r.contains('(')) {
+        rules.truncate(1);
+    }
+    Ok(rules)
+}
+
+/// An `--allowedTools` entry's rules, or with `deny` a `--disallowedTools` entry's (narrowing:
+/// `Bash(rm:*)` leaves a command's output and stopping it alone).
+pub fn flag_rules_for(entry: &str, deny: bool) -> Result<Vec<String>, AllowedToolError> {
+    if deny {
+        narrowing_rules_for(entry, false)
+    } else {
+        rules_for(entry)
+    }
+}
+
 fn rules_for_at(entry: &str, in_home: bool) -> Result<Vec<String>, AllowedToolError> {
     let entry = entry.trim();
     let (tool, spec) = match entry.find('(') {
@@ -211,7 +232,9 @@ pub fn hook_response(
 
 #[cfg(test)]
 mod tests {
-    use super::{claude_names, hook_call, hook_input, rules_for, rules_for_user_settings};
+    use super::{
+        claude_names, hook_call, hook_input, narrowing_rules_for, rules_for, rules_for_user_settings,
+    };
 
     #[test]
     fn hook_calls_speak_claude_code_and_come_back_as_octo() {
@@ -286,5 +309,11 @@ mod tests {
         assert_eq!(rules_for("Task").unwrap(), ["task"]);
         assert_eq!(rules_for("Skill").unwrap(), ["skill"]);
         assert!(rules_for("Bash(git").is_err());
+        // Denying one command leaves reading and stopping the others alone.
+        assert_eq!(narrowing_rules_for("Bash(rm:*)", false).unwrap(), ["terminal(rm*)"]);
+        assert_eq!(
+            narrowing_rules_for("Bash", false).unwrap(),
+            ["terminal", "terminal_output", "kill_shell"]
+        );
     }
 }

@@ -456,7 +456,7 @@ impl Config {
     fn tool_rules(&mut self, entries: &[String], flag: &str) -> Vec<String> {
         let mut out = Vec::new();
         for entry in entries.iter().flat_map(|e| split_tool_list(e)) {
-            match octo_tools::claude::rules_for(&entry) {
+            match octo_tools::claude::flag_rules_for(&entry, flag == "--disallowedTools") {
                 Ok(rules) => out.extend(rules),
                 Err(e) => self.warnings.push(format!("{flag}: {e}; that entry is skipped")),
             }

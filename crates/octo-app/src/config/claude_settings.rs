@@ -157,10 +157,10 @@ impl Config {
         let rules = |entries: Vec<String>, what: &str, warnings: &mut Vec<String>| -> Vec<String> {
             let mut out = Vec::new();
             for e in entries {
-                let mapped = if project {
-                    octo_tools::claude::rules_for(&e)
-                } else {
-                    octo_tools::claude::rules_for_user_settings(&e)
+                let mapped = match (what, project) {
+                    ("allow", true) => octo_tools::claude::rules_for(&e),
+                    ("allow", false) => octo_tools::claude::rules_for_user_settings(&e),
+                    (_, project) => octo_tools::claude::narrowing_rules_for(&e, !project),
                 };
                 match mapped {
                     Ok(r) => out.extend(r),

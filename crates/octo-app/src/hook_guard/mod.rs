@@ -11,7 +11,8 @@ mod files;
 #[cfg(test)]
 mod tests;
 
-use files::{files_run, MAX_FILE};
+pub(crate) use files::files_run;
+use files::MAX_FILE;
 use octo_agent::{ApprovalDecision, ApprovalRequest};
 use std::collections::HashMap;
 use std::future::Future;

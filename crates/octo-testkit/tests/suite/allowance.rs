@@ -10,7 +10,7 @@ pub const FILES: &[(&str, usize)] = &[
     ("crates/octo-app/src/config/apply.rs", 540),
     ("crates/octo-app/src/factory.rs", 562),
     ("crates/octo-app/src/session/actor.rs", 519),
-    ("crates/octo-mcp/src/hub.rs", 524),
+    ("crates/octo-mcp/src/hub.rs", 505),
     ("crates/octo-provider-local/src/worker.rs", 565),
     ("crates/octo-provider/src/classify.rs", 541),
     ("crates/octo-provider/src/transport.rs", 595),
