@@ -49,6 +49,18 @@ fn read(path: &str) -> Call {
     Call { claude: ("Read", json!({"file_path": path})), octo: ("read_file", json!({"path": path})) }
 }
 
+/// An agent's command in `home`, offline against `llm` (which octo's config in `home` names too).
+pub(super) fn agent(bin: &PathBuf, home: &TempHome, llm: &MockLlm) -> Command {
+    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
+    let mut cmd = Command::new(bin);
+    home.isolate(&mut cmd);
+    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
+        .env("ANTHROPIC_API_KEY", "sk-mock")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1");
+    cmd
+}
+
 /// What one run came to: the result object, and the request bodies the model received.
 pub(super) struct Run {
     pub result: Value,
@@ -71,15 +83,8 @@ pub(super) async fn run(
     }
     replies.push(Scripted::sse(Reply::new().text("Done.").sse()));
     llm.script_anthropic(replies).await;
-    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
-    let mut cmd = Command::new(bin);
-    home.isolate(&mut cmd);
-    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
-        .env("ANTHROPIC_API_KEY", "sk-mock")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .args(args)
-        .stdin(Stdio::null());
+    let mut cmd = self::agent(bin, home, &llm);
+    cmd.args(args).stdin(Stdio::null());
     let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let result = stdout
@@ -334,18 +339,9 @@ async fn a_command_expands_as_in_claude_code() {
 pub(super) async fn stream_lines(agent: &str, bin: &PathBuf, home: &TempHome, more: &[&str]) -> Vec<Value> {
     let llm = MockLlm::start().await;
     llm.script_anthropic([Scripted::sse(Reply::new().text("Hello.").sse())]).await;
-    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
-    let mut cmd = Command::new(bin);
-    home.isolate(&mut cmd);
+    let mut cmd = self::agent(bin, home, &llm);
     let extra: &[&str] = if agent == "claude" { &["--verbose"] } else { &["--no-save"] };
-    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
-        .env("ANTHROPIC_API_KEY", "sk-mock")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .args(extra)
-        .args(more)
-        .args(["-p", "--output-format", "stream-json", "hi"])
-        .stdin(Stdio::null());
+    cmd.args(extra).args(more).args(["-p", "--output-format", "stream-json", "hi"]).stdin(Stdio::null());
     let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().unwrap();
     String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }

@@ -9,7 +9,7 @@ use octo_testkit::anthropic::Reply;
 use octo_testkit::{MockLlm, Scripted, TempHome};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// What one run printed and sent.
 struct Lines {
@@ -34,14 +34,8 @@ async fn lines_with(
 ) -> Lines {
     let llm = MockLlm::start().await;
     llm.script_anthropic(replies).await;
-    std::fs::write(home.home().join("config.toml"), llm.config_toml()).unwrap();
-    let mut cmd = Command::new(bin);
-    home.isolate(&mut cmd);
-    cmd.env("ANTHROPIC_BASE_URL", llm.uri())
-        .env("ANTHROPIC_API_KEY", "sk-mock")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .envs(env.iter().copied())
+    let mut cmd = super::claude_diff::agent(bin, home, &llm);
+    cmd.envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
